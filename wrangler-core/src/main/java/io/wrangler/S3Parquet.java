@@ -1,0 +1,161 @@
+package io.wrangler;
+
+import io.wrangler.catalog.CatalogTable;
+import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.WriteSpec;
+import io.wrangler.input.ArrowSource;
+import io.wrangler.input.BatchSource;
+import io.wrangler.input.RecordSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.dictionary.DictionaryProvider;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * S3Parquet writes Arrow data or Java records to S3 as a Hive-partitioned Parquet dataset, through a staged,
+ * recoverable commit, and registers it in a catalog when asked.
+ *
+ * <pre>{@code
+ * WriteResult r = S3Parquet.write(table)
+ *     .partitionBy("dt", "country")
+ *     .mode(WriteMode.OVERWRITE_PARTITIONS)
+ *     .catalog(GlueCatalog.of(glue).table("analytics", "orders"))
+ *     .to("s3://bucket/marts/orders/");
+ * }</pre>
+ *
+ * <p>What is atomic: each data file (it appears whole or not at all). What is not: the table as a whole;
+ * readers listing during the publish step may briefly see old and new files of a partition side by side,
+ * never a partition missing. What a crash leaves: always something {@link #recover} (or the next write)
+ * resolves to exactly one clean run. See {@code io/wrangler/commit/package-info.java}.
+ */
+public final class S3Parquet {
+    private static volatile S3Client defaultClient;
+
+    private S3Parquet() {
+    }
+
+    /** A write of one borrowed batch (not closed by the write). Every value is validated before any I/O. */
+    public static WriteBuilder write(VectorSchemaRoot root) {
+        return write(root, null);
+    }
+
+    /** A write of one borrowed batch whose dictionary-encoded columns are decoded with {@code dictionaries}. */
+    public static WriteBuilder write(VectorSchemaRoot root, DictionaryProvider dictionaries) {
+        Objects.requireNonNull(root, "root");
+        return new WriteBuilder(() -> ArrowSource.of(root, dictionaries));
+    }
+
+    /**
+     * A write of a stream of batches, consumed once and never held whole in memory (the reader is not closed).
+     * Schema-level checks run before any I/O; values are checked batch by batch before each is staged, and a bad
+     * value found late removes what this write staged, leaving the table unchanged.
+     */
+    public static WriteBuilder write(ArrowReader reader) {
+        Objects.requireNonNull(reader, "reader");
+        return new WriteBuilder(() -> {
+            try {
+                return ArrowSource.of(reader);
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot read the schema of the ArrowReader", e);
+            }
+        });
+    }
+
+    /**
+     * A write of Java records, one column per record component (see the README's type table). All records must be
+     * of one class; every value is validated before any I/O.
+     */
+    public static WriteBuilder write(Collection<? extends Record> records) {
+        Objects.requireNonNull(records, "records");
+        List<? extends Record> copy = List.copyOf(records);
+        // An empty collection has no record class, hence no schema: the write is a no-op (refused for OVERWRITE).
+        return new WriteBuilder(() -> copy.isEmpty() ? null : new RecordsInput(copy));
+    }
+
+    /** Finishes or undoes the interrupted writes of the table at {@code uri}, with the default S3 client. */
+    public static RecoveryResult recover(String uri) {
+        return recover(uri, defaultClient());
+    }
+
+    /**
+     * Finishes or undoes the interrupted writes of the table at {@code uri}. Overwrites that reached their manifest
+     * are finished; appends and writes without a manifest are undone. A write that had a catalog keeps its manifest
+     * until recovered with that catalog ({@link RecoveryResult#catalogPending()}). Idempotent.
+     */
+    public static RecoveryResult recover(String uri, S3Client s3) {
+        return recover(uri, s3, null);
+    }
+
+    /** Like {@link #recover(String, S3Client)}, and also runs the catalog step of interrupted writes made with {@code catalog}. */
+    public static RecoveryResult recover(String uri, S3Client s3, CatalogTable catalog) {
+        return TableWrite.recover(uri, Objects.requireNonNull(s3, "s3"), catalog, WriteSpec.Tuning.defaults());
+    }
+
+    static S3Client defaultClient() {
+        S3Client c = defaultClient;
+        if (c == null) {
+            synchronized (S3Parquet.class) {
+                c = defaultClient;
+                if (c == null) {
+                    c = S3Client.create();
+                    defaultClient = c;
+                }
+            }
+        }
+        return c;
+    }
+
+    /** Records converted with an allocator owned by the source. */
+    private static final class RecordsInput implements BatchSource {
+        private final RootAllocator allocator = new RootAllocator();
+        private final RecordSource source;
+
+        RecordsInput(List<? extends Record> records) {
+            RecordSource s;
+            try {
+                s = new RecordSource(records, allocator);
+            } catch (RuntimeException e) {
+                allocator.close();
+                throw e;
+            }
+            this.source = s;
+        }
+
+        @Override
+        public org.apache.arrow.vector.types.pojo.Schema schema() {
+            return source.schema();
+        }
+
+        @Override
+        public boolean next() {
+            return source.next();
+        }
+
+        @Override
+        public VectorSchemaRoot current() {
+            return source.current();
+        }
+
+        @Override
+        public boolean replayable() {
+            return true;
+        }
+
+        @Override
+        public void rewind() {
+            source.rewind();
+        }
+
+        @Override
+        public void close() {
+            source.close();
+            allocator.close();
+        }
+    }
+}

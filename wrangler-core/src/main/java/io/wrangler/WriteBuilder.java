@@ -1,0 +1,139 @@
+package io.wrangler;
+
+import io.wrangler.catalog.CatalogTable;
+import io.wrangler.commit.StepHook;
+import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.WriteSpec;
+import io.wrangler.input.BatchSource;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * A WriteBuilder is a write of one input to one table, being configured; {@link #to(String)} runs it.
+ *
+ * <pre>{@code
+ * WriteResult r = S3Parquet.write(table)
+ *     .partitionBy("dt", "country")
+ *     .mode(WriteMode.OVERWRITE_PARTITIONS)
+ *     .to("s3://bucket/marts/orders/");
+ * }</pre>
+ *
+ * <p>Not thread-safe, and used once: the input is consumed by {@link #to(String)}.
+ */
+public final class WriteBuilder {
+    private final Supplier<BatchSource> input;
+    private List<String> partitionBy = List.of();
+    private WriteMode mode = WriteMode.APPEND;
+    private Compression compression = Compression.SNAPPY;
+    private long maxRowsPerFile = Long.MAX_VALUE;
+    private boolean keepNanos;
+    private S3Client s3;
+    private CatalogTable catalog;
+    private StepHook hook = StepHook.NONE;
+    private WriteSpec.Tuning tuning = WriteSpec.Tuning.defaults();
+    private boolean used;
+
+    WriteBuilder(Supplier<BatchSource> input) {
+        this.input = input;
+    }
+
+    /** Partitions the table by these columns, in this order: {@code dt=.../country=.../}. They are not stored in the files. */
+    public WriteBuilder partitionBy(String... columns) {
+        for (String c : columns) {
+            Objects.requireNonNull(c, "partition column");
+        }
+        this.partitionBy = List.of(columns);
+        return this;
+    }
+
+    /** What the write does to existing data; {@link WriteMode#APPEND} by default. */
+    public WriteBuilder mode(WriteMode mode) {
+        this.mode = Objects.requireNonNull(mode, "mode");
+        return this;
+    }
+
+    /** The codec of every page; {@link Compression#SNAPPY} by default. */
+    public WriteBuilder compression(Compression compression) {
+        this.compression = Objects.requireNonNull(compression, "compression");
+        return this;
+    }
+
+    /** Starts a new file in a partition after this many rows. No limit by default. */
+    public WriteBuilder maxRowsPerFile(long rows) {
+        if (rows < 1) {
+            throw new IllegalArgumentException("maxRowsPerFile must be at least 1, got " + rows);
+        }
+        this.maxRowsPerFile = rows;
+        return this;
+    }
+
+    /**
+     * Keeps nanosecond timestamps as Parquet TIMESTAMP(NANOS). By default they are written as microseconds,
+     * which Spark and Athena read, and a value with digits below the microsecond is refused rather than truncated.
+     */
+    public WriteBuilder preserveNanoseconds(boolean keep) {
+        this.keepNanos = keep;
+        return this;
+    }
+
+    /** The S3 client to use; by default the SDK's default client (default region and credentials chains). */
+    public WriteBuilder s3(S3Client client) {
+        this.s3 = Objects.requireNonNull(client, "client");
+        return this;
+    }
+
+    /** Registers the table and its partitions in this catalog table (for Glue: {@code GlueCatalog.of(glue).table(db, name)}). */
+    public WriteBuilder catalog(CatalogTable table) {
+        this.catalog = Objects.requireNonNull(table, "catalog table");
+        return this;
+    }
+
+    /** For tests in this package: told at each step of the commit protocol. */
+    WriteBuilder stepHook(StepHook hook) {
+        this.hook = Objects.requireNonNull(hook);
+        return this;
+    }
+
+    /** For tests in this package: smaller buffers and limits. */
+    WriteBuilder tuning(WriteSpec.Tuning tuning) {
+        this.tuning = Objects.requireNonNull(tuning);
+        return this;
+    }
+
+    /**
+     * Runs the write to the table rooted at {@code uri} ({@code s3://bucket/prefix}, with or without trailing slash;
+     * {@code s3a://} too).
+     *
+     * <p>Atomic per file, not per table: each file appears whole or not at all, and a reader listing during
+     * the publish step may see old and new files of a partition side by side for a moment, never neither.
+     * A crash at any point leaves the table recoverable: the next write to it, or {@link S3Parquet#recover},
+     * finishes or undoes the interrupted write. Supports one writer per table at a time.
+     *
+     * @throws InvalidWriteException bad input, before any object of the table is written or deleted
+     * @throws StorageException S3 failed; the message says whether the table is unchanged or needs a rerun
+     * @throws CatalogException the catalog refused; the data is published and a rerun registers it
+     */
+    public WriteResult to(String uri) {
+        if (used) {
+            throw new IllegalStateException("this write has run already: the input was consumed; start a new S3Parquet.write(...)");
+        }
+        used = true;
+        S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
+        WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning);
+        BatchSource source;
+        try {
+            source = input.get();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidWriteException(uri, "validate", "Cannot write " + uri + " (step: validate): " + e.getMessage()
+                    + ". Nothing was written.", e);
+        }
+        try (source) {
+            if (source == null) {
+                return TableWrite.runEmpty(spec);
+            }
+            return TableWrite.run(spec, source);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.wrangler;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A WriteResult is what a completed write added to and removed from the table.
+ *
+ * @param table the table root, {@code s3://bucket/prefix/}
+ * @param writeId the id that every file of this write carries in its name
+ * @param mode the mode the write ran in
+ * @param rows the rows written
+ * @param partitions one entry per partition written, in the order first seen in the input
+ * @param deletedFiles the {@code s3://} URIs of every file this write deleted: the replaced files of its
+ *     partitions, and for {@link WriteMode#OVERWRITE} also the files of partitions it did not write
+ * @param recovered what the write found of earlier interrupted writes and finished or undid before it began
+ */
+public record WriteResult(String table, String writeId, WriteMode mode, long rows, List<PartitionResult> partitions,
+                          List<String> deletedFiles, RecoveryResult recovered) {
+    public WriteResult {
+        partitions = List.copyOf(partitions);
+        deletedFiles = List.copyOf(deletedFiles);
+    }
+
+    /** The {@code s3://} URIs of the data files this write added, at their final keys, in partition order. */
+    public List<String> paths() {
+        return partitions.stream().flatMap(p -> p.files().stream()).toList();
+    }
+
+    /**
+     * Each written partition's prefix ({@code s3://.../dt=.../country=.../}, trailing slash) to its values in key
+     * order, unescaped, a null or empty value shown as {@code __HIVE_DEFAULT_PARTITION__}; as awswrangler returns.
+     * Empty for an unpartitioned table.
+     */
+    public Map<String, List<String>> partitionValues() {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        for (PartitionResult p : partitions) {
+            if (!p.values().isEmpty()) {
+                out.put(p.prefix(), p.values());
+            }
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+}

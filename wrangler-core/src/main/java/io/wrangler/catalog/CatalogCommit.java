@@ -1,0 +1,19 @@
+package io.wrangler.catalog;
+
+import java.util.List;
+
+/**
+ * A CatalogCommit is the catalog half of one write, prepared before the data was written and run after
+ * it was published.
+ */
+public interface CatalogCommit {
+    /**
+     * Creates or updates the table and registers {@code written}. Must be idempotent: recovery calls it
+     * again for a write whose earlier call may have been cut short.
+     *
+     * @param written every partition the write published, in key order of their values
+     * @throws io.wrangler.CatalogException when the catalog refuses
+     * @throws io.wrangler.CommitConflictException when the table changed since {@code prepare}
+     */
+    void commit(List<PartitionEntry> written);
+}

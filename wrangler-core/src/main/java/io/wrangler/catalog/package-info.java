@@ -1,0 +1,12 @@
+/**
+ * The service-provider interface a catalog (AWS Glue, ...) implements so that a write registers the
+ * table and its partitions.
+ *
+ * <p>A catalog takes part in a write in two steps, like an Iceberg operation: {@link
+ * io.wrangler.catalog.CatalogTable#prepare prepare} runs before any S3 object is written or deleted,
+ * reads the catalog and refuses a write that the catalog could not take (a different location,
+ * a changed column type, partition keys that differ); {@link io.wrangler.catalog.CatalogCommit#commit
+ * commit} runs after the data is published and makes the catalog match it. Core never depends on a
+ * catalog's SDK.
+ */
+package io.wrangler.catalog;

@@ -1,0 +1,79 @@
+package io.wrangler.commit;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.wrangler.Compression;
+import io.wrangler.WriteMode;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * A Manifest is the record of one write at its commit point, stored as {@code <table>/_tmp/<writeId>/_manifest.json}.
+ * It holds everything recovery needs to finish or undo the write without the process that started it.
+ *
+ * @param format the manifest format version (1)
+ * @param writeId the write's id, carried by the name of every file it writes
+ * @param table the table root {@code s3://bucket/prefix/}
+ * @param mode the write's mode
+ * @param createdAt when the manifest was written (ISO-8601)
+ * @param partitionColumns the partition columns in key order (after renaming for the catalog)
+ * @param partitions every partition written
+ * @param files every staged file and its final key
+ * @param catalog the catalog's {@code describe()} when the write had one, else null
+ * @param schema the Arrow schema JSON of the data columns then the partition columns, for the catalog step
+ * @param compression the codec of the files
+ */
+public record Manifest(int format, String writeId, String table, WriteMode mode, String createdAt,
+                       List<String> partitionColumns, List<Partition> partitions, List<File> files,
+                       String catalog, String schema, Compression compression) {
+    static final String FILE_NAME = "_manifest.json";
+    private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    public Manifest {
+        partitionColumns = List.copyOf(partitionColumns);
+        partitions = List.copyOf(partitions);
+        files = List.copyOf(files);
+    }
+
+    /**
+     * One written partition.
+     *
+     * @param folder the partition's folder below the table root, escaped, with a trailing slash ("" when unpartitioned)
+     * @param values the values, unescaped; null for the default partition
+     * @param rows rows written to it
+     * @param bytes bytes written to it
+     */
+    public record Partition(String folder, List<String> values, long rows, long bytes) {
+        public Partition {
+            values = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(values));
+        }
+    }
+
+    /**
+     * One data file.
+     *
+     * @param folder its partition's folder
+     * @param stagedKey where it was staged
+     * @param finalKey where it is published
+     * @param bytes its size
+     * @param rows its rows
+     */
+    public record File(String folder, String stagedKey, String finalKey, long bytes, long rows) {
+    }
+
+    byte[] toJson() {
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(this);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot serialize the manifest of write " + writeId, e);
+        }
+    }
+
+    static Manifest fromJson(byte[] json) throws IOException {
+        Manifest m = JSON.readValue(json, Manifest.class);
+        if (m.format() != 1) {
+            throw new IOException("manifest format " + m.format() + " is newer than this wrangler understands (1): upgrade wrangler");
+        }
+        return m;
+    }
+}

@@ -1,0 +1,175 @@
+package io.wrangler.commit;
+
+import io.wrangler.CommitStateUnknownException;
+import io.wrangler.StorageException;
+import io.wrangler.WriteMode;
+import io.wrangler.storage.S3Location;
+import io.wrangler.storage.S3Store;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Error;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * A Publisher moves a staged write into the table: it lists the old files of the touched partitions, copies
+ * the staged files to their final keys, then deletes the old files. Copy before delete: a reader may see
+ * old and new files side by side for a moment, never a partition with neither.
+ *
+ * <p>Publishing is idempotent, so recovery runs it again after a crash: copies of files already copied
+ * are repeated (same bytes), old files already deleted are no longer listed, and files of this write
+ * (they carry its id) are never taken for old ones.
+ */
+final class Publisher {
+    private final S3Store store;
+    private final S3Location location;
+    private final ExecutorService pool;
+    private final WriteSpec.Tuning tuning;
+    private final StepHook hook;
+
+    Publisher(S3Store store, S3Location location, ExecutorService pool, WriteSpec.Tuning tuning, StepHook hook) {
+        this.store = store;
+        this.location = location;
+        this.pool = pool;
+        this.tuning = tuning;
+        this.hook = hook;
+    }
+
+    /**
+     * What publishing removed.
+     *
+     * @param replaced per written partition folder, the keys of the old files deleted from it
+     * @param deleted every key deleted, including those of partitions an OVERWRITE did not write
+     */
+    record Outcome(Map<String, List<String>> replaced, List<String> deleted) {
+    }
+
+    Outcome publish(Manifest m) {
+        String table = m.table();
+        Map<String, List<String>> replaced = new LinkedHashMap<>();
+        Set<String> written = new HashSet<>();
+        for (Manifest.Partition p : m.partitions()) {
+            replaced.put(p.folder(), new ArrayList<>());
+            written.add(p.folder());
+        }
+        List<String> old = new ArrayList<>();
+        try {
+            if (m.mode() == WriteMode.OVERWRITE) {
+                old.addAll(oldFiles(location.prefix(), m.writeId()));
+            } else if (m.mode() == WriteMode.OVERWRITE_PARTITIONS) {
+                for (Manifest.Partition p : m.partitions()) {
+                    old.addAll(oldFiles(location.prefix() + p.folder(), m.writeId()));
+                }
+            }
+        } catch (software.amazon.awssdk.core.exception.SdkException e) {
+            throw Failures.storage(table, Step.LISTED_OLD_FILES, "list the old files", e,
+                    "Nothing of the table has changed yet and the manifest is written: rerun the write, or run S3Parquet.recover, to finish it.");
+        }
+        for (String key : old) {
+            String folder = key.substring(location.prefix().length(), key.lastIndexOf('/') + 1);
+            if (written.contains(folder)) {
+                replaced.get(folder).add(key);
+            }
+        }
+        hook.reached(Step.LISTED_OLD_FILES, 1);
+
+        copyAll(m);
+
+        AtomicInteger batches = new AtomicInteger();
+        for (int from = 0; from < old.size(); from += tuning.deleteBatch()) {
+            List<String> batch = old.subList(from, Math.min(old.size(), from + tuning.deleteBatch()));
+            List<S3Error> errors;
+            try {
+                errors = store.delete(batch);
+            } catch (software.amazon.awssdk.core.exception.SdkException e) {
+                throw Failures.storage(table, Step.DELETED_BATCH, "delete the replaced files", e,
+                        "The new files are in place but some old ones remain, so rows may be doubled until you rerun the write "
+                                + "or run S3Parquet.recover, which finishes the deletes.");
+            }
+            if (!errors.isEmpty()) {
+                S3Error first = errors.get(0);
+                throw new StorageException(table, Step.DELETED_BATCH.label(), "Cannot delete " + errors.size()
+                        + " replaced files of " + table + " (step: publish): S3 refused " + first.key() + " with " + first.code()
+                        + " (" + first.message() + "). The new files are in place but these old ones remain, so rows may be doubled: "
+                        + "fix the permission or lock and rerun the write, or run S3Parquet.recover, which finishes the deletes.",
+                        null, 200, null);
+            }
+            hook.reached(Step.DELETED_BATCH, batches.incrementAndGet());
+        }
+        return new Outcome(replaced, old);
+    }
+
+    /** Keys under {@code prefix} that are neither staging nor files of this write. */
+    private List<String> oldFiles(String prefix, String writeId) {
+        List<String> out = new ArrayList<>();
+        String tmp = location.tmpPrefix();
+        for (S3Object o : store.list(prefix)) {
+            String key = o.key();
+            if (!key.startsWith(tmp) && !WriteIds.carries(key, writeId)) {
+                out.add(key);
+            }
+        }
+        return out;
+    }
+
+    private void copyAll(Manifest m) {
+        AtomicInteger copied = new AtomicInteger();
+        List<CompletableFuture<Void>> copies = new ArrayList<>();
+        for (Manifest.File f : m.files()) {
+            copies.add(CompletableFuture.runAsync(() -> {
+                copyOne(m, f);
+                hook.reached(Step.COPIED_FILE, copied.incrementAndGet());
+            }, pool));
+        }
+        Throwable failure = null;
+        for (CompletableFuture<Void> c : copies) {
+            try {
+                c.join();
+            } catch (RuntimeException e) {
+                Throwable t = Failures.unwrap(e);
+                if (t instanceof Error err) {
+                    throw err;
+                }
+                if (failure == null) {
+                    failure = t;
+                }
+            }
+        }
+        if (failure != null) {
+            throw Failures.rethrow(failure, m.table(), Step.COPIED_FILE, "copy the staged files to their final keys",
+                    "Some new files may already be visible next to the old ones; rerun the write, or run S3Parquet.recover, to finish publishing.");
+        }
+    }
+
+    private void copyOne(Manifest m, Manifest.File f) {
+        try {
+            store.copy(f.stagedKey(), f.finalKey(), f.bytes());
+        } catch (NoSuchKeyException e) {
+            missingStaged(m, f, e);
+        } catch (S3Exception e) {
+            if (e.statusCode() != 404) {
+                throw e;
+            }
+            missingStaged(m, f, e);
+        }
+    }
+
+    /** A staged file is gone: fine if it was copied before (a repeated publish), lost otherwise. */
+    private void missingStaged(Manifest m, Manifest.File f, S3Exception e) {
+        if (store.size(f.finalKey()).orElse(-1L) == f.bytes()) {
+            return;
+        }
+        throw new CommitStateUnknownException(m.table(), Step.COPIED_FILE.label(), "Cannot publish write " + m.writeId()
+                + " to " + m.table() + " (step: publish): its staged file " + f.stagedKey() + " is gone and its final key "
+                + f.finalKey() + " does not hold it. Something other than wrangler removed staging files; check the table "
+                + "and rerun the write from its source.", e);
+    }
+}

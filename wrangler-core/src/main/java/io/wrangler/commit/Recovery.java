@@ -1,0 +1,112 @@
+package io.wrangler.commit;
+
+import io.wrangler.CommitStateUnknownException;
+import io.wrangler.RecoveryResult;
+import io.wrangler.WriteMode;
+import io.wrangler.catalog.CatalogTable;
+import io.wrangler.storage.S3Location;
+import io.wrangler.storage.S3Store;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
+
+/**
+ * Recovery finds the interrupted writes of a table under {@code _tmp/} and resolves each one:
+ * <ul>
+ *   <li>no manifest: the write never reached its commit point; its staging folder and open multipart uploads
+ *       are removed (rolled back). Nothing outside {@code _tmp/} was written by it.</li>
+ *   <li>a manifest, mode {@code APPEND}: rolled back. The files it may have published (they carry its id)
+ *       and its staging are deleted, so that rerunning the append adds its rows exactly once.</li>
+ *   <li>a manifest, mode {@code OVERWRITE} or {@code OVERWRITE_PARTITIONS}: rolled forward. Old files may already
+ *       be partly deleted, so finishing is the only way that loses nothing: publishing is repeated (it is
+ *       idempotent), the catalog step runs when a catalog is given, and the staging is removed.</li>
+ * </ul>
+ * Recovery assumes no other writer is active on the table (see the package documentation).
+ */
+final class Recovery {
+    private final S3Store store;
+    private final S3Location location;
+    private final ExecutorService pool;
+    private final WriteSpec.Tuning tuning;
+    private final StepHook hook;
+    private final CatalogTable catalog;
+
+    Recovery(S3Store store, S3Location location, ExecutorService pool, WriteSpec.Tuning tuning, StepHook hook, CatalogTable catalog) {
+        this.store = store;
+        this.location = location;
+        this.pool = pool;
+        this.tuning = tuning;
+        this.hook = hook;
+        this.catalog = catalog;
+    }
+
+    RecoveryResult run() {
+        String table = location.uri();
+        List<String> forward = new ArrayList<>();
+        List<String> back = new ArrayList<>();
+        List<String> pending = new ArrayList<>();
+        List<String> aborted = new ArrayList<>();
+        try {
+            String tmp = location.tmpPrefix();
+            TreeSet<String> folders = new TreeSet<>(store.listFolders(tmp));
+            // A write that crashed in its first multipart upload has no object yet, only the upload.
+            for (MultipartUpload u : store.openUploads(tmp)) {
+                int slash = u.key().indexOf('/', tmp.length());
+                if (slash > 0) {
+                    folders.add(u.key().substring(0, slash + 1));
+                }
+            }
+            for (String folder : folders) {
+                String writeId = folder.substring(tmp.length(), folder.length() - 1);
+                Optional<byte[]> json = store.get(folder + Manifest.FILE_NAME);
+                if (json.isEmpty()) {
+                    aborted.addAll(Staging.remove(store, folder, StepHook.NONE));
+                    back.add(writeId);
+                    continue;
+                }
+                Manifest m = parse(table, folder, json.get());
+                if (m.mode() == WriteMode.APPEND) {
+                    List<String> published = m.files().stream().map(Manifest.File::finalKey).toList();
+                    if (!store.delete(published).isEmpty()) {
+                        throw new CommitStateUnknownException(table, Step.RECOVER.label(), "Cannot roll back the interrupted append "
+                                + writeId + " of " + table + " (step: recover): S3 refused to delete some of its files. "
+                                + "Fix the permission and run S3Parquet.recover again.", null);
+                    }
+                    aborted.addAll(Staging.remove(store, folder, StepHook.NONE));
+                    back.add(writeId);
+                    continue;
+                }
+                new Publisher(store, location, pool, tuning, StepHook.NONE).publish(m);
+                if (m.catalog() != null) {
+                    if (catalog == null || !catalog.describe().equals(m.catalog())) {
+                        pending.add(writeId);
+                        continue;
+                    }
+                    CatalogStep.rerun(catalog, m);
+                }
+                aborted.addAll(Staging.remove(store, folder, StepHook.NONE));
+                forward.add(writeId);
+            }
+        } catch (SdkException e) {
+            throw Failures.storage(table, Step.RECOVER, "recover interrupted writes", e,
+                    "Recovery is idempotent: fix the cause and run it again (or rerun the write).");
+        }
+        hook.reached(Step.RECOVER, 1);
+        return new RecoveryResult(table, forward, back, pending, aborted);
+    }
+
+    private static Manifest parse(String table, String folder, byte[] json) {
+        try {
+            return Manifest.fromJson(json);
+        } catch (IOException e) {
+            throw new CommitStateUnknownException(table, Step.RECOVER.label(), "Cannot recover " + table + " (step: recover): the manifest "
+                    + folder + Manifest.FILE_NAME + " cannot be read (" + e.getMessage() + "). Do not delete it: inspect it, "
+                    + "and upgrade wrangler if it was written by a newer version.", e);
+        }
+    }
+}

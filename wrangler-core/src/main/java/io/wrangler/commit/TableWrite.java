@@ -1,0 +1,430 @@
+package io.wrangler.commit;
+
+import io.wrangler.InvalidWriteException;
+import io.wrangler.PartitionResult;
+import io.wrangler.RecoveryResult;
+import io.wrangler.WriteMode;
+import io.wrangler.WriteResult;
+import io.wrangler.catalog.CatalogCommit;
+import io.wrangler.catalog.CatalogTable;
+import io.wrangler.catalog.TableDefinition;
+import io.wrangler.encoding.ArrowSchemas;
+import io.wrangler.encoding.FileEncoder;
+import io.wrangler.encoding.UnsupportedTypeException;
+import io.wrangler.input.BatchSource;
+import io.wrangler.partition.HivePaths;
+import io.wrangler.partition.PartitionKey;
+import io.wrangler.partition.PartitionValues;
+import io.wrangler.partition.Partitioner;
+import io.wrangler.storage.S3Location;
+import io.wrangler.storage.S3Store;
+import io.wrangler.storage.Uploads;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.TimeStampVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * A TableWrite runs one write through the commit protocol of this package: validate, recover, stage,
+ * manifest, publish, catalog, cleanup. See {@code package-info.java} for what each step leaves behind.
+ */
+public final class TableWrite {
+    /** S3's limit on key length, in UTF-8 bytes. */
+    static final int MAX_KEY_BYTES = 1024;
+
+    private final WriteSpec spec;
+    private final S3Location location;
+    private final String table;
+
+    private TableWrite(WriteSpec spec, S3Location location) {
+        this.spec = spec;
+        this.location = location;
+        this.table = location.uri();
+    }
+
+    /** Runs the write of {@code source} described by {@code spec}. */
+    public static WriteResult run(WriteSpec spec, BatchSource source) {
+        S3Location location = S3Location.parse(spec.uri(), Step.VALIDATE.label());
+        return new TableWrite(spec, location).run(source);
+    }
+
+    /** A write of an input with no rows and no schema (an empty collection of records): nothing to do, unless it is an OVERWRITE. */
+    public static WriteResult runEmpty(WriteSpec spec) {
+        S3Location location = S3Location.parse(spec.uri(), Step.VALIDATE.label());
+        return new TableWrite(spec, location).empty(WriteIds.next());
+    }
+
+    /** Finishes or undoes the interrupted writes of the table at {@code uri}. */
+    public static RecoveryResult recover(String uri, software.amazon.awssdk.services.s3.S3Client s3, CatalogTable catalog,
+                                         WriteSpec.Tuning tuning) {
+        S3Location location = S3Location.parse(uri, Step.RECOVER.label());
+        S3Store store = new S3Store(s3, location.bucket()).withSingleCopyLimit(tuning.singleCopyLimit(), tuning.copyPartSize());
+        ExecutorService pool = pool(tuning.threads());
+        try {
+            return new Recovery(store, location, pool, tuning, StepHook.NONE, catalog).run();
+        } finally {
+            shutdown(pool);
+        }
+    }
+
+    private InvalidWriteException invalid(String what, String todo) {
+        return new InvalidWriteException(table, Step.VALIDATE.label(), "Cannot write " + table + " (step: validate): " + what + ". " + todo);
+    }
+
+    private WriteResult run(BatchSource source) {
+        Schema schema = source.schema();
+        Columns columns = validateSchema(schema);
+        String writeId = WriteIds.next();
+        FileEncoder.Settings settings = new FileEncoder.Settings(columns.data, spec.compression(), spec.keepNanos(),
+                spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
+        String suffix = spec.compression().fileInfix() + ".parquet";
+        String stagingFolder = location.tmpPrefix() + writeId + "/";
+        String longestName = String.format("part-%05d-%s%s", 99_999, writeId, suffix);
+        Partitioner.NewPartition validator = key -> checkPartition(key, stagingFolder, longestName);
+
+        try (BufferAllocator allocator = new RootAllocator()) {
+            if (source.replayable()) {
+                Prepass pre = prepass(source, columns, validator);
+                if (pre.rows == 0) {
+                    return empty(writeId);
+                }
+                source.rewind();
+            }
+            CatalogCommit catalogCommit = prepareCatalog(columns);
+            S3Store store = new S3Store(spec.s3(), location.bucket())
+                    .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
+            checkBucket(store);
+            ExecutorService pool = pool(spec.tuning().threads());
+            try {
+                RecoveryResult recovered = new Recovery(store, location, pool, spec.tuning(), spec.hook(), spec.catalog()).run();
+                Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
+                Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads,
+                        new Partitioner(spec.partitionBy(), names(columns.data)), validator);
+                List<Manifest.File> files = stage(stager, source, allocator, store, stagingFolder);
+                if (files.isEmpty()) {
+                    removeQuietly(store, stagingFolder, null);
+                    return empty(writeId, recovered);
+                }
+                checkNotAllNull(stager.partitions(), () -> removeQuietly(store, stagingFolder, null));
+                Manifest manifest = manifest(writeId, stager.partitions(), files, schema, columns);
+                putManifest(store, stagingFolder, manifest);
+                spec.hook().reached(Step.MANIFEST_WRITTEN, 1);
+
+                Publisher.Outcome outcome = new Publisher(store, location, pool, spec.tuning(), spec.hook()).publish(manifest);
+                spec.hook().reached(Step.BEFORE_CATALOG, 1);
+                if (catalogCommit != null) {
+                    catalogCommit.commit(CatalogStep.entries(manifest));
+                }
+                spec.hook().reached(Step.BEFORE_CLEANUP, 1);
+                try {
+                    Staging.remove(store, stagingFolder, spec.hook());
+                } catch (SdkException e) {
+                    throw Failures.storage(table, Step.BEFORE_CLEANUP, "remove the staging folder " + stagingFolder, e,
+                            "The write is complete and visible; the next write or S3Parquet.recover removes the leftover staging.");
+                }
+                return result(writeId, manifest, outcome, recovered);
+            } finally {
+                shutdown(pool);
+            }
+        }
+    }
+
+    // ---- validate ----
+
+    private record Columns(List<Field> data, List<Field> partitions) {
+    }
+
+    private Columns validateSchema(Schema schema) {
+        Map<String, String> seen = new HashMap<>();
+        for (Field f : schema.getFields()) {
+            String lower = f.getName().toLowerCase(Locale.ROOT);
+            String before = seen.put(lower, f.getName());
+            if (before != null) {
+                throw invalid("the input has the columns '" + before + "' and '" + f.getName()
+                        + "', which Hive, Athena and Glue cannot tell apart (names are case-insensitive)", "Rename one of them.");
+            }
+            if (f.getName().isEmpty()) {
+                throw invalid("the input has a column with an empty name", "Name every column.");
+            }
+        }
+        List<Field> parts = new ArrayList<>();
+        for (String name : spec.partitionBy()) {
+            Field f;
+            try {
+                f = schema.findField(name);
+            } catch (IllegalArgumentException e) {
+                f = null;
+            }
+            if (f == null) {
+                throw invalid("the partition column '" + name + "' is not in the input, whose columns are "
+                        + names(schema.getFields()), "Pass columns of the input to partitionBy(...).");
+            }
+            if (parts.contains(f)) {
+                throw invalid("the partition column '" + name + "' is given twice", "Name each partition column once.");
+            }
+            if (!PartitionValues.allowed(f)) {
+                throw invalid("the partition column '" + name + "' has the type " + f.getType()
+                        + ", which cannot be a Hive partition value", "Partition by a string, integer, boolean, date, timestamp or decimal column.");
+            }
+            parts.add(f);
+        }
+        List<Field> data = new ArrayList<>();
+        for (Field f : schema.getFields()) {
+            if (!spec.partitionBy().contains(f.getName())) {
+                data.add(f);
+            }
+        }
+        if (data.isEmpty()) {
+            throw invalid("every column is a partition column, so the files would have no columns",
+                    "Keep at least one column out of partitionBy(...).");
+        }
+        if (spec.mode() == WriteMode.OVERWRITE && location.isBucketRoot()) {
+            throw invalid("OVERWRITE of a whole bucket would delete every object in it",
+                    "Write the table under a prefix, s3://" + location.bucket() + "/<table>/.");
+        }
+        try {
+            new ArrowSchemas(spec.keepNanos()).messageType(data);
+        } catch (UnsupportedTypeException e) {
+            throw invalid(e.getMessage(), "Nothing was written.");
+        }
+        return new Columns(data, parts);
+    }
+
+    private void checkPartition(PartitionKey key, String stagingFolder, String longestName) {
+        for (int i = 0; i < key.values().size(); i++) {
+            String why = PartitionValues.refusal(key.values().get(i));
+            if (why != null) {
+                throw new InvalidWriteException(table, Step.VALIDATE.label(), "Cannot write " + table + " (step: validate): the value '"
+                        + key.values().get(i) + "' of partition column '" + spec.partitionBy().get(i) + "' cannot name a folder: " + why
+                        + ". Clean the column before writing; nothing of the table was changed.");
+            }
+        }
+        String folder = HivePaths.folder(spec.partitionBy(), key.values());
+        String staged = stagingFolder + folder + longestName;
+        int bytes = staged.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MAX_KEY_BYTES) {
+            throw new InvalidWriteException(table, Step.VALIDATE.label(), "Cannot write " + table + " (step: validate): the partition "
+                    + folder + " makes S3 keys of " + bytes + " bytes, over S3's limit of " + MAX_KEY_BYTES
+                    + ". Shorten the partition values or the table prefix; nothing of the table was changed.");
+        }
+    }
+
+    private record Prepass(long rows) {
+    }
+
+    /** Reads a replayable input once without I/O: every partition value and timestamp is checked before anything is written. */
+    private Prepass prepass(BatchSource source, Columns columns, Partitioner.NewPartition validator) {
+        Partitioner partitioner = new Partitioner(spec.partitionBy(), names(columns.data));
+        long rows = 0;
+        try {
+            while (source.next()) {
+                VectorSchemaRoot batch = source.current();
+                partitioner.assign(batch, validator);
+                if (!spec.keepNanos()) {
+                    checkNanos(batch, columns.data);
+                }
+                rows += batch.getRowCount();
+            }
+        } catch (IOException e) {
+            throw invalid("the input could not be read (" + e.getMessage() + ")", "Check the input.");
+        }
+        if (rows == 0 && spec.mode() == WriteMode.OVERWRITE) {
+            throw emptyOverwrite();
+        }
+        if (rows > 0) {
+            checkNotAllNull(partitioner.keys(), () -> { });
+        }
+        return new Prepass(rows);
+    }
+
+    private void checkNanos(VectorSchemaRoot batch, List<Field> data) {
+        for (Field f : data) {
+            if (f.getType() instanceof ArrowType.Timestamp ts && ts.getUnit() == org.apache.arrow.vector.types.TimeUnit.NANOSECOND) {
+                TimeStampVector v = (TimeStampVector) batch.getVector(f.getName());
+                for (int r = 0; r < batch.getRowCount(); r++) {
+                    if (!v.isNull(r) && v.get(r) % 1000 != 0) {
+                        throw invalid("column '" + f.getName() + "' holds the nanosecond timestamp " + v.get(r) + " at row " + r
+                                + ", which a microsecond timestamp cannot hold without losing digits",
+                                "Truncate the column to microseconds, or call preserveNanoseconds(true) (Spark and Athena cannot read nanosecond Parquet timestamps).");
+                    }
+                }
+            }
+        }
+    }
+
+    private InvalidWriteException emptyOverwrite() {
+        return invalid("the input has no rows, and OVERWRITE with no rows would delete the whole table",
+                "If the table should really be emptied, delete its objects explicitly; otherwise check the job's input.");
+    }
+
+    private void checkNotAllNull(List<PartitionKey> keys, Runnable cleanup) {
+        for (int c = 0; c < spec.partitionBy().size(); c++) {
+            final int col = c;
+            if (!keys.isEmpty() && keys.stream().allMatch(k -> k.values().get(col) == null)) {
+                cleanup.run();
+                throw invalid("the partition column '" + spec.partitionBy().get(c) + "' is null or empty in every row, which would put "
+                        + "all rows in " + HivePaths.DEFAULT_PARTITION, "Fill the column, or partition by another column.");
+            }
+        }
+    }
+
+    private CatalogCommit prepareCatalog(Columns columns) {
+        CatalogTable catalog = spec.catalog();
+        if (catalog == null) {
+            return null;
+        }
+        return catalog.prepare(new TableDefinition(table, columns.data, columns.partitions, spec.mode(), spec.compression()));
+    }
+
+    private void checkBucket(S3Store store) {
+        try {
+            store.checkBucket();
+        } catch (NoSuchBucketException e) {
+            throw invalid("the bucket '" + location.bucket() + "' does not exist", "Create it, or fix the URI.");
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404) {
+                throw invalid("the bucket '" + location.bucket() + "' does not exist", "Create it, or fix the URI.");
+            }
+            throw Failures.storage(table, Step.VALIDATE, "reach the bucket", e,
+                    "Check the credentials and the bucket policy (s3:ListBucket); nothing was written.");
+        } catch (SdkException e) {
+            throw Failures.storage(table, Step.VALIDATE, "reach the bucket", e,
+                    "Check the endpoint, region and credentials; nothing was written.");
+        }
+    }
+
+    // ---- stage ----
+
+    private List<Manifest.File> stage(Stager stager, BatchSource source, BufferAllocator allocator, S3Store store, String stagingFolder) {
+        try {
+            return stager.stage(source, allocator, spec.partitionBy());
+        } catch (InvalidWriteException e) {
+            removeQuietly(store, stagingFolder, e);
+            throw e;
+        } catch (IllegalArgumentException e) {
+            removeQuietly(store, stagingFolder, e);
+            throw new InvalidWriteException(table, Step.STAGED_FILE.label(), "Cannot write " + table + " (step: stage): " + e.getMessage()
+                    + ". Nothing of the table was changed; this write's staged files were removed.", e);
+        } catch (IOException | RuntimeException e) {
+            removeQuietly(store, stagingFolder, e);
+            RuntimeException r = Failures.rethrow(e, table, Step.STAGED_FILE, "stage the data files",
+                    "Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
+            throw r;
+        }
+    }
+
+    private void removeQuietly(S3Store store, String stagingFolder, Throwable failure) {
+        try {
+            Staging.remove(store, stagingFolder, StepHook.NONE);
+        } catch (RuntimeException e) {
+            if (failure != null) {
+                failure.addSuppressed(e);
+            }
+        }
+    }
+
+    // ---- manifest ----
+
+    private Manifest manifest(String writeId, List<PartitionKey> keys, List<Manifest.File> files, Schema schema, Columns columns) {
+        Map<String, long[]> totals = new LinkedHashMap<>();
+        for (Manifest.File f : files) {
+            long[] t = totals.computeIfAbsent(f.folder(), k -> new long[2]);
+            t[0] += f.rows();
+            t[1] += f.bytes();
+        }
+        List<Manifest.Partition> partitions = new ArrayList<>();
+        for (PartitionKey key : keys) {
+            String folder = HivePaths.folder(spec.partitionBy(), key.values());
+            long[] t = totals.get(folder);
+            if (t != null) {
+                partitions.add(new Manifest.Partition(folder, key.values(), t[0], t[1]));
+            }
+        }
+        List<Field> ordered = new ArrayList<>(columns.data);
+        ordered.addAll(columns.partitions);
+        return new Manifest(1, writeId, table, spec.mode(), Instant.now().toString(), spec.partitionBy(), partitions, files,
+                spec.catalog() == null ? null : spec.catalog().describe(), new Schema(ordered).toJson(), spec.compression());
+    }
+
+    private void putManifest(S3Store store, String stagingFolder, Manifest manifest) {
+        try {
+            store.put(stagingFolder + Manifest.FILE_NAME, manifest.toJson());
+        } catch (SdkException e) {
+            removeQuietly(store, stagingFolder, e);
+            throw Failures.storage(table, Step.MANIFEST_WRITTEN, "write the manifest", e,
+                    "Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
+        }
+    }
+
+    // ---- results ----
+
+    private WriteResult empty(String writeId) {
+        return empty(writeId, new RecoveryResult(table, List.of(), List.of(), List.of(), List.of()));
+    }
+
+    private WriteResult empty(String writeId, RecoveryResult recovered) {
+        if (spec.mode() == WriteMode.OVERWRITE) {
+            throw emptyOverwrite();
+        }
+        return new WriteResult(table, writeId, spec.mode(), 0, List.of(), List.of(), recovered);
+    }
+
+    private WriteResult result(String writeId, Manifest m, Publisher.Outcome outcome, RecoveryResult recovered) {
+        List<PartitionResult> partitions = new ArrayList<>();
+        long rows = 0;
+        for (Manifest.Partition p : m.partitions()) {
+            List<String> files = m.files().stream().filter(f -> f.folder().equals(p.folder())).map(f -> location.uriOf(f.finalKey())).toList();
+            List<String> replaced = outcome.replaced().getOrDefault(p.folder(), List.of()).stream().map(location::uriOf).toList();
+            List<String> shown = p.values().stream().map(v -> v == null ? HivePaths.DEFAULT_PARTITION : v).toList();
+            partitions.add(new PartitionResult(table + p.folder(), shown, files, p.rows(), p.bytes(), replaced));
+            rows += p.rows();
+        }
+        List<String> deleted = outcome.deleted().stream().map(location::uriOf).toList();
+        return new WriteResult(table, writeId, m.mode(), rows, partitions, deleted, recovered);
+    }
+
+    // ---- threads ----
+
+    private static List<String> names(List<Field> fields) {
+        return fields.stream().map(Field::getName).toList();
+    }
+
+    static ExecutorService pool(int threads) {
+        AtomicInteger n = new AtomicInteger();
+        ThreadFactory factory = r -> {
+            Thread t = new Thread(r, "wrangler-io-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+        return Executors.newFixedThreadPool(threads, factory);
+    }
+
+    static void shutdown(ExecutorService pool) {
+        pool.shutdownNow();
+        try {
+            pool.awaitTermination(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.wrangler.commit;
+
+import io.wrangler.Compression;
+import io.wrangler.WriteMode;
+import io.wrangler.catalog.CatalogTable;
+import java.util.List;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * A WriteSpec is everything a write was asked to do, fixed before it starts. Built by the public
+ * {@code WriteBuilder}; internal.
+ *
+ * @param uri the table URI as given
+ * @param s3 the client
+ * @param mode the write mode
+ * @param partitionBy partition columns in key order
+ * @param compression the codec
+ * @param maxRowsPerFile rows per file at most (Long.MAX_VALUE: no limit)
+ * @param keepNanos keep nanosecond timestamps instead of narrowing them to microseconds
+ * @param catalog the catalog table, or null
+ * @param hook told of each step
+ * @param tuning sizes and limits that tests lower
+ */
+public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> partitionBy, Compression compression,
+                        long maxRowsPerFile, boolean keepNanos, CatalogTable catalog, StepHook hook, Tuning tuning) {
+    public WriteSpec {
+        partitionBy = List.copyOf(partitionBy);
+    }
+
+    /**
+     * Sizes and limits of the write machinery.
+     *
+     * @param threads upload, copy and delete threads
+     * @param partSize multipart part size in bytes (at least 5 MiB)
+     * @param maxPendingParts part buffers that may wait for upload at once
+     * @param rowGroupBytes Parquet row group size
+     * @param pageBytes Parquet page size
+     * @param maxOpenFiles files open for encoding at once; the least recently used is finished beyond it
+     * @param deleteBatch keys per DeleteObjects request (at most 1,000)
+     * @param singleCopyLimit objects above this size are copied with UploadPartCopy (5 GB on S3)
+     * @param copyPartSize part size of such copies
+     */
+    public record Tuning(int threads, int partSize, int maxPendingParts, long rowGroupBytes, int pageBytes, int maxOpenFiles,
+                         int deleteBatch, long singleCopyLimit, long copyPartSize) {
+        public static Tuning defaults() {
+            return new Tuning(8, 8 * 1024 * 1024, 16, 64L * 1024 * 1024, 1024 * 1024, 256, 1000,
+                    5L * 1024 * 1024 * 1024, 512L * 1024 * 1024);
+        }
+    }
+}

@@ -1,0 +1,189 @@
+package io.wrangler.partition;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * A Partitioner assigns each row of a batch to its partition and regroups the batch's data columns so that
+ * every partition's rows form one contiguous run.
+ *
+ * <p>The regrouping is a counting sort: one pass computes each row's partition, a second pass copies each
+ * data column, column by column, into a new vector in partition order. Encoders then write runs of
+ * consecutive rows. A batch whose rows all fall into one partition is passed through without a copy.
+ *
+ * <p>Partition ids are stable across batches of one write, numbered in the order partitions are first seen.
+ */
+public final class Partitioner {
+    private final List<String> partitionColumns;
+    private final List<String> dataColumns;
+    private final Map<PartitionKey, Integer> ids = new HashMap<>();
+    private final List<PartitionKey> keys = new ArrayList<>();
+
+    public Partitioner(List<String> partitionColumns, List<String> dataColumns) {
+        this.partitionColumns = List.copyOf(partitionColumns);
+        this.dataColumns = List.copyOf(dataColumns);
+    }
+
+    /** Every partition seen so far, by id. */
+    public List<PartitionKey> keys() {
+        return List.copyOf(keys);
+    }
+
+    /** A listener told of each partition the first time a row of it is seen, before any of its rows is grouped. */
+    public interface NewPartition {
+        void seen(PartitionKey key);
+    }
+
+    /**
+     * Computes each row's partition id without copying anything.
+     *
+     * @return the partition id of every row
+     */
+    public int[] assign(VectorSchemaRoot batch, NewPartition listener) {
+        int rows = batch.getRowCount();
+        int[] out = new int[rows];
+        if (partitionColumns.isEmpty()) {
+            if (keys.isEmpty()) {
+                register(new PartitionKey(List.of()), listener);
+            }
+            return out;
+        }
+        FieldVector[] columns = new FieldVector[partitionColumns.size()];
+        for (int c = 0; c < columns.length; c++) {
+            columns[c] = batch.getVector(partitionColumns.get(c));
+        }
+        // Consecutive rows of a partition are common (sorted or clustered input): reuse the last lookup.
+        String[] last = null;
+        int lastId = -1;
+        String[] values = new String[columns.length];
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0; c < columns.length; c++) {
+                values[c] = PartitionValues.render(columns[c], r);
+            }
+            if (last != null && Arrays.equals(last, values)) {
+                out[r] = lastId;
+                continue;
+            }
+            PartitionKey key = new PartitionKey(Arrays.asList(values.clone()));
+            Integer id = ids.get(key);
+            if (id == null) {
+                id = register(key, listener);
+            }
+            out[r] = id;
+            last = values.clone();
+            lastId = id;
+        }
+        return out;
+    }
+
+    private int register(PartitionKey key, NewPartition listener) {
+        listener.seen(key);
+        int id = keys.size();
+        ids.put(key, id);
+        keys.add(key);
+        return id;
+    }
+
+    /**
+     * Regroups the batch's data columns by partition.
+     *
+     * @param partitionOfRow the result of {@link #assign} for this batch
+     */
+    public Grouped group(VectorSchemaRoot batch, int[] partitionOfRow, BufferAllocator allocator) {
+        List<FieldVector> source = new ArrayList<>(dataColumns.size());
+        for (String name : dataColumns) {
+            source.add(batch.getVector(name));
+        }
+        int rows = partitionOfRow.length;
+        int maxId = -1;
+        boolean single = true;
+        for (int r = 0; r < rows; r++) {
+            maxId = Math.max(maxId, partitionOfRow[r]);
+            if (partitionOfRow[r] != partitionOfRow[0]) {
+                single = false;
+            }
+        }
+        if (rows == 0) {
+            return new Grouped(source, List.of(), false);
+        }
+        if (single) {
+            return new Grouped(source, List.of(new Run(partitionOfRow[0], 0, rows)), false);
+        }
+        int[] counts = new int[maxId + 1];
+        for (int id : partitionOfRow) {
+            counts[id]++;
+        }
+        int[] start = new int[maxId + 1];
+        List<Run> runs = new ArrayList<>();
+        int offset = 0;
+        for (int id = 0; id <= maxId; id++) {
+            if (counts[id] > 0) {
+                start[id] = offset;
+                runs.add(new Run(id, offset, offset + counts[id]));
+                offset += counts[id];
+            }
+        }
+        // sourceRow[t] is the row that lands at position t; targets are filled in order, which
+        // variable-width vectors (offsets) require.
+        int[] sourceRow = new int[rows];
+        int[] next = start.clone();
+        for (int r = 0; r < rows; r++) {
+            sourceRow[next[partitionOfRow[r]]++] = r;
+        }
+        List<FieldVector> copies = new ArrayList<>(source.size());
+        try {
+            for (FieldVector from : source) {
+                FieldVector to = from.getField().createVector(allocator);
+                copies.add(to);
+                to.setInitialCapacity(rows);
+                to.allocateNew();
+                for (int t = 0; t < rows; t++) {
+                    to.copyFromSafe(sourceRow[t], t, from);
+                }
+                to.setValueCount(rows);
+            }
+        } catch (RuntimeException e) {
+            copies.forEach(FieldVector::close);
+            throw e;
+        }
+        return new Grouped(copies, runs, true);
+    }
+
+    /** A run of consecutive rows, {@code [from, to)}, of one partition. */
+    public record Run(int partition, int from, int to) {
+    }
+
+    /** A batch's data columns in partition order, and the runs; closes the copies it owns. */
+    public static final class Grouped implements AutoCloseable {
+        private final List<FieldVector> columns;
+        private final List<Run> runs;
+        private final boolean owned;
+
+        Grouped(List<FieldVector> columns, List<Run> runs, boolean owned) {
+            this.columns = columns;
+            this.runs = runs;
+            this.owned = owned;
+        }
+
+        public List<FieldVector> columns() {
+            return columns;
+        }
+
+        public List<Run> runs() {
+            return runs;
+        }
+
+        @Override
+        public void close() {
+            if (owned) {
+                columns.forEach(FieldVector::close);
+            }
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package io.wrangler.storage;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+
+/**
+ * An S3OutputStream uploads one object while it is being written, with bounded memory.
+ *
+ * <p>Bytes collect in a buffer of at most one part. An object that stays smaller than a part is sent
+ * with one PutObject on {@link #close()}; a larger one becomes a multipart upload whose parts are sent
+ * in the background as they fill, at most {@code maxPendingParts} buffers waiting across the write.
+ * The object appears at its key only when the last request succeeds: all or nothing. On failure,
+ * or on {@link #abort()}, the multipart upload is aborted so that no invisible parts stay billed.
+ *
+ * <p>Not thread-safe: one writer thread; the uploads themselves run on the shared pool.
+ */
+public final class S3OutputStream extends OutputStream {
+    private static final int INITIAL_BUFFER = 64 * 1024;
+    private static final int MAX_PARTS = 10_000;
+
+    private final S3Store store;
+    private final String key;
+    private final Uploads uploads;
+    private final Consumer<PutObjectRequest.Builder> putOptions;
+    private final List<CompletableFuture<CompletedPart>> parts = new ArrayList<>();
+    private byte[] buffer = new byte[INITIAL_BUFFER];
+    private int length;
+    private long position;
+    private String uploadId;
+    private CompletableFuture<Long> done;
+    private boolean aborted;
+
+    S3OutputStream(S3Store store, String key, Uploads uploads, Consumer<PutObjectRequest.Builder> putOptions) {
+        this.store = store;
+        this.key = key;
+        this.uploads = uploads;
+        this.putOptions = putOptions;
+    }
+
+    public String key() {
+        return key;
+    }
+
+    /** Bytes written so far. */
+    public long position() {
+        return position;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+        ensureOpen();
+        if (length == buffer.length) {
+            grow(1);
+        }
+        buffer[length++] = (byte) b;
+        position++;
+        if (length == uploads.partSize()) {
+            sendPart();
+        }
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+        ensureOpen();
+        while (len > 0) {
+            int room = uploads.partSize() - length;
+            int n = Math.min(room, len);
+            if (length + n > buffer.length) {
+                grow(n);
+            }
+            System.arraycopy(b, off, buffer, length, n);
+            length += n;
+            position += n;
+            off += n;
+            len -= n;
+            if (length == uploads.partSize()) {
+                sendPart();
+            }
+        }
+    }
+
+    private void grow(int needed) {
+        int size = Math.min(uploads.partSize(), Math.max(buffer.length * 2, length + needed));
+        buffer = Arrays.copyOf(buffer, size);
+    }
+
+    private void ensureOpen() throws IOException {
+        if (done != null || aborted) {
+            throw new IOException("Cannot write to s3 key " + key + ": the stream is closed");
+        }
+        for (CompletableFuture<CompletedPart> p : parts) {
+            if (p.isCompletedExceptionally()) {
+                p.join(); // rethrows the part's failure
+            }
+        }
+    }
+
+    private void sendPart() throws IOException {
+        if (uploadId == null) {
+            CreateMultipartUploadRequest.Builder req = CreateMultipartUploadRequest.builder().bucket(store.bucket()).key(key);
+            uploadId = store.client().createMultipartUpload(req.build()).uploadId();
+        }
+        if (parts.size() == MAX_PARTS) {
+            throw new IOException("Cannot upload s3 key " + key + ": it exceeds S3's 10,000 parts of "
+                    + uploads.partSize() + " bytes; write smaller files (maxRowsPerFile)");
+        }
+        acquire();
+        final byte[] data = buffer;
+        final int n = length;
+        final int partNumber = parts.size() + 1;
+        final String id = uploadId;
+        buffer = new byte[INITIAL_BUFFER];
+        length = 0;
+        parts.add(CompletableFuture.supplyAsync(() -> {
+            try {
+                String etag = store.client().uploadPart(b -> b.bucket(store.bucket()).key(key).uploadId(id).partNumber(partNumber)
+                        .contentLength((long) n), RequestBody.fromBytes(n == data.length ? data : Arrays.copyOf(data, n))).eTag();
+                return CompletedPart.builder().partNumber(partNumber).eTag(etag).build();
+            } finally {
+                uploads.permits().release();
+            }
+        }, uploads.pool()));
+    }
+
+    private void acquire() throws IOException {
+        try {
+            uploads.permits().acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted while waiting to upload a part of " + key);
+        }
+    }
+
+    /**
+     * Finishes the object: the last bytes are sent in the background. {@link #completion()} tells when
+     * the object exists and how large it is.
+     */
+    @Override
+    public void close() throws IOException {
+        if (done != null || aborted) {
+            return;
+        }
+        if (uploadId == null) {
+            acquire();
+            final byte[] data = Arrays.copyOf(buffer, length);
+            buffer = null;
+            done = CompletableFuture.supplyAsync(() -> {
+                try {
+                    PutObjectRequest.Builder req = PutObjectRequest.builder().bucket(store.bucket()).key(key);
+                    putOptions.accept(req);
+                    store.client().putObject(req.build(), RequestBody.fromBytes(data));
+                    return (long) data.length;
+                } finally {
+                    uploads.permits().release();
+                }
+            }, uploads.pool());
+            return;
+        }
+        if (length > 0) {
+            sendPart();
+        }
+        buffer = null;
+        final String id = uploadId;
+        final long size = position;
+        CompletableFuture<?>[] all = parts.toArray(new CompletableFuture<?>[0]);
+        done = CompletableFuture.allOf(all).thenApplyAsync(v -> {
+            List<CompletedPart> completed = parts.stream().map(CompletableFuture::join).toList();
+            store.client().completeMultipartUpload(b -> b.bucket(store.bucket()).key(key).uploadId(id)
+                    .multipartUpload(u -> u.parts(completed)));
+            return size;
+        }, uploads.pool()).whenComplete((v, e) -> {
+            if (e != null) {
+                store.abortQuietly(key, id, e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+            }
+        });
+    }
+
+    /** Completes when the object exists at its key, with its size; fails with the upload's failure. */
+    public CompletableFuture<Long> completion() {
+        if (done == null) {
+            throw new IllegalStateException("close() first");
+        }
+        return done;
+    }
+
+    /** Gives the object up: no object appears, a begun multipart upload is aborted. Safe to call twice. */
+    public void abort() {
+        if (aborted) {
+            return;
+        }
+        aborted = true;
+        buffer = null;
+        if (uploadId != null) {
+            for (CompletableFuture<CompletedPart> p : parts) {
+                try {
+                    p.join();
+                } catch (RuntimeException ignored) {
+                    // the part failed; aborting the upload discards what was sent either way
+                }
+            }
+            store.abortQuietly(key, uploadId, new IOException("aborted"));
+        }
+    }
+}

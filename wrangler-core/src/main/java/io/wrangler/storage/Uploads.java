@@ -1,0 +1,38 @@
+package io.wrangler.storage;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Semaphore;
+
+/**
+ * Uploads is the bounded machinery shared by the output streams of one write: the pool that sends parts
+ * and the permits that cap how many part buffers may wait in memory.
+ *
+ * <p>Memory held by pending uploads is at most {@code maxPendingParts * partSize}; a writer that would
+ * exceed it blocks until a part has been sent.
+ */
+public final class Uploads {
+    private final ExecutorService pool;
+    private final Semaphore permits;
+    private final int partSize;
+
+    public Uploads(ExecutorService pool, int maxPendingParts, int partSize) {
+        if (partSize < 5 * 1024 * 1024) {
+            throw new IllegalArgumentException("partSize must be at least 5 MiB (S3's minimum part), got " + partSize);
+        }
+        this.pool = pool;
+        this.permits = new Semaphore(maxPendingParts);
+        this.partSize = partSize;
+    }
+
+    ExecutorService pool() {
+        return pool;
+    }
+
+    Semaphore permits() {
+        return permits;
+    }
+
+    int partSize() {
+        return partSize;
+    }
+}
