@@ -97,8 +97,13 @@ public final class RecordSource implements BatchSource {
 
     private static Object read(RecordComponent c, Record r) {
         try {
-            return c.getAccessor().invoke(r);
-        } catch (ReflectiveOperationException e) {
+            var accessor = c.getAccessor();
+            if (!accessor.canAccess(r)) {
+                // Records are often package-private or nested in a job class; their accessors are still the data.
+                accessor.setAccessible(true);
+            }
+            return accessor.invoke(r);
+        } catch (ReflectiveOperationException | RuntimeException e) {
             throw new IllegalArgumentException("cannot read component '" + c.getName() + "' of " + r.getClass().getName()
                     + ": make the record class public (or its accessors accessible)", e);
         }

@@ -1,0 +1,75 @@
+/**
+ * The commit protocol: how a write goes from input to published table, and what a reader sees and a crash
+ * leaves at every step. Not public API. This is the one place the protocol is written down; keep it true.
+ *
+ * <h2>Layout</h2>
+ * <pre>
+ * s3://bucket/table/                                   table root (always ends with /)
+ *   dt=2024-01-15/country=RU/part-00000-&lt;writeId&gt;.snappy.parquet    published data files
+ *   _tmp/&lt;writeId&gt;/dt=2024-01-15/country=RU/part-00000-&lt;writeId&gt;...   staged copy, same relative path
+ *   _tmp/&lt;writeId&gt;/_manifest.json                  the write's commit record
+ * </pre>
+ * A write id is {@code yyyyMMddTHHmmssZ-<16 hex>}; every file a write creates carries it in its name, which is
+ * how a write (and its recovery) tells its own files from everyone else's. Hive, Spark, Athena, Trino and
+ * DuckDB-with-Hive-readers skip folders starting with {@code _}, so nothing under {@code _tmp/} is ever read
+ * as table data.
+ *
+ * <h2>Steps</h2>
+ * <ol>
+ *   <li><b>Validate</b> (no I/O but reads): URI, column names (unique, case-insensitively), partition columns
+ *       (present, of a partitionable type, not every column), every data column's type, {@code OVERWRITE} of a
+ *       bucket root, the catalog's {@code prepare} (read-only). For an in-memory input (a root, records) every
+ *       partition value, key length and timestamp is checked here too, and an empty input is decided: no-op for
+ *       {@code APPEND} and {@code OVERWRITE_PARTITIONS}, refused for {@code OVERWRITE} (it would empty the
+ *       table). Then a HeadBucket: a missing bucket is refused.
+ *       <br><i>Crash:</i> nothing written.</li>
+ *   <li><b>Recover</b>: interrupted writes found under {@code _tmp/} are finished or undone ({@link
+ *       io.wrangler.commit.Recovery}), so the table is in a clean state before this write begins.</li>
+ *   <li><b>Stage</b>: files are encoded and uploaded to {@code _tmp/<writeId>/...} (multipart above the part
+ *       size, bounded buffers, parallel uploads). For a streamed input, each batch's values are checked before
+ *       it is staged; a bad value, or any failure, aborts the open uploads and removes {@code _tmp/<writeId>/}.
+ *       <br><i>Readers:</i> see the old table. <i>Crash:</i> leaves staged objects and maybe open multipart
+ *       uploads under {@code _tmp/<writeId>/}, no manifest: recovery removes them (roll back).</li>
+ *   <li><b>Manifest</b>: {@code _tmp/<writeId>/_manifest.json} is written in one PUT, after every staged upload
+ *       completed: mode, partitions, staged and final keys, sizes, row counts, schema, catalog. <b>This PUT is
+ *       the commit point of an overwrite.</b>
+ *       <br><i>Crash after it:</i> an overwrite is rolled forward by recovery; an append is rolled back.</li>
+ *   <li><b>Publish</b>: (a) list the old files of the touched partitions, by exact prefix with trailing slash
+ *       ({@code country=R/} never matches {@code country=RU/}), or of the whole table for {@code OVERWRITE};
+ *       {@code _tmp/} and files carrying this write id are never old files; {@code APPEND} lists nothing.
+ *       (b) copy every staged file to its final key (CopyObject, UploadPartCopy above 5 GB), in parallel.
+ *       (c) delete the old files with DeleteObjects in batches of at most 1,000, reading per-key errors.
+ *       <br><i>Readers:</i> during (b) and (c) a partition may show old and new files side by side (rows
+ *       doubled for a moment); never a partition with neither, because nothing is deleted before every new
+ *       file is in place. Nothing outside the touched partitions (the table root for {@code OVERWRITE}) is ever
+ *       deleted. <i>Crash:</i> recovery repeats publishing, which is idempotent (copies repeat the same bytes;
+ *       deleted files are no longer listed) for an overwrite, or deletes this write's published files for an
+ *       append.</li>
+ *   <li><b>Catalog</b> (when a catalog is set): the {@link io.wrangler.catalog.CatalogCommit} prepared in step 1
+ *       creates or updates the table and registers the written partitions. It must be idempotent.
+ *       <br><i>Crash or refusal:</i> the data is published; the manifest stays, and a recovery with the catalog
+ *       (or the next write with it) runs the catalog step again. A recovery without the catalog finishes the
+ *       data and reports the write as {@code catalogPending}, keeping its manifest.</li>
+ *   <li><b>Cleanup</b>: the manifest is deleted first (the write is then complete: nothing left to recover), then
+ *       the staged files and any open uploads of {@code _tmp/<writeId>/}.
+ *       <br><i>Crash before the manifest delete:</i> as a crash in the catalog step (an append is rolled back,
+ *       which is what makes its rerun add the rows once). <i>After it:</i> leftover staged files without a
+ *       manifest are removed by the next recovery; the table is complete.</li>
+ * </ol>
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li>Each data file appears whole or not at all (PUT, CompleteMultipartUpload and CopyObject are atomic).</li>
+ *   <li>Crash anywhere, then rerun the same write: the table equals one clean run of it, in every mode.
+ *       Recovery alone: each interrupted write is either fully applied (overwrites past their manifest) or
+ *       fully undone (appends, and anything before its manifest).</li>
+ *   <li>Bad input is refused before any object is written or deleted; for a streamed input, after at most this
+ *       write's own staging, which is removed.</li>
+ *   <li>Not atomic: the table as a whole (readers can see a mix during publish), and the catalog relative to the
+ *       data (registered after publish).</li>
+ *   <li>One writer per table at a time. Recovery treats every other write id under {@code _tmp/} as
+ *       interrupted; two concurrent writers to one table can undo each other's staging. A table lease is
+ *       planned (the reliability issue).</li>
+ * </ul>
+ */
+package io.wrangler.commit;
