@@ -67,8 +67,13 @@ final class Dictionaries {
                     vectors.add(v);
                 } else {
                     FieldVector decoded = (FieldVector) DictionaryEncoder.decode(v, lookup(provider, enc, v.getField()));
-                    owned.add(decoded);
-                    vectors.add(decoded);
+                    // The decoded vector carries the dictionary's name; give it the column's.
+                    var rename = decoded.getTransferPair(v.getName(), decoded.getAllocator());
+                    rename.transfer();
+                    decoded.close();
+                    FieldVector named = (FieldVector) rename.getTo();
+                    owned.add(named);
+                    vectors.add(named);
                 }
             }
         } catch (RuntimeException e) {
