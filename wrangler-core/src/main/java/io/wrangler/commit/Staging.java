@@ -7,28 +7,30 @@ import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.S3Error;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
-/** Staging removes one write's {@code _tmp/<writeId>/} folder: manifest first, then uploads and staged files. */
+/** Staging removes one write's {@code _tmp/<writeId>/} folder: open uploads and staged files, then the manifest. */
 final class Staging {
     private Staging() {
     }
 
     /**
-     * Deletes the manifest (so that the write no longer counts as interrupted), aborts the folder's open
-     * multipart uploads, then deletes the staged files.
+     * Aborts the folder's open multipart uploads, deletes the staged files, and deletes the manifest last: as long
+     * as the manifest exists, the write counts as interrupted and recovery can still finish or undo it (an append
+     * is undone), so a crash anywhere before the final DELETE leaves a rerun idempotent.
      *
      * @return the keys of the aborted uploads
      */
     static List<String> remove(S3Store store, String folder, StepHook hook) {
         String manifest = folder + Manifest.FILE_NAME;
-        List<S3Error> errors = new ArrayList<>(store.delete(List.of(manifest)));
-        throwIfAny(errors, folder);
-        hook.reached(Step.MANIFEST_DELETED, 1);
         List<String> aborted = abortUploads(store, folder);
         List<String> keys = new ArrayList<>();
         for (S3Object o : store.list(folder)) {
-            keys.add(o.key());
+            if (!o.key().equals(manifest)) {
+                keys.add(o.key());
+            }
         }
         throwIfAny(store.delete(keys), folder);
+        hook.reached(Step.STAGING_REMOVED, 1);
+        throwIfAny(store.delete(List.of(manifest)), folder);
         return aborted;
     }
 

@@ -22,8 +22,8 @@ public enum Step {
     BEFORE_CATALOG,
     /** The catalog step is done; cleanup is next. */
     BEFORE_CLEANUP,
-    /** The manifest has been deleted; the staged files are next. */
-    MANIFEST_DELETED;
+    /** The staged files are deleted; the manifest, deleted last, is next. */
+    STAGING_REMOVED;
 
     /** The step's name as error messages show it: {@code publish}, {@code stage}, ... */
     public String label() {
@@ -34,7 +34,7 @@ public enum Step {
             case MANIFEST_WRITTEN -> "manifest";
             case LISTED_OLD_FILES, COPIED_FILE, DELETED_BATCH -> "publish";
             case BEFORE_CATALOG -> "catalog";
-            case BEFORE_CLEANUP, MANIFEST_DELETED -> "cleanup";
+            case BEFORE_CLEANUP, STAGING_REMOVED -> "cleanup";
         };
     }
 

@@ -50,11 +50,13 @@
  *       <br><i>Crash or refusal:</i> the data is published; the manifest stays, and a recovery with the catalog
  *       (or the next write with it) runs the catalog step again. A recovery without the catalog finishes the
  *       data and reports the write as {@code catalogPending}, keeping its manifest.</li>
- *   <li><b>Cleanup</b>: the manifest is deleted first (the write is then complete: nothing left to recover), then
- *       the staged files and any open uploads of {@code _tmp/<writeId>/}.
- *       <br><i>Crash before the manifest delete:</i> as a crash in the catalog step (an append is rolled back,
- *       which is what makes its rerun add the rows once). <i>After it:</i> leftover staged files without a
- *       manifest are removed by the next recovery; the table is complete.</li>
+ *   <li><b>Cleanup</b>: open uploads of {@code _tmp/<writeId>/} are aborted and the staged files deleted, then the
+ *       manifest is deleted last. Its DELETE is the end of the write: nothing is left to recover.
+ *       <br><i>Crash before the manifest DELETE:</i> as a crash in the catalog step: an overwrite is rolled
+ *       forward again (a staged file already gone is fine when its final key holds it), an append is rolled back,
+ *       which is what makes its rerun add the rows exactly once. <i>After it:</i> the write is complete. A crash
+ *       between that last DELETE and the caller seeing the result cannot be told from success: rerunning an
+ *       append then adds its rows again, as rerunning any completed append does.</li>
  * </ol>
  *
  * <h2>Guarantees</h2>
