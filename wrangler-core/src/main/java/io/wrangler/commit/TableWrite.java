@@ -95,12 +95,12 @@ public final class TableWrite {
         Schema schema = source.schema();
         Columns columns = validateSchema(schema);
         String writeId = WriteIds.next();
-        FileEncoder.Settings settings = new FileEncoder.Settings(columns.data, spec.compression(), spec.keepNanos(),
+        FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut, spec.compression(), spec.keepNanos(),
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
         String suffix = spec.compression().fileInfix() + ".parquet";
         String stagingFolder = location.tmpPrefix() + writeId + "/";
         String longestName = String.format("part-%05d-%s%s", 99_999, writeId, suffix);
-        Partitioner.NewPartition validator = key -> checkPartition(key, stagingFolder, longestName);
+        Partitioner.NewPartition validator = key -> checkPartition(key, columns.partitionNames(), stagingFolder, longestName);
 
         try (BufferAllocator allocator = new RootAllocator()) {
             if (source.replayable()) {
@@ -120,7 +120,7 @@ public final class TableWrite {
                 Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
                 Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads,
                         new Partitioner(spec.partitionBy(), names(columns.data)), validator);
-                List<Manifest.File> files = stage(stager, source, allocator, store, stagingFolder);
+                List<Manifest.File> files = stage(stager, source, allocator, store, stagingFolder, columns.partitionNames());
                 if (files.isEmpty()) {
                     removeQuietly(store, stagingFolder, null);
                     return empty(writeId, recovered);
@@ -151,20 +151,40 @@ public final class TableWrite {
 
     // ---- validate ----
 
-    private record Columns(List<Field> data, List<Field> partitions) {
+    /**
+     * The input's columns: {@code data} and {@code partitions} as the input names them (to find the vectors),
+     * {@code dataOut} and {@code partitionNames} as the files, paths and catalog name them.
+     */
+    private record Columns(List<Field> data, List<Field> partitions, List<Field> dataOut, List<Field> partitionsOut) {
+        List<String> partitionNames() {
+            return partitionsOut.stream().map(Field::getName).toList();
+        }
+    }
+
+    private String outputName(String name) {
+        return spec.catalog() == null ? name : spec.catalog().columnName(name);
+    }
+
+    private Field renamed(Field f) {
+        String name = outputName(f.getName());
+        return name.equals(f.getName()) ? f : new Field(name, f.getFieldType(), f.getChildren());
     }
 
     private Columns validateSchema(Schema schema) {
         Map<String, String> seen = new HashMap<>();
         for (Field f : schema.getFields()) {
-            String lower = f.getName().toLowerCase(Locale.ROOT);
-            String before = seen.put(lower, f.getName());
-            if (before != null) {
-                throw invalid("the input has the columns '" + before + "' and '" + f.getName()
-                        + "', which Hive, Athena and Glue cannot tell apart (names are case-insensitive)", "Rename one of them.");
-            }
             if (f.getName().isEmpty()) {
                 throw invalid("the input has a column with an empty name", "Name every column.");
+            }
+            String out = outputName(f.getName());
+            String before = seen.put(out.toLowerCase(Locale.ROOT), f.getName());
+            if (before != null) {
+                if (out.equalsIgnoreCase(f.getName()) && out.equalsIgnoreCase(before)) {
+                    throw invalid("the input has the columns '" + before + "' and '" + f.getName()
+                            + "', which Hive, Athena and Glue cannot tell apart (names are case-insensitive)", "Rename one of them.");
+                }
+                throw invalid("the input columns '" + before + "' and '" + f.getName() + "' both become '" + out
+                        + "' in the catalog " + spec.catalog().describe(), "Rename one of them.");
             }
         }
         List<Field> parts = new ArrayList<>();
@@ -207,10 +227,10 @@ public final class TableWrite {
         } catch (UnsupportedTypeException e) {
             throw invalid(e.getMessage(), "Nothing was written.");
         }
-        return new Columns(data, parts);
+        return new Columns(data, parts, data.stream().map(this::renamed).toList(), parts.stream().map(this::renamed).toList());
     }
 
-    private void checkPartition(PartitionKey key, String stagingFolder, String longestName) {
+    private void checkPartition(PartitionKey key, List<String> folderNames, String stagingFolder, String longestName) {
         for (int i = 0; i < key.values().size(); i++) {
             String why = PartitionValues.refusal(key.values().get(i));
             if (why != null) {
@@ -219,7 +239,7 @@ public final class TableWrite {
                         + ". Clean the column before writing; nothing of the table was changed.");
             }
         }
-        String folder = HivePaths.folder(spec.partitionBy(), key.values());
+        String folder = HivePaths.folder(folderNames, key.values());
         String staged = stagingFolder + folder + longestName;
         int bytes = staged.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_KEY_BYTES) {
@@ -293,7 +313,7 @@ public final class TableWrite {
         if (catalog == null) {
             return null;
         }
-        return catalog.prepare(new TableDefinition(table, columns.data, columns.partitions, spec.mode(), spec.compression()));
+        return catalog.prepare(new TableDefinition(table, columns.dataOut, columns.partitionsOut, spec.mode(), spec.compression()));
     }
 
     private void checkBucket(S3Store store) {
@@ -315,9 +335,10 @@ public final class TableWrite {
 
     // ---- stage ----
 
-    private List<Manifest.File> stage(Stager stager, BatchSource source, BufferAllocator allocator, S3Store store, String stagingFolder) {
+    private List<Manifest.File> stage(Stager stager, BatchSource source, BufferAllocator allocator, S3Store store, String stagingFolder,
+                                      List<String> folderNames) {
         try {
-            return stager.stage(source, allocator, spec.partitionBy());
+            return stager.stage(source, allocator, folderNames);
         } catch (InvalidWriteException e) {
             removeQuietly(store, stagingFolder, e);
             throw e;
@@ -354,15 +375,15 @@ public final class TableWrite {
         }
         List<Manifest.Partition> partitions = new ArrayList<>();
         for (PartitionKey key : keys) {
-            String folder = HivePaths.folder(spec.partitionBy(), key.values());
+            String folder = HivePaths.folder(columns.partitionNames(), key.values());
             long[] t = totals.get(folder);
             if (t != null) {
                 partitions.add(new Manifest.Partition(folder, key.values(), t[0], t[1]));
             }
         }
-        List<Field> ordered = new ArrayList<>(columns.data);
-        ordered.addAll(columns.partitions);
-        return new Manifest(1, writeId, table, spec.mode(), Instant.now().toString(), spec.partitionBy(), partitions, files,
+        List<Field> ordered = new ArrayList<>(columns.dataOut);
+        ordered.addAll(columns.partitionsOut);
+        return new Manifest(1, writeId, table, spec.mode(), Instant.now().toString(), columns.partitionNames(), partitions, files,
                 spec.catalog() == null ? null : spec.catalog().describe(), new Schema(ordered).toJson(), spec.compression());
     }
 

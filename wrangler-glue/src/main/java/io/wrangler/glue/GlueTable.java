@@ -1,0 +1,614 @@
+package io.wrangler.glue;
+
+import io.wrangler.CatalogException;
+import io.wrangler.CommitConflictException;
+import io.wrangler.InvalidWriteException;
+import io.wrangler.WriteMode;
+import io.wrangler.catalog.CatalogCommit;
+import io.wrangler.catalog.CatalogTable;
+import io.wrangler.catalog.PartitionEntry;
+import io.wrangler.catalog.TableDefinition;
+import java.util.ArrayList;
+
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.arrow.vector.types.pojo.Field;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.glue.GlueClient;
+import software.amazon.awssdk.services.glue.model.AlreadyExistsException;
+import software.amazon.awssdk.services.glue.model.BatchCreatePartitionResponse;
+import software.amazon.awssdk.services.glue.model.BatchDeletePartitionResponse;
+import software.amazon.awssdk.services.glue.model.BatchUpdatePartitionRequestEntry;
+import software.amazon.awssdk.services.glue.model.BatchUpdatePartitionResponse;
+import software.amazon.awssdk.services.glue.model.Column;
+import software.amazon.awssdk.services.glue.model.ConcurrentModificationException;
+import software.amazon.awssdk.services.glue.model.EntityNotFoundException;
+import software.amazon.awssdk.services.glue.model.ErrorDetail;
+import software.amazon.awssdk.services.glue.model.GetPartitionsResponse;
+import software.amazon.awssdk.services.glue.model.GlueException;
+import software.amazon.awssdk.services.glue.model.Partition;
+import software.amazon.awssdk.services.glue.model.PartitionError;
+import software.amazon.awssdk.services.glue.model.PartitionInput;
+import software.amazon.awssdk.services.glue.model.PartitionValueList;
+import software.amazon.awssdk.services.glue.model.SerDeInfo;
+import software.amazon.awssdk.services.glue.model.StorageDescriptor;
+import software.amazon.awssdk.services.glue.model.Table;
+import software.amazon.awssdk.services.glue.model.TableInput;
+
+/**
+ * A GlueTable is one table of the Glue Data Catalog that writes register their data in. Immutable: each option
+ * returns a new GlueTable.
+ *
+ * <p>Before any S3 object is written ({@link #prepare}), it reads the table and refuses a write the table cannot
+ * take: a different location, other partition keys (unless {@code OVERWRITE}), a column whose type changed, a new
+ * column with schema evolution off, a missing database (unless {@code createDatabase(true)}). After the data is
+ * published, it creates the table, or updates it only when something changed (with the {@code VersionId} read before
+ * the write, re-reading and retrying on a concurrent change), and registers the partitions in batches of 100
+ * (deleting, for {@code OVERWRITE}, those that no longer exist, in batches of 25).
+ *
+ * <p>Not atomic: the table update and each partition batch are separate calls; a failure in between leaves the
+ * catalog partly updated, and a rerun of the write (or {@code S3Parquet.recover} with this table) completes it,
+ * since every step is idempotent.
+ */
+public final class GlueTable implements CatalogTable {
+    static final String INPUT_FORMAT = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat";
+    static final String OUTPUT_FORMAT = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat";
+    static final String SERDE = "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe";
+    static final String DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__";
+    private static final int MAX_COMMIT_ATTEMPTS = 3;
+
+    record Options(String description, Map<String, String> parameters, Map<String, String> columnComments, boolean schemaEvolution,
+                   boolean catalogVersioning, String catalogId, String tableType, boolean sanitizeNames, boolean registerPartitions,
+                   List<PartitionProjection> projections, boolean createDatabase, Retry retry) {
+        static Options defaults() {
+            return new Options(null, Map.of(), Map.of(), true, false, null, "EXTERNAL_TABLE", true, true, List.of(), false, Retry.defaults());
+        }
+    }
+
+    private final GlueClient glue;
+    private final String database;
+    private final String table;
+    private final Options o;
+
+    GlueTable(GlueClient glue, String database, String table, Options options) {
+        this.glue = glue;
+        this.database = Objects.requireNonNull(database, "database").toLowerCase(Locale.ROOT);
+        this.table = Objects.requireNonNull(table, "table");
+        this.o = options;
+    }
+
+    private GlueTable with(Options options) {
+        return new GlueTable(glue, database, table, options);
+    }
+
+    /** The table's description. */
+    public GlueTable description(String description) {
+        return with(new Options(description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
+                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+    }
+
+    /** Extra table parameters, added to (and winning over) the standard ones. */
+    public GlueTable parameters(Map<String, String> parameters) {
+        return with(new Options(o.description, Map.copyOf(parameters), o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
+                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+    }
+
+    /** Column comments, by column name (as the catalog names it). */
+    public GlueTable columnComments(Map<String, String> comments) {
+        return with(new Options(o.description, o.parameters, Map.copyOf(comments), o.schemaEvolution, o.catalogVersioning, o.catalogId,
+                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+    }
+
+    /** Whether a write may add columns to the table (default true); off, a new column is refused before any I/O. */
+    public GlueTable schemaEvolution(boolean enabled) {
+        return with(new Options(o.description, o.parameters, o.columnComments, enabled, o.catalogVersioning, o.catalogId,
+                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+    }
+
+    /** Whether Glue keeps a table version per update (default false: {@code SkipArchive=true}, as versions have a quota). */
+    public GlueTable catalogVersioning(boolean enabled) {
+        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, enabled, o.catalogId,
+                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+    }
+
+    /** The catalog (AWS account) id, for a catalog shared from another account; default the caller's. */
+    public GlueTable catalogId(String catalogId) {
+        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, catalogId,
+                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+    }
+
+    /** The type of a table this write creates (default {@code EXTERNAL_TABLE}); an existing table keeps its own. */
+    public GlueTable tableType(String tableType) {
+        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
+                Objects.requireNonNull(tableType), o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+    }
+
+    /** Whether table and column names are sanitized for Athena (default true): lower case, {@code [a-z0-9_]}, accents dropped. */
+    public GlueTable sanitizeNames(boolean enabled) {
+        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
+                o.tableType, enabled, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+    }
+
+    /** Whether written partitions are registered (default true); off, only the table is, for Athena's partition projection. */
+    public GlueTable registerPartitions(boolean enabled) {
+        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
+                o.tableType, o.sanitizeNames, enabled, o.projections, o.createDatabase, o.retry));
+    }
+
+    /** Turns on Athena's partition projection with these column projections ({@code projection.enabled=true}, a location template). */
+    public GlueTable projection(PartitionProjection... projections) {
+        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
+                o.tableType, o.sanitizeNames, o.registerPartitions, List.of(projections), o.createDatabase, o.retry));
+    }
+
+    /** Whether a missing database is created (default false: a missing database is an error before any I/O). */
+    public GlueTable createDatabase(boolean enabled) {
+        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
+                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, enabled, o.retry));
+    }
+
+    /** Retries of transient Glue errors: at most {@code attempts} calls, backoff from {@code base} doubling up to {@code cap}, full jitter. */
+    public GlueTable retry(int attempts, java.time.Duration base, java.time.Duration cap) {
+        if (attempts < 1) {
+            throw new IllegalArgumentException("attempts must be at least 1, got " + attempts);
+        }
+        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
+                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, new Retry(attempts, base, cap)));
+    }
+
+    /** The database name, lower case. */
+    public String database() {
+        return database;
+    }
+
+    /** The table name as looked up and registered (sanitized unless {@code sanitizeNames(false)}). */
+    public String name() {
+        return o.sanitizeNames ? GlueNames.sanitize(table) : table.toLowerCase(Locale.ROOT);
+    }
+
+    @Override
+    public String describe() {
+        return "glue:" + (o.catalogId == null ? "" : o.catalogId + ":") + database + "." + name();
+    }
+
+    @Override
+    public String columnName(String inputName) {
+        return o.sanitizeNames ? GlueNames.sanitize(inputName) : inputName;
+    }
+
+    // ---- prepare ----
+
+    @Override
+    public CatalogCommit prepare(TableDefinition def) {
+        if (name().isEmpty() || name().length() > 255) {
+            throw invalid(def, "the table name '" + table + "' becomes '" + name() + "', which Glue does not accept (1 to 255 characters)",
+                    "Choose another table name.");
+        }
+        List<Column> columns = columns(def, def.columns());
+        List<Column> keys = columns(def, def.partitionKeys());
+        Set<String> keyNames = new HashSet<>();
+        keys.forEach(k -> keyNames.add(k.name()));
+        for (PartitionProjection p : o.projections) {
+            if (!keyNames.contains(columnName(p.column()))) {
+                throw invalid(def, "the partition projection names the column '" + p.column() + "', which is not a partition column of this write "
+                        + keyNames, "Project only partition columns.");
+            }
+        }
+        boolean databaseExists = read(def, () -> {
+            try {
+                glue.getDatabase(b -> b.catalogId(o.catalogId).name(database));
+                return true;
+            } catch (EntityNotFoundException e) {
+                return false;
+            }
+        });
+        if (!databaseExists && !o.createDatabase) {
+            throw invalid(def, "the Glue database '" + database + "' does not exist", "Create it, or call createDatabase(true) on the Glue table.");
+        }
+        Table existing = databaseExists ? readTable(def) : null;
+        TableInput desired = desired(def, existing, columns, keys);
+        return new Commit(def, existing == null, databaseExists, existing == null ? null : existing.versionId(),
+                existing != null && Shape.of(existing).equals(Shape.of(desired)), desired);
+    }
+
+    private Table readTable(TableDefinition def) {
+        return read(def, () -> {
+            try {
+                return glue.getTable(b -> b.catalogId(o.catalogId).databaseName(database).name(name())).table();
+            } catch (EntityNotFoundException e) {
+                return null;
+            }
+        });
+    }
+
+    private List<Column> columns(TableDefinition def, List<Field> fields) {
+        List<Column> out = new ArrayList<>();
+        for (Field f : fields) {
+            String type;
+            try {
+                type = GlueTypes.of(f);
+            } catch (GlueTypes.Unsupported e) {
+                throw invalid(def, e.getMessage(), "Nothing was written.");
+            }
+            Column.Builder c = Column.builder().name(f.getName()).type(type);
+            String comment = o.columnComments.get(f.getName());
+            if (comment != null) {
+                c.comment(comment);
+            }
+            out.add(c.build());
+        }
+        return out;
+    }
+
+    /** The table as this write wants it, from the existing one (if any); refuses what the existing table cannot take. */
+    private TableInput desired(TableDefinition def, Table existing, List<Column> columns, List<Column> keys) {
+        List<Column> merged = columns;
+        List<Column> partitionKeys = keys;
+        Map<String, String> parameters = new LinkedHashMap<>();
+        String tableType = o.tableType;
+        String description = o.description;
+        if (existing != null) {
+            StorageDescriptor sd = existing.storageDescriptor();
+            String location = sd == null ? null : sd.location();
+            if (location == null || !withSlash(location).equals(def.location())) {
+                throw invalid(def, "the Glue table " + qualified() + " is at " + location + ", not at " + def.location(),
+                        "Write to the table's location, or register the data under another table name.");
+            }
+            if (!sameColumns(existing.partitionKeys(), keys) && def.mode() != WriteMode.OVERWRITE) {
+                throw invalid(def, "the Glue table " + qualified() + " is partitioned by " + describe(existing.partitionKeys())
+                        + ", this write by " + describe(keys), "Partition the write as the table is, or OVERWRITE the table to redefine it.");
+            }
+            if (def.mode() != WriteMode.OVERWRITE) {
+                merged = merge(def, sd.columns(), columns);
+            }
+            if (existing.parameters() != null) {
+                parameters.putAll(existing.parameters());
+            }
+            if (existing.tableType() != null) {
+                tableType = existing.tableType();
+            }
+            if (description == null) {
+                description = existing.description();
+            }
+        }
+        parameters.putAll(standardParameters(def));
+        if (!o.projections.isEmpty()) {
+            parameters.put("projection.enabled", "true");
+            StringBuilder template = new StringBuilder(def.location());
+            for (Column k : keys) {
+                template.append(k.name()).append("=${").append(k.name()).append("}/");
+            }
+            parameters.put("storage.location.template", template.toString());
+            for (PartitionProjection p : o.projections) {
+                parameters.putAll(p.parameters(columnName(p.column())));
+            }
+        }
+        parameters.putAll(o.parameters);
+        return TableInput.builder().name(name()).description(description).tableType(tableType).parameters(parameters)
+                .partitionKeys(partitionKeys).storageDescriptor(storage(def, merged, def.location())).build();
+    }
+
+    private List<Column> merge(TableDefinition def, List<Column> existing, List<Column> incoming) {
+        Map<String, Column> byName = new LinkedHashMap<>();
+        for (Column c : existing) {
+            byName.put(c.name(), c);
+        }
+        List<Column> added = new ArrayList<>();
+        for (Column c : incoming) {
+            Column old = byName.get(c.name());
+            if (old == null) {
+                if (!o.schemaEvolution) {
+                    throw invalid(def, "the column '" + c.name() + "' is not in the Glue table " + qualified() + " and schema evolution is off",
+                            "Drop the column, or allow it with schemaEvolution(true).");
+                }
+                added.add(c);
+            } else if (!old.type().equalsIgnoreCase(c.type())) {
+                throw invalid(def, "the column '" + c.name() + "' is " + old.type() + " in the Glue table " + qualified() + " but " + c.type()
+                        + " in this write", "Cast the column to " + old.type() + ", or OVERWRITE the table to redefine it.");
+            } else if (c.comment() != null && !c.comment().equals(old.comment())) {
+                byName.put(c.name(), old.toBuilder().comment(c.comment()).build());
+            }
+        }
+        List<Column> out = new ArrayList<>(byName.values());
+        out.addAll(added);
+        return out;
+    }
+
+    private Map<String, String> standardParameters(TableDefinition def) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("classification", "parquet");
+        p.put("compressionType", def.compression().glueName());
+        p.put("typeOfData", "file");
+        return p;
+    }
+
+    private StorageDescriptor storage(TableDefinition def, List<Column> columns, String location) {
+        return StorageDescriptor.builder().columns(columns).location(location).inputFormat(INPUT_FORMAT).outputFormat(OUTPUT_FORMAT)
+                .compressed(def.compression() != io.wrangler.Compression.NONE).numberOfBuckets(-1).bucketColumns(List.of())
+                .serdeInfo(SerDeInfo.builder().serializationLibrary(SERDE).parameters(Map.of("serialization.format", "1")).build())
+                .storedAsSubDirectories(false).sortColumns(List.of()).parameters(standardParameters(def)).build();
+    }
+
+    private static boolean sameColumns(List<Column> a, List<Column> b) {
+        if (a == null || a.size() != b.size()) {
+            return a == null && b.isEmpty();
+        }
+        for (int i = 0; i < a.size(); i++) {
+            if (!a.get(i).name().equals(b.get(i).name()) || !a.get(i).type().equalsIgnoreCase(b.get(i).type())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String describe(List<Column> keys) {
+        return keys == null ? "[]" : keys.stream().map(k -> k.name() + ":" + k.type()).toList().toString();
+    }
+
+    private static String withSlash(String location) {
+        String l = location.startsWith("s3a://") ? "s3://" + location.substring(6) : location;
+        return l.endsWith("/") ? l : l + "/";
+    }
+
+    private String qualified() {
+        return database + "." + name();
+    }
+
+    private InvalidWriteException invalid(TableDefinition def, String what, String todo) {
+        return new InvalidWriteException(def.location(), "validate", "Cannot write " + def.location() + " (step: validate): " + what + ". " + todo);
+    }
+
+    private <T> T read(TableDefinition def, Supplier<T> call) {
+        try {
+            return o.retry.run(call);
+        } catch (SdkException e) {
+            throw new CatalogException(def.location(), "validate", "Cannot read the Glue table " + qualified() + " for " + def.location()
+                    + " (step: validate): " + glueError(e) + ". Check the IAM permissions (glue:GetDatabase, glue:GetTable) and the "
+                    + "client's region; nothing was written.", e);
+        }
+    }
+
+    static String glueError(SdkException e) {
+        if (e instanceof GlueException g && g.awsErrorDetails() != null) {
+            return "Glue answered " + g.awsErrorDetails().errorCode() + " (" + g.awsErrorDetails().errorMessage() + ")";
+        }
+        return "the call failed (" + e.getMessage() + ")";
+    }
+
+    /** The parts of a table definition that a write sets; two definitions with equal shapes need no update. */
+    record Shape(String description, String tableType, Map<String, String> parameters, List<List<String>> keys, List<List<String>> columns,
+                 String location, String inputFormat, String outputFormat, String serde, Map<String, String> serdeParameters,
+                 Boolean compressed, Map<String, String> sdParameters) {
+        static Shape of(Table t) {
+            return of(t.description(), t.tableType(), t.parameters(), t.partitionKeys(), t.storageDescriptor());
+        }
+
+        static Shape of(TableInput t) {
+            return of(t.description(), t.tableType(), t.parameters(), t.partitionKeys(), t.storageDescriptor());
+        }
+
+        static Shape of(String description, String type, Map<String, String> parameters, List<Column> keys, StorageDescriptor sd) {
+            return new Shape(description, type, parameters == null ? Map.of() : Map.copyOf(parameters), columnsOf(keys), columnsOf(sd.columns()),
+                    sd.location(), sd.inputFormat(), sd.outputFormat(), sd.serdeInfo() == null ? null : sd.serdeInfo().serializationLibrary(),
+                    sd.serdeInfo() == null || sd.serdeInfo().parameters() == null ? Map.of() : Map.copyOf(sd.serdeInfo().parameters()),
+                    sd.compressed(), sd.parameters() == null ? Map.of() : Map.copyOf(sd.parameters()));
+        }
+
+        static List<List<String>> columnsOf(List<Column> columns) {
+            List<List<String>> out = new ArrayList<>();
+            if (columns != null) {
+                for (Column c : columns) {
+                    out.add(java.util.Arrays.asList(c.name(), c.type().toLowerCase(Locale.ROOT), c.comment()));
+                }
+            }
+            return out;
+        }
+    }
+
+    // ---- commit ----
+
+    private final class Commit implements CatalogCommit {
+        private final TableDefinition def;
+        private final boolean create;
+        private final boolean databaseExists;
+        private final String versionId;
+        private final boolean unchanged;
+        private final TableInput desired;
+
+        Commit(TableDefinition def, boolean create, boolean databaseExists, String versionId, boolean unchanged, TableInput desired) {
+            this.def = def;
+            this.create = create;
+            this.databaseExists = databaseExists;
+            this.versionId = versionId;
+            this.unchanged = unchanged;
+            this.desired = desired;
+        }
+
+        @Override
+        public void commit(List<PartitionEntry> written) {
+            TableInput table = create ? createTable() : updateTable();
+            if (!o.registerPartitions || def.partitionKeys().isEmpty()) {
+                return;
+            }
+            List<PartitionInput> inputs = new ArrayList<>();
+            for (PartitionEntry e : written) {
+                List<String> values = e.values().stream().map(v -> v == null ? DEFAULT_PARTITION : v).toList();
+                inputs.add(PartitionInput.builder().values(values).storageDescriptor(storage(def, table.storageDescriptor().columns(), e.location()))
+                        .parameters(Map.of()).build());
+            }
+            registerPartitions(inputs);
+            if (def.mode() == WriteMode.OVERWRITE) {
+                removeOtherPartitions(inputs);
+            }
+        }
+
+        private TableInput createTable() {
+            if (!databaseExists) {
+                call("create the Glue database " + database, () -> {
+                    try {
+                        return glue.createDatabase(b -> b.catalogId(o.catalogId).databaseInput(d -> d.name(database)));
+                    } catch (AlreadyExistsException e) {
+                        return null; // created meanwhile, or by a retried call that was applied
+                    }
+                });
+            }
+            try {
+                call("create the Glue table " + qualified(), () -> glue.createTable(b -> b.catalogId(o.catalogId).databaseName(database).tableInput(desired)));
+                return desired;
+            } catch (CatalogException e) {
+                if (!(e.getCause() instanceof AlreadyExistsException)) {
+                    throw e;
+                }
+                // Created by another writer, or by our own call whose answer was lost: update it like an existing table.
+                return retryUpdate(0);
+            }
+        }
+
+        private TableInput updateTable() {
+            if (unchanged) {
+                return desired;
+            }
+            try {
+                call("update the Glue table " + qualified(), () -> glue.updateTable(b -> b.catalogId(o.catalogId).databaseName(database)
+                        .tableInput(desired).skipArchive(!o.catalogVersioning).versionId(versionId)));
+                return desired;
+            } catch (CatalogException e) {
+                if (!(e.getCause() instanceof ConcurrentModificationException)) {
+                    throw e;
+                }
+                return retryUpdate(1);
+            }
+        }
+
+        /** Re-reads the table, re-validates this write against it, and updates it with the fresh VersionId. */
+        private TableInput retryUpdate(int attemptsSoFar) {
+            for (int attempt = attemptsSoFar + 1; ; attempt++) {
+                Table fresh = readTable(def);
+                if (fresh == null) {
+                    throw conflict("the table disappeared while this write was registering it", null);
+                }
+                TableInput want;
+                try {
+                    want = desired(def, fresh, columns(def, def.columns()), columns(def, def.partitionKeys()));
+                } catch (InvalidWriteException e) {
+                    throw conflict("another writer changed it so that this write no longer fits: " + e.getMessage(), e);
+                }
+                if (Shape.of(fresh).equals(Shape.of(want))) {
+                    return want;
+                }
+                try {
+                    call("update the Glue table " + qualified(), () -> glue.updateTable(b -> b.catalogId(o.catalogId).databaseName(database)
+                            .tableInput(want).skipArchive(!o.catalogVersioning).versionId(fresh.versionId())));
+                    return want;
+                } catch (CatalogException e) {
+                    if (!(e.getCause() instanceof ConcurrentModificationException) || attempt >= MAX_COMMIT_ATTEMPTS) {
+                        if (e.getCause() instanceof ConcurrentModificationException) {
+                            throw conflict("another writer kept changing it (ConcurrentModificationException " + attempt + " times)", e.getCause());
+                        }
+                        throw e;
+                    }
+                }
+            }
+        }
+
+        private CommitConflictException conflict(String why, Throwable cause) {
+            return new CommitConflictException(def.location(), "catalog", "Cannot update the Glue table " + qualified() + " for "
+                    + def.location() + " (step: catalog): " + why + ". The data is published and the write's manifest kept: rerunning "
+                    + "the write is safe and registers it.", cause);
+        }
+
+        private void registerPartitions(List<PartitionInput> inputs) {
+            List<PartitionInput> existing = new ArrayList<>();
+            for (int from = 0; from < inputs.size(); from += 100) {
+                List<PartitionInput> chunk = inputs.subList(from, Math.min(inputs.size(), from + 100));
+                BatchCreatePartitionResponse r = call("register partitions in " + qualified(), () -> glue.batchCreatePartition(b -> b
+                        .catalogId(o.catalogId).databaseName(database).tableName(name()).partitionInputList(chunk)));
+                for (PartitionError e : r.errors()) {
+                    if ("AlreadyExistsException".equals(code(e.errorDetail()))) {
+                        chunk.stream().filter(p -> p.values().equals(e.partitionValues())).findFirst().ifPresent(existing::add);
+                    } else {
+                        throw partitionError("register", e.partitionValues(), e.errorDetail());
+                    }
+                }
+            }
+            List<BatchUpdatePartitionRequestEntry> updates = new ArrayList<>();
+            for (int from = 0; from < existing.size(); from += 1000) {
+                List<PartitionInput> chunk = existing.subList(from, Math.min(existing.size(), from + 1000));
+                List<Partition> found = call("read partitions of " + qualified(), () -> glue.batchGetPartition(b -> b.catalogId(o.catalogId)
+                        .databaseName(database).tableName(name())
+                        .partitionsToGet(chunk.stream().map(p -> PartitionValueList.builder().values(p.values()).build()).toList()))).partitions();
+                for (PartitionInput want : chunk) {
+                    Partition have = found.stream().filter(p -> p.values().equals(want.values())).findFirst().orElse(null);
+                    if (have == null || !Shape.of(null, null, null, null, have.storageDescriptor())
+                            .equals(Shape.of(null, null, null, null, want.storageDescriptor()))) {
+                        updates.add(BatchUpdatePartitionRequestEntry.builder().partitionValueList(want.values()).partitionInput(want).build());
+                    }
+                }
+            }
+            for (int from = 0; from < updates.size(); from += 100) {
+                List<BatchUpdatePartitionRequestEntry> chunk = updates.subList(from, Math.min(updates.size(), from + 100));
+                BatchUpdatePartitionResponse r = call("update partitions of " + qualified(), () -> glue.batchUpdatePartition(b -> b
+                        .catalogId(o.catalogId).databaseName(database).tableName(name()).entries(chunk)));
+                if (r.hasErrors() && !r.errors().isEmpty()) {
+                    throw partitionError("update", r.errors().get(0).partitionValueList(), r.errors().get(0).errorDetail());
+                }
+            }
+        }
+
+        private void removeOtherPartitions(List<PartitionInput> written) {
+            Set<List<String>> keep = new HashSet<>();
+            written.forEach(p -> keep.add(p.values()));
+            List<PartitionValueList> remove = new ArrayList<>();
+            String token = null;
+            do {
+                final String t = token;
+                GetPartitionsResponse page = call("list partitions of " + qualified(), () -> glue.getPartitions(b -> b.catalogId(o.catalogId)
+                        .databaseName(database).tableName(name()).maxResults(1000).nextToken(t)));
+                for (Partition p : page.partitions()) {
+                    if (!keep.contains(p.values())) {
+                        remove.add(PartitionValueList.builder().values(p.values()).build());
+                    }
+                }
+                token = page.nextToken();
+            } while (token != null);
+            for (int from = 0; from < remove.size(); from += 25) {
+                List<PartitionValueList> chunk = remove.subList(from, Math.min(remove.size(), from + 25));
+                BatchDeletePartitionResponse r = call("delete replaced partitions of " + qualified(), () -> glue.batchDeletePartition(b -> b
+                        .catalogId(o.catalogId).databaseName(database).tableName(name()).partitionsToDelete(chunk)));
+                for (PartitionError e : r.errors()) {
+                    if (!"EntityNotFoundException".equals(code(e.errorDetail()))) {
+                        throw partitionError("delete", e.partitionValues(), e.errorDetail());
+                    }
+                }
+            }
+        }
+
+        private String code(ErrorDetail d) {
+            return d == null ? null : d.errorCode();
+        }
+
+        private CatalogException partitionError(String verb, List<String> values, ErrorDetail d) {
+            return new CatalogException(def.location(), "catalog", "Cannot " + verb + " the partition " + values + " of the Glue table "
+                    + qualified() + " for " + def.location() + " (step: catalog): Glue answered " + code(d) + " (" + (d == null ? "" : d.errorMessage())
+                    + "). The data is published and the write's manifest kept: fix the cause and rerun the write, or run S3Parquet.recover with "
+                    + "this Glue table.", null);
+        }
+
+        private <T> T call(String doing, Supplier<T> call) {
+            try {
+                return o.retry.run(call);
+            } catch (SdkException e) {
+                throw new CatalogException(def.location(), "catalog", "Cannot " + doing + " for " + def.location() + " (step: catalog): "
+                        + glueError(e) + ". The data is published and the write's manifest kept: fix the cause and rerun the write, or run "
+                        + "S3Parquet.recover with this Glue table.", e);
+            }
+        }
+    }
+
+}

@@ -1,0 +1,55 @@
+package io.wrangler.glue;
+
+import io.wrangler.testkit.DuckReader;
+import io.wrangler.testkit.LocalGlue;
+import io.wrangler.testkit.LocalS3;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** One LocalS3 and one LocalGlue for the test JVM; a fresh bucket and Glue database per test. */
+final class Lake {
+    private static LocalS3 s3;
+    private static LocalGlue glue;
+    private static final AtomicInteger N = new AtomicInteger();
+
+    private Lake() {
+    }
+
+    static synchronized LocalS3 s3() {
+        if (s3 == null) {
+            s3 = LocalS3.start();
+            glue = LocalGlue.start();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                s3.close();
+                glue.close();
+            }));
+        }
+        return s3;
+    }
+
+    static LocalGlue glue() {
+        s3();
+        return glue;
+    }
+
+    /** A new bucket and a database of the same name (with '-' as '_'). */
+    static String fresh() {
+        String name = "lake-" + N.incrementAndGet() + "-" + Long.toHexString(System.nanoTime() & 0xFFFFFF);
+        s3().createBucket(name);
+        glue().client().createDatabase(b -> b.databaseInput(d -> d.name(name.replace('-', '_'))));
+        return name;
+    }
+
+    static String db(String bucket) {
+        return bucket.replace('-', '_');
+    }
+
+    static Map<String, byte[]> snapshot(String bucket) {
+        return s3().snapshot(bucket, "");
+    }
+
+    static List<List<Object>> query(String bucket, String prefix, String sql) {
+        return DuckReader.query(s3(), bucket, prefix, sql);
+    }
+}

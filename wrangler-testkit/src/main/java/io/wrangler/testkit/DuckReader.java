@@ -1,0 +1,102 @@
+package io.wrangler.testkit;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * A DuckReader reads what a write left in a {@link LocalS3} with DuckDB, an engine independent of wrangler, as a
+ * Hive-partitioned dataset: the table is downloaded to a temporary folder without its hidden paths (names starting
+ * with {@code _} or {@code .}, which Hive, Spark and Athena skip), then queried as the view {@code t}.
+ */
+public final class DuckReader {
+    private DuckReader() {
+    }
+
+    /**
+     * Runs {@code sql} over the table at {@code s3://bucket/prefix}, visible as the view {@code t} (hive partitioning on,
+     * session time zone UTC). Rows as lists of JDBC values. An empty table has no view {@code t}.
+     */
+    public static List<List<Object>> query(LocalS3 s3, String bucket, String prefix, String sql) {
+        Path dir = null;
+        try {
+            dir = Files.createTempDirectory("wrangler-read-");
+            boolean any = false;
+            for (String key : s3.list(bucket, prefix).keySet()) {
+                String rel = key.substring(prefix.length());
+                if (rel.startsWith("_") || rel.startsWith(".") || rel.contains("/_") || rel.contains("/.")) {
+                    continue;
+                }
+                Path file = dir.resolve(rel);
+                Files.createDirectories(file.getParent());
+                Files.write(file, s3.get(bucket, key));
+                any |= rel.endsWith(".parquet");
+            }
+            try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement()) {
+                st.execute("SET TimeZone='UTC'");
+                if (any) {
+                    st.execute("CREATE VIEW t AS SELECT * FROM read_parquet('" + dir + "/**/*.parquet', hive_partitioning=true)");
+                }
+                try (ResultSet rs = st.executeQuery(sql)) {
+                    return rows(rs);
+                }
+            }
+        } catch (IOException | SQLException e) {
+            throw new IllegalStateException("DuckDB could not read s3://" + bucket + "/" + prefix + ": " + e.getMessage(), e);
+        } finally {
+            delete(dir);
+        }
+    }
+
+    /** Runs {@code sql} over one Parquet file given as bytes; {@code $file} in the SQL names it. */
+    public static List<List<Object>> queryFile(byte[] parquet, String sql) {
+        Path file = null;
+        try {
+            file = Files.createTempFile("wrangler-file-", ".parquet");
+            Files.write(file, parquet);
+            try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement()) {
+                st.execute("SET TimeZone='UTC'");
+                try (ResultSet rs = st.executeQuery(sql.replace("$file", "'" + file + "'"))) {
+                    return rows(rs);
+                }
+            }
+        } catch (IOException | SQLException e) {
+            throw new IllegalStateException("DuckDB could not read the file: " + e.getMessage(), e);
+        } finally {
+            delete(file);
+        }
+    }
+
+    private static List<List<Object>> rows(ResultSet rs) throws SQLException {
+        List<List<Object>> out = new ArrayList<>();
+        ResultSetMetaData md = rs.getMetaData();
+        while (rs.next()) {
+            List<Object> row = new ArrayList<>();
+            for (int i = 1; i <= md.getColumnCount(); i++) {
+                row.add(rs.getObject(i));
+            }
+            out.add(row);
+        }
+        return out;
+    }
+
+    private static void delete(Path path) {
+        if (path == null || !Files.exists(path)) {
+            return;
+        }
+        try (var walk = Files.walk(path)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a leftover temporary folder is harmless
+        }
+    }
+}
