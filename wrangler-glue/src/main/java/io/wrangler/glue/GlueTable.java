@@ -497,7 +497,8 @@ public final class GlueTable implements CatalogTable {
                 try {
                     want = desired(def, fresh, columns(def, def.columns()), columns(def, def.partitionKeys()));
                 } catch (InvalidWriteException e) {
-                    throw conflict("another writer changed it so that this write no longer fits: " + e.getMessage(), e);
+                    String why = e.getMessage().endsWith(".") ? e.getMessage().substring(0, e.getMessage().length() - 1) : e.getMessage();
+                    throw conflict("another writer changed it so that this write no longer fits: " + why, e);
                 }
                 if (Shape.of(fresh).equals(Shape.of(want))) {
                     return want;

@@ -23,7 +23,8 @@ public final class DuckReader {
     }
 
     /**
-     * Runs {@code sql} over the table at {@code s3://bucket/prefix}, visible as the view {@code t} (hive partitioning on,
+     * Runs {@code sql} over the table at {@code s3://bucket/prefix}, visible as the view {@code t} (hive partitioning on, files
+     * unioned by column name as schema evolution needs,
      * session time zone UTC). Rows as lists of JDBC values. An empty table has no view {@code t}.
      */
     public static List<List<Object>> query(LocalS3 s3, String bucket, String prefix, String sql) {
@@ -44,7 +45,7 @@ public final class DuckReader {
             try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement()) {
                 st.execute("SET TimeZone='UTC'");
                 if (any) {
-                    st.execute("CREATE VIEW t AS SELECT * FROM read_parquet('" + dir + "/**/*.parquet', hive_partitioning=true)");
+                    st.execute("CREATE VIEW t AS SELECT * FROM read_parquet('" + dir + "/**/*.parquet', hive_partitioning=true, union_by_name=true)");
                 }
                 try (ResultSet rs = st.executeQuery(sql)) {
                     return rows(rs);
