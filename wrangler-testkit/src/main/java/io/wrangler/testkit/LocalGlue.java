@@ -319,6 +319,21 @@ public final class LocalGlue implements AutoCloseable {
         return t == null || t.isNull() ? 0 : Integer.parseInt(t.asText());
     }
 
+    /** One page of {@code all} as the response field {@code field}, with a NextToken when more remain. */
+    private static ObjectNode page(List<? extends JsonNode> all, JsonNode r, int maxPage, String field) {
+        int max = maxResults(r, maxPage);
+        int from = token(r);
+        ObjectNode out = JSON.createObjectNode();
+        ArrayNode list = out.putArray(field);
+        for (int i = from; i < Math.min(all.size(), from + max); i++) {
+            list.add(all.get(i).deepCopy());
+        }
+        if (from + max < all.size()) {
+            out.put("NextToken", String.valueOf(from + max));
+        }
+        return out;
+    }
+
     private static ObjectNode wrap(String field, JsonNode value) {
         ObjectNode o = JSON.createObjectNode();
         o.set(field, value.deepCopy());
@@ -394,18 +409,7 @@ public final class LocalGlue implements AutoCloseable {
     }
 
     private JsonNode getDatabases(JsonNode r) {
-        int max = maxResults(r, 100);
-        List<Database> all = new ArrayList<>(databases.values());
-        int from = token(r);
-        ObjectNode out = JSON.createObjectNode();
-        ArrayNode list = out.putArray("DatabaseList");
-        for (int i = from; i < Math.min(all.size(), from + max); i++) {
-            list.add(all.get(i).definition.deepCopy());
-        }
-        if (from + max < all.size()) {
-            out.put("NextToken", String.valueOf(from + max));
-        }
-        return out;
+        return page(databases.values().stream().map(d -> d.definition).toList(), r, 100, "DatabaseList");
     }
 
     private JsonNode deleteDatabase(JsonNode r) {
@@ -469,18 +473,7 @@ public final class LocalGlue implements AutoCloseable {
 
     private JsonNode getTables(JsonNode r) {
         Database d = database(text(r, "DatabaseName"));
-        int max = maxResults(r, 100);
-        List<Table> all = new ArrayList<>(d.tables.values());
-        int from = token(r);
-        ObjectNode out = JSON.createObjectNode();
-        ArrayNode list = out.putArray("TableList");
-        for (int i = from; i < Math.min(all.size(), from + max); i++) {
-            list.add(all.get(i).definition.deepCopy());
-        }
-        if (from + max < all.size()) {
-            out.put("NextToken", String.valueOf(from + max));
-        }
-        return out;
+        return page(d.tables.values().stream().map(t -> t.definition).toList(), r, 100, "TableList");
     }
 
     private JsonNode updateTable(JsonNode r) {
@@ -517,24 +510,16 @@ public final class LocalGlue implements AutoCloseable {
     private JsonNode getTableVersions(JsonNode r) {
         Table t = table(r, "TableName");
         List<ObjectNode> all = new ArrayList<>();
-        all.add(t.definition);
-        for (int i = t.versions.size() - 1; i >= 0; i--) {
-            all.add(t.versions.get(i));
-        }
-        int max = maxResults(r, 100);
-        int from = token(r);
-        ObjectNode out = JSON.createObjectNode();
-        ArrayNode list = out.putArray("TableVersions");
-        for (int i = from; i < Math.min(all.size(), from + max); i++) {
+        List<ObjectNode> newestFirst = new ArrayList<>(t.versions);
+        newestFirst.add(t.definition);
+        Collections.reverse(newestFirst);
+        for (ObjectNode table : newestFirst) {
             ObjectNode v = JSON.createObjectNode();
-            v.set("Table", all.get(i).deepCopy());
-            v.put("VersionId", all.get(i).get("VersionId").asText());
-            list.add(v);
+            v.set("Table", table);
+            v.put("VersionId", table.get("VersionId").asText());
+            all.add(v);
         }
-        if (from + max < all.size()) {
-            out.put("NextToken", String.valueOf(from + max));
-        }
-        return out;
+        return page(all, r, 100, "TableVersions");
     }
 
     // ---- partitions ----
@@ -663,7 +648,7 @@ public final class LocalGlue implements AutoCloseable {
 
     private JsonNode getPartitions(JsonNode r) {
         Table t = table(r, "TableName");
-        int max = maxResults(r, 1000);
+        maxResults(r, 1000);
         String expression = r.has("Expression") && !r.get("Expression").isNull() ? r.get("Expression").asText() : null;
         if (expression != null && expression.length() > 2048) {
             throw invalid("1 validation error detected: Value at 'expression' failed to satisfy constraint: Member must have length less than or equal to 2048");
@@ -699,15 +684,6 @@ public final class LocalGlue implements AutoCloseable {
             }
             matching = mine;
         }
-        int from = token(r);
-        ObjectNode out = JSON.createObjectNode();
-        ArrayNode list = out.putArray("Partitions");
-        for (int i = from; i < Math.min(matching.size(), from + max); i++) {
-            list.add(matching.get(i).deepCopy());
-        }
-        if (from + max < matching.size()) {
-            out.put("NextToken", String.valueOf(from + max));
-        }
-        return out;
+        return page(matching, r, 1000, "Partitions");
     }
 }
