@@ -3,33 +3,33 @@ package io.wrangler.examples;
 import io.wrangler.S3Parquet;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteResult;
-import io.wrangler.testkit.LocalS3;
-import java.math.BigDecimal;
+import io.wrangler.glue.GlueCatalog;
+import io.wrangler.glue.GlueTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.Comparator;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import software.amazon.awssdk.services.glue.model.Column;
+import software.amazon.awssdk.services.glue.model.Partition;
+import software.amazon.awssdk.services.glue.model.Table;
+import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * The nightly orders job (the user's first scenario): orders for several days and countries are written to S3
- * as Parquet partitioned by {@code dt} and {@code country} with {@code OVERWRITE_PARTITIONS}; then one day is
- * rerun with corrected data. The program shows that the rerun replaced only that day's partitions and that
- * nothing doubled. It runs on an in-process LocalS3 whose objects are kept under {@code wrangler-data/}; the
- * table is also copied there as plain files so that DuckDB can read it, with the query printed at the end.
+ * The nightly orders job (the user's first scenario, the README's main job): orders for three days and three
+ * countries are written as Parquet partitioned by {@code dt} and {@code country} with {@code OVERWRITE_PARTITIONS}
+ * and registered in Glue as {@code analytics.orders}; then one day is rerun with corrected data. The program shows,
+ * reading the table back with DuckDB, that the rerun replaced only that day's partitions and that nothing doubled,
+ * and what the Glue table and its partitions look like. It ends with a DuckDB query to paste.
  *
- * <p>Against real AWS, replace {@code s3.client()} by {@code S3Client.create()} (region and credentials from the
- * SDK's default chains) and the bucket by yours.
+ * <p>Runs on an embedded LocalS3 and LocalGlue, file-backed under {@code ./wrangler-data} (or the folder given as
+ * the first argument); against real AWS when {@code WRANGLER_BUCKET} is set (see {@link ExampleLake}).
  */
 public final class DailyOrders {
     private DailyOrders() {
@@ -53,62 +53,87 @@ public final class DailyOrders {
 
     public static void main(String[] args) {
         Path folder = Path.of(args.length > 0 ? args[0] : "wrangler-data").toAbsolutePath();
-        try (LocalS3 s3 = LocalS3.fileBacked(folder.resolve("s3"))) {
-            s3.createBucket("lake");
-            String table = "s3://lake/marts/orders/";
+        try (ExampleLake lake = ExampleLake.open(folder)) {
+            System.out.println("Lake: " + lake.describe());
+            lake.database("analytics");
+            GlueTable catalog = GlueCatalog.of(lake.glue()).table("analytics", "orders").description("Daily orders, one row per order");
+            String table = lake.uri("marts/orders/");
             List<LocalDate> days = List.of(LocalDate.of(2024, 1, 14), LocalDate.of(2024, 1, 15), LocalDate.of(2024, 1, 16));
             List<String> countries = List.of("RU", "DE", "US");
 
             System.out.println("1. Nightly load of 3 days x 3 countries, 4 orders each, 10.00 each, to " + table);
             WriteResult first = S3Parquet.write(orders(days, countries, 4, 1000)).partitionBy("dt", "country")
-                    .mode(WriteMode.OVERWRITE_PARTITIONS).s3(s3.client()).to(table);
+                    .mode(WriteMode.OVERWRITE_PARTITIONS).catalog(catalog).s3(lake.s3()).to(table);
             System.out.printf("   wrote %d rows in %d files, %d partitions%n", first.rows(), first.paths().size(), first.partitions().size());
-            Map<String, long[]> before = totals(s3, folder);
+            Map<String, long[]> before = totals(lake);
 
             System.out.println("2. Rerun of 2024-01-15 with corrected data: 2 orders per country, 25.00 each");
             WriteResult rerun = S3Parquet.write(orders(List.of(LocalDate.of(2024, 1, 15)), countries, 2, 2500)).partitionBy("dt", "country")
-                    .mode(WriteMode.OVERWRITE_PARTITIONS).s3(s3.client()).to(table);
+                    .mode(WriteMode.OVERWRITE_PARTITIONS).catalog(catalog).s3(lake.s3()).to(table);
             rerun.partitions().forEach(p -> System.out.printf("   %s: %d rows written, %d old file(s) replaced%n",
                     p.prefix(), p.rows(), p.replacedFiles().size()));
 
-            System.out.println("3. Rows and amount per partition, before -> after the rerun:");
-            Map<String, long[]> after = totals(s3, folder);
+            System.out.println("3. Rows and amount per partition, before -> after the rerun (read back with DuckDB):");
+            Map<String, long[]> after = totals(lake);
             for (String partition : before.keySet()) {
                 long[] b = before.get(partition);
                 long[] a = after.get(partition);
                 String change = b[0] == a[0] && b[1] == a[1] ? "unchanged" : "replaced";
                 System.out.printf("   %-28s %2d rows %8.2f -> %2d rows %8.2f  %s%n", partition, b[0], b[1] / 100.0, a[0], a[1] / 100.0, change);
             }
-            long files = s3.list("lake", "marts/orders/").keySet().stream().filter(k -> k.endsWith(".parquet")).count();
-            System.out.printf("   %d data files, %d objects under _tmp/ (nothing doubled, nothing left behind)%n", files,
-                    s3.list("lake", "marts/orders/_tmp/").size());
+            List<S3Object> objects = lake.s3().listObjectsV2(b -> b.bucket(lake.bucket()).prefix(lake.key("marts/orders/"))).contents();
+            long files = objects.stream().filter(o -> o.key().endsWith(".parquet") && !o.key().contains("/_tmp/")).count();
+            long staging = objects.stream().filter(o -> o.key().contains("/_tmp/")).count();
+            System.out.printf("   %d data files, %d objects under _tmp/ (nothing doubled, nothing left behind)%n", files, staging);
 
-            deleteRecursively(folder.resolve("orders"));
-            Path local = s3.download("lake", "marts/orders/", folder.resolve("orders"));
-            System.out.println("4. The table is also copied to " + local + "; read it with DuckDB:");
-            System.out.println("   SELECT dt, country, count(*), sum(amountCents) FROM read_parquet('" + local
+            System.out.println("4. The Glue table analytics.orders:");
+            Table t = lake.glue().getTable(b -> b.databaseName("analytics").name("orders")).table();
+            System.out.println("   location " + t.storageDescriptor().location() + ", " + t.tableType() + ", serde " + t.storageDescriptor().serdeInfo().serializationLibrary());
+            System.out.println("   columns " + t.storageDescriptor().columns().stream().map(c -> c.name() + " " + c.type()).toList());
+            System.out.println("   partition keys " + t.partitionKeys().stream().map(Column::name).toList() + ", parameters " + new TreeMap<>(t.parameters()));
+            List<Partition> partitions = new ArrayList<>();
+            lake.glue().getPartitionsPaginator(b -> b.databaseName("analytics").tableName("orders")).forEach(p -> partitions.addAll(p.partitions()));
+            partitions.sort(Comparator.comparing(p -> p.values().toString()));
+            System.out.println("   " + partitions.size() + " partitions, e.g. " + partitions.get(0).values() + " at " + partitions.get(0).storageDescriptor().location());
+
+            Path local = folder.resolve("orders");
+            deleteRecursively(local);
+            download(lake, "marts/orders/", local);
+            System.out.println("5. A copy of the table is in " + local + "; read it with DuckDB:");
+            System.out.println("   SELECT dt, country, count(*), sum(amountcents) FROM read_parquet('" + local
                     + "/**/*.parquet', hive_partitioning = true) GROUP BY ALL ORDER BY ALL;");
         }
     }
 
-    /** Rows and cents per partition, as DuckDB reads the table (a copy of it in {@code folder/snapshot}). */
-    private static Map<String, long[]> totals(LocalS3 s3, Path folder) {
-        Path copy = s3.download("lake", "marts/orders/", folder.resolve("snapshot-" + System.nanoTime()));
+    /** Rows and cents per partition, as DuckDB reads the table. */
+    private static Map<String, long[]> totals(ExampleLake lake) {
         Map<String, long[]> out = new TreeMap<>();
-        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT 'dt=' || dt || '/country=' || country, count(*), sum(amountCents) FROM read_parquet('"
-                     + copy + "/*/*/*.parquet', hive_partitioning = true) GROUP BY ALL")) {
-            while (rs.next()) {
-                out.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3)});
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("DuckDB could not read the table copy in " + copy, e);
+        for (List<Object> row : lake.query("marts/orders/",
+                "SELECT 'dt=' || dt || '/country=' || country, count(*), sum(amountcents)::BIGINT FROM t GROUP BY ALL")) {
+            out.put((String) row.get(0), new long[] {(Long) row.get(1), (Long) row.get(2)});
         }
-        deleteRecursively(copy);
         return out;
     }
 
-    private static void deleteRecursively(Path path) {
+    /** Copies the table's data files (not its hidden {@code _tmp/}) to a local folder. */
+    static void download(ExampleLake lake, String table, Path target) {
+        String prefix = lake.key(table);
+        try {
+            for (S3Object o : lake.s3().listObjectsV2Paginator(b -> b.bucket(lake.bucket()).prefix(prefix)).contents()) {
+                String rel = o.key().substring(prefix.length());
+                if (rel.startsWith("_")) {
+                    continue;
+                }
+                Path file = target.resolve(rel);
+                Files.createDirectories(file.getParent());
+                Files.write(file, lake.s3().getObjectAsBytes(b -> b.bucket(lake.bucket()).key(o.key())).asByteArray());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void deleteRecursively(Path path) {
         if (!Files.exists(path)) {
             return;
         }

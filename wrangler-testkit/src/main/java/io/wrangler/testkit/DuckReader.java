@@ -12,6 +12,8 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * A DuckReader reads what a write left in a {@link LocalS3} with DuckDB, an engine independent of wrangler, as a
@@ -28,18 +30,24 @@ public final class DuckReader {
      * session time zone UTC). Rows as lists of JDBC values. An empty table has no view {@code t}.
      */
     public static List<List<Object>> query(LocalS3 s3, String bucket, String prefix, String sql) {
+        return query(s3.client(), bucket, prefix, sql);
+    }
+
+    /** Like {@link #query(LocalS3, String, String, String)}, through any S3 client (real AWS included). */
+    public static List<List<Object>> query(S3Client s3, String bucket, String prefix, String sql) {
         Path dir = null;
         try {
             dir = Files.createTempDirectory("wrangler-read-");
             boolean any = false;
-            for (String key : s3.list(bucket, prefix).keySet()) {
+            for (S3Object o : s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
+                String key = o.key();
                 String rel = key.substring(prefix.length());
                 if (rel.startsWith("_") || rel.startsWith(".") || rel.contains("/_") || rel.contains("/.")) {
                     continue;
                 }
                 Path file = dir.resolve(rel);
                 Files.createDirectories(file.getParent());
-                Files.write(file, s3.get(bucket, key));
+                Files.write(file, s3.getObjectAsBytes(b -> b.bucket(bucket).key(key)).asByteArray());
                 any |= rel.endsWith(".parquet");
             }
             try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement()) {

@@ -11,6 +11,9 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -94,14 +97,32 @@ public final class LocalGlue implements AutoCloseable {
         }
     }
 
-    private LocalGlue(HttpServer server, ExecutorService executor) {
+    private final Path file;
+
+    private LocalGlue(HttpServer server, ExecutorService executor, Path file) {
         this.server = server;
         this.executor = executor;
+        this.file = file;
         this.client = newClient();
+        if (file != null && Files.exists(file)) {
+            load();
+        }
     }
 
-    /** Starts an endpoint on a random port of 127.0.0.1. */
+    /** Starts an endpoint on a random port of 127.0.0.1 whose catalog lives in memory. */
     public static LocalGlue start() {
+        return start(null);
+    }
+
+    /**
+     * Starts an endpoint whose catalog is kept in {@code file} (JSON, written after every change): a LocalGlue started
+     * again on the same file sees the same databases, tables and partitions.
+     */
+    public static LocalGlue fileBacked(Path file) {
+        return start(file.toAbsolutePath());
+    }
+
+    private static LocalGlue start(Path file) {
         try {
             HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
             ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
@@ -110,7 +131,7 @@ public final class LocalGlue implements AutoCloseable {
                 return t;
             });
             server.setExecutor(executor);
-            LocalGlue glue = new LocalGlue(server, executor);
+            LocalGlue glue = new LocalGlue(server, executor, file);
             server.createContext("/", glue::handle);
             server.start();
             return glue;
@@ -184,6 +205,54 @@ public final class LocalGlue implements AutoCloseable {
         executor.shutdownNow();
     }
 
+    // ---- persistence ----
+
+    private void save() {
+        ObjectNode root = JSON.createObjectNode();
+        databases.forEach((name, d) -> {
+            ObjectNode db = root.putObject(name);
+            db.set("definition", d.definition);
+            ObjectNode tables = db.putObject("tables");
+            d.tables.forEach((tn, t) -> {
+                ObjectNode tj = tables.putObject(tn);
+                tj.set("definition", t.definition);
+                tj.put("version", t.version);
+                tj.putArray("versions").addAll(t.versions);
+                ArrayNode parts = tj.putArray("partitions");
+                t.partitions.values().forEach(parts::add);
+            });
+        });
+        try {
+            Files.createDirectories(file.getParent());
+            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+            JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), root);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new IllegalStateException("LocalGlue cannot save its catalog to " + file, e);
+        }
+    }
+
+    private void load() {
+        try {
+            JsonNode root = JSON.readTree(file.toFile());
+            root.fields().forEachRemaining(db -> {
+                Database d = new Database();
+                d.definition = (ObjectNode) db.getValue().get("definition");
+                db.getValue().get("tables").fields().forEachRemaining(te -> {
+                    Table t = new Table();
+                    t.definition = (ObjectNode) te.getValue().get("definition");
+                    t.version = te.getValue().get("version").asInt();
+                    te.getValue().get("versions").forEach(v -> t.versions.add((ObjectNode) v));
+                    te.getValue().get("partitions").forEach(p -> t.partitions.put(values(p.get("Values")), (ObjectNode) p));
+                    d.tables.put(te.getKey(), t);
+                });
+                databases.put(db.getKey(), d);
+            });
+        } catch (IOException e) {
+            throw new IllegalStateException("LocalGlue cannot read its catalog from " + file, e);
+        }
+    }
+
     // ---- HTTP ----
 
     private void handle(HttpExchange exchange) throws IOException {
@@ -206,6 +275,9 @@ public final class LocalGlue implements AutoCloseable {
             JsonNode request = body.length == 0 ? JSON.createObjectNode() : JSON.readTree(body);
             synchronized (this) {
                 response = dispatch(operation, request);
+                if (file != null && !operation.startsWith("Get") && !operation.startsWith("BatchGet")) {
+                    save();
+                }
             }
             if (fault != null) {
                 throw new GlueError(fault.fault.type, fault.fault.status, fault.fault.message);
