@@ -1,6 +1,7 @@
 package io.wrangler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.wrangler.commit.Step;
 import java.io.ByteArrayInputStream;
@@ -167,6 +168,22 @@ class FilesAndInputsTest {
                 "{a=1, b=NULL}", "{'city': Lisbon, 'zip': 1000}", "[{'city': Porto, 'zip': NULL}]");
         assertThat(rows.get(1)).containsExactly("c2", 0, null, (short) 0, (byte) 0, -1.0, 0f, false, "-0.125", "DECIMAL(38,3)",
                 null, null, null, null, null, null, "[]", "{}", null, null);
+    }
+
+    record Priced(String id, @Decimal(precision = 10, scale = 2) BigDecimal price, BigDecimal inferred) {
+    }
+
+    @Test
+    void aDeclaredDecimalKeepsItsTypeWhateverTheValues() {
+        S3Parquet.write(List.of(new Priced("a", new BigDecimal("7"), new BigDecimal("7")), new Priced("b", null, null)))
+                .s3(TestLake.s3().client()).to("s3://" + bucket + "/p/");
+        assertThat(TestLake.query(bucket, "p/", "SELECT id, typeof(price), CAST(price AS VARCHAR), typeof(inferred) FROM t ORDER BY id"))
+                .containsExactly(List.of("a", "DECIMAL(10,2)", "7.00", "DECIMAL(38,0)"), java.util.Arrays.asList("b", "DECIMAL(10,2)", null, "DECIMAL(38,0)"));
+        assertThatThrownBy(() -> S3Parquet.write(List.of(new Priced("c", new BigDecimal("1.005"), null))).s3(TestLake.s3().client())
+                .to("s3://" + bucket + "/p/"))
+                .isInstanceOf(InvalidWriteException.class)
+                .hasMessage("Cannot write s3://" + bucket + "/p/ (step: validate): component 'price' holds 1.005, which has more than the 2 "
+                        + "decimals of its column: round the values. Nothing was written.");
     }
 
     @Test

@@ -267,6 +267,11 @@ public final class TableWrite {
             }
         } catch (IOException e) {
             throw invalid("the input could not be read (" + e.getMessage() + ")", "Check the input.");
+        } catch (InvalidWriteException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            // A value the input conversion refuses (a record's decimal that needs rounding, an instant finer than microseconds).
+            throw invalid(e.getMessage(), "Nothing was written.");
         }
         if (rows == 0 && spec.mode() == WriteMode.OVERWRITE) {
             throw emptyOverwrite();

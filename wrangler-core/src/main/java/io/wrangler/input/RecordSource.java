@@ -49,7 +49,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *
  * <p>Record components map to columns: String, enums and UUID to utf8; int, long, short, byte (and boxes)
  * to signed integers; double and float; boolean; BigDecimal to decimal(38, s) with s the largest scale
- * found in that column; LocalDate to date; Instant to a UTC timestamp and LocalDateTime to a timestamp
+ * found in that column, or as declared by {@link io.wrangler.Decimal}; LocalDate to date; Instant to a UTC timestamp and LocalDateTime to a timestamp
  * without zone, both in microseconds; byte[] to binary; List to list; Map to map; a nested record to a
  * struct. Reference-typed components may be null.
  */
@@ -88,7 +88,8 @@ public final class RecordSource implements BatchSource {
         List<Field> fields = new ArrayList<>();
         this.setters = new Setter[components.length];
         for (int i = 0; i < components.length; i++) {
-            Mapped m = map(components[i].getName(), components[i].getName(), components[i].getGenericType(), scales);
+            Mapped m = map(components[i].getName(), components[i].getName(), components[i].getGenericType(), scales,
+                    components[i].getAnnotation(io.wrangler.Decimal.class));
             fields.add(m.field);
             setters[i] = m.setter;
         }
@@ -223,6 +224,10 @@ public final class RecordSource implements BatchSource {
     }
 
     private static Mapped map(String name, String path, Type type, Map<String, Integer> scales) {
+        return map(name, path, type, scales, null);
+    }
+
+    private static Mapped map(String name, String path, Type type, Map<String, Integer> scales, io.wrangler.Decimal declared) {
         Class<?> c = raw(type);
         if (c == String.class || c.isEnum() || c == UUID.class) {
             return new Mapped(leaf(name, ArrowType.Utf8.INSTANCE), (v, i, o) -> {
@@ -270,22 +275,33 @@ public final class RecordSource implements BatchSource {
             });
         }
         if (c == BigDecimal.class) {
-            int scale = scales.getOrDefault(path, 0);
-            if (scale > 38) {
+            int precision = declared == null ? 38 : declared.precision();
+            int scale = declared == null ? scales.getOrDefault(path, 0) : declared.scale();
+            if (precision < 1 || precision > 38 || scale < 0 || scale > precision) {
+                throw new IllegalArgumentException("component '" + path + "' is declared decimal(" + precision + "," + scale
+                        + "): the precision must be 1 to 38 and the scale 0 to the precision");
+            }
+            if (declared == null && scale > 38) {
                 throw new IllegalArgumentException("component '" + path + "' holds a BigDecimal of scale " + scale
                         + ", more than the 38 digits a decimal column holds: round the values");
             }
-            return new Mapped(leaf(name, new ArrowType.Decimal(38, scale, 128)), (v, i, o) -> {
+            return new Mapped(leaf(name, new ArrowType.Decimal(precision, scale, 128)), (v, i, o) -> {
                 if (o == null) {
                     ((DecimalVector) v).setNull(i);
-                } else {
-                    BigDecimal d = ((BigDecimal) o).setScale(scale, RoundingMode.UNNECESSARY);
-                    if (d.precision() > 38) {
-                        throw new IllegalArgumentException("component '" + path + "' holds " + o
-                                + ", which needs more than 38 digits at scale " + scale + ": round the values");
-                    }
-                    ((DecimalVector) v).setSafe(i, d);
+                    return;
                 }
+                BigDecimal d;
+                try {
+                    d = ((BigDecimal) o).setScale(scale, RoundingMode.UNNECESSARY);
+                } catch (ArithmeticException e) {
+                    throw new IllegalArgumentException("component '" + path + "' holds " + o + ", which has more than the "
+                            + scale + " decimals of its column: round the values");
+                }
+                if (d.precision() > precision) {
+                    throw new IllegalArgumentException("component '" + path + "' holds " + o
+                            + ", which needs more than " + precision + " digits at scale " + scale + ": round the values or widen the column");
+                }
+                ((DecimalVector) v).setSafe(i, d);
             });
         }
         if (c == LocalDate.class) {
@@ -367,7 +383,8 @@ public final class RecordSource implements BatchSource {
             List<Field> children = new ArrayList<>();
             Setter[] childSetters = new Setter[rcs.length];
             for (int k = 0; k < rcs.length; k++) {
-                Mapped m = map(rcs[k].getName(), path + "." + rcs[k].getName(), rcs[k].getGenericType(), scales);
+                Mapped m = map(rcs[k].getName(), path + "." + rcs[k].getName(), rcs[k].getGenericType(), scales,
+                        rcs[k].getAnnotation(io.wrangler.Decimal.class));
                 children.add(m.field);
                 childSetters[k] = m.setter;
             }
