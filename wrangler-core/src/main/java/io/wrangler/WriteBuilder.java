@@ -33,6 +33,7 @@ public final class WriteBuilder {
     private CatalogTable catalog;
     private StepHook hook = StepHook.NONE;
     private WriteSpec.Tuning tuning = WriteSpec.Tuning.defaults();
+    private String idempotencyKey;
     private boolean used;
 
     WriteBuilder(Supplier<BatchSource> input) {
@@ -75,6 +76,22 @@ public final class WriteBuilder {
      */
     public WriteBuilder preserveNanoseconds(boolean keep) {
         this.keepNanos = keep;
+        return this;
+    }
+
+    /**
+     * Names this logical write, so that rerunning it cannot add its rows twice: every run with the same key writes the
+     * same file names ({@code part-NNNNN-k-<key>-<hash>...}), and an {@code APPEND} replaces, in the partitions it
+     * writes, the files an earlier run with the same key left there. Use a key that identifies the input, such as
+     * {@code "events:ids-101-200"} for an incremental batch, and rerun with the same input; a different input under
+     * the same key replaces the earlier one in those partitions.
+     */
+    public WriteBuilder idempotencyKey(String key) {
+        Objects.requireNonNull(key, "key");
+        if (key.isBlank()) {
+            throw new IllegalArgumentException("the idempotency key is blank");
+        }
+        this.idempotencyKey = key;
         return this;
     }
 
@@ -121,7 +138,7 @@ public final class WriteBuilder {
         }
         used = true;
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
-        WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning);
+        WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning, idempotencyKey);
         BatchSource source;
         try {
             source = input.get();

@@ -25,8 +25,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * old and new files side by side for a moment, never a partition with neither.
  *
  * <p>Publishing is idempotent, so recovery runs it again after a crash: copies of files already copied
- * are repeated (same bytes), old files already deleted are no longer listed, and files of this write
- * (they carry its id) are never taken for old ones.
+ * are repeated (same bytes), old files already deleted are no longer listed, and the files this write publishes
+ * (its manifest lists their final keys) are never taken for old ones.
  */
 final class Publisher {
     private final S3Store store;
@@ -61,12 +61,20 @@ final class Publisher {
             written.add(p.folder());
         }
         List<String> old = new ArrayList<>();
+        Set<String> mine = new HashSet<>();
+        m.files().forEach(f -> mine.add(f.finalKey()));
         try {
             if (m.mode() == WriteMode.OVERWRITE) {
-                old.addAll(oldFiles(location.prefix(), m.writeId()));
+                old.addAll(oldFiles(location.prefix(), mine, null));
             } else if (m.mode() == WriteMode.OVERWRITE_PARTITIONS) {
                 for (Manifest.Partition p : m.partitions()) {
-                    old.addAll(oldFiles(location.prefix() + p.folder(), m.writeId()));
+                    old.addAll(oldFiles(location.prefix() + p.folder(), mine, null));
+                }
+            } else if (m.writeId().startsWith("k-")) {
+                // A keyed append replaces what an earlier run with the same key left in these partitions: its files
+                // carry the same write id, and those this run does not write again would otherwise double rows.
+                for (Manifest.Partition p : m.partitions()) {
+                    old.addAll(oldFiles(location.prefix() + p.folder(), mine, m.writeId()));
                 }
             }
         } catch (software.amazon.awssdk.core.exception.SdkException e) {
@@ -107,13 +115,16 @@ final class Publisher {
         return new Outcome(replaced, old);
     }
 
-    /** Keys under {@code prefix} that are neither staging nor files of this write. */
-    private List<String> oldFiles(String prefix, String writeId) {
+    /**
+     * Keys under {@code prefix} that are neither staging nor files this write publishes; when {@code carrying} is given,
+     * only those whose name carries that write id.
+     */
+    private List<String> oldFiles(String prefix, Set<String> mine, String carrying) {
         List<String> out = new ArrayList<>();
         String tmp = location.tmpPrefix();
         for (S3Object o : store.list(prefix)) {
             String key = o.key();
-            if (!key.startsWith(tmp) && !WriteIds.carries(key, writeId)) {
+            if (!key.startsWith(tmp) && !mine.contains(key) && (carrying == null || WriteIds.carries(key, carrying))) {
                 out.add(key);
             }
         }

@@ -94,7 +94,7 @@ public final class TableWrite {
     private WriteResult run(BatchSource source) {
         Schema schema = source.schema();
         Columns columns = validateSchema(schema);
-        String writeId = WriteIds.next();
+        String writeId = spec.idempotencyKey() == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
         FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut, spec.compression(), spec.keepNanos(),
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
         String suffix = spec.compression().fileInfix() + ".parquet";

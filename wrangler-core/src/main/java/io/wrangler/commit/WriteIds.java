@@ -23,6 +23,23 @@ final class WriteIds {
         return TIME.format(Instant.now()) + "-" + HexFormat.of().formatHex(bytes);
     }
 
+    /**
+     * The write id of a keyed write: the same for every run with the same key, so that a rerun writes the same file
+     * names. {@code k-<key, letters digits and '-' only, at most 48>-<12 hex of its SHA-256>}.
+     */
+    static String forKey(String key) {
+        String plain = key.replaceAll("[^A-Za-z0-9-]+", "-");
+        if (plain.length() > 48) {
+            plain = plain.substring(0, 48);
+        }
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return "k-" + plain + "-" + HexFormat.of().formatHex(digest, 0, 6);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
+    }
+
     /** True when a key's file name carries this write id. */
     static boolean carries(String key, String writeId) {
         return key.substring(key.lastIndexOf('/') + 1).contains(writeId);

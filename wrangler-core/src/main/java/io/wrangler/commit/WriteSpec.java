@@ -20,9 +20,11 @@ import software.amazon.awssdk.services.s3.S3Client;
  * @param catalog the catalog table, or null
  * @param hook told of each step
  * @param tuning sizes and limits that tests lower
+ * @param idempotencyKey the caller's name for this logical write, or null; see {@code WriteBuilder.idempotencyKey}
  */
 public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> partitionBy, Compression compression,
-                        long maxRowsPerFile, boolean keepNanos, CatalogTable catalog, StepHook hook, Tuning tuning) {
+                        long maxRowsPerFile, boolean keepNanos, CatalogTable catalog, StepHook hook, Tuning tuning,
+                        String idempotencyKey) {
     public WriteSpec {
         partitionBy = List.copyOf(partitionBy);
     }
