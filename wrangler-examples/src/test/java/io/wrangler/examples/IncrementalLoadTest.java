@@ -1,0 +1,53 @@
+package io.wrangler.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+class IncrementalLoadTest {
+    @Test
+    void aCrashBetweenAppendAndCheckpointThenARerunLoadsEveryRowOnce(@TempDir Path folder) throws Exception {
+        try (ExampleLake lake = ExampleLake.open(folder); Connection db = IncrementalLoad.source()) {
+            IncrementalLoad.produce(db, 100);
+            assertThat(IncrementalLoad.runOnce(lake, db, false).rows()).isEqualTo(100);
+            IncrementalLoad.produce(db, 50);
+            assertThatThrownBy(() -> IncrementalLoad.runOnce(lake, db, true)).isInstanceOf(IncrementalLoad.SimulatedCrash.class);
+            assertThat(IncrementalLoad.readCheckpoint(lake).lastId()).isEqualTo(100);
+
+            IncrementalLoad.Run rerun = IncrementalLoad.runOnce(lake, db, false);
+            assertThat(rerun.fromId()).isEqualTo(101);
+            assertThat(rerun.toId()).isEqualTo(150);
+            assertThat(IncrementalLoad.state(lake)).containsExactly(150L, 150L, 3L, 150L);
+            assertThat(IncrementalLoad.runOnce(lake, db, false)).isNull();
+            assertThat(lake.query(IncrementalLoad.TABLE, "SELECT CAST(sum(id) AS BIGINT), count(*) FILTER (WHERE event_type = 'purchase') FROM t"))
+                    .containsExactly(List.of(150L * 151 / 2, 30L));
+
+            IncrementalLoad.produce(db, 30);
+            IncrementalLoad.runOnce(lake, db, false);
+            List<Object> before = IncrementalLoad.state(lake);
+            assertThat(IncrementalLoad.compact(lake)).containsExactly("2026-10-02");
+            assertThat(IncrementalLoad.state(lake)).containsExactly(before.get(0), before.get(1), 3L, 180L);
+        }
+    }
+
+    @Test
+    void theCheckpointCannotBeMovedByTwoRunsAtOnce(@TempDir Path folder) {
+        try (ExampleLake lake = ExampleLake.open(folder)) {
+            IncrementalLoad.Checkpoint none = IncrementalLoad.readCheckpoint(lake);
+            IncrementalLoad.writeCheckpoint(lake, none, 10);
+            assertThatThrownBy(() -> IncrementalLoad.writeCheckpoint(lake, none, 20))
+                    .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(412));
+            IncrementalLoad.Checkpoint ten = IncrementalLoad.readCheckpoint(lake);
+            IncrementalLoad.writeCheckpoint(lake, ten, 30);
+            assertThatThrownBy(() -> IncrementalLoad.writeCheckpoint(lake, ten, 40))
+                    .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(412));
+            assertThat(IncrementalLoad.readCheckpoint(lake).lastId()).isEqualTo(30);
+        }
+    }
+}
