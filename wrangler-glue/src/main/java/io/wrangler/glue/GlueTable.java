@@ -192,7 +192,7 @@ public final class GlueTable implements CatalogTable {
         }
         List<Column> columns = columns(def, def.columns());
         List<Column> keys = columns(def, def.partitionKeys());
-        Set<String> keyNames = new HashSet<>();
+        Set<String> keyNames = new java.util.LinkedHashSet<>();
         keys.forEach(k -> keyNames.add(k.name()));
         for (PartitionProjection p : o.projections) {
             if (!keyNames.contains(columnName(p.column()))) {

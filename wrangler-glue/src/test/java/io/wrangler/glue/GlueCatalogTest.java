@@ -392,6 +392,34 @@ class GlueCatalogTest {
     }
 
     @Test
+    void integerAndInjectedProjectionsAndUnsanitizedNamesAndACatalogId() {
+        record Reading(String Sensor, int bucket, long value) {
+        }
+        S3Parquet.write(List.of(new Reading("s1", 3, 10))).partitionBy("bucket", "Sensor")
+                .catalog(GlueCatalog.of(glue).table(db, "readings").sanitizeNames(false).catalogId("123456789012")
+                        .projection(PartitionProjection.integer("bucket", 0, 9), PartitionProjection.injected("Sensor")))
+                .s3(Lake.s3().client()).to("s3://" + bucket + "/readings/");
+
+        Table t = glue.getTable(b -> b.catalogId("123456789012").databaseName(db).name("readings")).table();
+        assertThat(t.partitionKeys()).extracting(Column::name).containsExactly("bucket", "Sensor");
+        assertThat(t.parameters()).containsEntry("projection.bucket.type", "integer").containsEntry("projection.bucket.range", "0,9")
+                .containsEntry("projection.Sensor.type", "injected")
+                .containsEntry("storage.location.template", "s3://" + bucket + "/readings/bucket=${bucket}/Sensor=${Sensor}/");
+        assertThat(Lake.s3().list(bucket, "readings/").keySet()).allMatch(k -> k.startsWith("readings/bucket=3/Sensor=s1/"));
+    }
+
+    @Test
+    void aProjectionOfAColumnThatIsNotAPartitionKeyIsRefused() {
+        Map<String, byte[]> before = Lake.snapshot(bucket);
+        assertThatThrownBy(() -> write(orders("a", List.of(LocalDate.of(2024, 1, 15)), List.of("RU"), 1), WriteMode.APPEND,
+                orders().projection(PartitionProjection.enumOf("price", "1"))))
+                .isInstanceOf(InvalidWriteException.class)
+                .hasMessage("Cannot write " + table + " (step: validate): the partition projection names the column 'price', which is not a "
+                        + "partition column of this write [dt, country]. Project only partition columns.");
+        assertThat(Lake.snapshot(bucket)).containsExactlyInAnyOrderEntriesOf(before);
+    }
+
+    @Test
     void anUnsigned64BitColumnIsRefusedForGlue() {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(List.of(
                 new Field("big", FieldType.nullable(new ArrowType.Int(64, false)), null))), a)) {
