@@ -42,6 +42,7 @@ final class StandardTable {
     /** Rows {@code [from, from + count)} as a new root; the caller closes it. */
     static VectorSchemaRoot rows(BufferAllocator allocator, long from, int count) {
         VectorSchemaRoot root = VectorSchemaRoot.create(schema(), allocator);
+        root.getFieldVectors().forEach(v -> v.setInitialCapacity(count));
         root.allocateNew();
         VarCharVector user = (VarCharVector) root.getVector(0);
         VarCharVector country = (VarCharVector) root.getVector(1);
@@ -84,7 +85,7 @@ final class StandardTable {
                 + countries + "[((i * 7919) % 10007) % 20 + 1] AS country, "
                 + "(i * 48271) % 1000000007 AS amount_cents, "
                 + "((i * 7919) % 100000) / 100.0 AS price, "
-                + "make_timestamptz(" + TS0 + " + (i * 104729) % 86400000000) AS ts, "
+                + "make_timestamp(" + TS0 + " + (i * 104729) % 86400000000)::TIMESTAMPTZ AS ts, "
                 + "DATE '2025-01-01' + CAST(i % 10 AS INTEGER) AS dt "
                 + "FROM range(" + rows + ") r(i)";
     }

@@ -1,0 +1,191 @@
+package io.wrangler.bench;
+
+import io.wrangler.S3Parquet;
+import io.wrangler.WriteMode;
+import io.wrangler.WriteResult;
+import io.wrangler.testkit.LocalS3;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * The benchmark of wrangler against DuckDB on the standard table (shared/reference/peers.md), in one JVM, runs
+ * alternating and repeated, medians reported. Arguments: rows (default 5,000,000), repetitions (default 3).
+ * Run with {@code ./bench.sh}; BENCHMARKS.md keeps the figures.
+ */
+public final class Bench {
+    private Bench() {
+    }
+
+    interface Run {
+        void run() throws Exception;
+    }
+
+    public static void main(String[] args) throws Exception {
+        long rows = args.length > 0 ? Long.parseLong(args[0]) : 5_000_000L;
+        int reps = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        System.out.printf("# wrangler bench: %,d rows, %d repetitions, %d cores, max heap %d MiB, %s%n", rows, reps,
+                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, System.getProperty("java.version"));
+        Path work = Files.createTempDirectory("wrangler-bench-");
+        try (RootAllocator allocator = new RootAllocator();
+             VectorSchemaRoot table = StandardTable.rows(allocator, 0, Math.toIntExact(rows));
+             LocalS3 local = LocalS3.start();
+             Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
+            try (Statement st = duck.createStatement()) {
+                st.execute("SET threads = " + Runtime.getRuntime().availableProcessors());
+                st.execute("SET TimeZone = 'UTC'");
+                st.execute("CREATE TABLE t AS " + StandardTable.duckdbSql(rows));
+            }
+            checkSameRows(duck, table);
+            RequestCounter counter = new RequestCounter();
+            S3Client counted = S3Client.builder().endpointOverride(local.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                    .credentialsProvider(() -> software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("a", "b"))
+                    .forcePathStyle(true)
+                    .requestChecksumCalculation(software.amazon.awssdk.core.checksums.RequestChecksumCalculation.WHEN_REQUIRED)
+                    .responseChecksumValidation(software.amazon.awssdk.core.checksums.ResponseChecksumValidation.WHEN_REQUIRED)
+                    .overrideConfiguration(o -> o.addExecutionInterceptor(counter))
+                    .httpClientBuilder(software.amazon.awssdk.http.apache.ApacheHttpClient.builder().maxConnections(64))
+                    .build();
+            local.createBucket("bench");
+            NullS3 sink = new NullS3();
+
+            Map<String, Run> runs = new LinkedHashMap<>();
+            int[] n = {0};
+            runs.put("duckdb partitioned", () -> copy(duck, "COPY t TO '" + work.resolve("duck-p" + n[0]++)
+                    + "' (FORMAT PARQUET, PARTITION_BY (dt, country), COMPRESSION SNAPPY)"));
+            runs.put("duckdb flat", () -> copy(duck, "COPY t TO '" + work.resolve("duck-f" + n[0]++ + ".parquet") + "' (FORMAT PARQUET, COMPRESSION SNAPPY)"));
+            runs.put("wrangler partitioned, encode only", () -> S3Parquet.write(table).partitionBy("dt", "country").s3(sink).to("s3://sink/p/"));
+            runs.put("wrangler flat, encode only", () -> S3Parquet.write(table).s3(sink).to("s3://sink/f/"));
+            runs.put("wrangler partitioned, end to end to LocalS3", () -> S3Parquet.write(table).partitionBy("dt", "country")
+                    .mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/e2e" + n[0]++ + "/"));
+
+            Map<String, List<Double>> seconds = new LinkedHashMap<>();
+            Map<String, Long> peakHeap = new LinkedHashMap<>();
+            runs.keySet().forEach(k -> seconds.put(k, new ArrayList<>()));
+            runs.get("wrangler flat, encode only").run(); // warm-up of the JIT for the encoder
+            for (int rep = 0; rep < reps; rep++) {
+                List<String> order = new ArrayList<>(runs.keySet());
+                if (rep % 2 == 1) {
+                    Collections.reverse(order);
+                }
+                for (String name : order) {
+                    System.gc();
+                    resetPeaks();
+                    long start = System.nanoTime();
+                    runs.get(name).run();
+                    seconds.get(name).add((System.nanoTime() - start) / 1e9);
+                    peakHeap.merge(name, heapPeak(), Math::max);
+                }
+            }
+            Map<String, Double> median = new LinkedHashMap<>();
+            seconds.forEach((k, v) -> median.put(k, median(v)));
+            System.out.println();
+            System.out.println("| run | median s | runs s | peak heap MiB |");
+            System.out.println("| --- | --- | --- | --- |");
+            median.forEach((k, v) -> System.out.printf("| %s | %.2f | %s | %d |%n", k, v, format(seconds.get(k)), peakHeap.get(k) >> 20));
+            System.out.println();
+            System.out.printf("partitioned encode / DuckDB partitioned: %.2fx%n", median.get("wrangler partitioned, encode only") / median.get("duckdb partitioned"));
+            System.out.printf("flat encode / DuckDB flat: %.2fx%n", median.get("wrangler flat, encode only") / median.get("duckdb flat"));
+            System.out.printf("end to end / partitioned encode only: %.2fx%n",
+                    median.get("wrangler partitioned, end to end to LocalS3") / median.get("wrangler partitioned, encode only"));
+
+            counter.reset();
+            WriteResult first = S3Parquet.write(table).partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/req/");
+            System.out.println();
+            System.out.println("S3 requests of one partitioned write into an empty table (" + first.paths().size() + " files): " + counter.snapshot());
+            counter.reset();
+            WriteResult second = S3Parquet.write(table).partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/req/");
+            System.out.println("S3 requests of the same write again, replacing " + second.deletedFiles().size() + " files: " + counter.snapshot());
+            counted.close();
+        } finally {
+            try (var walk = Files.walk(work)) {
+                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static void copy(Connection duck, String sql) throws SQLException {
+        try (Statement st = duck.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    /** DuckDB's rows and ours must be the same rows, or the comparison means nothing. */
+    private static void checkSameRows(Connection duck, VectorSchemaRoot table) throws SQLException {
+        String q = "SELECT count(*), sum(amount_cents)::BIGINT, count(DISTINCT user_id), max(user_id), sum(price)::DOUBLE, "
+                + "max(epoch_us(ts)), min(country) || max(country), max(dt)::VARCHAR FROM t";
+        try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(q)) {
+            rs.next();
+            long count = table.getRowCount();
+            long sum = 0;
+            org.apache.arrow.vector.BigIntVector amount = (org.apache.arrow.vector.BigIntVector) table.getVector("amount_cents");
+            for (int i = 0; i < count; i++) {
+                sum += amount.get(i);
+            }
+            if (rs.getLong(1) != count || rs.getLong(2) != sum) {
+                throw new IllegalStateException("DuckDB built other rows than Java: count " + rs.getLong(1) + " vs " + count + ", sum "
+                        + rs.getLong(2) + " vs " + sum);
+            }
+            String user0 = new String(((org.apache.arrow.vector.VarCharVector) table.getVector("user_id")).get(1));
+            try (ResultSet one = duck.createStatement().executeQuery("SELECT user_id, epoch_us(ts), country FROM t LIMIT 1 OFFSET 1")) {
+                one.next();
+                long ts = ((org.apache.arrow.vector.TimeStampMicroTZVector) table.getVector("ts")).get(1);
+                String country = new String(((org.apache.arrow.vector.VarCharVector) table.getVector("country")).get(1));
+                if (!one.getString(1).equals(user0) || one.getLong(2) != ts || !one.getString(3).equals(country)) {
+                    throw new IllegalStateException("DuckDB's row 1 differs from Java's: " + one.getString(1) + " " + one.getLong(2) + " "
+                            + one.getString(3) + " vs " + user0 + " " + ts + " " + country);
+                }
+            }
+        }
+    }
+
+    private static void resetPeaks() {
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                pool.resetPeakUsage();
+            }
+        }
+    }
+
+    private static long heapPeak() {
+        long sum = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                sum += pool.getPeakUsage().getUsed();
+            }
+        }
+        return sum;
+    }
+
+    private static double median(List<Double> v) {
+        List<Double> s = new ArrayList<>(v);
+        Collections.sort(s);
+        int m = s.size() / 2;
+        return s.size() % 2 == 1 ? s.get(m) : (s.get(m - 1) + s.get(m)) / 2;
+    }
+
+    private static String format(List<Double> v) {
+        StringBuilder sb = new StringBuilder();
+        for (double d : v) {
+            sb.append(sb.length() == 0 ? "" : " ").append(String.format("%.2f", d));
+        }
+        return sb.toString();
+    }
+
+}
