@@ -123,7 +123,7 @@ final class Stager {
         S3OutputStream out = store.create(stagingPrefix + relative, uploads);
         FileEncoder encoder;
         try {
-            encoder = new FileEncoder(settings, out);
+            encoder = FileEncoder.open(settings, out);
         } catch (IOException | RuntimeException e) {
             out.abort();
             throw e;

@@ -242,7 +242,7 @@ public final class ArrowSchemas {
     }
 
     /** The low 64 bits of the little-endian unscaled value: the whole value when the precision is 18 or less. */
-    private static long lowLong(ValueVector v, int row) {
+    static long lowLong(ValueVector v, int row) {
         BaseFixedWidthVector x = (BaseFixedWidthVector) v;
         return x.getDataBuffer().getLong((long) row * x.getTypeWidth());
     }

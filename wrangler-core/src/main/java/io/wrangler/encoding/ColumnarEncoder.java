@@ -1,0 +1,301 @@
+package io.wrangler.encoding;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.BaseLargeVariableWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DateMilliVector;
+import org.apache.arrow.vector.Decimal256Vector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.FixedSizeBinaryVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.SmallIntVector;
+import org.apache.arrow.vector.TimeStampVector;
+import org.apache.arrow.vector.TinyIntVector;
+import org.apache.arrow.vector.UInt1Vector;
+import org.apache.arrow.vector.UInt2Vector;
+import org.apache.arrow.vector.UInt4Vector;
+import org.apache.arrow.vector.UInt8Vector;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.parquet.bytes.HeapByteBufferAllocator;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ColumnWriter;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * A ColumnarEncoder encodes flat Arrow columns into one Parquet file column by column: for each chunk of rows it
+ * hands every value of one column to that column's Parquet writer before moving to the next column, with no
+ * per-row record assembly. Pages still end on row boundaries (the page size check runs between chunks), and the
+ * Parquet types are those of {@link ArrowSchemas}, as for {@link RecordEncoder}.
+ *
+ * <p>Memory is about one row group of encoded pages. Not thread-safe.
+ */
+final class ColumnarEncoder implements FileEncoder {
+    private static final Codecs CODECS = new Codecs();
+    private static final int CHUNK = 4096;
+
+    private final Settings settings;
+    private final MessageType schema;
+    private final ParquetProperties props;
+    private final ParquetFileWriter file;
+    private final Leaf[] leaves;
+    private ColumnChunkPageWriteStore pages;
+    private ColumnWriteStore store;
+    private ColumnWriter[] writers;
+    private long rows;
+    private long rowsInGroup;
+    private boolean closed;
+
+    ColumnarEncoder(Settings settings, OutputStream out) throws IOException {
+        this.settings = settings;
+        this.schema = new ArrowSchemas(settings.keepNanos()).messageType(settings.columns());
+        this.props = ParquetProperties.builder().withPageSize(settings.pageBytes()).withDictionaryEncoding(true)
+                .withAllocator(new HeapByteBufferAllocator()).build();
+        this.file = new ParquetFileWriter(new RecordEncoder.StreamFile(out), schema, ParquetFileWriter.Mode.OVERWRITE,
+                settings.rowGroupBytes(), ParquetWriterDefaults.MAX_PADDING, null, props);
+        file.start();
+        this.leaves = new Leaf[settings.columns().size()];
+        for (int i = 0; i < leaves.length; i++) {
+            leaves[i] = leaf(settings.columns().get(i), settings.keepNanos());
+        }
+        newRowGroup();
+    }
+
+    private void newRowGroup() {
+        pages = ColumnChunkPageWriteStore.builder()
+                .withCompressorProvider(c -> CODECS.getCompressor(Codecs.parquetName(settings.compression())))
+                .withSchema(schema).withAllocator(props.getAllocator())
+                .withColumnIndexTruncateLength(props.getColumnIndexTruncateLength())
+                .withPageWriteChecksumEnabled(props.getPageWriteChecksumEnabled()).build();
+        store = props.newColumnWriteStore(schema, pages, pages);
+        List<ColumnDescriptor> columns = schema.getColumns();
+        writers = new ColumnWriter[columns.size()];
+        for (int i = 0; i < writers.length; i++) {
+            writers[i] = store.getColumnWriter(columns.get(i));
+        }
+    }
+
+    @Override
+    public void write(List<FieldVector> columns, int from, int to) throws IOException {
+        for (int start = from; start < to; start += CHUNK) {
+            int end = Math.min(to, start + CHUNK);
+            for (int c = 0; c < leaves.length; c++) {
+                leaves[c].write(columns.get(c), start, end, writers[c]);
+            }
+            for (int r = start; r < end; r++) {
+                store.endRecord();
+            }
+            rows += end - start;
+            rowsInGroup += end - start;
+            if (store.getBufferedSize() >= settings.rowGroupBytes()) {
+                flushRowGroup();
+                newRowGroup();
+            }
+        }
+    }
+
+    private void flushRowGroup() throws IOException {
+        try {
+            if (rowsInGroup > 0) {
+                file.startBlock(rowsInGroup);
+                store.flush();
+                pages.flushToFileWriter(file);
+                file.endBlock();
+                rowsInGroup = 0;
+            }
+        } finally {
+            store.close();
+            pages.close();
+        }
+    }
+
+    @Override
+    public long rows() {
+        return rows;
+    }
+
+    @Override
+    public long size() {
+        try {
+            return file.getPos() + store.getBufferedSize();
+        } catch (IOException e) {
+            return store.getBufferedSize();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        flushRowGroup();
+        file.end(Map.of("writer.model.name", "wrangler"));
+    }
+
+    // ---- leaves: one per Arrow type, writing a run of values of a flat optional column ----
+
+    @FunctionalInterface
+    private interface Leaf {
+        void write(FieldVector v, int from, int to, ColumnWriter w);
+    }
+
+    private static Leaf leaf(Field field, boolean keepNanos) {
+        ArrowType t = field.getType();
+        switch (t.getTypeID()) {
+            case Int: {
+                ArrowType.Int it = (ArrowType.Int) t;
+                if (it.getBitWidth() == 64) {
+                    return (v, from, to, w) -> {
+                        if (v instanceof BigIntVector x) {
+                            for (int r = from; r < to; r++) {
+                                if (x.isNull(r)) w.writeNull(0, 0); else w.write(x.get(r), 0, 1);
+                            }
+                        } else {
+                            UInt8Vector x = (UInt8Vector) v;
+                            for (int r = from; r < to; r++) {
+                                if (x.isNull(r)) w.writeNull(0, 0); else w.write(x.get(r), 0, 1);
+                            }
+                        }
+                    };
+                }
+                return (v, from, to, w) -> {
+                    for (int r = from; r < to; r++) {
+                        if (v.isNull(r)) {
+                            w.writeNull(0, 0);
+                        } else if (v instanceof IntVector x) {
+                            w.write(x.get(r), 0, 1);
+                        } else if (v instanceof SmallIntVector x) {
+                            w.write((int) x.get(r), 0, 1);
+                        } else if (v instanceof TinyIntVector x) {
+                            w.write((int) x.get(r), 0, 1);
+                        } else if (v instanceof UInt1Vector x) {
+                            w.write(x.get(r) & 0xFF, 0, 1);
+                        } else if (v instanceof UInt2Vector x) {
+                            w.write((int) x.get(r), 0, 1);
+                        } else {
+                            w.write(((UInt4Vector) v).get(r), 0, 1);
+                        }
+                    }
+                };
+            }
+            case FloatingPoint:
+                return (v, from, to, w) -> {
+                    if (v instanceof Float8Vector x) {
+                        for (int r = from; r < to; r++) {
+                            if (x.isNull(r)) w.writeNull(0, 0); else w.write(x.get(r), 0, 1);
+                        }
+                    } else {
+                        Float4Vector x = (Float4Vector) v;
+                        for (int r = from; r < to; r++) {
+                            if (x.isNull(r)) w.writeNull(0, 0); else w.write(x.get(r), 0, 1);
+                        }
+                    }
+                };
+            case Bool:
+                return (v, from, to, w) -> {
+                    BitVector x = (BitVector) v;
+                    for (int r = from; r < to; r++) {
+                        if (x.isNull(r)) w.writeNull(0, 0); else w.write(x.get(r) == 1, 0, 1);
+                    }
+                };
+            case Utf8:
+            case LargeUtf8:
+            case Binary:
+            case LargeBinary:
+                return (v, from, to, w) -> {
+                    for (int r = from; r < to; r++) {
+                        if (v.isNull(r)) {
+                            w.writeNull(0, 0);
+                        } else {
+                            byte[] b = v instanceof BaseVariableWidthVector x ? x.get(r) : ((BaseLargeVariableWidthVector) v).get(r);
+                            w.write(Binary.fromConstantByteArray(b), 0, 1);
+                        }
+                    }
+                };
+            case FixedSizeBinary:
+                return (v, from, to, w) -> {
+                    FixedSizeBinaryVector x = (FixedSizeBinaryVector) v;
+                    for (int r = from; r < to; r++) {
+                        if (x.isNull(r)) w.writeNull(0, 0); else w.write(Binary.fromConstantByteArray(x.get(r)), 0, 1);
+                    }
+                };
+            case Decimal: {
+                int precision = ((ArrowType.Decimal) t).getPrecision();
+                int width = ArrowSchemas.bytesFor(Math.max(precision, 1));
+                return (v, from, to, w) -> {
+                    for (int r = from; r < to; r++) {
+                        if (v.isNull(r)) {
+                            w.writeNull(0, 0);
+                        } else if (precision <= 9) {
+                            w.write((int) ArrowSchemas.lowLong(v, r), 0, 1);
+                        } else if (precision <= 18) {
+                            w.write(ArrowSchemas.lowLong(v, r), 0, 1);
+                        } else {
+                            BigDecimal d = v instanceof DecimalVector x ? x.getObject(r) : ((Decimal256Vector) v).getObject(r);
+                            w.write(Binary.fromConstantByteArray(ArrowSchemas.twosComplement(d.unscaledValue(), width)), 0, 1);
+                        }
+                    }
+                };
+            }
+            case Date:
+                return (v, from, to, w) -> {
+                    if (v instanceof DateDayVector x) {
+                        for (int r = from; r < to; r++) {
+                            if (x.isNull(r)) w.writeNull(0, 0); else w.write(x.get(r), 0, 1);
+                        }
+                    } else {
+                        DateMilliVector x = (DateMilliVector) v;
+                        for (int r = from; r < to; r++) {
+                            if (x.isNull(r)) w.writeNull(0, 0); else w.write(Math.toIntExact(Math.floorDiv(x.get(r), 86_400_000L)), 0, 1);
+                        }
+                    }
+                };
+            case Timestamp: {
+                TimeUnit unit = ((ArrowType.Timestamp) t).getUnit();
+                String name = field.getName();
+                return (v, from, to, w) -> {
+                    TimeStampVector x = (TimeStampVector) v;
+                    for (int r = from; r < to; r++) {
+                        if (x.isNull(r)) {
+                            w.writeNull(0, 0);
+                            continue;
+                        }
+                        long value = x.get(r);
+                        if (unit == TimeUnit.SECOND) {
+                            value = Math.multiplyExact(value, 1000L);
+                        } else if (unit == TimeUnit.NANOSECOND && !keepNanos) {
+                            if (value % 1000 != 0) {
+                                throw new UnsupportedTypeException("column '" + name + "' holds the nanosecond timestamp " + value
+                                        + " at row " + r + ", which a microsecond timestamp cannot hold without losing digits: truncate "
+                                        + "the column to microseconds, or call preserveNanoseconds(true) (Spark and Athena cannot read "
+                                        + "nanosecond Parquet timestamps)");
+                            }
+                            value /= 1000;
+                        }
+                        w.write(value, 0, 1);
+                    }
+                };
+            }
+            default:
+                throw new UnsupportedTypeException("column '" + field.getName() + "' has the Arrow type " + t
+                        + ", which the columnar encoder does not write");
+        }
+    }
+}
