@@ -10,20 +10,31 @@ import io.wrangler.storage.S3Store;
 import io.wrangler.storage.Uploads;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
- * A Stager encodes the input into Parquet files under {@code _tmp/<writeId>/}, each at the same relative
- * path its final key will have, and uploads them in the background.
+ * A Stager encodes the input into Parquet files under {@code _tmp/<writeId>/}, each at the same relative path its
+ * final key will have, and uploads them in the background.
  *
- * <p>Files roll over at {@code maxRowsPerFile}; at most {@code maxOpenFiles} files are open, the least
- * recently written is finished beyond that. On any failure every open upload is aborted; the caller then
- * deletes what was staged. Nothing outside {@code _tmp/<writeId>/} is written.
+ * <p>Each batch is regrouped into one run of rows per partition; the runs are encoded in parallel, one task per
+ * partition, on the encoding pool (a file is only ever touched by one task at a time). Files roll over at
+ * {@code maxRowsPerFile}; beyond {@code maxOpenFiles} open files, the least recently written are finished between
+ * batches. File names are {@code part-<partition>-<n>-<writeId>}: the same input gives the same names. On any
+ * failure every open upload is aborted; the caller then deletes what was staged. Nothing outside
+ * {@code _tmp/<writeId>/} is written.
  */
 final class Stager {
     private final S3Store store;
@@ -38,14 +49,17 @@ final class Stager {
     private final StepHook hook;
     private final Partitioner partitioner;
     private final Partitioner.NewPartition validator;
+    private final ExecutorService encoders;
 
-    private final LinkedHashMap<Integer, Open> open = new LinkedHashMap<>(16, 0.75f, true);
+    private final Map<Integer, Open> open = new ConcurrentHashMap<>();
+    private final Map<Integer, Integer> filesOfPartition = new ConcurrentHashMap<>();
     private final List<Pending> finished = new ArrayList<>();
-    private int fileSeq;
+    private final AtomicInteger staged = new AtomicInteger();
+    private int batchNumber;
 
     Stager(S3Store store, String tablePrefix, String stagingPrefix, String writeId, String fileSuffix,
            FileEncoder.Settings settings, WriteSpec spec, Uploads uploads, Partitioner partitioner,
-           Partitioner.NewPartition validator) {
+           Partitioner.NewPartition validator, ExecutorService encoders) {
         this.store = store;
         this.tablePrefix = tablePrefix;
         this.stagingPrefix = stagingPrefix;
@@ -58,12 +72,29 @@ final class Stager {
         this.hook = spec.hook();
         this.partitioner = partitioner;
         this.validator = validator;
+        this.encoders = encoders;
     }
 
-    private record Open(PartitionKey key, String folder, String relative, S3OutputStream out, FileEncoder encoder) {
+    private static final class Open {
+        final int partition;
+        final int number;
+        final String folder;
+        final String relative;
+        final S3OutputStream out;
+        final FileEncoder encoder;
+        volatile int lastBatch;
+
+        Open(int partition, int number, String folder, String relative, S3OutputStream out, FileEncoder encoder) {
+            this.partition = partition;
+            this.number = number;
+            this.folder = folder;
+            this.relative = relative;
+            this.out = out;
+            this.encoder = encoder;
+        }
     }
 
-    private record Pending(String folder, String relative, long rows, CompletableFuture<Long> size) {
+    private record Pending(int partition, int number, String folder, String relative, long rows, CompletableFuture<Long> size) {
     }
 
     /** The partitions seen, by id. */
@@ -71,31 +102,45 @@ final class Stager {
         return partitioner.keys();
     }
 
-    /** Encodes and uploads every batch of the source; returns the staged files once all uploads have completed. */
-    List<Manifest.File> stage(BatchSource source, BufferAllocator allocator, List<String> partitionColumns) throws IOException {
+    /** The file name of the n-th file of a partition. */
+    static String fileName(int partition, int n, String writeId, String suffix) {
+        return String.format("part-%05d-%03d-%s%s", partition, n, writeId, suffix);
+    }
+
+    /**
+     * Encodes and uploads every batch of the source; returns the staged files, in partition then file order, once all
+     * uploads have completed.
+     *
+     * @param assigned the partition ids of each batch's rows when a validation pass computed them already, else null
+     */
+    List<Manifest.File> stage(BatchSource source, BufferAllocator allocator, List<String> folderNames, Iterator<int[]> assigned)
+            throws IOException {
         try {
             while (source.next()) {
                 VectorSchemaRoot batch = source.current();
-                int[] ids = partitioner.assign(batch, validator);
+                int[] ids = assigned != null ? assigned.next() : partitioner.assign(batch, validator);
+                batchNumber++;
                 try (Partitioner.Grouped g = partitioner.group(batch, ids, allocator)) {
+                    List<Callable<Void>> tasks = new ArrayList<>();
                     for (Partitioner.Run run : g.runs()) {
-                        int from = run.from();
-                        while (from < run.to()) {
-                            Open f = fileFor(run.partition(), partitionColumns);
-                            long room = maxRowsPerFile - f.encoder.rows();
-                            int n = (int) Math.min(run.to() - from, room);
-                            f.encoder.write(g.columns(), from, from + n);
-                            from += n;
-                            if (f.encoder.rows() >= maxRowsPerFile) {
-                                finish(run.partition());
-                            }
-                        }
+                        tasks.add(() -> {
+                            writeRun(run, g.columns(), folderNames);
+                            return null;
+                        });
                     }
+                    runAll(tasks);
                 }
+                evictLeastRecentlyWritten();
             }
+            List<Callable<Void>> closing = new ArrayList<>();
             for (Integer id : new ArrayList<>(open.keySet())) {
-                finish(id);
+                closing.add(() -> {
+                    finish(id);
+                    return null;
+                });
             }
+            runAll(closing);
+            finished.sort(Comparator.comparingInt(Pending::partition).thenComparingInt(Pending::number));
             List<Manifest.File> files = new ArrayList<>();
             for (Pending p : finished) {
                 long size = p.size.join();
@@ -103,23 +148,82 @@ final class Stager {
             }
             return files;
         } catch (RuntimeException | IOException e) {
-            abortAll(e);
+            abortAll();
             throw e;
         }
     }
 
-    private Open fileFor(int partition, List<String> partitionColumns) throws IOException {
+    private void runAll(List<Callable<Void>> tasks) throws IOException {
+        if (tasks.size() == 1) {
+            try {
+                tasks.get(0).call();
+                return;
+            } catch (IOException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        List<Future<Void>> futures;
+        try {
+            futures = encoders.invokeAll(tasks);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while encoding");
+        }
+        Throwable failure = null;
+        for (Future<Void> f : futures) {
+            try {
+                f.get();
+            } catch (ExecutionException e) {
+                Throwable t = e.getCause();
+                if (t instanceof Error err) {
+                    throw err;
+                }
+                if (failure == null) {
+                    failure = t;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while encoding");
+            }
+        }
+        if (failure instanceof IOException io) {
+            throw io;
+        }
+        if (failure instanceof RuntimeException r) {
+            throw r;
+        }
+        if (failure != null) {
+            throw new IllegalStateException(failure);
+        }
+    }
+
+    /** Encodes one partition's run of rows, rolling over to new files at maxRowsPerFile. Runs on an encoding thread. */
+    private void writeRun(Partitioner.Run run, List<FieldVector> columns, List<String> folderNames) throws IOException {
+        int from = run.from();
+        while (from < run.to()) {
+            Open f = fileFor(run.partition(), folderNames);
+            f.lastBatch = batchNumber;
+            long room = maxRowsPerFile - f.encoder.rows();
+            int n = (int) Math.min(run.to() - from, room);
+            f.encoder.write(columns, from, from + n);
+            from += n;
+            if (f.encoder.rows() >= maxRowsPerFile) {
+                finish(run.partition());
+            }
+        }
+    }
+
+    private Open fileFor(int partition, List<String> folderNames) throws IOException {
         Open f = open.get(partition);
         if (f != null) {
             return f;
         }
-        if (open.size() >= tuning.maxOpenFiles()) {
-            Iterator<Integer> eldest = open.keySet().iterator();
-            finish(eldest.next());
-        }
         PartitionKey key = partitioner.keys().get(partition);
-        String folder = HivePaths.folder(partitionColumns, key.values());
-        String relative = folder + fileName(fileSeq++);
+        String folder = HivePaths.folder(folderNames, key.values());
+        int number = filesOfPartition.merge(partition, 1, Integer::sum) - 1;
+        String relative = folder + fileName(partition, number, writeId, fileSuffix);
         S3OutputStream out = store.create(stagingPrefix + relative, uploads);
         FileEncoder encoder;
         try {
@@ -128,29 +232,52 @@ final class Stager {
             out.abort();
             throw e;
         }
-        f = new Open(key, folder, relative, out, encoder);
+        f = new Open(partition, number, folder, relative, out, encoder);
         open.put(partition, f);
         return f;
     }
 
-    /** The file name of the n-th file of this write. */
-    String fileName(int n) {
-        return String.format("part-%05d-%s%s", n, writeId, fileSuffix);
+    private void evictLeastRecentlyWritten() throws IOException {
+        int excess = open.size() - tuning.maxOpenFiles();
+        if (excess <= 0) {
+            return;
+        }
+        List<Open> byAge = new ArrayList<>(open.values());
+        byAge.sort(Comparator.comparingInt(o -> o.lastBatch));
+        List<Callable<Void>> closing = new ArrayList<>();
+        for (Open o : byAge.subList(0, excess)) {
+            closing.add(() -> {
+                finish(o.partition);
+                return null;
+            });
+        }
+        runAll(closing);
     }
 
     private void finish(int partition) throws IOException {
         Open f = open.remove(partition);
         f.encoder.close();
-        finished.add(new Pending(f.folder, f.relative, f.encoder.rows(), f.out.completion()));
-        hook.reached(Step.STAGED_FILE, finished.size());
+        synchronized (finished) {
+            finished.add(new Pending(f.partition, f.number, f.folder, f.relative, f.encoder.rows(), f.out.completion()));
+        }
+        hook.reached(Step.STAGED_FILE, staged.incrementAndGet());
     }
 
-    private void abortAll(Throwable failure) {
+    private void abortAll() {
         for (Open f : open.values()) {
             f.out.abort();
         }
         open.clear();
-        for (Pending p : finished) {
+        awaitUploads();
+    }
+
+    /** Waits for every upload begun, successful or not, so that cleanup does not race with a late PUT. */
+    void awaitUploads() {
+        List<Pending> all;
+        synchronized (finished) {
+            all = new ArrayList<>(finished);
+        }
+        for (Pending p : all) {
             try {
                 p.size.join();
             } catch (RuntimeException e) {
@@ -159,8 +286,4 @@ final class Stager {
         }
     }
 
-    /** Waits for every upload begun, successful or not, so that cleanup does not race with a late PUT. */
-    void awaitUploads() {
-        abortAll(null);
-    }
 }

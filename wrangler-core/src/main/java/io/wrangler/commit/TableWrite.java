@@ -99,12 +99,14 @@ public final class TableWrite {
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
         String suffix = spec.compression().fileInfix() + ".parquet";
         String stagingFolder = location.tmpPrefix() + writeId + "/";
-        String longestName = String.format("part-%05d-%s%s", 99_999, writeId, suffix);
+        String longestName = Stager.fileName(9_999_999, 99_999, writeId, suffix);
         Partitioner.NewPartition validator = key -> checkPartition(key, columns.partitionNames(), stagingFolder, longestName);
 
         try (BufferAllocator allocator = new RootAllocator()) {
+            Partitioner partitioner = new Partitioner(spec.partitionBy(), names(columns.data));
+            Prepass pre = null;
             if (source.replayable()) {
-                Prepass pre = prepass(source, columns, validator);
+                pre = prepass(source, columns, validator, partitioner);
                 if (pre.rows == 0) {
                     return empty(writeId);
                 }
@@ -115,12 +117,14 @@ public final class TableWrite {
                     .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
             checkBucket(store);
             ExecutorService pool = pool(spec.tuning().threads());
+            ExecutorService encoders = pool(Runtime.getRuntime().availableProcessors());
             try {
                 RecoveryResult recovered = new Recovery(store, location, pool, spec.tuning(), spec.hook(), spec.catalog()).run();
                 Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
                 Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads,
-                        new Partitioner(spec.partitionBy(), names(columns.data)), validator);
-                List<Manifest.File> files = stage(stager, source, allocator, store, stagingFolder, columns.partitionNames());
+                        partitioner, validator, encoders);
+                List<Manifest.File> files = stage(stager, source, allocator, store, stagingFolder, columns.partitionNames(),
+                        pre == null ? null : pre.assigned.iterator());
                 if (files.isEmpty()) {
                     removeQuietly(store, stagingFolder, null);
                     return empty(writeId, recovered);
@@ -144,6 +148,7 @@ public final class TableWrite {
                 }
                 return result(writeId, manifest, outcome, recovered);
             } finally {
+                shutdown(encoders);
                 shutdown(pool);
             }
         }
@@ -249,17 +254,18 @@ public final class TableWrite {
         }
     }
 
-    private record Prepass(long rows) {
+    /** What the validation pass found: the rows, and each batch's partition ids, which staging reuses. */
+    private record Prepass(long rows, List<int[]> assigned) {
     }
 
     /** Reads a replayable input once without I/O: every partition value and timestamp is checked before anything is written. */
-    private Prepass prepass(BatchSource source, Columns columns, Partitioner.NewPartition validator) {
-        Partitioner partitioner = new Partitioner(spec.partitionBy(), names(columns.data));
+    private Prepass prepass(BatchSource source, Columns columns, Partitioner.NewPartition validator, Partitioner partitioner) {
         long rows = 0;
+        List<int[]> assigned = new ArrayList<>();
         try {
             while (source.next()) {
                 VectorSchemaRoot batch = source.current();
-                partitioner.assign(batch, validator);
+                assigned.add(partitioner.assign(batch, validator));
                 if (!spec.keepNanos()) {
                     checkNanos(batch, columns.data);
                 }
@@ -279,7 +285,7 @@ public final class TableWrite {
         if (rows > 0) {
             checkNotAllNull(partitioner.keys(), () -> { });
         }
-        return new Prepass(rows);
+        return new Prepass(rows, assigned);
     }
 
     private void checkNanos(VectorSchemaRoot batch, List<Field> data) {
@@ -341,9 +347,9 @@ public final class TableWrite {
     // ---- stage ----
 
     private List<Manifest.File> stage(Stager stager, BatchSource source, BufferAllocator allocator, S3Store store, String stagingFolder,
-                                      List<String> folderNames) {
+                                      List<String> folderNames, java.util.Iterator<int[]> assigned) {
         try {
-            return stager.stage(source, allocator, folderNames);
+            return stager.stage(source, allocator, folderNames, assigned);
         } catch (InvalidWriteException e) {
             removeQuietly(store, stagingFolder, e);
             throw e;

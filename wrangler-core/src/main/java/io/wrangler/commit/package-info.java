@@ -5,12 +5,13 @@
  * <h2>Layout</h2>
  * <pre>
  * s3://bucket/table/                                   table root (always ends with /)
- *   dt=2024-01-15/country=RU/part-00000-&lt;writeId&gt;.snappy.parquet    published data files
- *   _tmp/&lt;writeId&gt;/dt=2024-01-15/country=RU/part-00000-&lt;writeId&gt;...   staged copy, same relative path
+ *   dt=2024-01-15/country=RU/part-00007-000-&lt;writeId&gt;.snappy.parquet    published data files
+ *   _tmp/&lt;writeId&gt;/dt=2024-01-15/country=RU/part-00007-000-&lt;writeId&gt;...   staged copy, same relative path
  *   _tmp/&lt;writeId&gt;/_manifest.json                  the write's commit record
  * </pre>
- * A write id is {@code yyyyMMddTHHmmssZ-<16 hex>}; every file a write creates carries it in its name, which is
- * how a write (and its recovery) tells its own files from everyone else's. Hive, Spark, Athena, Trino and
+ * A write id is {@code yyyyMMddTHHmmssZ-<16 hex>} ({@code k-<key>-<hash>} for a write with an idempotency key); every
+ * file a write creates carries it in its name, after the partition's number (in order of first appearance in the
+ * input) and the file's number within the partition, so the same input gives the same names. Hive, Spark, Athena, Trino and
  * DuckDB-with-Hive-readers skip folders starting with {@code _}, so nothing under {@code _tmp/} is ever read
  * as table data.
  *

@@ -24,10 +24,16 @@ public final class Partitioner {
     private final List<String> dataColumns;
     private final Map<PartitionKey, Integer> ids = new HashMap<>();
     private final List<PartitionKey> keys = new ArrayList<>();
+    private final ColumnCoder[] coders;
+    private final LongIntMap byCodes = new LongIntMap();
 
     public Partitioner(List<String> partitionColumns, List<String> dataColumns) {
         this.partitionColumns = List.copyOf(partitionColumns);
         this.dataColumns = List.copyOf(dataColumns);
+        this.coders = new ColumnCoder[partitionColumns.size()];
+        for (int c = 0; c < coders.length; c++) {
+            coders[c] = new ColumnCoder();
+        }
     }
 
     /** Every partition seen so far, by id. */
@@ -41,7 +47,8 @@ public final class Partitioner {
     }
 
     /**
-     * Computes each row's partition id without copying anything.
+     * Computes each row's partition id without copying anything. Each partition column is coded first (one hash
+     * lookup a row, a String only per distinct value), then the codes of a row map to its partition.
      *
      * @return the partition id of every row
      */
@@ -54,32 +61,53 @@ public final class Partitioner {
             }
             return out;
         }
-        FieldVector[] columns = new FieldVector[partitionColumns.size()];
-        for (int c = 0; c < columns.length; c++) {
-            columns[c] = batch.getVector(partitionColumns.get(c));
+        int k = partitionColumns.size();
+        int[][] codes = new int[k][rows];
+        for (int c = 0; c < k; c++) {
+            coders[c].code(batch.getVector(partitionColumns.get(c)), rows, codes[c]);
         }
-        // Consecutive rows of a partition are common (sorted or clustered input): reuse the last lookup.
-        String[] last = null;
+        long lastKey = Long.MIN_VALUE;
         int lastId = -1;
-        String[] values = new String[columns.length];
         for (int r = 0; r < rows; r++) {
-            for (int c = 0; c < columns.length; c++) {
-                values[c] = PartitionValues.render(columns[c], r);
-            }
-            if (last != null && Arrays.equals(last, values)) {
+            long key = packed(codes, r);
+            if (key == lastKey) {
                 out[r] = lastId;
                 continue;
             }
-            PartitionKey key = new PartitionKey(Arrays.asList(values.clone()));
-            Integer id = ids.get(key);
-            if (id == null) {
-                id = register(key, listener);
+            int id = key == Long.MAX_VALUE ? -1 : byCodes.get(key);
+            if (id < 0) {
+                String[] values = new String[k];
+                for (int c = 0; c < k; c++) {
+                    values[c] = coders[c].text(codes[c][r]);
+                }
+                PartitionKey pk = new PartitionKey(Arrays.asList(values));
+                Integer known = ids.get(pk);
+                id = known != null ? known : register(pk, listener);
+                if (key != Long.MAX_VALUE) {
+                    byCodes.put(key, id);
+                }
             }
             out[r] = id;
-            last = values.clone();
+            lastKey = key;
             lastId = id;
         }
         return out;
+    }
+
+    /** The row's codes in one long (21 bits a column, up to 3 columns), or Long.MAX_VALUE when they do not fit. */
+    private static long packed(int[][] codes, int row) {
+        if (codes.length > 3) {
+            return Long.MAX_VALUE;
+        }
+        long key = 0;
+        for (int[] column : codes) {
+            int code = column[row];
+            if (code >= (1 << 21)) {
+                return Long.MAX_VALUE;
+            }
+            key = (key << 21) | code;
+        }
+        return key;
     }
 
     private int register(PartitionKey key, NewPartition listener) {

@@ -1,0 +1,105 @@
+package io.wrangler.partition;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.ArrowBufPointer;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.Decimal256Vector;
+import org.apache.arrow.vector.FieldVector;
+
+/**
+ * A ColumnCoder gives each distinct value of one partition column a small code, stable across the batches of a
+ * write, and renders each distinct value as path text only once. Code 0 is the default partition (null or empty).
+ *
+ * <p>Fixed-width values are keyed by their raw bits, strings by their bytes in the Arrow buffer, so that a row costs
+ * a hash lookup, not a String. Not thread-safe.
+ */
+final class ColumnCoder {
+    private final List<String> rendered = new ArrayList<>();
+    private final LongIntMap byBits = new LongIntMap();
+    private final Map<String, Integer> byText = new HashMap<>();
+
+    ColumnCoder() {
+        rendered.add(null);
+    }
+
+    /** The text of a code: null for the default partition. */
+    String text(int code) {
+        return rendered.get(code);
+    }
+
+    /** Codes the rows of {@code v} into {@code out}. */
+    void code(FieldVector v, int rows, int[] out) {
+        if (v instanceof BaseVariableWidthVector s) {
+            codeBytes(s, rows, out);
+        } else if (v instanceof BaseFixedWidthVector f && !(v instanceof DecimalVector) && !(v instanceof Decimal256Vector)) {
+            codeBits(f, rows, out);
+        } else {
+            for (int r = 0; r < rows; r++) {
+                out[r] = byText(PartitionValues.render(v, r));
+            }
+        }
+    }
+
+    private int byText(String text) {
+        if (text == null) {
+            return 0;
+        }
+        Integer code = byText.get(text);
+        if (code == null) {
+            code = rendered.size();
+            rendered.add(text);
+            byText.put(text, code);
+        }
+        return code;
+    }
+
+    private void codeBits(BaseFixedWidthVector v, int rows, int[] out) {
+        ArrowBuf data = v.getDataBuffer();
+        int width = v instanceof BitVector ? 0 : v.getTypeWidth();
+        for (int r = 0; r < rows; r++) {
+            if (v.isNull(r)) {
+                out[r] = 0;
+                continue;
+            }
+            long bits = switch (width) {
+                case 0 -> ((BitVector) v).get(r);
+                case 1 -> data.getByte(r);
+                case 2 -> data.getShort(2L * r);
+                case 4 -> data.getInt(4L * r);
+                default -> data.getLong(8L * r);
+            };
+            int code = byBits.get(bits);
+            if (code < 0) {
+                code = byText(PartitionValues.render(v, r));
+                byBits.put(bits, code);
+            }
+            out[r] = code;
+        }
+    }
+
+    private void codeBytes(BaseVariableWidthVector v, int rows, int[] out) {
+        // Keys point into this batch's buffers: the map lives for this batch only; codes come from byText.
+        Map<ArrowBufPointer, Integer> batch = new HashMap<>();
+        ArrowBufPointer probe = new ArrowBufPointer();
+        for (int r = 0; r < rows; r++) {
+            if (v.isNull(r) || v.getValueLength(r) == 0) {
+                out[r] = 0;
+                continue;
+            }
+            v.getDataPointer(r, probe);
+            Integer code = batch.get(probe);
+            if (code == null) {
+                code = byText(PartitionValues.render(v, r));
+                batch.put(v.getDataPointer(r), code);
+            }
+            out[r] = code;
+        }
+    }
+}
