@@ -89,11 +89,14 @@ class WriteModesTest {
         Map<String, byte[]> rus = TestLake.snapshot(bucket, "marts/orders/dt=2024-01-15/country=RUS/");
 
         WriteResult r = write(Orders.orders("b", List.of(D15), List.of("R"), 1), WriteMode.OVERWRITE_PARTITIONS);
+        // Two partitions of one day are listed with one listing of the day, filtered to their exact folders.
+        WriteResult two = write(Orders.orders("c", List.of(D15), List.of("R", "X"), 1), WriteMode.OVERWRITE_PARTITIONS);
 
         assertThat(TestLake.snapshot(bucket, "marts/orders/dt=2024-01-15/country=RU/")).containsExactlyInAnyOrderEntriesOf(ru);
         assertThat(TestLake.snapshot(bucket, "marts/orders/dt=2024-01-15/country=RUS/")).containsExactlyInAnyOrderEntriesOf(rus);
         assertThat(r.deletedFiles()).hasSize(1).allMatch(f -> f.contains("/country=R/"));
-        assertThat(totals()).extracting(row -> row.get(1) + ":" + row.get(2)).containsExactly("R:1", "RU:2", "RUS:2");
+        assertThat(two.deletedFiles()).hasSize(1).allMatch(f -> f.contains("/country=R/part-") && f.contains(r.writeId()));
+        assertThat(totals()).extracting(row -> row.get(1) + ":" + row.get(2)).containsExactly("R:1", "RU:2", "RUS:2", "X:1");
     }
 
     @Test

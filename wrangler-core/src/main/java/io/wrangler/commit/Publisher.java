@@ -67,15 +67,11 @@ final class Publisher {
             if (m.mode() == WriteMode.OVERWRITE) {
                 old.addAll(oldFiles(location.prefix(), mine, null));
             } else if (m.mode() == WriteMode.OVERWRITE_PARTITIONS) {
-                for (Manifest.Partition p : m.partitions()) {
-                    old.addAll(oldFiles(location.prefix() + p.folder(), mine, null));
-                }
+                old.addAll(oldFilesOf(m.partitions(), mine, null));
             } else if (m.writeId().startsWith("k-")) {
                 // A keyed append replaces what an earlier run with the same key left in these partitions: its files
                 // carry the same write id, and those this run does not write again would otherwise double rows.
-                for (Manifest.Partition p : m.partitions()) {
-                    old.addAll(oldFiles(location.prefix() + p.folder(), mine, m.writeId()));
-                }
+                old.addAll(oldFilesOf(m.partitions(), mine, m.writeId()));
             }
         } catch (software.amazon.awssdk.core.exception.SdkException e) {
             throw Failures.storage(table, Step.LISTED_OLD_FILES, "list the old files", e,
@@ -113,6 +109,48 @@ final class Publisher {
             hook.reached(Step.DELETED_BATCH, batches.incrementAndGet());
         }
         return new Outcome(replaced, old);
+    }
+
+    /**
+     * The old files of the written partitions. Partitions that share their first folder ({@code dt=2024-01-15/}) are
+     * listed with one listing of that folder, filtered to the written partitions' exact folders, instead of one
+     * listing each; a lone partition is listed by its own folder.
+     */
+    private List<String> oldFilesOf(List<Manifest.Partition> partitions, Set<String> mine, String carrying) {
+        Map<String, Set<String>> byFirst = new LinkedHashMap<>();
+        for (Manifest.Partition p : partitions) {
+            String first = p.folder().isEmpty() ? "" : p.folder().substring(0, p.folder().indexOf('/') + 1);
+            byFirst.computeIfAbsent(first, k -> new HashSet<>()).add(p.folder());
+        }
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, Set<String>> group : byFirst.entrySet()) {
+            Set<String> folders = group.getValue();
+            if (folders.size() == 1) {
+                out.addAll(oldFiles(location.prefix() + folders.iterator().next(), mine, carrying));
+                continue;
+            }
+            int depth = (int) folders.iterator().next().chars().filter(c -> c == '/').count();
+            for (String key : oldFiles(location.prefix() + group.getKey(), mine, carrying)) {
+                String rel = key.substring(location.prefix().length());
+                int end = nthSlash(rel, depth);
+                if (end >= 0 && folders.contains(rel.substring(0, end + 1))) {
+                    out.add(key);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The index of the n-th {@code /} of {@code s}, or -1. */
+    private static int nthSlash(String s, int n) {
+        int at = -1;
+        for (int i = 0; i < n; i++) {
+            at = s.indexOf('/', at + 1);
+            if (at < 0) {
+                return -1;
+            }
+        }
+        return at;
     }
 
     /**

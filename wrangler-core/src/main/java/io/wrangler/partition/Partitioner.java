@@ -5,7 +5,11 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -171,8 +175,12 @@ public final class Partitioner {
                 copies.add(to);
                 to.setInitialCapacity(rows);
                 to.allocateNew();
-                for (int t = 0; t < rows; t++) {
-                    to.copyFromSafe(sourceRow[t], t, from);
+                if (from instanceof BaseFixedWidthVector f && !(from instanceof BitVector)) {
+                    gatherFixedWidth(f, (BaseFixedWidthVector) to, sourceRow);
+                } else {
+                    for (int t = 0; t < rows; t++) {
+                        to.copyFromSafe(sourceRow[t], t, from);
+                    }
                 }
                 to.setValueCount(rows);
             }
@@ -181,6 +189,46 @@ public final class Partitioner {
             throw e;
         }
         return new Grouped(copies, runs, true);
+    }
+
+    /** Copies fixed-width values buffer to buffer, 8, 4, 2 or 1 bytes at a time, and their validity bits. */
+    private static void gatherFixedWidth(BaseFixedWidthVector from, BaseFixedWidthVector to, int[] sourceRow) {
+        ArrowBuf src = from.getDataBuffer();
+        ArrowBuf dst = to.getDataBuffer();
+        ArrowBuf srcValid = from.getValidityBuffer();
+        ArrowBuf dstValid = to.getValidityBuffer();
+        int width = from.getTypeWidth();
+        int rows = sourceRow.length;
+        switch (width) {
+            case 8 -> {
+                for (int t = 0; t < rows; t++) {
+                    dst.setLong(8L * t, src.getLong(8L * sourceRow[t]));
+                }
+            }
+            case 4 -> {
+                for (int t = 0; t < rows; t++) {
+                    dst.setInt(4L * t, src.getInt(4L * sourceRow[t]));
+                }
+            }
+            case 2 -> {
+                for (int t = 0; t < rows; t++) {
+                    dst.setShort(2L * t, src.getShort(2L * sourceRow[t]));
+                }
+            }
+            case 1 -> {
+                for (int t = 0; t < rows; t++) {
+                    dst.setByte(t, src.getByte(sourceRow[t]));
+                }
+            }
+            default -> {
+                for (int t = 0; t < rows; t++) {
+                    dst.setBytes((long) width * t, src, (long) width * sourceRow[t], width);
+                }
+            }
+        }
+        for (int t = 0; t < rows; t++) {
+            BitVectorHelper.setValidityBit(dstValid, t, BitVectorHelper.get(srcValid, sourceRow[t]));
+        }
     }
 
     /** A run of consecutive rows, {@code [from, to)}, of one partition. */
