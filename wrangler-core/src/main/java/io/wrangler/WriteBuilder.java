@@ -34,6 +34,8 @@ public final class WriteBuilder {
     private StepHook hook = StepHook.NONE;
     private WriteSpec.Tuning tuning = WriteSpec.Tuning.defaults();
     private String idempotencyKey;
+    private boolean lease = true;
+    private java.time.Duration leaseWait = java.time.Duration.ofMinutes(3);
     private boolean used;
 
     WriteBuilder(Supplier<BatchSource> input) {
@@ -95,6 +97,30 @@ public final class WriteBuilder {
         return this;
     }
 
+    /**
+     * Whether the write takes the table's lease (default true): a conditional create of {@code _tmp/_lease.json},
+     * renewed while the write runs and checked before the commit point, so that two writers of one table never
+     * interleave (the second waits, see {@link #leaseWait}, then fails with a {@link CommitConflictException}). Needs
+     * an S3 endpoint that enforces conditional writes (AWS S3 does; the write refuses one that does not). Turn it off
+     * only when something else guarantees a single writer per table.
+     */
+    public WriteBuilder lease(boolean enabled) {
+        this.lease = enabled;
+        return this;
+    }
+
+    /**
+     * How long to wait for the table's lease when another writer holds it (default 3 minutes, longer than a lease
+     * lives without renewal, so that a rerun right after a crash waits for the crashed writer's lease to expire).
+     */
+    public WriteBuilder leaseWait(java.time.Duration wait) {
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("leaseWait must not be negative, got " + wait);
+        }
+        this.leaseWait = wait;
+        return this;
+    }
+
     /** The S3 client to use; by default the SDK's default client (default region and credentials chains). */
     public WriteBuilder s3(S3Client client) {
         this.s3 = Objects.requireNonNull(client, "client");
@@ -126,7 +152,7 @@ public final class WriteBuilder {
      * <p>Atomic per file, not per table: each file appears whole or not at all, and a reader listing during
      * the publish step may see old and new files of a partition side by side for a moment, never neither.
      * A crash at any point leaves the table recoverable: the next write to it, or {@link S3Parquet#recover},
-     * finishes or undoes the interrupted write. Supports one writer per table at a time.
+     * finishes or undoes the interrupted write. Concurrent writers of one table take turns through the table lease.
      *
      * @throws InvalidWriteException bad input, before any object of the table is written or deleted
      * @throws StorageException S3 failed; the message says whether the table is unchanged or needs a rerun
@@ -138,7 +164,8 @@ public final class WriteBuilder {
         }
         used = true;
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
-        WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning, idempotencyKey);
+        WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning, idempotencyKey,
+                lease, leaseWait);
         BatchSource source;
         try {
             source = input.get();

@@ -13,13 +13,23 @@ final class Tunings {
     static WriteSpec.Tuning smallParts() {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
         return new WriteSpec.Tuning(d.threads(), 5 * MIB, d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
-                d.deleteBatch(), 6L * MIB, 5L * MIB);
+                d.deleteBatch(), 6L * MIB, 5L * MIB, d.leaseTtl());
     }
 
-    /** Deletes two keys per request, so that a crash can fall between delete batches. */
+    /**
+     * Deletes two keys per request, so that a crash can fall between delete batches; a lease lives one second without
+     * renewal, so that a rerun after a simulated crash waits for it briefly.
+     */
     static WriteSpec.Tuning smallDeleteBatches() {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
         return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
-                2, d.singleCopyLimit(), d.copyPartSize());
+                2, d.singleCopyLimit(), d.copyPartSize(), java.time.Duration.ofSeconds(1));
+    }
+
+    /** A lease that lives one second without renewal. */
+    static WriteSpec.Tuning shortLease() {
+        WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
+        return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
+                d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), java.time.Duration.ofSeconds(1));
     }
 }

@@ -70,8 +70,8 @@ public final class Bench {
             runs.put("duckdb partitioned", () -> copy(duck, "COPY t TO '" + work.resolve("duck-p" + n[0]++)
                     + "' (FORMAT PARQUET, PARTITION_BY (dt, country), COMPRESSION SNAPPY)"));
             runs.put("duckdb flat", () -> copy(duck, "COPY t TO '" + work.resolve("duck-f" + n[0]++ + ".parquet") + "' (FORMAT PARQUET, COMPRESSION SNAPPY)"));
-            runs.put("wrangler partitioned, encode only", () -> S3Parquet.write(table).partitionBy("dt", "country").s3(sink).to("s3://sink/p/"));
-            runs.put("wrangler flat, encode only", () -> S3Parquet.write(table).s3(sink).to("s3://sink/f/"));
+            runs.put("wrangler partitioned, encode only", () -> S3Parquet.write(table).partitionBy("dt", "country").lease(false).s3(sink).to("s3://sink/p/"));
+            runs.put("wrangler flat, encode only", () -> S3Parquet.write(table).lease(false).s3(sink).to("s3://sink/f/"));
             runs.put("wrangler partitioned, end to end to LocalS3", () -> S3Parquet.write(table).partitionBy("dt", "country")
                     .mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/e2e" + n[0]++ + "/"));
 

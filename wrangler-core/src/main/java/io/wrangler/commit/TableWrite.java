@@ -80,7 +80,8 @@ public final class TableWrite {
         S3Location location = S3Location.parse(uri, Step.RECOVER.label());
         S3Store store = new S3Store(s3, location.bucket()).withSingleCopyLimit(tuning.singleCopyLimit(), tuning.copyPartSize());
         ExecutorService pool = pool(tuning.threads());
-        try {
+        try (TableLease lease = TableLease.acquire(store, location, "recover-" + WriteIds.next(), tuning.leaseTtl(),
+                tuning.leaseTtl().plusSeconds(60))) {
             return new Recovery(store, location, pool, tuning, StepHook.NONE, catalog).run();
         } finally {
             shutdown(pool);
@@ -116,6 +117,7 @@ public final class TableWrite {
             S3Store store = new S3Store(spec.s3(), location.bucket())
                     .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
             checkBucket(store);
+            TableLease lease = spec.lease() ? takeLease(store, writeId) : null;
             ExecutorService pool = pool(spec.tuning().threads());
             ExecutorService encoders = pool(Runtime.getRuntime().availableProcessors());
             try {
@@ -131,6 +133,9 @@ public final class TableWrite {
                 }
                 checkNotAllNull(stager.partitions(), () -> removeQuietly(store, stagingFolder, null));
                 Manifest manifest = manifest(writeId, stager.partitions(), files, schema, columns);
+                if (lease != null) {
+                    lease.check(Step.MANIFEST_WRITTEN);
+                }
                 putManifest(store, stagingFolder, manifest);
                 spec.hook().reached(Step.MANIFEST_WRITTEN, 1);
 
@@ -147,10 +152,29 @@ public final class TableWrite {
                             "The write is complete and visible; the next write or S3Parquet.recover removes the leftover staging.");
                 }
                 return result(writeId, manifest, outcome, recovered);
+            } catch (Error e) {
+                // A crash leaves its lease behind to expire, as a killed process would.
+                if (lease != null) {
+                    lease.abandon();
+                    lease = null;
+                }
+                throw e;
             } finally {
                 shutdown(encoders);
                 shutdown(pool);
+                if (lease != null) {
+                    lease.close();
+                }
             }
+        }
+    }
+
+    private TableLease takeLease(S3Store store, String writeId) {
+        try {
+            return TableLease.acquire(store, location, writeId, spec.tuning().leaseTtl(), spec.leaseWait());
+        } catch (software.amazon.awssdk.services.s3.model.S3Exception e) {
+            throw Failures.storage(table, Step.VALIDATE, "take the table lease", e, "Nothing was written; check the permissions "
+                    + "(s3:PutObject, s3:GetObject, s3:DeleteObject on " + location.tmpPrefix() + ") and rerun.");
         }
     }
 

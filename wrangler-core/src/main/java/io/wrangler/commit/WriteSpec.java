@@ -21,10 +21,12 @@ import software.amazon.awssdk.services.s3.S3Client;
  * @param hook told of each step
  * @param tuning sizes and limits that tests lower
  * @param idempotencyKey the caller's name for this logical write, or null; see {@code WriteBuilder.idempotencyKey}
+ * @param lease whether the write takes the table's lease (see {@code TableLease})
+ * @param leaseWait how long to wait for a lease another writer holds
  */
 public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> partitionBy, Compression compression,
                         long maxRowsPerFile, boolean keepNanos, CatalogTable catalog, StepHook hook, Tuning tuning,
-                        String idempotencyKey) {
+                        String idempotencyKey, boolean lease, java.time.Duration leaseWait) {
     public WriteSpec {
         partitionBy = List.copyOf(partitionBy);
     }
@@ -41,12 +43,13 @@ public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> pa
      * @param deleteBatch keys per DeleteObjects request (at most 1,000)
      * @param singleCopyLimit objects above this size are copied with UploadPartCopy (5 GB on S3)
      * @param copyPartSize part size of such copies
+     * @param leaseTtl how long a table lease lives without renewal (a crashed writer's lease expires after it)
      */
     public record Tuning(int threads, int partSize, int maxPendingParts, long rowGroupBytes, int pageBytes, int maxOpenFiles,
-                         int deleteBatch, long singleCopyLimit, long copyPartSize) {
+                         int deleteBatch, long singleCopyLimit, long copyPartSize, java.time.Duration leaseTtl) {
         public static Tuning defaults() {
             return new Tuning(8, 8 * 1024 * 1024, 16, 64L * 1024 * 1024, 1024 * 1024, 256, 1000,
-                    5L * 1024 * 1024 * 1024, 512L * 1024 * 1024);
+                    5L * 1024 * 1024 * 1024, 512L * 1024 * 1024, java.time.Duration.ofMinutes(2));
         }
     }
 }
