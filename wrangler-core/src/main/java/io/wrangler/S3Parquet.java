@@ -94,7 +94,8 @@ public final class S3Parquet {
 
     /** Like {@link #recover(String, S3Client)}, and also runs the catalog step of interrupted writes made with {@code catalog}. */
     public static RecoveryResult recover(String uri, S3Client s3, CatalogTable catalog) {
-        return TableWrite.recover(uri, Objects.requireNonNull(s3, "s3"), catalog, WriteSpec.Tuning.defaults());
+        return TableWrite.recover(uri, Objects.requireNonNull(s3, "s3"), catalog, WriteSpec.Tuning.defaults(),
+                io.wrangler.storage.RequestOptions.defaults());
     }
 
     static S3Client defaultClient() {

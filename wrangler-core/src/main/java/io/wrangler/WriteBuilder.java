@@ -34,6 +34,7 @@ public final class WriteBuilder {
     private StepHook hook = StepHook.NONE;
     private WriteSpec.Tuning tuning = WriteSpec.Tuning.defaults();
     private String idempotencyKey;
+    private io.wrangler.storage.RequestOptions options = io.wrangler.storage.RequestOptions.defaults();
     private boolean lease = true;
     private java.time.Duration leaseWait = java.time.Duration.ofMinutes(3);
     private boolean used;
@@ -121,6 +122,49 @@ public final class WriteBuilder {
         return this;
     }
 
+    /** Encrypts every object the write creates with S3-managed keys (SSE-S3, {@code AES256}). */
+    public WriteBuilder sseS3() {
+        options = new io.wrangler.storage.RequestOptions("AES256", null, options.acl(), options.expectedBucketOwner(), options.attempts(),
+                options.base(), options.cap());
+        return this;
+    }
+
+    /** Encrypts every object the write creates with KMS (SSE-KMS) under {@code keyId} (an id or ARN; null: the bucket's default key). */
+    public WriteBuilder sseKms(String keyId) {
+        options = new io.wrangler.storage.RequestOptions("aws:kms", keyId, options.acl(), options.expectedBucketOwner(), options.attempts(),
+                options.base(), options.cap());
+        return this;
+    }
+
+    /** Gives every object the write creates this canned ACL, such as {@code bucket-owner-full-control}. */
+    public WriteBuilder acl(String cannedAcl) {
+        options = new io.wrangler.storage.RequestOptions(options.sse(), options.kmsKeyId(), Objects.requireNonNull(cannedAcl, "cannedAcl"),
+                options.expectedBucketOwner(), options.attempts(), options.base(), options.cap());
+        return this;
+    }
+
+    /** Sends {@code x-amz-expected-bucket-owner} with every request: S3 refuses them if the bucket belongs to another account. */
+    public WriteBuilder expectedBucketOwner(String accountId) {
+        options = new io.wrangler.storage.RequestOptions(options.sse(), options.kmsKeyId(), options.acl(),
+                Objects.requireNonNull(accountId, "accountId"), options.attempts(), options.base(), options.cap());
+        return this;
+    }
+
+    /**
+     * How wrangler retries a request after a transient failure (5xx, SlowDown, throttling, a broken or timed-out
+     * connection): at most {@code attempts} calls, backoff from {@code base} doubling up to {@code cap}, full jitter.
+     * This comes on top of the client's own retry policy. Default: 4 attempts, 200 ms, 10 s. Permanent failures (403,
+     * NoSuchBucket, missing credentials) are never retried.
+     */
+    public WriteBuilder retry(int attempts, java.time.Duration base, java.time.Duration cap) {
+        if (attempts < 1) {
+            throw new IllegalArgumentException("attempts must be at least 1, got " + attempts);
+        }
+        options = new io.wrangler.storage.RequestOptions(options.sse(), options.kmsKeyId(), options.acl(), options.expectedBucketOwner(),
+                attempts, Objects.requireNonNull(base, "base"), Objects.requireNonNull(cap, "cap"));
+        return this;
+    }
+
     /** The S3 client to use; by default the SDK's default client (default region and credentials chains). */
     public WriteBuilder s3(S3Client client) {
         this.s3 = Objects.requireNonNull(client, "client");
@@ -165,7 +209,7 @@ public final class WriteBuilder {
         used = true;
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
         WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning, idempotencyKey,
-                lease, leaseWait);
+                lease, leaseWait, options);
         BatchSource source;
         try {
             source = input.get();

@@ -105,14 +105,14 @@ final class TableLease implements AutoCloseable {
     }
 
     private static String create(S3Store store, String key, String owner, Duration ttl, String ifMatch) {
-        PutObjectRequest.Builder put = PutObjectRequest.builder().bucket(store.bucket()).key(key);
+        PutObjectRequest.Builder put = PutObjectRequest.builder().key(key);
         if (ifMatch == null) {
             put.ifNoneMatch("*");
         } else {
             put.ifMatch(ifMatch);
         }
         String json = "{\"owner\": \"" + owner + "\", \"ttlMillis\": " + ttl.toMillis() + "}";
-        PutObjectResponse r = store.client().putObject(put.build(), RequestBody.fromString(json));
+        PutObjectResponse r = store.putObject(put, RequestBody.fromString(json));
         return r.eTag();
     }
 
@@ -142,7 +142,8 @@ final class TableLease implements AutoCloseable {
     private static Held read(S3Store store, String key) {
         ResponseBytes<GetObjectResponse> r;
         try {
-            r = store.client().getObjectAsBytes(b -> b.bucket(store.bucket()).key(key));
+            r = store.options().run(() -> store.client().getObjectAsBytes(b -> b.bucket(store.bucket()).key(key)
+                    .expectedBucketOwner(store.options().expectedBucketOwner())));
         } catch (NoSuchKeyException e) {
             return null;
         }

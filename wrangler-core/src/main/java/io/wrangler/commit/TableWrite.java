@@ -76,9 +76,9 @@ public final class TableWrite {
 
     /** Finishes or undoes the interrupted writes of the table at {@code uri}. */
     public static RecoveryResult recover(String uri, software.amazon.awssdk.services.s3.S3Client s3, CatalogTable catalog,
-                                         WriteSpec.Tuning tuning) {
+                                         WriteSpec.Tuning tuning, io.wrangler.storage.RequestOptions options) {
         S3Location location = S3Location.parse(uri, Step.RECOVER.label());
-        S3Store store = new S3Store(s3, location.bucket()).withSingleCopyLimit(tuning.singleCopyLimit(), tuning.copyPartSize());
+        S3Store store = new S3Store(s3, location.bucket(), options).withSingleCopyLimit(tuning.singleCopyLimit(), tuning.copyPartSize());
         ExecutorService pool = pool(tuning.threads());
         try (TableLease lease = TableLease.acquire(store, location, "recover-" + WriteIds.next(), tuning.leaseTtl(),
                 tuning.leaseTtl().plusSeconds(60))) {
@@ -114,7 +114,7 @@ public final class TableWrite {
                 source.rewind();
             }
             CatalogCommit catalogCommit = prepareCatalog(columns);
-            S3Store store = new S3Store(spec.s3(), location.bucket())
+            S3Store store = new S3Store(spec.s3(), location.bucket(), spec.options())
                     .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
             checkBucket(store);
             TableLease lease = spec.lease() ? takeLease(store, writeId) : null;

@@ -23,10 +23,11 @@ import software.amazon.awssdk.services.s3.S3Client;
  * @param idempotencyKey the caller's name for this logical write, or null; see {@code WriteBuilder.idempotencyKey}
  * @param lease whether the write takes the table's lease (see {@code TableLease})
  * @param leaseWait how long to wait for a lease another writer holds
+ * @param options what every S3 request carries: encryption, ACL, expected bucket owner, retries
  */
 public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> partitionBy, Compression compression,
                         long maxRowsPerFile, boolean keepNanos, CatalogTable catalog, StepHook hook, Tuning tuning,
-                        String idempotencyKey, boolean lease, java.time.Duration leaseWait) {
+                        String idempotencyKey, boolean lease, java.time.Duration leaseWait, io.wrangler.storage.RequestOptions options) {
     public WriteSpec {
         partitionBy = List.copyOf(partitionBy);
     }

@@ -8,11 +8,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.function.Consumer;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 
 /**
  * An S3OutputStream uploads one object while it is being written, with bounded memory.
@@ -32,7 +32,6 @@ public final class S3OutputStream extends OutputStream {
     private final S3Store store;
     private final String key;
     private final Uploads uploads;
-    private final Consumer<PutObjectRequest.Builder> putOptions;
     private final List<CompletableFuture<CompletedPart>> parts = new ArrayList<>();
     private byte[] buffer = new byte[INITIAL_BUFFER];
     private int length;
@@ -41,11 +40,10 @@ public final class S3OutputStream extends OutputStream {
     private CompletableFuture<Long> done;
     private boolean aborted;
 
-    S3OutputStream(S3Store store, String key, Uploads uploads, Consumer<PutObjectRequest.Builder> putOptions) {
+    S3OutputStream(S3Store store, String key, Uploads uploads) {
         this.store = store;
         this.key = key;
         this.uploads = uploads;
-        this.putOptions = putOptions;
     }
 
     public String key() {
@@ -108,8 +106,8 @@ public final class S3OutputStream extends OutputStream {
 
     private void sendPart() throws IOException {
         if (uploadId == null) {
-            CreateMultipartUploadRequest.Builder req = CreateMultipartUploadRequest.builder().bucket(store.bucket()).key(key);
-            uploadId = store.client().createMultipartUpload(req.build()).uploadId();
+            CreateMultipartUploadRequest req = store.options().apply(CreateMultipartUploadRequest.builder().bucket(store.bucket()).key(key)).build();
+            uploadId = store.options().run(() -> store.client().createMultipartUpload(req)).uploadId();
         }
         if (parts.size() == MAX_PARTS) {
             throw new IOException("Cannot upload s3 key " + key + ": it exceeds S3's 10,000 parts of "
@@ -124,8 +122,10 @@ public final class S3OutputStream extends OutputStream {
         length = 0;
         parts.add(CompletableFuture.supplyAsync(() -> {
             try {
-                String etag = store.client().uploadPart(b -> b.bucket(store.bucket()).key(key).uploadId(id).partNumber(partNumber)
-                        .contentLength((long) n), RequestBody.fromBytes(n == data.length ? data : Arrays.copyOf(data, n))).eTag();
+                UploadPartRequest req = store.options().apply(UploadPartRequest.builder().bucket(store.bucket()).key(key).uploadId(id)
+                        .partNumber(partNumber).contentLength((long) n)).build();
+                byte[] bytes = n == data.length ? data : Arrays.copyOf(data, n);
+                String etag = store.options().run(() -> store.client().uploadPart(req, RequestBody.fromBytes(bytes))).eTag();
                 return CompletedPart.builder().partNumber(partNumber).eTag(etag).build();
             } finally {
                 uploads.permits().release();
@@ -157,9 +157,7 @@ public final class S3OutputStream extends OutputStream {
             buffer = null;
             done = CompletableFuture.supplyAsync(() -> {
                 try {
-                    PutObjectRequest.Builder req = PutObjectRequest.builder().bucket(store.bucket()).key(key);
-                    putOptions.accept(req);
-                    store.client().putObject(req.build(), RequestBody.fromBytes(data));
+                    store.putObject(PutObjectRequest.builder().key(key), RequestBody.fromBytes(data));
                     return (long) data.length;
                 } finally {
                     uploads.permits().release();
@@ -176,8 +174,7 @@ public final class S3OutputStream extends OutputStream {
         CompletableFuture<?>[] all = parts.toArray(new CompletableFuture<?>[0]);
         done = CompletableFuture.allOf(all).thenApplyAsync(v -> {
             List<CompletedPart> completed = parts.stream().map(CompletableFuture::join).toList();
-            store.client().completeMultipartUpload(b -> b.bucket(store.bucket()).key(key).uploadId(id)
-                    .multipartUpload(u -> u.parts(completed)));
+            store.complete(key, id, completed);
             return size;
         }, uploads.pool()).whenComplete((v, e) -> {
             if (e != null) {

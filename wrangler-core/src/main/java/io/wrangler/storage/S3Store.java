@@ -4,31 +4,41 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Consumer;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
+import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.Delete;
+import software.amazon.awssdk.services.s3.model.DeleteObjectsRequest;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.HeadBucketRequest;
+import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsRequest;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Error;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.s3.model.UploadPartCopyRequest;
 import software.amazon.awssdk.services.s3.model.UploadPartCopyResponse;
 
 /**
  * An S3Store is the set of S3 operations the write path needs, on one bucket, through the caller's client.
  *
- * <p>Each method is one S3 request or a paginated/batched series of them; none is atomic across keys.
- * SDK exceptions propagate unchanged: the caller knows the step and wraps them.
+ * <p>Each method is one S3 request or a paginated/batched series of them; none is atomic across keys. Every request
+ * carries the write's {@link RequestOptions} (encryption, ACL, expected bucket owner) and is retried after transient
+ * failures. SDK exceptions that remain propagate unchanged: the caller knows the step and wraps them.
  */
 public final class S3Store {
     /** S3's limit for one CopyObject; larger objects are copied part by part. */
@@ -40,24 +50,23 @@ public final class S3Store {
     private final String bucket;
     private final long singleCopyLimit;
     private final long copyPartSize;
-    private final Consumer<PutObjectRequest.Builder> putOptions;
+    private final RequestOptions options;
 
-    public S3Store(S3Client client, String bucket) {
-        this(client, bucket, MAX_SINGLE_COPY, 512L * 1024 * 1024, b -> { });
+    public S3Store(S3Client client, String bucket, RequestOptions options) {
+        this(client, bucket, MAX_SINGLE_COPY, 512L * 1024 * 1024, options);
     }
 
-    /** For tests: a lower single-copy limit exercises the multipart copy path with small objects. */
-    S3Store(S3Client client, String bucket, long singleCopyLimit, long copyPartSize, Consumer<PutObjectRequest.Builder> putOptions) {
+    private S3Store(S3Client client, String bucket, long singleCopyLimit, long copyPartSize, RequestOptions options) {
         this.client = client;
         this.bucket = bucket;
         this.singleCopyLimit = singleCopyLimit;
         this.copyPartSize = copyPartSize;
-        this.putOptions = putOptions;
+        this.options = options;
     }
 
-    /** A store like this one that copies objects larger than {@code limit} part by part (tests only). */
+    /** A store like this one that copies objects larger than {@code limit} part by part (tests lower it). */
     public S3Store withSingleCopyLimit(long limit, long partSize) {
-        return new S3Store(client, bucket, limit, partSize, putOptions);
+        return new S3Store(client, bucket, limit, partSize, options);
     }
 
     public S3Client client() {
@@ -68,22 +77,31 @@ public final class S3Store {
         return bucket;
     }
 
+    public RequestOptions options() {
+        return options;
+    }
+
     /** Fails with the SDK's NoSuchBucketException (or 403) when the bucket cannot be reached. */
     public void checkBucket() {
-        client.headBucket(b -> b.bucket(bucket));
+        options.run(() -> client.headBucket(options.apply(HeadBucketRequest.builder().bucket(bucket)).build()));
     }
 
     /** Puts a small object in one request. */
     public void put(String key, byte[] content) {
-        PutObjectRequest.Builder req = PutObjectRequest.builder().bucket(bucket).key(key);
-        putOptions.accept(req);
-        client.putObject(req.build(), RequestBody.fromBytes(content));
+        putObject(PutObjectRequest.builder().key(key), RequestBody.fromBytes(content));
+    }
+
+    /** Puts an object with the write's options added to {@code request} (conditions included): the lease's PUTs. */
+    public PutObjectResponse putObject(PutObjectRequest.Builder request, RequestBody body) {
+        PutObjectRequest r = options.apply(request.bucket(bucket)).build();
+        return options.run(() -> client.putObject(r, body));
     }
 
     /** The content of an object, or empty if there is none. */
     public Optional<byte[]> get(String key) {
         try {
-            return Optional.of(client.getObjectAsBytes(b -> b.bucket(bucket).key(key)).asByteArray());
+            return Optional.of(options.run(() -> client.getObjectAsBytes(options.apply(GetObjectRequest.builder().bucket(bucket).key(key)).build()))
+                    .asByteArray());
         } catch (NoSuchKeyException e) {
             return Optional.empty();
         }
@@ -92,7 +110,8 @@ public final class S3Store {
     /** The size of an object, or empty if there is none. */
     public Optional<Long> size(String key) {
         try {
-            return Optional.of(client.headObject(b -> b.bucket(bucket).key(key)).contentLength());
+            return Optional.of(options.run(() -> client.headObject(options.apply(HeadObjectRequest.builder().bucket(bucket).key(key)).build()))
+                    .contentLength());
         } catch (NoSuchKeyException e) {
             return Optional.empty();
         } catch (S3Exception e) {
@@ -103,11 +122,24 @@ public final class S3Store {
         }
     }
 
+    private List<ListObjectsV2Response> pages(String prefix, String delimiter) {
+        List<ListObjectsV2Response> out = new ArrayList<>();
+        String token = null;
+        do {
+            ListObjectsV2Request r = options.apply(ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).delimiter(delimiter)
+                    .continuationToken(token)).build();
+            ListObjectsV2Response page = options.run(() -> client.listObjectsV2(r));
+            out.add(page);
+            token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
+        } while (token != null);
+        return out;
+    }
+
     /** Every object whose key starts with {@code prefix}, page by page (1,000 keys a page). */
     public List<S3Object> list(String prefix) {
         List<S3Object> out = new ArrayList<>();
-        for (S3Object o : client.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).build()).contents()) {
-            out.add(o);
+        for (ListObjectsV2Response page : pages(prefix, null)) {
+            out.addAll(page.contents());
         }
         return out;
     }
@@ -115,8 +147,10 @@ public final class S3Store {
     /** The "folders" directly below {@code prefix}: common prefixes for delimiter {@code /}, each ending with {@code /}. */
     public List<String> listFolders(String prefix) {
         List<String> out = new ArrayList<>();
-        for (CommonPrefix p : client.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).delimiter("/").build()).commonPrefixes()) {
-            out.add(p.prefix());
+        for (ListObjectsV2Response page : pages(prefix, "/")) {
+            for (CommonPrefix p : page.commonPrefixes()) {
+                out.add(p.prefix());
+            }
         }
         return out;
     }
@@ -127,29 +161,35 @@ public final class S3Store {
      */
     public void copy(String source, String target, long size) {
         if (size <= singleCopyLimit) {
-            CopyObjectRequest.Builder req = CopyObjectRequest.builder()
-                    .sourceBucket(bucket).sourceKey(source).destinationBucket(bucket).destinationKey(target);
-            client.copyObject(req.build());
+            CopyObjectRequest r = options.apply(CopyObjectRequest.builder()
+                    .sourceBucket(bucket).sourceKey(source).destinationBucket(bucket).destinationKey(target)).build();
+            options.run(() -> client.copyObject(r));
             return;
         }
-        String uploadId = client.createMultipartUpload(CreateMultipartUploadRequest.builder().bucket(bucket).key(target).build()).uploadId();
+        CreateMultipartUploadRequest create = options.apply(CreateMultipartUploadRequest.builder().bucket(bucket).key(target)).build();
+        String uploadId = options.run(() -> client.createMultipartUpload(create)).uploadId();
         try {
             List<CompletedPart> parts = new ArrayList<>();
             int partNumber = 1;
             for (long start = 0; start < size; start += copyPartSize, partNumber++) {
                 long end = Math.min(size, start + copyPartSize) - 1;
-                final int n = partNumber;
-                final String range = "bytes=" + start + "-" + end;
-                UploadPartCopyResponse r = client.uploadPartCopy(b -> b.sourceBucket(bucket).sourceKey(source)
-                        .destinationBucket(bucket).destinationKey(target).uploadId(uploadId).partNumber(n).copySourceRange(range));
-                parts.add(CompletedPart.builder().partNumber(n).eTag(r.copyPartResult().eTag()).build());
+                UploadPartCopyRequest r = options.apply(UploadPartCopyRequest.builder().sourceBucket(bucket).sourceKey(source)
+                        .destinationBucket(bucket).destinationKey(target).uploadId(uploadId).partNumber(partNumber)
+                        .copySourceRange("bytes=" + start + "-" + end)).build();
+                UploadPartCopyResponse response = options.run(() -> client.uploadPartCopy(r));
+                parts.add(CompletedPart.builder().partNumber(partNumber).eTag(response.copyPartResult().eTag()).build());
             }
-            client.completeMultipartUpload(b -> b.bucket(bucket).key(target).uploadId(uploadId)
-                    .multipartUpload(u -> u.parts(parts)));
+            complete(target, uploadId, parts);
         } catch (RuntimeException e) {
             abortQuietly(target, uploadId, e);
             throw e;
         }
+    }
+
+    void complete(String key, String uploadId, List<CompletedPart> parts) {
+        CompleteMultipartUploadRequest r = options.apply(CompleteMultipartUploadRequest.builder().bucket(bucket).key(key).uploadId(uploadId)
+                .multipartUpload(u -> u.parts(parts))).build();
+        options.run(() -> client.completeMultipartUpload(r));
     }
 
     /**
@@ -174,8 +214,10 @@ public final class S3Store {
     }
 
     private List<S3Error> deleteBatch(List<ObjectIdentifier> batch) {
-        DeleteObjectsResponse r = client.deleteObjects(b -> b.bucket(bucket).delete(Delete.builder().objects(batch).quiet(true).build()));
-        return r.hasErrors() ? r.errors() : List.of();
+        DeleteObjectsRequest r = options.apply(DeleteObjectsRequest.builder().bucket(bucket)
+                .delete(Delete.builder().objects(batch).quiet(true).build())).build();
+        DeleteObjectsResponse response = options.run(() -> client.deleteObjects(r));
+        return response.hasErrors() ? response.errors() : List.of();
     }
 
     /** Multipart uploads begun under {@code prefix} and never completed nor aborted. */
@@ -184,23 +226,24 @@ public final class S3Store {
         String keyMarker = null;
         String uploadIdMarker = null;
         while (true) {
-            final String km = keyMarker;
-            final String um = uploadIdMarker;
-            ListMultipartUploadsResponse r = client.listMultipartUploads(b -> b.bucket(bucket).prefix(prefix).keyMarker(km).uploadIdMarker(um));
-            if (r.hasUploads()) {
-                out.addAll(r.uploads());
+            ListMultipartUploadsRequest r = options.apply(ListMultipartUploadsRequest.builder().bucket(bucket).prefix(prefix)
+                    .keyMarker(keyMarker).uploadIdMarker(uploadIdMarker)).build();
+            ListMultipartUploadsResponse page = options.run(() -> client.listMultipartUploads(r));
+            if (page.hasUploads()) {
+                out.addAll(page.uploads());
             }
-            if (!Boolean.TRUE.equals(r.isTruncated())) {
+            if (!Boolean.TRUE.equals(page.isTruncated())) {
                 return out;
             }
-            keyMarker = r.nextKeyMarker();
-            uploadIdMarker = r.nextUploadIdMarker();
+            keyMarker = page.nextKeyMarker();
+            uploadIdMarker = page.nextUploadIdMarker();
         }
     }
 
     /** Aborts one multipart upload. */
     public void abort(String key, String uploadId) {
-        client.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
+        AbortMultipartUploadRequest r = options.apply(AbortMultipartUploadRequest.builder().bucket(bucket).key(key).uploadId(uploadId)).build();
+        options.run(() -> client.abortMultipartUpload(r));
     }
 
     void abortQuietly(String key, String uploadId, Throwable failure) {
@@ -213,6 +256,6 @@ public final class S3Store {
 
     /** Opens a stream that uploads an object part by part as it is written; see {@link S3OutputStream}. */
     public S3OutputStream create(String key, Uploads uploads) {
-        return new S3OutputStream(this, key, uploads, putOptions);
+        return new S3OutputStream(this, key, uploads);
     }
 }

@@ -23,7 +23,7 @@ record Retry(int attempts, Duration base, Duration cap) {
     static boolean isTransient(RuntimeException e) {
         if (e instanceof GlueException g) {
             String code = g.awsErrorDetails() == null ? null : g.awsErrorDetails().errorCode();
-            return TRANSIENT.contains(code) || g.statusCode() >= 500;
+            return (code != null && TRANSIENT.contains(code)) || g.statusCode() >= 500;
         }
         return e instanceof SdkClientException;
     }

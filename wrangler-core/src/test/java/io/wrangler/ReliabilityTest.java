@@ -1,0 +1,214 @@
+package io.wrangler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.wrangler.commit.Step;
+import io.wrangler.testkit.FaultyS3;
+import io.wrangler.testkit.S3Fault;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/** S3 faults, permanent errors, concurrent writers and request options, through a fault-injecting proxy. */
+class ReliabilityTest {
+    private static final LocalDate D15 = LocalDate.of(2024, 1, 15);
+    private static final LocalDate D16 = LocalDate.of(2024, 1, 16);
+    private final String bucket = TestLake.bucket();
+    private final String table = "s3://" + bucket + "/t/";
+    private final FaultyS3 proxy = FaultyS3.start(TestLake.s3());
+    private final S3Client client = proxy.client(1, Duration.ofSeconds(1)); // no SDK retries: wrangler's own are tested
+
+    @AfterEach
+    void stop() {
+        client.close();
+        proxy.close();
+    }
+
+    private WriteBuilder write(List<Orders.Order> rows, WriteMode mode) {
+        return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).retry(6, Duration.ofMillis(1), Duration.ofMillis(20)).s3(client);
+    }
+
+    private List<List<Object>> contents() {
+        return TestLake.query(bucket, "t/", "SELECT \"orderId\" FROM t ORDER BY 1");
+    }
+
+    @Test
+    void transientFaultsOfEveryOperationAreRetriedAndTheResultIsExact() {
+        write(Orders.orders("a", List.of(D15, D16), List.of("RU", "DE"), 2), WriteMode.APPEND).to(table);
+        proxy.failNth("PutObject", 2, S3Fault.SLOW_DOWN);
+        proxy.failNth("PutObject", 3, S3Fault.CONNECTION_RESET);
+        proxy.failNth("PutObject", 5, S3Fault.APPLIED_RESPONSE_LOST);
+        proxy.timeoutDelay(Duration.ofMillis(1500));
+        proxy.failNth("PutObject", 6, S3Fault.TIMEOUT);
+        proxy.failNth("CopyObject", 1, S3Fault.INTERNAL_ERROR);
+        proxy.failNth("CopyObject", 2, S3Fault.APPLIED_RESPONSE_LOST);
+        proxy.failNth("ListObjectsV2", 1, S3Fault.SLOW_DOWN);
+        proxy.failNth("DeleteObjects", 1, S3Fault.INTERNAL_ERROR);
+        proxy.failNth("DeleteObjects", 2, S3Fault.APPLIED_RESPONSE_LOST);
+        proxy.failNth("HeadBucket", 1, S3Fault.SLOW_DOWN);
+        proxy.failNth("GetObject", 1, S3Fault.CONNECTION_RESET);
+
+        WriteResult r = write(Orders.orders("b", List.of(D16), List.of("RU", "DE", "US"), 3), WriteMode.OVERWRITE_PARTITIONS).to(table);
+
+        assertThat(r.rows()).isEqualTo(9);
+        List<List<Object>> expected = new java.util.ArrayList<>();
+        Orders.orders("a", List.of(D15), List.of("RU", "DE"), 2).forEach(o -> expected.add(List.of(o.orderId())));
+        Orders.orders("b", List.of(D16), List.of("RU", "DE", "US"), 3).forEach(o -> expected.add(List.of(o.orderId())));
+        expected.sort(java.util.Comparator.comparing(row -> (String) row.get(0)));
+        assertThat(contents()).isEqualTo(expected);
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+    }
+
+    @Test
+    void aPermanentErrorFailsFastCleansTheStagingAndLeavesTheTableUntouched() {
+        write(Orders.orders("a", List.of(D15), List.of("RU"), 2), WriteMode.APPEND).to(table);
+        Map<String, byte[]> before = TestLake.snapshot(bucket, "");
+        proxy.clearRequests();
+        // The lease takes two PUTs (create, then the check that conditional writes are enforced); the third is a data file.
+        proxy.failNth("PutObject", 3, S3Fault.ACCESS_DENIED);
+
+        assertThatThrownBy(() -> write(Orders.orders("b", List.of(D15), List.of("RU"), 2), WriteMode.OVERWRITE_PARTITIONS).to(table))
+                .isInstanceOfSatisfying(StorageException.class, e -> {
+                    assertThat(e.statusCode()).isEqualTo(403);
+                    assertThat(e.requestId()).startsWith("faulty-");
+                    assertThat(e.step()).isEqualTo("stage");
+                    assertThat(e).hasMessageStartingWith("Cannot stage the data files for " + table + " (step: stage): S3 answered "
+                            + "AccessDenied (HTTP 403), request id faulty-")
+                            .hasMessageEndingWith(". Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
+                });
+        long denied = proxy.requests().stream().filter(q -> q.operation().equals("PutObject") && q.path().contains("/_tmp/2")).count();
+        assertThat(denied).as("the data file PUT was sent once: 403 is not retried").isEqualTo(1);
+        assertThat(TestLake.snapshot(bucket, "")).containsExactlyInAnyOrderEntriesOf(before);
+    }
+
+    @Test
+    void credentialsNeverAppearInErrors() {
+        try (S3Client secret = S3Client.builder().endpointOverride(proxy.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                .credentialsProvider(() -> software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("AKIAEXAMPLEKEYID", "SECRET-DO-NOT-LOG"))
+                .forcePathStyle(true).build()) {
+            proxy.failNext("HeadBucket", 10, S3Fault.ACCESS_DENIED);
+            Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> S3Parquet.write(Orders.orders("a", List.of(D15), List.of("RU"), 1))
+                    .s3(secret).to(table));
+            StringWriter trace = new StringWriter();
+            t.printStackTrace(new PrintWriter(trace));
+            assertThat(trace.toString()).contains("HTTP 403").doesNotContain("SECRET-DO-NOT-LOG");
+        }
+    }
+
+    @Test
+    void aSecondWriterWaitsForTheLeaseOrFailsWithASafeToRerunConflict() throws Exception {
+        CountDownLatch staging = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<WriteResult> first = CompletableFuture.supplyAsync(() -> S3Parquet.write(Orders.orders("a", List.of(D15), List.of("RU"), 2))
+                .partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.s3().client())
+                .stepHook((step, n) -> {
+                    if (step == Step.STAGED_FILE) {
+                        staging.countDown();
+                        await(release);
+                    }
+                }).to(table));
+        assertThat(staging.await(30, TimeUnit.SECONDS)).isTrue();
+
+        assertThatThrownBy(() -> S3Parquet.write(Orders.orders("b", List.of(D15), List.of("RU"), 1)).partitionBy("dt", "country")
+                .mode(WriteMode.OVERWRITE_PARTITIONS).leaseWait(Duration.ZERO).s3(TestLake.s3().client()).to(table))
+                .isInstanceOf(CommitConflictException.class)
+                .hasMessageStartingWith("Cannot write " + table + " (step: lease): another writer holds the table (")
+                .hasMessageEndingWith("Nothing was written; rerunning is safe once it has finished, or after its lease expires (120 s after "
+                        + "its last renewal) if it crashed.");
+        CompletableFuture<WriteResult> waiting = CompletableFuture.supplyAsync(() -> S3Parquet.write(Orders.orders("c", List.of(D15), List.of("RU"), 1))
+                .partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).leaseWait(Duration.ofSeconds(60))
+                .s3(TestLake.s3().client()).to(table));
+        Thread.sleep(300);
+        assertThat(waiting).isNotDone();
+        release.countDown();
+        first.get(60, TimeUnit.SECONDS);
+        waiting.get(60, TimeUnit.SECONDS);
+
+        // The writers took turns: the waiting one ran after the first and replaced its partition.
+        assertThat(contents()).containsExactly(List.of("c-2024-01-15-RU-0"));
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
+    }
+
+    @Test
+    void aWriterWhoseLeaseWasTakenOverStopsBeforePublishing() throws Exception {
+        write(Orders.orders("a", List.of(D15), List.of("RU"), 2), WriteMode.APPEND).to(table);
+        Map<String, byte[]> before = TestLake.snapshot(bucket, "t/");
+        CountDownLatch staging = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<WriteResult> writer = CompletableFuture.supplyAsync(() -> S3Parquet.write(Orders.orders("b", List.of(D15), List.of("RU"), 1))
+                .partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.s3().client())
+                .stepHook((step, n) -> {
+                    if (step == Step.STAGED_FILE) {
+                        staging.countDown();
+                        await(release);
+                    }
+                }).to(table));
+        assertThat(staging.await(30, TimeUnit.SECONDS)).isTrue();
+        // Another process takes the lease over (as after an expiry), replacing the object.
+        TestLake.s3().client().putObject(b -> b.bucket(bucket).key("t/_tmp/_lease.json"),
+                RequestBody.fromString("{\"owner\": \"someone-else\", \"ttlMillis\": 120000}"));
+        release.countDown();
+
+        assertThatThrownBy(() -> writer.get(60, TimeUnit.SECONDS)).hasCauseInstanceOf(CommitConflictException.class)
+                .hasMessageContaining("this write's lease on the table was taken over by another writer")
+                .hasMessageContaining("This write stopped before publishing; rerunning it is safe.");
+        TestLake.s3().client().deleteObject(b -> b.bucket(bucket).key("t/_tmp/_lease.json"));
+        RecoveryResult r = S3Parquet.recover(table, TestLake.s3().client());
+        assertThat(r.rolledBack()).hasSize(1);
+        assertThat(TestLake.snapshot(bucket, "t/")).containsExactlyInAnyOrderEntriesOf(before);
+    }
+
+    @Test
+    void aServerThatIgnoresConditionalWritesIsRefusedUnlessTheLeaseIsOff() {
+        proxy.ignoreConditionalWrites(true);
+        assertThatThrownBy(() -> write(Orders.orders("a", List.of(D15), List.of("RU"), 1), WriteMode.APPEND).to(table))
+                .isInstanceOf(StorageException.class)
+                .hasMessage("Cannot write " + table + " (step: lease): the S3 endpoint accepted a second conditional create "
+                        + "(If-None-Match: *) of t/_tmp/_lease.json, so it does not enforce conditional writes and a table lease cannot "
+                        + "keep two writers apart. Use an endpoint that enforces them (AWS S3 does), or turn the lease off with lease(false) "
+                        + "and make sure yourself that only one writer runs per table.");
+        assertThat(TestLake.keys(bucket, "")).isEmpty();
+
+        write(Orders.orders("a", List.of(D15), List.of("RU"), 1), WriteMode.APPEND).lease(false).to(table);
+        assertThat(contents()).containsExactly(List.of("a-2024-01-15-RU-0"));
+    }
+
+    @Test
+    void encryptionAclAndExpectedOwnerReachEveryRequest() {
+        write(Orders.orders("a", List.of(D15), List.of("RU"), 1), WriteMode.APPEND).to(table);
+        proxy.clearRequests();
+        write(Orders.orders("b", List.of(D15, D16), List.of("RU", "DE"), 1), WriteMode.OVERWRITE_PARTITIONS)
+                .sseS3().acl("bucket-owner-full-control").expectedBucketOwner("123456789012")
+                .tuning(Tunings.smallParts()).to(table);
+
+        List<FaultyS3.Request> requests = proxy.requests();
+        assertThat(requests).isNotEmpty().allSatisfy(q ->
+                assertThat(q.headers()).as(q.operation() + " " + q.path()).containsEntry("x-amz-expected-bucket-owner", "123456789012"));
+        List<FaultyS3.Request> creating = requests.stream().filter(q -> List.of("PutObject", "CopyObject", "CreateMultipartUpload")
+                .contains(q.operation())).toList();
+        assertThat(creating).extracting(FaultyS3.Request::operation).contains("PutObject", "CopyObject");
+        assertThat(creating).allSatisfy(q -> assertThat(q.headers()).as(q.operation() + " " + q.path())
+                .containsEntry("x-amz-server-side-encryption", "AES256").containsEntry("x-amz-acl", "bucket-owner-full-control"));
+        assertThat(contents()).hasSize(4);
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

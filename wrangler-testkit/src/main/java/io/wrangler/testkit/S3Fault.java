@@ -1,0 +1,19 @@
+package io.wrangler.testkit;
+
+/**
+ * An S3Fault is what {@link FaultyS3} does to a request instead of (or after) passing it on, as networks and S3 do.
+ */
+public enum S3Fault {
+    /** Answers HTTP 500 InternalError without passing the request on. */
+    INTERNAL_ERROR,
+    /** Answers HTTP 503 SlowDown without passing the request on. */
+    SLOW_DOWN,
+    /** Answers HTTP 403 AccessDenied without passing the request on: a permanent failure. */
+    ACCESS_DENIED,
+    /** Closes the connection without an answer, without passing the request on. */
+    CONNECTION_RESET,
+    /** Holds the request longer than a client waits (see {@link FaultyS3#timeoutDelay}), without passing it on. */
+    TIMEOUT,
+    /** Passes the request on, so that S3 applies it, then closes the connection: the answer is lost. */
+    APPLIED_RESPONSE_LOST
+}
