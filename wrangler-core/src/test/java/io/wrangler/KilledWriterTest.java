@@ -1,0 +1,99 @@
+package io.wrangler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.wrangler.Orders.Order;
+import io.wrangler.commit.Step;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The writer runs in a child JVM that is killed with SIGKILL at a step boundary of the commit protocol (no cleanup,
+ * no finally blocks: a real crash). The same write is then rerun, or the table recovered, and the table is checked:
+ * the rows of one clean run (read back with DuckDB), no {@code _tmp/} left, no open multipart upload.
+ */
+class KilledWriterTest {
+    static final List<Order> FIRST = Orders.orders("v1", List.of(LocalDate.of(2024, 1, 15), LocalDate.of(2024, 1, 16)), List.of("RU", "DE"), 2);
+    static final List<Order> SECOND = Orders.orders("v2", List.of(LocalDate.of(2024, 1, 16), LocalDate.of(2024, 1, 17)), List.of("RU"), 3);
+
+    static WriteBuilder write(WriteBuilder w, WriteMode mode) {
+        return w.partitionBy("dt", "country").mode(mode).maxRowsPerFile(1).tuning(Tunings.smallDeleteBatches());
+    }
+
+    static Stream<Arguments> kills() {
+        List<Arguments> out = new ArrayList<>();
+        Step[] steps = {Step.STAGED_FILE, Step.MANIFEST_WRITTEN, Step.COPIED_FILE, Step.DELETED_BATCH, Step.BEFORE_CATALOG,
+                Step.BEFORE_CLEANUP, Step.STAGING_REMOVED};
+        int i = 0;
+        for (WriteMode mode : List.of(WriteMode.OVERWRITE_PARTITIONS, WriteMode.APPEND)) {
+            for (Step step : steps) {
+                if (mode == WriteMode.APPEND && step == Step.DELETED_BATCH) {
+                    continue;
+                }
+                out.add(Arguments.of(mode, step, step == Step.STAGED_FILE || step == Step.COPIED_FILE ? 2 : 1, i++ % 2 == 0));
+            }
+        }
+        return out.stream();
+    }
+
+    private static List<List<Object>> contents(String bucket) {
+        return TestLake.query(bucket, "t/", "SELECT CAST(dt AS VARCHAR), country, \"orderId\" FROM t ORDER BY ALL");
+    }
+
+    @ParameterizedTest(name = "{0} killed at {1}#{2}, rerun={3}")
+    @MethodSource("kills")
+    void aWriterKilledAtAStepBoundaryIsRepairedByRerunOrRecover(WriteMode mode, Step step, int count, boolean rerun) throws Exception {
+        String bucket = TestLake.bucket();
+        String table = "s3://" + bucket + "/t/";
+        write(S3Parquet.write(FIRST), WriteMode.APPEND).s3(TestLake.s3().client()).to(table);
+
+        String runtime = Files.readString(Path.of("target/runtime-classpath.txt"), StandardCharsets.UTF_8).trim();
+        String classPath = String.join(File.pathSeparator, Path.of("target/classes").toAbsolutePath().toString(),
+                Path.of("target/test-classes").toAbsolutePath().toString(), runtime);
+        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", classPath, CrashWriterMain.class.getName(),
+                TestLake.s3().endpoint().toString(), table, mode.name(), step.name(), String.valueOf(count))
+                .redirectErrorStream(true).start();
+        String reached = null;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = out.readLine()) != null; ) {
+                if (line.startsWith("AT ") || line.startsWith("FINISHED")) {
+                    reached = line;
+                    break;
+                }
+            }
+            child.destroyForcibly(); // SIGKILL
+            assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(reached).isEqualTo("AT " + step + " " + count);
+
+        String clean = TestLake.bucket();
+        write(S3Parquet.write(FIRST), WriteMode.APPEND).s3(TestLake.s3().client()).to("s3://" + clean + "/t/");
+        List<List<Object>> before = contents(clean);
+        write(S3Parquet.write(SECOND), mode).s3(TestLake.s3().client()).to("s3://" + clean + "/t/");
+        List<List<Object>> after = contents(clean);
+
+        if (rerun) {
+            write(S3Parquet.write(SECOND), mode).s3(TestLake.s3().client()).to(table);
+            assertThat(contents(bucket)).isEqualTo(after);
+        } else {
+            S3Parquet.recover(table, TestLake.s3().client());
+            boolean committed = mode != WriteMode.APPEND && step.ordinal() >= Step.MANIFEST_WRITTEN.ordinal();
+            assertThat(contents(bucket)).isEqualTo(committed ? after : before);
+        }
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+    }
+}
