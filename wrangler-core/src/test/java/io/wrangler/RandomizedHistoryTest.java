@@ -1,0 +1,154 @@
+package io.wrangler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.wrangler.Orders.Order;
+import io.wrangler.commit.Step;
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Random histories of writes (every mode, overlapping and disjoint partitions) with crashes at random steps, each
+ * followed by a rerun, a recovery, or simply the next write, checked after every step against a model of what each
+ * partition must hold. Seeded and reproducible: {@code -Dwrangler.random.seed=N -Dwrangler.random.ops=N} (CI runs a
+ * short history; RELIABILITY.md gives the long runs).
+ */
+class RandomizedHistoryTest {
+    private static final List<LocalDate> DAYS = List.of(LocalDate.of(2024, 1, 1), LocalDate.of(2024, 1, 2), LocalDate.of(2024, 1, 3));
+    private static final List<String> COUNTRIES = List.of("RU", "DE");
+    private static final Step[] POINTS = {Step.STAGED_FILE, Step.MANIFEST_WRITTEN, Step.LISTED_OLD_FILES, Step.COPIED_FILE,
+            Step.DELETED_BATCH, Step.BEFORE_CATALOG, Step.BEFORE_CLEANUP, Step.STAGING_REMOVED};
+
+    static final class Crash extends Error {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /** What happened, for RELIABILITY.md. */
+    record Tally(int writes, int crashes, int reruns, int recoveries, int nextWrites, int checks) {
+    }
+
+    @Test
+    void randomHistoriesOfWritesAndCrashesMatchTheModel() {
+        long seed = Long.getLong("wrangler.random.seed", 20261129L);
+        int ops = Integer.getInteger("wrangler.random.ops", 14);
+        Tally t = run(seed, ops);
+        System.out.println("randomized history: seed " + seed + ", " + t);
+        assertThat(t.writes()).isEqualTo(ops);
+    }
+
+    static Tally run(long seed, int ops) {
+        Random random = new Random(seed);
+        String bucket = TestLake.bucket();
+        String table = "s3://" + bucket + "/t/";
+        Map<String, Set<String>> model = new TreeMap<>();
+        int crashes = 0;
+        int reruns = 0;
+        int recoveries = 0;
+        int nextWrites = 0;
+        int checks = 0;
+        for (int op = 0; op < ops; op++) {
+            WriteMode mode = WriteMode.values()[random.nextInt(3)];
+            List<Order> rows = new ArrayList<>();
+            for (LocalDate d : DAYS) {
+                for (String c : COUNTRIES) {
+                    if (random.nextInt(3) == 0) {
+                        int n = 1 + random.nextInt(3);
+                        for (int i = 0; i < n; i++) {
+                            rows.add(new Order("op" + op + "-" + d + "-" + c + "-" + i, d, c, op, BigDecimal.ONE));
+                        }
+                    }
+                }
+            }
+            if (rows.isEmpty()) {
+                rows.add(new Order("op" + op + "-only", DAYS.get(0), COUNTRIES.get(0), op, BigDecimal.ONE));
+            }
+            boolean crash = random.nextBoolean();
+            Step point = POINTS[random.nextInt(POINTS.length)];
+            if (mode == WriteMode.APPEND && point == Step.DELETED_BATCH) {
+                point = Step.COPIED_FILE;
+            }
+            int count = point == Step.STAGED_FILE || point == Step.COPIED_FILE ? 1 + random.nextInt(2) : 1;
+            count = Math.min(count, rows.size()); // one file a row: a second file exists only with a second row
+            boolean reachable = point != Step.DELETED_BATCH || hasOldFiles(model, rows, mode);
+            if (crash && reachable) {
+                crashes++;
+                Step at = point;
+                assertThatThrownBy(() -> write(rows, mode, at, count).to(table)).isInstanceOf(Crash.class);
+                int next = random.nextInt(3);
+                if (next == 0) {
+                    reruns++;
+                    write(rows, mode, null, 0).to(table);
+                    apply(model, mode, rows);
+                } else {
+                    boolean committed = mode != WriteMode.APPEND && at.ordinal() >= Step.MANIFEST_WRITTEN.ordinal();
+                    if (committed) {
+                        apply(model, mode, rows);
+                    }
+                    if (next == 1) {
+                        recoveries++;
+                        S3Parquet.recover(table, TestLake.s3().client());
+                    } else {
+                        nextWrites++;
+                        continue; // the next write recovers first; checked after it
+                    }
+                }
+            } else {
+                write(rows, mode, null, 0).to(table);
+                apply(model, mode, rows);
+            }
+            assertThat(contents(bucket)).as("seed %d, after op %d (%s)", seed, op, mode).isEqualTo(model);
+            assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
+            checks++;
+        }
+        S3Parquet.recover(table, TestLake.s3().client());
+        assertThat(contents(bucket)).isEqualTo(model);
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        return new Tally(ops, crashes, reruns, recoveries, nextWrites, checks + 1);
+    }
+
+    private static boolean hasOldFiles(Map<String, Set<String>> model, List<Order> rows, WriteMode mode) {
+        if (mode == WriteMode.OVERWRITE) {
+            return !model.isEmpty();
+        }
+        return rows.stream().anyMatch(o -> model.containsKey(o.dt() + "/" + o.country()));
+    }
+
+    private static WriteBuilder write(List<Order> rows, WriteMode mode, Step crashAt, int count) {
+        return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).tuning(Tunings.smallDeleteBatches()).maxRowsPerFile(1)
+                .stepHook((step, n) -> {
+                    if (step == crashAt && n == count) {
+                        throw new Crash();
+                    }
+                }).s3(TestLake.s3().client());
+    }
+
+    private static void apply(Map<String, Set<String>> model, WriteMode mode, List<Order> rows) {
+        if (mode == WriteMode.OVERWRITE) {
+            model.clear();
+        }
+        if (mode == WriteMode.OVERWRITE_PARTITIONS) {
+            rows.forEach(o -> model.remove(o.dt() + "/" + o.country()));
+        }
+        rows.forEach(o -> model.computeIfAbsent(o.dt() + "/" + o.country(), k -> new TreeSet<>()).add(o.orderId()));
+    }
+
+    private static Map<String, Set<String>> contents(String bucket) {
+        Map<String, Set<String>> out = new TreeMap<>();
+        if (TestLake.keys(bucket, "t/").stream().noneMatch(k -> k.endsWith(".parquet") && !k.contains("/_tmp/"))) {
+            return out;
+        }
+        for (List<Object> row : TestLake.query(bucket, "t/", "SELECT CAST(dt AS VARCHAR) || '/' || country, \"orderId\" FROM t")) {
+            out.computeIfAbsent((String) row.get(0), k -> new TreeSet<>()).add((String) row.get(1));
+        }
+        return out;
+    }
+}
