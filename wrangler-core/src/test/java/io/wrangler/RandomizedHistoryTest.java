@@ -76,8 +76,8 @@ class RandomizedHistoryTest {
             if (mode == WriteMode.APPEND && point == Step.DELETED_BATCH) {
                 point = Step.COPIED_FILE;
             }
-            int count = point == Step.STAGED_FILE || point == Step.COPIED_FILE ? 1 + random.nextInt(2) : 1;
-            count = Math.min(count, rows.size()); // one file a row: a second file exists only with a second row
+            // One file a row: a second file exists only with a second row.
+            int count = Math.min(point == Step.STAGED_FILE || point == Step.COPIED_FILE ? 1 + random.nextInt(2) : 1, rows.size());
             boolean reachable = point != Step.DELETED_BATCH || hasOldFiles(model, rows, mode);
             if (crash && reachable) {
                 crashes++;

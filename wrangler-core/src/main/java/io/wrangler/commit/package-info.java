@@ -24,6 +24,7 @@
  *       {@code APPEND} and {@code OVERWRITE_PARTITIONS}, refused for {@code OVERWRITE} (it would empty the
  *       table). Then a HeadBucket: a missing bucket is refused.
  *       <br><i>Crash:</i> nothing written.</li>
+ *   <li><b>Lease</b>: the table's lease is taken (see Guarantees); a write that cannot get it writes nothing.</li>
  *   <li><b>Recover</b>: interrupted writes found under {@code _tmp/} are finished or undone ({@link
  *       io.wrangler.commit.Recovery}), so the table is in a clean state before this write begins.</li>
  *   <li><b>Stage</b>: files are encoded and uploaded to {@code _tmp/<writeId>/...} (multipart above the part
@@ -31,8 +32,8 @@
  *       it is staged; a bad value, or any failure, aborts the open uploads and removes {@code _tmp/<writeId>/}.
  *       <br><i>Readers:</i> see the old table. <i>Crash:</i> leaves staged objects and maybe open multipart
  *       uploads under {@code _tmp/<writeId>/}, no manifest: recovery removes them (roll back).</li>
- *   <li><b>Manifest</b>: {@code _tmp/<writeId>/_manifest.json} is written in one PUT, after every staged upload
- *       completed: mode, partitions, staged and final keys, sizes, row counts, schema, catalog. <b>This PUT is
+ *   <li><b>Manifest</b>: the lease is checked (fencing), then {@code _tmp/<writeId>/_manifest.json} is written in one
+ *       PUT, after every staged upload completed: mode, partitions, staged and final keys, sizes, row counts, schema, catalog. <b>This PUT is
  *       the commit point of an overwrite.</b>
  *       <br><i>Crash after it:</i> an overwrite is rolled forward by recovery; an append is rolled back.</li>
  *   <li><b>Publish</b>: (a) list the old files of the touched partitions, by exact prefix with trailing slash
@@ -70,9 +71,14 @@
  *       write's own staging, which is removed.</li>
  *   <li>Not atomic: the table as a whole (readers can see a mix during publish), and the catalog relative to the
  *       data (registered after publish).</li>
- *   <li>One writer per table at a time. Recovery treats every other write id under {@code _tmp/} as
- *       interrupted; two concurrent writers to one table can undo each other's staging. A table lease is
- *       planned (the reliability issue).</li>
+ *   <li>Concurrent writers take turns: each write holds the table's lease ({@link io.wrangler.commit.TableLease},
+ *       {@code _tmp/_lease.json}, taken with a conditional create) from before recovery until after cleanup, renews it
+ *       while it runs, and proves it still holds it (a compare-and-swap) just before writing its manifest. A second
+ *       writer waits up to {@code leaseWait}, then fails with a CommitConflictException (rerunning is safe). A crashed
+ *       writer's lease expires after its time to live (2 minutes by default), measured on S3's clock. Recovery takes the
+ *       lease too, so it never undoes a live writer's staging. Between the fencing check and the end of the publish step a
+ *       writer that stalls longer than the lease's time to live could overlap with the next holder's recovery of its
+ *       manifest; both then run the same idempotent publish.</li>
  * </ul>
  */
 package io.wrangler.commit;
