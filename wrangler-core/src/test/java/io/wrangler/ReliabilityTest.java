@@ -94,6 +94,59 @@ class ReliabilityTest {
     }
 
     @Test
+    void multipartUploadsAndCopiesSurviveTransientFaults() {
+        var rows = new java.util.ArrayList<Orders.Order>();
+        java.util.Random random = new java.util.Random(1);
+        for (int i = 0; i < 40_000; i++) {
+            byte[] b = new byte[160];
+            random.nextBytes(b);
+            rows.add(new Orders.Order(java.util.HexFormat.of().formatHex(b), D15, "RU", i, java.math.BigDecimal.ONE));
+        }
+        proxy.failNth("UploadPart", 2, S3Fault.SLOW_DOWN);
+        proxy.failNth("UploadPart", 3, S3Fault.CONNECTION_RESET);
+        proxy.failNth("CompleteMultipartUpload", 1, S3Fault.INTERNAL_ERROR);
+        proxy.failNth("UploadPartCopy", 1, S3Fault.SLOW_DOWN);
+        WriteResult r = S3Parquet.write(rows).partitionBy("dt", "country").compression(Compression.NONE).tuning(Tunings.smallParts())
+                .retry(6, Duration.ofMillis(1), Duration.ofMillis(20)).s3(client).to(table);
+
+        assertThat(r.partitions().get(0).bytes()).isGreaterThan(6L * Tunings.MIB);
+        assertThat(proxy.requests()).extracting(FaultyS3.Request::operation).contains("UploadPart", "UploadPartCopy", "CompleteMultipartUpload");
+        assertThat(TestLake.query(bucket, "t/", "SELECT count(*), count(DISTINCT \"orderId\") FROM t")).containsExactly(List.of(40_000L, 40_000L));
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+    }
+
+    @Test
+    void missingCredentialsFailFastWithoutRetries() {
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        try (S3Client none = S3Client.builder().endpointOverride(proxy.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                .credentialsProvider(() -> {
+                    asked.incrementAndGet();
+                    throw software.amazon.awssdk.core.exception.SdkClientException.create("Unable to load credentials from any provider");
+                }).forcePathStyle(true).build()) {
+            assertThatThrownBy(() -> S3Parquet.write(Orders.orders("a", List.of(D15), List.of("RU"), 1)).s3(none).to(table))
+                    .isInstanceOf(StorageException.class)
+                    .hasMessageContaining("Unable to load credentials")
+                    .hasMessageEndingWith("Check the endpoint, region and credentials; nothing was written.");
+        }
+        assertThat(asked.get()).isEqualTo(1);
+        assertThat(TestLake.keys(bucket, "")).isEmpty();
+    }
+
+    @Test
+    void sseKmsWithAKeyIdReachesEveryObjectCreated() {
+        String key = "11111111-2222-3333-4444-555555555555";
+        TestLake.s3().registerKmsKey("arn:aws:kms:us-east-1:123456789012:key/" + key);
+        proxy.clearRequests();
+        write(Orders.orders("a", List.of(D15, D16), List.of("RU"), 1), WriteMode.OVERWRITE_PARTITIONS).sseKms(key).to(table);
+
+        List<FaultyS3.Request> creating = proxy.requests().stream().filter(q -> List.of("PutObject", "CopyObject").contains(q.operation())).toList();
+        assertThat(creating).hasSizeGreaterThanOrEqualTo(5).allSatisfy(q -> assertThat(q.headers()).as(q.operation() + " " + q.path())
+                .containsEntry("x-amz-server-side-encryption", "aws:kms").containsEntry("x-amz-server-side-encryption-aws-kms-key-id", key));
+        String dataKey = TestLake.keys(bucket, "t/dt=").get(0);
+        assertThat(TestLake.s3().client().headObject(b -> b.bucket(bucket).key(dataKey)).ssekmsKeyId()).endsWith(key);
+    }
+
+    @Test
     void credentialsNeverAppearInErrors() {
         try (S3Client secret = S3Client.builder().endpointOverride(proxy.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
                 .credentialsProvider(() -> software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("AKIAEXAMPLEKEYID", "SECRET-DO-NOT-LOG"))

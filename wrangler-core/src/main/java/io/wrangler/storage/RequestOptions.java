@@ -41,13 +41,26 @@ public record RequestOptions(String sse, String kmsKeyId, String acl, String exp
         return new RequestOptions(null, null, null, null, 4, Duration.ofMillis(200), Duration.ofSeconds(10));
     }
 
-    /** True for failures that a later attempt may not meet: 5xx, SlowDown, throttling, broken or timed-out connections. */
+    /**
+     * True for failures that a later attempt may not meet: 5xx, SlowDown, throttling, broken or timed-out connections.
+     * A client-side failure without an I/O cause (missing credentials, a bad configuration) is permanent.
+     */
     public static boolean isTransient(RuntimeException e) {
         if (e instanceof S3Exception s) {
             String code = s.awsErrorDetails() == null ? null : s.awsErrorDetails().errorCode();
             return s.statusCode() >= 500 || s.statusCode() == 429 || (code != null && TRANSIENT_CODES.contains(code));
         }
-        return e instanceof SdkClientException;
+        if (e instanceof software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException) {
+            return true;
+        }
+        if (e instanceof SdkClientException) {
+            for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+                if (c instanceof java.io.IOException) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Runs one request, again after transient failures, with capped exponential backoff and full jitter. */

@@ -349,6 +349,26 @@ class GlueCatalogTest {
     }
 
     @Test
+    void aFailureBetweenPartitionBatchesIsRepairedByRecoveryWithTheCatalog() {
+        List<LocalDate> days = new ArrayList<>();
+        for (int i = 0; i < 125; i++) {
+            days.add(LocalDate.of(2024, 1, 1).plusDays(i));
+        }
+        int before = Lake.glue().calls("BatchCreatePartition");
+        Lake.glue().failNth("BatchCreatePartition", 2, GlueFault.ACCESS_DENIED);
+        assertThatThrownBy(() -> write(orders("a", days, List.of("RU", "DE"), 1), WriteMode.OVERWRITE_PARTITIONS, orders()))
+                .isInstanceOf(CatalogException.class).hasMessageContaining("Glue answered AccessDeniedException");
+        assertThat(Lake.glue().calls("BatchCreatePartition") - before).isEqualTo(2);
+        assertThat(partitions("orders")).hasSize(100);
+
+        S3Parquet.recover(table, Lake.s3().client(), orders());
+
+        java.util.Set<String> folders = new java.util.TreeSet<>();
+        Lake.s3().list(bucket, "marts/orders/").keySet().forEach(k -> folders.add("s3://" + bucket + "/" + k.substring(0, k.lastIndexOf('/') + 1)));
+        assertThat(partitions("orders")).extracting(p -> p.storageDescriptor().location()).containsExactlyInAnyOrderElementsOf(folders).hasSize(250);
+    }
+
+    @Test
     void overwriteRemovesPartitionsThatNoLongerExistInBatchesOfTwentyFive() {
         List<LocalDate> days = new ArrayList<>();
         for (int i = 0; i < 30; i++) {

@@ -170,6 +170,17 @@ public final class LocalGlue implements AutoCloseable {
         }
     }
 
+    /** Answers the {@code nth} call of {@code operation} from now on (1 for the next) with {@code fault}, letting the others through. */
+    public void failNth(String operation, int nth, GlueFault fault) {
+        Deque<Fault> q = faults.computeIfAbsent(operation, k -> new ArrayDeque<>());
+        synchronized (q) {
+            for (int i = 1; i < nth; i++) {
+                q.add(new Fault(null, false));
+            }
+            q.add(new Fault(fault, false));
+        }
+    }
+
     /** Applies the next {@code times} calls of {@code operation}, then answers them with {@code fault}: a lost response. */
     public void failNextAfterApplying(String operation, int times, GlueFault fault) {
         Deque<Fault> q = faults.computeIfAbsent(operation, k -> new ArrayDeque<>());
@@ -269,6 +280,9 @@ public final class LocalGlue implements AutoCloseable {
                 Thread.sleep(d.toMillis());
             }
             Fault fault = nextFault(operation);
+            if (fault != null && fault.fault == null) {
+                fault = null; // a placeholder of failNth: this call goes through
+            }
             if (fault != null && !fault.afterApplying) {
                 throw new GlueError(fault.fault.type, fault.fault.status, fault.fault.message);
             }

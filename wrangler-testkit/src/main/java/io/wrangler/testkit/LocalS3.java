@@ -134,6 +134,15 @@ public final class LocalS3 implements AutoCloseable {
                 .build();
     }
 
+    /**
+     * Makes {@code keyArn} a KMS key the server accepts for SSE-KMS ({@code arn:aws:kms:<region>:<account>:key/<id>});
+     * S3Mock refuses unknown keys, as S3 does.
+     */
+    @SuppressWarnings("removal")
+    public void registerKmsKey(String keyArn) {
+        app.registerKMSKeyRef(keyArn);
+    }
+
     /** Creates a bucket (no error if it exists already). */
     public void createBucket(String bucket) {
         if (client.listBuckets().buckets().stream().noneMatch(b -> b.name().equals(bucket))) {
