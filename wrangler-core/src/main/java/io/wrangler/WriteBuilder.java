@@ -35,6 +35,8 @@ public final class WriteBuilder {
     private WriteSpec.Tuning tuning = WriteSpec.Tuning.defaults();
     private String idempotencyKey;
     private io.wrangler.storage.RequestOptions options = io.wrangler.storage.RequestOptions.defaults();
+    private long targetFileSize = Long.MAX_VALUE;
+    private Progress progress = new Progress() { };
     private boolean lease = true;
     private java.time.Duration leaseWait = java.time.Duration.ofMinutes(3);
     private boolean used;
@@ -70,6 +72,25 @@ public final class WriteBuilder {
             throw new IllegalArgumentException("maxRowsPerFile must be at least 1, got " + rows);
         }
         this.maxRowsPerFile = rows;
+        return this;
+    }
+
+    /**
+     * Starts a new file in a partition once the current one holds about this many bytes (encoded, compressed), so that
+     * files come out near a size readers like (128 MiB to 1 GiB for Athena and Spark). No limit by default; combines
+     * with {@link #maxRowsPerFile}.
+     */
+    public WriteBuilder targetFileSize(long bytes) {
+        if (bytes < 1024) {
+            throw new IllegalArgumentException("targetFileSize must be at least 1 KiB, got " + bytes);
+        }
+        this.targetFileSize = bytes;
+        return this;
+    }
+
+    /** Reports how the write advances: rows encoded, files staged, bytes uploaded, partitions published. */
+    public WriteBuilder progress(Progress listener) {
+        this.progress = Objects.requireNonNull(listener, "listener");
         return this;
     }
 
@@ -209,7 +230,7 @@ public final class WriteBuilder {
         used = true;
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
         WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning, idempotencyKey,
-                lease, leaseWait, options);
+                lease, leaseWait, options, targetFileSize, progress);
         BatchSource source;
         try {
             source = input.get();

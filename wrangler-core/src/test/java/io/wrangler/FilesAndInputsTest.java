@@ -62,6 +62,58 @@ class FilesAndInputsTest {
         });
     }
 
+    @Test
+    void targetFileSizeRollsOverBySizeAndProgressReportsEveryStage() {
+        List<Orders.Order> rows = new ArrayList<>();
+        Random random = new Random(3);
+        for (int i = 0; i < 60_000; i++) {
+            byte[] b = new byte[32];
+            random.nextBytes(b);
+            rows.add(new Orders.Order(HexFormat.of().formatHex(b), LocalDate.of(2024, 1, 15 + i % 2), "RU", i, BigDecimal.ONE));
+        }
+        java.util.concurrent.atomic.AtomicLong encoded = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicInteger staged = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong uploaded = new java.util.concurrent.atomic.AtomicLong();
+        List<String> published = new java.util.concurrent.CopyOnWriteArrayList<>();
+        WriteResult r = S3Parquet.write(rows).partitionBy("dt").compression(Compression.NONE).targetFileSize(512 * 1024)
+                .progress(new Progress() {
+                    @Override
+                    public void rowsEncoded(long total) {
+                        encoded.accumulateAndGet(total, Math::max);
+                    }
+
+                    @Override
+                    public void filesStaged(int total) {
+                        staged.accumulateAndGet(total, Math::max);
+                    }
+
+                    @Override
+                    public void bytesUploaded(long total) {
+                        uploaded.accumulateAndGet(total, Math::max);
+                    }
+
+                    @Override
+                    public void partitionsPublished(int total, int of) {
+                        published.add(total + "/" + of);
+                    }
+                })
+                .s3(TestLake.s3().client()).to("s3://" + bucket + "/sized/");
+
+        assertThat(r.partitions()).hasSize(2).allSatisfy(p -> assertThat(p.files()).hasSizeGreaterThan(1));
+        for (PartitionResult p : r.partitions()) {
+            List<String> files = p.files();
+            for (String f : files.subList(0, files.size() - 1)) {
+                assertThat(TestLake.s3().list(bucket, f.substring(("s3://" + bucket + "/").length())).values())
+                        .singleElement().satisfies(size -> assertThat(size).isGreaterThanOrEqualTo(512L * 1024));
+            }
+        }
+        assertThat(encoded.get()).isEqualTo(60_000);
+        assertThat(staged.get()).isEqualTo(r.paths().size());
+        assertThat(uploaded.get()).isEqualTo(r.partitions().stream().mapToLong(PartitionResult::bytes).sum());
+        assertThat(published).containsExactly("2/2");
+        assertThat(TestLake.query(bucket, "sized/", "SELECT count(*), count(DISTINCT \"orderId\") FROM t")).containsExactly(List.of(60_000L, 60_000L));
+    }
+
     @ParameterizedTest
     @EnumSource(Compression.class)
     void everyCodecIsReadBackByDuckDb(Compression codec) {

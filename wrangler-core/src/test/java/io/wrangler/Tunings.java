@@ -13,7 +13,7 @@ final class Tunings {
     static WriteSpec.Tuning smallParts() {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
         return new WriteSpec.Tuning(d.threads(), 5 * MIB, d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
-                d.deleteBatch(), 6L * MIB, 5L * MIB, d.leaseTtl());
+                d.deleteBatch(), 6L * MIB, 5L * MIB, d.leaseTtl(), d.openBytes());
     }
 
     /**
@@ -23,13 +23,13 @@ final class Tunings {
     static WriteSpec.Tuning smallDeleteBatches() {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
         return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
-                2, d.singleCopyLimit(), d.copyPartSize(), java.time.Duration.ofSeconds(1));
+                2, d.singleCopyLimit(), d.copyPartSize(), java.time.Duration.ofSeconds(1), d.openBytes());
     }
 
     /** A lease that lives one second without renewal. */
     static WriteSpec.Tuning shortLease() {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
         return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
-                d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), java.time.Duration.ofSeconds(1));
+                d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), java.time.Duration.ofSeconds(1), d.openBytes());
     }
 }

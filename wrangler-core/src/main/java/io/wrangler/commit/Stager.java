@@ -55,6 +55,10 @@ final class Stager {
     private final Map<Integer, Integer> filesOfPartition = new ConcurrentHashMap<>();
     private final List<Pending> finished = new ArrayList<>();
     private final AtomicInteger staged = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong rowsEncoded = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong bytesUploaded = new java.util.concurrent.atomic.AtomicLong();
+    private final long targetFileSize;
+    private final io.wrangler.Progress progress;
     private int batchNumber;
 
     Stager(S3Store store, String tablePrefix, String stagingPrefix, String writeId, String fileSuffix,
@@ -68,6 +72,8 @@ final class Stager {
         this.settings = settings;
         this.tuning = spec.tuning();
         this.maxRowsPerFile = spec.maxRowsPerFile();
+        this.targetFileSize = spec.targetFileSize();
+        this.progress = spec.progress();
         this.uploads = uploads;
         this.hook = spec.hook();
         this.partitioner = partitioner;
@@ -199,17 +205,22 @@ final class Stager {
         }
     }
 
-    /** Encodes one partition's run of rows, rolling over to new files at maxRowsPerFile. Runs on an encoding thread. */
+    /**
+     * Encodes one partition's run of rows, rolling over to new files at maxRowsPerFile and targetFileSize (checked every
+     * slice of rows). Runs on an encoding thread.
+     */
     private void writeRun(Partitioner.Run run, List<FieldVector> columns, List<String> folderNames) throws IOException {
+        int slice = targetFileSize == Long.MAX_VALUE ? Integer.MAX_VALUE : 16_384;
         int from = run.from();
         while (from < run.to()) {
             Open f = fileFor(run.partition(), folderNames);
             f.lastBatch = batchNumber;
             long room = maxRowsPerFile - f.encoder.rows();
-            int n = (int) Math.min(run.to() - from, room);
+            int n = (int) Math.min(Math.min(run.to() - from, room), slice);
             f.encoder.write(columns, from, from + n);
             from += n;
-            if (f.encoder.rows() >= maxRowsPerFile) {
+            progress.rowsEncoded(rowsEncoded.addAndGet(n));
+            if (f.encoder.rows() >= maxRowsPerFile || f.encoder.size() >= targetFileSize) {
                 finish(run.partition());
             }
         }
@@ -237,15 +248,38 @@ final class Stager {
         return f;
     }
 
+    /**
+     * Keeps the open files within bounds between batches: at most maxOpenFiles (the least recently written are finished),
+     * and at most openBytes held in memory together (the largest are finished until half of it is left).
+     */
     private void evictLeastRecentlyWritten() throws IOException {
+        List<Open> finishing = new ArrayList<>();
         int excess = open.size() - tuning.maxOpenFiles();
-        if (excess <= 0) {
-            return;
+        if (excess > 0) {
+            List<Open> byAge = new ArrayList<>(open.values());
+            byAge.sort(Comparator.comparingInt(o -> o.lastBatch));
+            finishing.addAll(byAge.subList(0, excess));
         }
-        List<Open> byAge = new ArrayList<>(open.values());
-        byAge.sort(Comparator.comparingInt(o -> o.lastBatch));
+        long held = 0;
+        for (Open o : open.values()) {
+            if (!finishing.contains(o)) {
+                held += o.encoder.size();
+            }
+        }
+        if (held > tuning.openBytes()) {
+            List<Open> bySize = new ArrayList<>(open.values());
+            bySize.removeAll(finishing);
+            bySize.sort(Comparator.comparingLong((Open o) -> o.encoder.size()).reversed());
+            for (Open o : bySize) {
+                if (held <= tuning.openBytes() / 2) {
+                    break;
+                }
+                held -= o.encoder.size();
+                finishing.add(o);
+            }
+        }
         List<Callable<Void>> closing = new ArrayList<>();
-        for (Open o : byAge.subList(0, excess)) {
+        for (Open o : finishing) {
             closing.add(() -> {
                 finish(o.partition);
                 return null;
@@ -257,10 +291,17 @@ final class Stager {
     private void finish(int partition) throws IOException {
         Open f = open.remove(partition);
         f.encoder.close();
+        // Staging waits for this future, so progress has heard of every byte before the manifest is written.
+        CompletableFuture<Long> uploaded = f.out.completion().thenApply(size -> {
+            progress.bytesUploaded(bytesUploaded.addAndGet(size));
+            return size;
+        });
         synchronized (finished) {
-            finished.add(new Pending(f.partition, f.number, f.folder, f.relative, f.encoder.rows(), f.out.completion()));
+            finished.add(new Pending(f.partition, f.number, f.folder, f.relative, f.encoder.rows(), uploaded));
         }
-        hook.reached(Step.STAGED_FILE, staged.incrementAndGet());
+        int count = staged.incrementAndGet();
+        progress.filesStaged(count);
+        hook.reached(Step.STAGED_FILE, count);
     }
 
     private void abortAll() {

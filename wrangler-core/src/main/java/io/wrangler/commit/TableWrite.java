@@ -140,6 +140,7 @@ public final class TableWrite {
                 spec.hook().reached(Step.MANIFEST_WRITTEN, 1);
 
                 Publisher.Outcome outcome = new Publisher(store, location, pool, spec.tuning(), spec.hook()).publish(manifest);
+                spec.progress().partitionsPublished(manifest.partitions().size(), manifest.partitions().size());
                 spec.hook().reached(Step.BEFORE_CATALOG, 1);
                 if (catalogCommit != null) {
                     catalogCommit.commit(CatalogStep.entries(manifest));

@@ -24,10 +24,13 @@ import software.amazon.awssdk.services.s3.S3Client;
  * @param lease whether the write takes the table's lease (see {@code TableLease})
  * @param leaseWait how long to wait for a lease another writer holds
  * @param options what every S3 request carries: encryption, ACL, expected bucket owner, retries
+ * @param targetFileSize start a new file in a partition once the current one has this many bytes (Long.MAX_VALUE: no limit)
+ * @param progress told of rows encoded, files staged, bytes uploaded and partitions published
  */
 public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> partitionBy, Compression compression,
                         long maxRowsPerFile, boolean keepNanos, CatalogTable catalog, StepHook hook, Tuning tuning,
-                        String idempotencyKey, boolean lease, java.time.Duration leaseWait, io.wrangler.storage.RequestOptions options) {
+                        String idempotencyKey, boolean lease, java.time.Duration leaseWait, io.wrangler.storage.RequestOptions options,
+                        long targetFileSize, io.wrangler.Progress progress) {
     public WriteSpec {
         partitionBy = List.copyOf(partitionBy);
     }
@@ -45,12 +48,15 @@ public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> pa
      * @param singleCopyLimit objects above this size are copied with UploadPartCopy (5 GB on S3)
      * @param copyPartSize part size of such copies
      * @param leaseTtl how long a table lease lives without renewal (a crashed writer's lease expires after it)
+     * @param openBytes the most bytes the open files may hold in memory together (encoded pages and unsent upload
+     *     buffers); beyond it the largest open files are finished early
      */
     public record Tuning(int threads, int partSize, int maxPendingParts, long rowGroupBytes, int pageBytes, int maxOpenFiles,
-                         int deleteBatch, long singleCopyLimit, long copyPartSize, java.time.Duration leaseTtl) {
+                         int deleteBatch, long singleCopyLimit, long copyPartSize, java.time.Duration leaseTtl, long openBytes) {
         public static Tuning defaults() {
             return new Tuning(8, 8 * 1024 * 1024, 16, 64L * 1024 * 1024, 1024 * 1024, 256, 1000,
-                    5L * 1024 * 1024 * 1024, 512L * 1024 * 1024, java.time.Duration.ofMinutes(2));
+                    5L * 1024 * 1024 * 1024, 512L * 1024 * 1024, java.time.Duration.ofMinutes(2),
+                    Math.min(512L << 20, Runtime.getRuntime().maxMemory() / 4));
         }
     }
 }
