@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # The benchmark of BENCHMARKS.md: wrangler against DuckDB on the standard table, in one JVM.
 # Usage: ./bench.sh [rows, default 5000000] [repetitions, default 3]
+#        BENCH_HEAP=512m ./bench.sh --stream [rows, default 50000000] [days, default 50]
 set -euo pipefail
 cd "$(dirname "$0")"
 mvn -q -B -pl wrangler-bench -am -DskipTests install
 mvn -q -B -pl wrangler-bench dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt -Dmdep.includeScope=runtime
+main=io.wrangler.bench.Bench
+if [ "${1:-}" = "--stream" ]; then
+  main=io.wrangler.bench.StreamBench
+  shift
+fi
 exec java -Xmx${BENCH_HEAP:-4g} --add-opens=java.base/java.nio=ALL-UNNAMED \
-  -cp "wrangler-bench/target/classes:$(cat wrangler-bench/target/bench-classpath.txt)" io.wrangler.bench.Bench "$@"
+  -cp "wrangler-bench/target/classes:$(cat wrangler-bench/target/bench-classpath.txt)" "$main" "$@"

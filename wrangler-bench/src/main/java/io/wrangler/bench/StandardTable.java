@@ -42,6 +42,12 @@ final class StandardTable {
     /** Rows {@code [from, from + count)} as a new root; the caller closes it. */
     static VectorSchemaRoot rows(BufferAllocator allocator, long from, int count) {
         VectorSchemaRoot root = VectorSchemaRoot.create(schema(), allocator);
+        fill(root, from, count, 10);
+        return root;
+    }
+
+    /** Fills {@code root} with rows {@code [from, from + count)}, {@code dt} cycling through {@code days} days. */
+    static void fill(VectorSchemaRoot root, long from, int count, int days) {
         root.getFieldVectors().forEach(v -> v.setInitialCapacity(count));
         root.allocateNew();
         VarCharVector user = (VarCharVector) root.getVector(0);
@@ -68,10 +74,9 @@ final class StandardTable {
             amount.set(r, (i * 48_271L) % 1_000_000_007L);
             price.set(r, ((i * 7919) % 100_000) / 100.0);
             ts.set(r, TS0 + (i * 104_729L) % 86_400_000_000L);
-            dt.set(r, DAY0 + (int) (i % 10));
+            dt.set(r, DAY0 + (int) (i % days));
         }
         root.setRowCount(count);
-        return root;
     }
 
     /** The same rows in DuckDB SQL. */
