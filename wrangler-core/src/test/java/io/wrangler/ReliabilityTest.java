@@ -105,6 +105,8 @@ class ReliabilityTest {
         proxy.failNth("UploadPart", 2, S3Fault.SLOW_DOWN);
         proxy.failNth("UploadPart", 3, S3Fault.CONNECTION_RESET);
         proxy.failNth("CompleteMultipartUpload", 1, S3Fault.INTERNAL_ERROR);
+        // Applied, answer lost: the retry finds no upload, and the object at its key with the right size counts as done.
+        proxy.failNth("CompleteMultipartUpload", 2, S3Fault.APPLIED_RESPONSE_LOST);
         proxy.failNth("UploadPartCopy", 1, S3Fault.SLOW_DOWN);
         WriteResult r = S3Parquet.write(rows).partitionBy("dt", "country").compression(Compression.NONE).tuning(Tunings.smallParts())
                 .retry(6, Duration.ofMillis(1), Duration.ofMillis(20)).s3(client).to(table);
@@ -113,6 +115,30 @@ class ReliabilityTest {
         assertThat(proxy.requests()).extracting(FaultyS3.Request::operation).contains("UploadPart", "UploadPartCopy", "CompleteMultipartUpload");
         assertThat(TestLake.query(bucket, "t/", "SELECT count(*), count(DISTINCT \"orderId\") FROM t")).containsExactly(List.of(40_000L, 40_000L));
         assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+    }
+
+    @Test
+    void recoveryRepeatsTheInterruptedWritesEncryptionAndAcl() {
+        write(Orders.orders("a", List.of(D15), List.of("RU"), 1), WriteMode.APPEND).to(table);
+        class Crash extends Error {
+            private static final long serialVersionUID = 1L;
+        }
+        assertThatThrownBy(() -> write(Orders.orders("b", List.of(D15, D16), List.of("RU"), 1), WriteMode.OVERWRITE_PARTITIONS)
+                .sseS3().acl("bucket-owner-full-control").tuning(Tunings.shortLease())
+                .stepHook((step, n) -> {
+                    if (step == Step.MANIFEST_WRITTEN) {
+                        throw new Crash();
+                    }
+                }).to(table)).isInstanceOf(Crash.class);
+        proxy.clearRequests();
+
+        RecoveryResult r = S3Parquet.recover(table, client);
+
+        assertThat(r.rolledForward()).hasSize(1);
+        List<FaultyS3.Request> copies = proxy.requests().stream().filter(q -> q.operation().equals("CopyObject")).toList();
+        assertThat(copies).hasSize(2).allSatisfy(q -> assertThat(q.headers())
+                .containsEntry("x-amz-server-side-encryption", "AES256").containsEntry("x-amz-acl", "bucket-owner-full-control"));
+        assertThat(contents()).containsExactly(List.of("b-2024-01-15-RU-0"), List.of("b-2024-01-16-RU-0"));
     }
 
     @Test

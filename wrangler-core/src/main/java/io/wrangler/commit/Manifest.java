@@ -22,10 +22,12 @@ import java.util.List;
  * @param catalog the catalog's {@code describe()} when the write had one, else null
  * @param schema the Arrow schema JSON of the data columns then the partition columns, for the catalog step
  * @param compression the codec of the files
+ * @param requests what the write's object-creating requests carried (encryption, ACL, expected owner), so that the
+ *     copies recovery repeats carry the same; null in manifests that predate it
  */
 public record Manifest(int format, String writeId, String table, WriteMode mode, String createdAt,
                        List<String> partitionColumns, List<Partition> partitions, List<File> files,
-                       String catalog, String schema, Compression compression) {
+                       String catalog, String schema, Compression compression, Requests requests) {
     static final String FILE_NAME = "_manifest.json";
     private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -59,6 +61,19 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
      * @param rows its rows
      */
     public record File(String folder, String stagedKey, String finalKey, long bytes, long rows) {
+    }
+
+    /**
+     * The request options of a write that recovery must repeat: no secrets (a KMS key id is not one).
+     */
+    public record Requests(String sse, String kmsKeyId, String acl, String expectedBucketOwner) {
+        static Requests of(io.wrangler.storage.RequestOptions o) {
+            return new Requests(o.sse(), o.kmsKeyId(), o.acl(), o.expectedBucketOwner());
+        }
+
+        io.wrangler.storage.RequestOptions with(io.wrangler.storage.RequestOptions retries) {
+            return new io.wrangler.storage.RequestOptions(sse, kmsKeyId, acl, expectedBucketOwner, retries.attempts(), retries.base(), retries.cap());
+        }
     }
 
     byte[] toJson() {

@@ -81,7 +81,11 @@ final class Recovery {
                     back.add(writeId);
                     continue;
                 }
-                new Publisher(store, location, pool, tuning, StepHook.NONE).publish(m);
+                // The copies carry what the interrupted write's own requests carried (encryption, ACL, owner).
+                S3Store writeStore = m.requests() == null ? store
+                        : new S3Store(store.client(), store.bucket(), m.requests().with(store.options()))
+                                .withSingleCopyLimit(tuning.singleCopyLimit(), tuning.copyPartSize());
+                new Publisher(writeStore, location, pool, tuning, StepHook.NONE).publish(m);
                 if (m.catalog() != null) {
                     if (catalog == null || !catalog.describe().equals(m.catalog())) {
                         pending.add(writeId);

@@ -420,7 +420,8 @@ public final class TableWrite {
         List<Field> ordered = new ArrayList<>(columns.dataOut);
         ordered.addAll(columns.partitionsOut);
         return new Manifest(1, writeId, table, spec.mode(), Instant.now().toString(), columns.partitionNames(), partitions, files,
-                spec.catalog() == null ? null : spec.catalog().describe(), new Schema(ordered).toJson(), spec.compression());
+                spec.catalog() == null ? null : spec.catalog().describe(), new Schema(ordered).toJson(), spec.compression(),
+                Manifest.Requests.of(spec.options()));
     }
 
     private void putManifest(S3Store store, String stagingFolder, Manifest manifest) {

@@ -174,7 +174,7 @@ public final class S3OutputStream extends OutputStream {
         CompletableFuture<?>[] all = parts.toArray(new CompletableFuture<?>[0]);
         done = CompletableFuture.allOf(all).thenApplyAsync(v -> {
             List<CompletedPart> completed = parts.stream().map(CompletableFuture::join).toList();
-            store.complete(key, id, completed);
+            store.complete(key, id, completed, size);
             return size;
         }, uploads.pool()).whenComplete((v, e) -> {
             if (e != null) {

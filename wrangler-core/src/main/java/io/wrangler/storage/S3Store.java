@@ -179,17 +179,29 @@ public final class S3Store {
                 UploadPartCopyResponse response = options.run(() -> client.uploadPartCopy(r));
                 parts.add(CompletedPart.builder().partNumber(partNumber).eTag(response.copyPartResult().eTag()).build());
             }
-            complete(target, uploadId, parts);
+            complete(target, uploadId, parts, size);
         } catch (RuntimeException e) {
             abortQuietly(target, uploadId, e);
             throw e;
         }
     }
 
-    void complete(String key, String uploadId, List<CompletedPart> parts) {
+    /**
+     * Completes a multipart upload. When an attempt was applied but its answer lost, the retry finds the upload gone
+     * (NoSuchUpload): the object then exists at its key with the expected size, and that counts as success.
+     */
+    void complete(String key, String uploadId, List<CompletedPart> parts, long expectedSize) {
         CompleteMultipartUploadRequest r = options.apply(CompleteMultipartUploadRequest.builder().bucket(bucket).key(key).uploadId(uploadId)
                 .multipartUpload(u -> u.parts(parts))).build();
-        options.run(() -> client.completeMultipartUpload(r));
+        try {
+            options.run(() -> client.completeMultipartUpload(r));
+        } catch (S3Exception e) {
+            boolean noSuchUpload = e.statusCode() == 404 || (e.awsErrorDetails() != null && "NoSuchUpload".equals(e.awsErrorDetails().errorCode()));
+            if (noSuchUpload && size(key).orElse(-1L) == expectedSize) {
+                return;
+            }
+            throw e;
+        }
     }
 
     /**
