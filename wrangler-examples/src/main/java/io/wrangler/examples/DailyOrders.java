@@ -1,5 +1,6 @@
 package io.wrangler.examples;
 
+import io.wrangler.Progress;
 import io.wrangler.S3Parquet;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteResult;
@@ -16,6 +17,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
 import software.amazon.awssdk.services.glue.model.Column;
 import software.amazon.awssdk.services.glue.model.Partition;
 import software.amazon.awssdk.services.glue.model.Table;
@@ -62,9 +64,11 @@ public final class DailyOrders {
             List<String> countries = List.of("RU", "DE", "US");
 
             System.out.println("1. Nightly load of 3 days x 3 countries, 4 orders each, 10.00 each, to " + table);
+            Tally tally = new Tally();
             WriteResult first = S3Parquet.write(orders(days, countries, 4, 1000)).partitionBy("dt", "country")
-                    .mode(WriteMode.OVERWRITE_PARTITIONS).catalog(catalog).s3(lake.s3()).to(table);
+                    .mode(WriteMode.OVERWRITE_PARTITIONS).catalog(catalog).progress(tally).s3(lake.s3()).to(table);
             System.out.printf("   wrote %d rows in %d files, %d partitions%n", first.rows(), first.paths().size(), first.partitions().size());
+            System.out.println("   progress reported: " + tally);
             Map<String, long[]> before = totals(lake);
 
             System.out.println("2. Rerun of 2024-01-15 with corrected data: 2 orders per country, 25.00 each");
@@ -102,6 +106,39 @@ public final class DailyOrders {
             System.out.println("5. A copy of the table is in " + local + "; read it with DuckDB:");
             System.out.println("   SELECT dt, country, count(*), sum(amount_cents) FROM read_parquet('" + local
                     + "/**/*.parquet', hive_partitioning = true) GROUP BY ALL ORDER BY ALL;");
+        }
+    }
+
+    /** A progress listener that keeps the last totals (a long job would log them as they come). */
+    static final class Tally implements Progress {
+        private final AtomicLong rows = new AtomicLong();
+        private final AtomicLong files = new AtomicLong();
+        private final AtomicLong bytes = new AtomicLong();
+        private volatile String partitions = "0/0";
+
+        @Override
+        public void rowsEncoded(long total) {
+            rows.accumulateAndGet(total, Math::max);
+        }
+
+        @Override
+        public void filesStaged(int total) {
+            files.accumulateAndGet(total, Math::max);
+        }
+
+        @Override
+        public void bytesUploaded(long total) {
+            bytes.accumulateAndGet(total, Math::max);
+        }
+
+        @Override
+        public void partitionsPublished(int total, int of) {
+            partitions = total + "/" + of;
+        }
+
+        @Override
+        public String toString() {
+            return rows + " rows encoded, " + files + " files staged, " + bytes + " bytes uploaded, " + partitions + " partitions published";
         }
     }
 

@@ -33,6 +33,7 @@ class DailyOrdersTest {
             assertThat(secondRun).contains("dt=2024-01-15/country=" + country + "      4 rows    40.00 ->  2 rows    50.00  replaced");
         }
         assertThat(secondRun).contains("9 data files, 0 objects under _tmp/");
+        assertThat(secondRun).containsPattern("progress reported: 36 rows encoded, 9 files staged, \\d+ bytes uploaded, 9/9 partitions published");
         try (var files = Files.walk(folder.resolve("orders"))) {
             assertThat(files.filter(p -> p.toString().endsWith(".parquet")).count()).isEqualTo(9);
         }
