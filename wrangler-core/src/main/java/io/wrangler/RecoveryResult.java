@@ -9,9 +9,11 @@ import java.util.List;
  * @param rolledForward ids of interrupted overwrites that had reached their commit point (their manifest) and
  *     were finished: copies completed, replaced files deleted, catalog updated when a catalog was given
  * @param rolledBack ids of interrupted writes that were undone: appends, and any write that had not written
- *     its manifest; their staged and already-published files were deleted
- * @param catalogPending ids of writes whose data is complete but whose catalog step still has to run, because
- *     recovery ran without a catalog; their manifests are kept until a recovery with the catalog
+ *     its manifest; their staged and already-published files were deleted, and the partitions an append had
+ *     registered in its catalog and that are empty now were removed from it
+ * @param catalogPending ids of writes whose catalog part still has to be finished (an overwrite's registration, an
+ *     append's unregistration), because recovery ran without their catalog; the S3 part is done and their manifests are
+ *     kept until a recovery with the catalog
  * @param abortedUploads keys of multipart uploads that were aborted
  */
 public record RecoveryResult(String table, List<String> rolledForward, List<String> rolledBack,

@@ -16,4 +16,12 @@ public interface CatalogCommit {
      * @throws io.wrangler.CommitConflictException when the table changed since {@code prepare}
      */
     void commit(List<PartitionEntry> written);
+
+    /**
+     * Removes these partitions from the catalog: recovery calls it after undoing an interrupted append, for the
+     * partitions the append had registered and that hold no file any more. Must be idempotent (a partition already gone
+     * is fine). The default does nothing, for catalogs without partitions.
+     */
+    default void unregister(List<PartitionEntry> partitions) {
+    }
 }

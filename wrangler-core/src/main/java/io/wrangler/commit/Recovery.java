@@ -20,8 +20,10 @@ import software.amazon.awssdk.services.s3.model.MultipartUpload;
  * <ul>
  *   <li>no manifest: the write never reached its commit point; its staging folder and open multipart uploads
  *       are removed (rolled back). Nothing outside {@code _tmp/} was written by it.</li>
- *   <li>a manifest, mode {@code APPEND}: rolled back. The files it may have published (they carry its id)
- *       and its staging are deleted, so that rerunning the append adds its rows exactly once.</li>
+ *   <li>a manifest, mode {@code APPEND}: rolled back. The files it may have published (its manifest lists them)
+ *       and its staging are deleted, so that rerunning the append adds its rows exactly once; partitions it had
+ *       registered in its catalog and that are now empty are removed from the catalog (which needs the catalog: without
+ *       it the write stays pending, manifest kept).</li>
  *   <li>a manifest, mode {@code OVERWRITE} or {@code OVERWRITE_PARTITIONS}: rolled forward. Old files may already
  *       be partly deleted, so finishing is the only way that loses nothing: publishing is repeated (it is
  *       idempotent), the catalog step runs when a catalog is given, and the staging is removed.</li>
@@ -77,6 +79,14 @@ final class Recovery {
                                 + writeId + " of " + table + " (step: recover): S3 refused to delete some of its files. "
                                 + "Fix the permission and run S3Parquet.recover again.", null);
                     }
+                    if (m.catalog() != null) {
+                        // The append may have registered partitions before it was cut short: those left empty go too.
+                        if (catalog == null || !catalog.describe().equals(m.catalog())) {
+                            pending.add(writeId);
+                            continue;
+                        }
+                        unregisterEmpty(m);
+                    }
                     aborted.addAll(Staging.remove(store, folder, StepHook.NONE));
                     back.add(writeId);
                     continue;
@@ -102,6 +112,19 @@ final class Recovery {
         }
         hook.reached(Step.RECOVER, 1);
         return new RecoveryResult(table, forward, back, pending, aborted);
+    }
+
+    private void unregisterEmpty(Manifest m) {
+        List<io.wrangler.catalog.PartitionEntry> empty = new ArrayList<>();
+        for (io.wrangler.catalog.PartitionEntry e : CatalogStep.entries(m)) {
+            String folder = e.location().substring(location.uri().length());
+            if (store.list(location.prefix() + folder).isEmpty()) {
+                empty.add(e);
+            }
+        }
+        if (!empty.isEmpty()) {
+            catalog.prepare(CatalogStep.definition(m)).unregister(empty);
+        }
     }
 
     private static Manifest parse(String table, String folder, byte[] json) {

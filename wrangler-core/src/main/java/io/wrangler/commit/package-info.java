@@ -50,7 +50,8 @@
  *   <li><b>Catalog</b> (when a catalog is set): the {@link io.wrangler.catalog.CatalogCommit} prepared in step 1
  *       creates or updates the table and registers the written partitions. It must be idempotent.
  *       <br><i>Crash or refusal:</i> the data is published; the manifest stays, and a recovery with the catalog
- *       (or the next write with it) runs the catalog step again. A recovery without the catalog finishes the
+ *       (or the next write with it) runs the catalog step again for an overwrite, or, for an append (which recovery
+ *       undoes), removes the partitions it registered that are left empty. A recovery without the catalog finishes the
  *       data and reports the write as {@code catalogPending}, keeping its manifest.</li>
  *   <li><b>Cleanup</b>: open uploads of {@code _tmp/<writeId>/} are aborted and the staged files deleted, then the
  *       manifest is deleted last. Its DELETE is the end of the write: nothing is left to recover.

@@ -562,6 +562,17 @@ public final class GlueTable implements CatalogTable {
             }
         }
 
+        @Override
+        public void unregister(List<PartitionEntry> partitions) {
+            if (!o.registerPartitions || def.partitionKeys().isEmpty()) {
+                return;
+            }
+            List<PartitionValueList> remove = partitions.stream()
+                    .map(e -> PartitionValueList.builder().values(e.values().stream().map(v -> v == null ? DEFAULT_PARTITION : v).toList()).build())
+                    .toList();
+            deletePartitions(remove);
+        }
+
         private void removeOtherPartitions(List<PartitionInput> written) {
             Set<List<String>> keep = new HashSet<>();
             written.forEach(p -> keep.add(p.values()));
@@ -578,6 +589,11 @@ public final class GlueTable implements CatalogTable {
                 }
                 token = page.nextToken();
             } while (token != null);
+            deletePartitions(remove);
+        }
+
+        /** BatchDeletePartition in chunks of 25; a partition already gone is fine. */
+        private void deletePartitions(List<PartitionValueList> remove) {
             for (int from = 0; from < remove.size(); from += 25) {
                 List<PartitionValueList> chunk = remove.subList(from, Math.min(remove.size(), from + 25));
                 BatchDeletePartitionResponse r = call("delete replaced partitions of " + qualified(), () -> glue.batchDeletePartition(b -> b

@@ -369,6 +369,31 @@ class GlueCatalogTest {
     }
 
     @Test
+    void anAppendCutShortInItsCatalogStepIsUndoneInS3AndInGlue() {
+        write(orders("a", List.of(LocalDate.of(2023, 12, 31)), List.of("RU"), 1), WriteMode.APPEND, orders());
+        List<LocalDate> days = new ArrayList<>();
+        for (int i = 0; i < 125; i++) {
+            days.add(LocalDate.of(2024, 1, 1).plusDays(i));
+        }
+        Lake.glue().failNth("BatchCreatePartition", 2, GlueFault.ACCESS_DENIED);
+        assertThatThrownBy(() -> write(orders("b", days, List.of("RU", "DE"), 1), WriteMode.APPEND, orders()))
+                .isInstanceOf(CatalogException.class);
+        assertThat(partitions("orders")).hasSize(101);
+
+        assertThat(S3Parquet.recover(table, Lake.s3().client()).catalogPending()).hasSize(1);
+        RecoveryResult r = S3Parquet.recover(table, Lake.s3().client(), orders());
+
+        assertThat(r.rolledBack()).hasSize(1);
+        assertThat(partitions("orders")).extracting(Partition::values).containsExactly(List.of("2023-12-31", "RU"));
+        assertThat(Lake.query(bucket, "marts/orders/", "SELECT order_id FROM t")).containsExactly(List.of("a-2023-12-31-RU-0"));
+        assertThat(Lake.s3().list(bucket, "marts/orders/_tmp/")).isEmpty();
+        // The rerun the rollback makes safe: every row once, every partition registered.
+        write(orders("b", days, List.of("RU", "DE"), 1), WriteMode.APPEND, orders());
+        assertThat(partitions("orders")).hasSize(251);
+        assertThat(Lake.query(bucket, "marts/orders/", "SELECT count(*), count(DISTINCT order_id) FROM t")).containsExactly(List.of(251L, 251L));
+    }
+
+    @Test
     void overwriteRemovesPartitionsThatNoLongerExistInBatchesOfTwentyFive() {
         List<LocalDate> days = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
