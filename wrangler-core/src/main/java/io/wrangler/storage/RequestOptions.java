@@ -65,11 +65,21 @@ public record RequestOptions(String sse, String kmsKeyId, String acl, String exp
 
     /** Runs one request, again after transient failures, with capped exponential backoff and full jitter. */
     public <T> T run(Supplier<T> call) {
+        return retry(attempts, base, cap, RequestOptions::isTransient, call);
+    }
+
+    /**
+     * Runs {@code call}, again after failures that {@code isTransient} accepts, at most {@code attempts} calls, sleeping a
+     * random time up to {@code base * 2^(attempt-1)} capped at {@code cap} in between (full jitter). Shared by the
+     * catalogs' own retries.
+     */
+    public static <T> T retry(int attempts, Duration base, Duration cap, java.util.function.Predicate<RuntimeException> isTransient,
+                              Supplier<T> call) {
         for (int attempt = 1; ; attempt++) {
             try {
                 return call.get();
             } catch (RuntimeException e) {
-                if (attempt >= attempts || !isTransient(e)) {
+                if (attempt >= attempts || !isTransient.test(e)) {
                     throw e;
                 }
                 long ceiling = Math.min(cap.toMillis(), base.toMillis() << Math.min(20, attempt - 1));

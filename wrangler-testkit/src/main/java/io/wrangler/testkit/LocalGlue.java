@@ -162,31 +162,28 @@ public final class LocalGlue implements AutoCloseable {
 
     /** Answers the next {@code times} calls of {@code operation} (such as {@code "UpdateTable"}) with {@code fault}, without applying them. */
     public void failNext(String operation, int times, GlueFault fault) {
-        Deque<Fault> q = faults.computeIfAbsent(operation, k -> new ArrayDeque<>());
-        synchronized (q) {
-            for (int i = 0; i < times; i++) {
-                q.add(new Fault(fault, false));
-            }
-        }
+        enqueue(operation, 0, times, new Fault(fault, false));
     }
 
     /** Answers the {@code nth} call of {@code operation} from now on (1 for the next) with {@code fault}, letting the others through. */
     public void failNth(String operation, int nth, GlueFault fault) {
-        Deque<Fault> q = faults.computeIfAbsent(operation, k -> new ArrayDeque<>());
-        synchronized (q) {
-            for (int i = 1; i < nth; i++) {
-                q.add(new Fault(null, false));
-            }
-            q.add(new Fault(fault, false));
-        }
+        enqueue(operation, nth - 1, 1, new Fault(fault, false));
     }
 
     /** Applies the next {@code times} calls of {@code operation}, then answers them with {@code fault}: a lost response. */
     public void failNextAfterApplying(String operation, int times, GlueFault fault) {
+        enqueue(operation, 0, times, new Fault(fault, true));
+    }
+
+    /** Queues {@code skip} calls that go through, then {@code times} faulty ones. */
+    private void enqueue(String operation, int skip, int times, Fault fault) {
         Deque<Fault> q = faults.computeIfAbsent(operation, k -> new ArrayDeque<>());
         synchronized (q) {
+            for (int i = 0; i < skip; i++) {
+                q.add(new Fault(null, false));
+            }
             for (int i = 0; i < times; i++) {
-                q.add(new Fault(fault, true));
+                q.add(fault);
             }
         }
     }
