@@ -24,7 +24,8 @@
  *       {@code APPEND} and {@code OVERWRITE_PARTITIONS}, refused for {@code OVERWRITE} (it would empty the
  *       table). Then a HeadBucket: a missing bucket is refused.
  *       <br><i>Crash:</i> nothing written.</li>
- *   <li><b>Lease</b>: the table's lease is taken (see Guarantees); a write that cannot get it writes nothing.</li>
+ *   <li><b>Lease</b>: the table's lease is taken (see Guarantees) and held until after cleanup; a write that cannot
+ *       get it writes nothing.</li>
  *   <li><b>Recover</b>: interrupted writes found under {@code _tmp/} are finished or undone ({@link
  *       io.wrangler.commit.Recovery}), so the table is in a clean state before this write begins.</li>
  *   <li><b>Stage</b>: files are encoded and uploaded to {@code _tmp/<writeId>/...} (multipart above the part
@@ -36,9 +37,12 @@
  *       PUT, after every staged upload completed: mode, partitions, staged and final keys, sizes, row counts, schema, catalog. <b>This PUT is
  *       the commit point of an overwrite.</b>
  *       <br><i>Crash after it:</i> an overwrite is rolled forward by recovery; an append is rolled back.</li>
- *   <li><b>Publish</b>: (a) list the old files of the touched partitions, by exact prefix with trailing slash
- *       ({@code country=R/} never matches {@code country=RU/}), or of the whole table for {@code OVERWRITE};
- *       {@code _tmp/} and files carrying this write id are never old files; {@code APPEND} lists nothing.
+ *   <li><b>Publish</b>: (a) list the old files of the touched partitions by their exact folders with trailing slash
+ *       ({@code country=R/} never matches {@code country=RU/}); partitions sharing a first folder are listed with one
+ *       listing of it, filtered to their exact folders; the whole table for {@code OVERWRITE}. {@code _tmp/} and the
+ *       files this write publishes (its manifest's final keys) are never old files. {@code APPEND} lists nothing,
+ *       except a keyed append ({@code idempotencyKey}), whose old files are those an earlier run with the same key
+ *       left in its partitions.
  *       (b) copy every staged file to its final key (CopyObject, UploadPartCopy above 5 GB), in parallel.
  *       (c) delete the old files with DeleteObjects in batches of at most 1,000, reading per-key errors.
  *       <br><i>Readers:</i> during (b) and (c) a partition may show old and new files side by side (rows
