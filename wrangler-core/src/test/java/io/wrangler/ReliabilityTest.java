@@ -188,17 +188,8 @@ class ReliabilityTest {
 
     @Test
     void aSecondWriterWaitsForTheLeaseOrFailsWithASafeToRerunConflict() throws Exception {
-        CountDownLatch staging = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<WriteResult> first = CompletableFuture.supplyAsync(() -> S3Parquet.write(Orders.orders("a", List.of(D15), List.of("RU"), 2))
-                .partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.s3().client())
-                .stepHook((step, n) -> {
-                    if (step == Step.STAGED_FILE) {
-                        staging.countDown();
-                        await(release);
-                    }
-                }).to(table));
-        assertThat(staging.await(30, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<WriteResult> first = heldWhileStaging(Orders.orders("a", List.of(D15), List.of("RU"), 2), release);
 
         assertThatThrownBy(() -> S3Parquet.write(Orders.orders("b", List.of(D15), List.of("RU"), 1)).partitionBy("dt", "country")
                 .mode(WriteMode.OVERWRITE_PARTITIONS).leaseWait(Duration.ZERO).s3(TestLake.s3().client()).to(table))
@@ -224,17 +215,8 @@ class ReliabilityTest {
     void aWriterWhoseLeaseWasTakenOverStopsBeforePublishing() throws Exception {
         write(Orders.orders("a", List.of(D15), List.of("RU"), 2), WriteMode.APPEND).to(table);
         Map<String, byte[]> before = TestLake.snapshot(bucket, "t/");
-        CountDownLatch staging = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<WriteResult> writer = CompletableFuture.supplyAsync(() -> S3Parquet.write(Orders.orders("b", List.of(D15), List.of("RU"), 1))
-                .partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.s3().client())
-                .stepHook((step, n) -> {
-                    if (step == Step.STAGED_FILE) {
-                        staging.countDown();
-                        await(release);
-                    }
-                }).to(table));
-        assertThat(staging.await(30, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<WriteResult> writer = heldWhileStaging(Orders.orders("b", List.of(D15), List.of("RU"), 1), release);
         // Another process takes the lease over (as after an expiry), replacing the object.
         TestLake.s3().client().putObject(b -> b.bucket(bucket).key("t/_tmp/_lease.json"),
                 RequestBody.fromString("{\"owner\": \"someone-else\", \"ttlMillis\": 120000}"));
@@ -281,6 +263,24 @@ class ReliabilityTest {
         assertThat(creating).allSatisfy(q -> assertThat(q.headers()).as(q.operation() + " " + q.path())
                 .containsEntry("x-amz-server-side-encryption", "AES256").containsEntry("x-amz-acl", "bucket-owner-full-control"));
         assertThat(contents()).hasSize(4);
+    }
+
+    /**
+     * Starts an OVERWRITE_PARTITIONS write of {@code rows} on another thread and returns once it holds the table's lease
+     * and has staged its first file; it then waits for {@code release}.
+     */
+    private CompletableFuture<WriteResult> heldWhileStaging(List<Orders.Order> rows, CountDownLatch release) throws InterruptedException {
+        CountDownLatch staging = new CountDownLatch(1);
+        CompletableFuture<WriteResult> writer = CompletableFuture.supplyAsync(() -> S3Parquet.write(rows)
+                .partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.s3().client())
+                .stepHook((step, n) -> {
+                    if (step == Step.STAGED_FILE) {
+                        staging.countDown();
+                        await(release);
+                    }
+                }).to(table));
+        assertThat(staging.await(30, TimeUnit.SECONDS)).isTrue();
+        return writer;
     }
 
     private static void await(CountDownLatch latch) {
