@@ -453,7 +453,7 @@ public final class TableWrite {
         for (Manifest.Partition p : m.partitions()) {
             List<String> files = m.files().stream().filter(f -> f.folder().equals(p.folder())).map(f -> location.uriOf(f.finalKey())).toList();
             List<String> replaced = outcome.replaced().getOrDefault(p.folder(), List.of()).stream().map(location::uriOf).toList();
-            List<String> shown = p.values().stream().map(v -> v == null ? HivePaths.DEFAULT_PARTITION : v).toList();
+            List<String> shown = new PartitionKey(p.values()).displayValues();
             partitions.add(new PartitionResult(table + p.folder(), shown, files, p.rows(), p.bytes(), replaced));
             rows += p.rows();
         }

@@ -1,7 +1,6 @@
 package io.wrangler.glue;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -63,9 +62,5 @@ public final class PartitionProjection {
         Map<String, String> out = new LinkedHashMap<>();
         settings.forEach((k, v) -> out.put("projection." + catalogColumn + "." + k, v));
         return out;
-    }
-
-    static List<PartitionProjection> copy(PartitionProjection... p) {
-        return List.of(p);
     }
 }
