@@ -37,6 +37,8 @@ public final class WriteBuilder {
     private io.wrangler.storage.RequestOptions options = io.wrangler.storage.RequestOptions.defaults();
     private long targetFileSize = Long.MAX_VALUE;
     private Progress progress = new Progress() { };
+    private CommitMethod commitMethod = CommitMethod.STAGE_AND_COPY;
+    private java.nio.file.Path spillDirectory = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
     private boolean lease = true;
     private java.time.Duration leaseWait = java.time.Duration.ofMinutes(3);
     private boolean used;
@@ -85,6 +87,27 @@ public final class WriteBuilder {
             throw new IllegalArgumentException("targetFileSize must be at least 1 KiB, got " + bytes);
         }
         this.targetFileSize = bytes;
+        return this;
+    }
+
+    /**
+     * Where a streamed input ({@code write(ArrowReader)}) that interleaves more partitions than can stay open in memory is
+     * kept on local disk, grouped by partition, until each partition is encoded into whole files; the system's temporary
+     * directory by default. It needs room for about the input's size in Arrow form; the file is deleted when the write
+     * ends. Inputs already in memory (a {@code VectorSchemaRoot}, records) never spill.
+     */
+    public WriteBuilder spillDirectory(java.nio.file.Path directory) {
+        this.spillDirectory = Objects.requireNonNull(directory, "directory");
+        return this;
+    }
+
+    /**
+     * How files reach their final keys: {@link CommitMethod#STAGE_AND_COPY} (the default) or {@link
+     * CommitMethod#DEFERRED_UPLOADS}, which uploads straight to the final keys and completes the uploads at publish, so
+     * that no byte is copied.
+     */
+    public WriteBuilder commitMethod(CommitMethod method) {
+        this.commitMethod = Objects.requireNonNull(method, "method");
         return this;
     }
 
@@ -230,7 +253,7 @@ public final class WriteBuilder {
         used = true;
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
         WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning, idempotencyKey,
-                lease, leaseWait, options, targetFileSize, progress);
+                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod);
         BatchSource source;
         try {
             source = input.get();

@@ -47,19 +47,26 @@ class CrashRecoveryTest {
                 new Point(Step.STAGING_REMOVED, 1));
         List<Arguments> out = new ArrayList<>();
         for (WriteMode mode : WriteMode.values()) {
+            int i = 0;
             for (Point p : points) {
                 if (mode == WriteMode.APPEND && p.step == Step.DELETED_BATCH) {
                     continue; // an append deletes nothing
                 }
-                out.add(Arguments.of(mode, p, true));
-                out.add(Arguments.of(mode, p, false));
+                out.add(Arguments.of(mode, p, true, CommitMethod.STAGE_AND_COPY));
+                out.add(Arguments.of(mode, p, false, CommitMethod.STAGE_AND_COPY));
+                // Deferred uploads at every point too, rerun and recovery taking turns (each case waits out a lease).
+                out.add(Arguments.of(mode, p, i++ % 2 == 0, CommitMethod.DEFERRED_UPLOADS));
             }
         }
         return out.stream();
     }
 
     private static WriteResult write(String table, List<Order> rows, WriteMode mode, Point crashAt) {
-        return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).maxRowsPerFile(1)
+        return write(table, rows, mode, crashAt, CommitMethod.STAGE_AND_COPY);
+    }
+
+    private static WriteResult write(String table, List<Order> rows, WriteMode mode, Point crashAt, CommitMethod method) {
+        return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).maxRowsPerFile(1).commitMethod(method)
                 .tuning(Tunings.smallDeleteBatches())
                 .stepHook((step, n) -> {
                     if (crashAt != null && step == crashAt.step && n == crashAt.count) {
@@ -84,21 +91,21 @@ class CrashRecoveryTest {
         return contents(bucket);
     }
 
-    @ParameterizedTest(name = "{0} crash at {1}, rerun={2}")
+    @ParameterizedTest(name = "{0} crash at {1}, rerun={2}, {3}")
     @MethodSource("crashes")
-    void crashThenRerunOrRecoverGivesACleanRun(WriteMode mode, Point crashAt, boolean rerun) {
+    void crashThenRerunOrRecoverGivesACleanRun(WriteMode mode, Point crashAt, boolean rerun, CommitMethod method) {
         String bucket = TestLake.bucket();
         String table = "s3://" + bucket + "/t/";
         TestLake.s3().put(bucket, "t_backup/sentinel", new byte[] {1});
         TestLake.s3().put(bucket, "sentinel", new byte[] {2});
         write(table, FIRST, WriteMode.APPEND, null);
 
-        assertThatThrownBy(() -> write(table, SECOND, mode, crashAt)).isInstanceOf(SimulatedCrash.class);
+        assertThatThrownBy(() -> write(table, SECOND, mode, crashAt, method)).isInstanceOf(SimulatedCrash.class);
 
         List<List<Object>> before = clean(mode, false);
         List<List<Object>> after = clean(mode, true);
         if (rerun) {
-            WriteResult r = write(table, SECOND, mode, null);
+            WriteResult r = write(table, SECOND, mode, null, method);
             assertThat(contents(bucket)).isEqualTo(after);
         } else {
             RecoveryResult r = S3Parquet.recover(table, TestLake.s3().client());

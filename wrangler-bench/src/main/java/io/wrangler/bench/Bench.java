@@ -1,5 +1,6 @@
 package io.wrangler.bench;
 
+import io.wrangler.CommitMethod;
 import io.wrangler.S3Parquet;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteResult;
@@ -36,6 +37,8 @@ public final class Bench {
     interface Run {
         void run() throws Exception;
     }
+
+    private static final String DEFERRED = "wrangler partitioned, end to end to LocalS3, deferred uploads";
 
     public static void main(String[] args) throws Exception {
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 5_000_000L;
@@ -74,6 +77,8 @@ public final class Bench {
             runs.put("wrangler flat, encode only", () -> S3Parquet.write(table).lease(false).s3(sink).to("s3://sink/f/"));
             runs.put("wrangler partitioned, end to end to LocalS3", () -> S3Parquet.write(table).partitionBy("dt", "country")
                     .mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/e2e" + n[0]++ + "/"));
+            runs.put(DEFERRED, () -> S3Parquet.write(table).partitionBy("dt", "country").commitMethod(CommitMethod.DEFERRED_UPLOADS)
+                    .mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/e2e" + n[0]++ + "/"));
 
             Map<String, List<Double>> seconds = new LinkedHashMap<>();
             Map<String, Long> peakHeap = new LinkedHashMap<>();
@@ -104,6 +109,8 @@ public final class Bench {
             System.out.printf("flat encode / DuckDB flat: %.2fx%n", median.get("wrangler flat, encode only") / median.get("duckdb flat"));
             System.out.printf("end to end / partitioned encode only: %.2fx%n",
                     median.get("wrangler partitioned, end to end to LocalS3") / median.get("wrangler partitioned, encode only"));
+            System.out.printf("end to end with deferred uploads / partitioned encode only: %.2fx%n",
+                    median.get(DEFERRED) / median.get("wrangler partitioned, encode only"));
 
             counter.reset();
             WriteResult first = S3Parquet.write(table).partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/req/");
@@ -112,6 +119,11 @@ public final class Bench {
             counter.reset();
             WriteResult second = S3Parquet.write(table).partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/req/");
             System.out.println("S3 requests of the same write again, replacing " + second.deletedFiles().size() + " files: " + counter.snapshot());
+            counter.reset();
+            WriteResult deferred = S3Parquet.write(table).partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS)
+                    .commitMethod(CommitMethod.DEFERRED_UPLOADS).s3(counted).to("s3://bench/req-deferred/");
+            System.out.println("S3 requests of one write with deferred uploads into an empty table (" + deferred.paths().size() + " files): "
+                    + counter.snapshot());
             counted.close();
         } finally {
             try (var walk = Files.walk(work)) {

@@ -55,12 +55,22 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
      * One data file.
      *
      * @param folder its partition's folder
-     * @param stagedKey where it was staged
+     * @param stagedKey where it was staged; null for a deferred upload
      * @param finalKey where it is published
      * @param bytes its size
      * @param rows its rows
+     * @param uploadId for a deferred upload ({@code CommitMethod.DEFERRED_UPLOADS}), the open multipart upload at
+     *     {@code finalKey} that publishing completes; else null
+     * @param etags the ETags of that upload's parts, in part order; else null
      */
-    public record File(String folder, String stagedKey, String finalKey, long bytes, long rows) {
+    public record File(String folder, String stagedKey, String finalKey, long bytes, long rows, String uploadId, List<String> etags) {
+        public File {
+            etags = etags == null ? null : List.copyOf(etags);
+        }
+
+        boolean deferred() {
+            return uploadId != null;
+        }
     }
 
     /**

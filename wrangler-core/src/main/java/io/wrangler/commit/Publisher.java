@@ -179,6 +179,7 @@ final class Publisher {
             }, pool));
         }
         Throwable failure = null;
+        List<String> lost = new ArrayList<>();
         for (CompletableFuture<Void> c : copies) {
             try {
                 c.join();
@@ -187,10 +188,15 @@ final class Publisher {
                 if (t instanceof Error err) {
                     throw err;
                 }
-                if (failure == null) {
+                if (t instanceof UploadsLost l) {
+                    lost.addAll(l.keys);
+                } else if (failure == null) {
                     failure = t;
                 }
             }
+        }
+        if (!lost.isEmpty()) {
+            throw new UploadsLost(lost);
         }
         if (failure != null) {
             throw Failures.rethrow(failure, m.table(), Step.COPIED_FILE, "copy the staged files to their final keys",
@@ -199,6 +205,12 @@ final class Publisher {
     }
 
     private void copyOne(Manifest m, Manifest.File f) {
+        if (f.deferred()) {
+            if (!store.completeDeferred(f.finalKey(), f.uploadId(), f.etags(), f.bytes())) {
+                throw new UploadsLost(List.of(f.finalKey()));
+            }
+            return;
+        }
         try {
             store.copy(f.stagedKey(), f.finalKey(), f.bytes());
         } catch (NoSuchKeyException e) {
@@ -209,6 +221,42 @@ final class Publisher {
             }
             missingStaged(m, f, e);
         }
+    }
+
+    /**
+     * Deferred uploads of a write were aborted before publish completed them (a lifecycle rule, or by hand): the write
+     * cannot be finished. No old file has been deleted yet (deletes start only once every file is in place), so it is
+     * undone instead: {@link #unpublish}.
+     */
+    static final class UploadsLost extends RuntimeException {
+        final List<String> keys;
+
+        UploadsLost(List<String> keys) {
+            super("the open multipart uploads of " + keys.size() + " files are gone, first " + keys.get(0), null, false, false);
+            this.keys = List.copyOf(keys);
+        }
+    }
+
+    /**
+     * Undoes a write's publishing: its deferred uploads still open are aborted and every final key it lists is deleted
+     * (its file names carry its write id, so they are its own). Leaves its staging folder to the caller.
+     *
+     * @return the final keys S3 refused to delete
+     */
+    static List<S3Error> unpublish(S3Store store, Manifest m) {
+        for (Manifest.File f : m.files()) {
+            if (f.deferred()) {
+                try {
+                    store.abort(f.finalKey(), f.uploadId());
+                } catch (S3Exception e) {
+                    if (e.statusCode() != 404) {
+                        throw e;
+                    }
+                    // completed or aborted before: nothing open
+                }
+            }
+        }
+        return store.delete(m.files().stream().map(Manifest.File::finalKey).toList());
     }
 
     /** A staged file is gone: fine if it was copied before (a repeated publish), lost otherwise. */

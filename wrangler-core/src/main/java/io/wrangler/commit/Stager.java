@@ -31,10 +31,20 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  *
  * <p>Each batch is regrouped into one run of rows per partition; the runs are encoded in parallel, one task per
  * partition, on the encoding pool (a file is only ever touched by one task at a time). Files roll over at
- * {@code maxRowsPerFile}; beyond {@code maxOpenFiles} open files, the least recently written are finished between
- * batches. File names are {@code part-<partition>-<n>-<writeId>}: the same input gives the same names. On any
- * failure every open upload is aborted; the caller then deletes what was staged. Nothing outside
- * {@code _tmp/<writeId>/} is written.
+ * {@code maxRowsPerFile} and {@code targetFileSize}. In the last batch of an input known in advance, each file is
+ * finished as soon as its run is encoded. Between batches of a stream, beyond {@code maxOpenFiles} open files or
+ * {@code openBytes} held, files are finished early (least recently written, then largest).
+ *
+ * <p>A stream that interleaves more partitions than can stay open (a batch would open more than {@code maxOpenFiles},
+ * or brings rows of a partition finished early) switches to spilling: the files open then are finished, every later
+ * row goes to a {@link PartitionSpill} on local disk, and at the end each partition is encoded from it into whole files,
+ * one partition per encoding thread. Memory then stays bounded by the batch, the encoders and the upload buffers,
+ * whatever the input's size; each partition gets at most one file more than its size asks for.
+ *
+ * <p>File names are {@code part-<partition>-<n>-<writeId>}: the same input gives the same names. On any failure every
+ * open upload is aborted; the caller then deletes what was staged. Nothing outside {@code _tmp/<writeId>/} is written,
+ * except with {@code CommitMethod.DEFERRED_UPLOADS}: then each file is a multipart upload at its final key, all parts
+ * sent but not completed (invisible until the publish step completes it).
  */
 final class Stager {
     private final S3Store store;
@@ -59,6 +69,11 @@ final class Stager {
     private final java.util.concurrent.atomic.AtomicLong bytesUploaded = new java.util.concurrent.atomic.AtomicLong();
     private final long targetFileSize;
     private final io.wrangler.Progress progress;
+    private final java.nio.file.Path spillDirectory;
+    private final boolean deferred;
+    /** Partitions whose file was finished early to keep within maxOpenFiles or openBytes. */
+    private final java.util.Set<Integer> cutEarly = ConcurrentHashMap.newKeySet();
+    private volatile PartitionSpill spill;
     private int batchNumber;
 
     Stager(S3Store store, String tablePrefix, String stagingPrefix, String writeId, String fileSuffix,
@@ -74,6 +89,8 @@ final class Stager {
         this.maxRowsPerFile = spec.maxRowsPerFile();
         this.targetFileSize = spec.targetFileSize();
         this.progress = spec.progress();
+        this.spillDirectory = spec.spillDirectory();
+        this.deferred = spec.commitMethod() == io.wrangler.CommitMethod.DEFERRED_UPLOADS;
         this.uploads = uploads;
         this.hook = spec.hook();
         this.partitioner = partitioner;
@@ -100,7 +117,8 @@ final class Stager {
         }
     }
 
-    private record Pending(int partition, int number, String folder, String relative, long rows, CompletableFuture<Long> size) {
+    private record Pending(int partition, int number, String folder, String relative, long rows, CompletableFuture<Long> size,
+                           S3OutputStream out) {
     }
 
     /** The partitions seen, by id. */
@@ -119,44 +137,112 @@ final class Stager {
      *
      * @param assigned the partition ids of each batch's rows when a validation pass computed them already, else null
      */
-    List<Manifest.File> stage(BatchSource source, BufferAllocator allocator, List<String> folderNames, Iterator<int[]> assigned)
+    List<Manifest.File> stage(BatchSource source, BufferAllocator allocator, List<String> folderNames, List<int[]> assigned)
             throws IOException {
+        Iterator<int[]> ids = assigned == null ? null : assigned.iterator();
+        int batches = assigned == null ? -1 : assigned.size();
         try {
             while (source.next()) {
                 VectorSchemaRoot batch = source.current();
-                int[] ids = assigned != null ? assigned.next() : partitioner.assign(batch, validator);
+                int[] rowIds = ids != null ? ids.next() : partitioner.assign(batch, validator);
                 batchNumber++;
-                try (Partitioner.Grouped g = partitioner.group(batch, ids, allocator)) {
+                boolean last = batchNumber == batches;
+                try (Partitioner.Grouped g = partitioner.group(batch, rowIds, allocator)) {
+                    if (spill == null && !last && mustSpill(g.runs())) {
+                        startSpilling(g.columns());
+                    }
                     List<Callable<Void>> tasks = new ArrayList<>();
                     for (Partitioner.Run run : g.runs()) {
                         tasks.add(() -> {
-                            writeRun(run, g.columns(), folderNames);
+                            if (spill != null) {
+                                spill.append(run.partition(), g.columns(), run.from(), run.to());
+                            } else {
+                                writeRows(run.partition(), g.columns(), run.from(), run.to(), folderNames, last);
+                            }
                             return null;
                         });
                     }
                     runAll(tasks);
                 }
-                evictLeastRecentlyWritten();
+                if (spill == null) {
+                    evictLeastRecentlyWritten();
+                }
             }
-            List<Callable<Void>> closing = new ArrayList<>();
-            for (Integer id : new ArrayList<>(open.keySet())) {
-                closing.add(() -> {
-                    finish(id);
-                    return null;
-                });
+            finishAll();
+            if (spill != null) {
+                encodeSpilled(allocator, folderNames);
             }
-            runAll(closing);
             finished.sort(Comparator.comparingInt(Pending::partition).thenComparingInt(Pending::number));
             List<Manifest.File> files = new ArrayList<>();
             for (Pending p : finished) {
                 long size = p.size.join();
-                files.add(new Manifest.File(p.folder, stagingPrefix + p.relative, tablePrefix + p.relative, size, p.rows));
+                files.add(deferred
+                        ? new Manifest.File(p.folder, null, tablePrefix + p.relative, size, p.rows, p.out.uploadId(), p.out.etags())
+                        : new Manifest.File(p.folder, stagingPrefix + p.relative, tablePrefix + p.relative, size, p.rows, null, null));
             }
             return files;
         } catch (RuntimeException | IOException e) {
             abortAll();
             throw e;
+        } finally {
+            if (spill != null) {
+                spill.close();
+            }
         }
+    }
+
+    private void finishAll() throws IOException {
+        List<Callable<Void>> closing = new ArrayList<>();
+        for (Integer id : new ArrayList<>(open.keySet())) {
+            closing.add(() -> {
+                finish(id);
+                return null;
+            });
+        }
+        runAll(closing);
+    }
+
+    /**
+     * Whether the input interleaves more partitions than can stay open: this batch alone has more partitions than
+     * maxOpenFiles, or it has rows of a partition whose file was already finished early to stay within bounds. Either
+     * way, writing on would cut partitions into many small files; spilling keeps one file per partition (per target
+     * size). An input that moves from partition to partition never comes back to one finished early, and is not spilled.
+     */
+    private boolean mustSpill(List<Partitioner.Run> runs) {
+        if (runs.size() > tuning.maxOpenFiles()) {
+            return true;
+        }
+        for (Partitioner.Run run : runs) {
+            if (cutEarly.contains(run.partition())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** From now on every row goes to the spill; the files open now are finished as they are (at most one more file each). */
+    private void startSpilling(List<FieldVector> columns) throws IOException {
+        finishAll();
+        List<org.apache.arrow.vector.types.pojo.Field> fields = new ArrayList<>();
+        for (FieldVector v : columns) {
+            fields.add(v.getField());
+        }
+        spill = new PartitionSpill(spillDirectory, writeId, fields);
+    }
+
+    /** Encodes each spilled partition into whole files, one partition per encoding thread at a time. */
+    private void encodeSpilled(BufferAllocator allocator, List<String> folderNames) throws IOException {
+        List<Callable<Void>> tasks = new ArrayList<>();
+        for (int partition : spill.partitions()) {
+            tasks.add(() -> {
+                spill.read(partition, allocator, (columns, rows) -> writeRows(partition, columns, 0, rows, folderNames, false));
+                if (open.containsKey(partition)) {
+                    finish(partition);
+                }
+                return null;
+            });
+        }
+        runAll(tasks);
     }
 
     private void runAll(List<Callable<Void>> tasks) throws IOException {
@@ -206,23 +292,29 @@ final class Stager {
     }
 
     /**
-     * Encodes one partition's run of rows, rolling over to new files at maxRowsPerFile and targetFileSize (checked every
-     * slice of rows). Runs on an encoding thread.
+     * Encodes rows {@code [from, to)} of one partition, rolling over to new files at maxRowsPerFile and targetFileSize
+     * (checked every slice of rows). Runs on an encoding thread, the only one touching this partition's file.
+     *
+     * @param last no more rows of this partition follow: its file is finished at once, so its upload overlaps the
+     *     encoding of other partitions and its buffers are freed
      */
-    private void writeRun(Partitioner.Run run, List<FieldVector> columns, List<String> folderNames) throws IOException {
+    private void writeRows(int partition, List<FieldVector> columns, int from, int to, List<String> folderNames, boolean last)
+            throws IOException {
         int slice = targetFileSize == Long.MAX_VALUE ? Integer.MAX_VALUE : 16_384;
-        int from = run.from();
-        while (from < run.to()) {
-            Open f = fileFor(run.partition(), folderNames);
+        while (from < to) {
+            Open f = fileFor(partition, folderNames);
             f.lastBatch = batchNumber;
             long room = maxRowsPerFile - f.encoder.rows();
-            int n = (int) Math.min(Math.min(run.to() - from, room), slice);
+            int n = (int) Math.min(Math.min(to - from, room), slice);
             f.encoder.write(columns, from, from + n);
             from += n;
             progress.rowsEncoded(rowsEncoded.addAndGet(n));
             if (f.encoder.rows() >= maxRowsPerFile || f.encoder.size() >= targetFileSize) {
-                finish(run.partition());
+                finish(partition);
             }
+        }
+        if (last && open.containsKey(partition)) {
+            finish(partition);
         }
     }
 
@@ -235,7 +327,7 @@ final class Stager {
         String folder = HivePaths.folder(folderNames, key.values());
         int number = filesOfPartition.merge(partition, 1, Integer::sum) - 1;
         String relative = folder + fileName(partition, number, writeId, fileSuffix);
-        S3OutputStream out = store.create(stagingPrefix + relative, uploads);
+        S3OutputStream out = deferred ? store.createDeferred(tablePrefix + relative, uploads) : store.create(stagingPrefix + relative, uploads);
         FileEncoder encoder;
         try {
             encoder = FileEncoder.open(settings, out);
@@ -280,6 +372,7 @@ final class Stager {
         }
         List<Callable<Void>> closing = new ArrayList<>();
         for (Open o : finishing) {
+            cutEarly.add(o.partition);
             closing.add(() -> {
                 finish(o.partition);
                 return null;
@@ -297,7 +390,7 @@ final class Stager {
             return size;
         });
         synchronized (finished) {
-            finished.add(new Pending(f.partition, f.number, f.folder, f.relative, f.encoder.rows(), uploaded));
+            finished.add(new Pending(f.partition, f.number, f.folder, f.relative, f.encoder.rows(), uploaded, f.out));
         }
         int count = staged.incrementAndGet();
         progress.filesStaged(count);
@@ -310,6 +403,16 @@ final class Stager {
         }
         open.clear();
         awaitUploads();
+        if (deferred) {
+            // Deferred uploads live at final keys, outside the staging folder that the caller removes.
+            List<Pending> all;
+            synchronized (finished) {
+                all = new ArrayList<>(finished);
+            }
+            for (Pending p : all) {
+                p.out.abort();
+            }
+        }
     }
 
     /** Waits for every upload begun, successful or not, so that cleanup does not race with a late PUT. */

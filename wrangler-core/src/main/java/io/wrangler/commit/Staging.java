@@ -34,6 +34,21 @@ final class Staging {
         return aborted;
     }
 
+    /**
+     * Aborts the deferred uploads ({@code CommitMethod.DEFERRED_UPLOADS}) of one write: open multipart uploads at final
+     * keys of the table whose file name carries the write id. One listing of the table's open uploads.
+     */
+    static List<String> abortDeferred(S3Store store, io.wrangler.storage.S3Location location, String writeId) {
+        List<String> aborted = new ArrayList<>();
+        for (MultipartUpload u : store.openUploads(location.prefix())) {
+            if (!u.key().startsWith(location.tmpPrefix()) && writeId.equals(WriteIds.ofFile(u.key()))) {
+                store.abort(u.key(), u.uploadId());
+                aborted.add(u.key());
+            }
+        }
+        return aborted;
+    }
+
     static List<String> abortUploads(S3Store store, String prefix) {
         List<String> aborted = new ArrayList<>();
         for (MultipartUpload u : store.openUploads(prefix)) {

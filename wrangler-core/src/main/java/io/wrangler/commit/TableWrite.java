@@ -3,6 +3,7 @@ package io.wrangler.commit;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.PartitionResult;
 import io.wrangler.RecoveryResult;
+import io.wrangler.StorageException;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteResult;
 import io.wrangler.catalog.CatalogCommit;
@@ -95,6 +96,12 @@ public final class TableWrite {
     private WriteResult run(BatchSource source) {
         Schema schema = source.schema();
         Columns columns = validateSchema(schema);
+        if (spec.idempotencyKey() != null && deferred()) {
+            // A keyed rerun reuses its file names; undoing a deferred write whose uploads were lost would then delete the
+            // earlier run's files of the same names.
+            throw invalid("idempotencyKey cannot be combined with CommitMethod.DEFERRED_UPLOADS",
+                    "Use CommitMethod.STAGE_AND_COPY (the default) for keyed writes. Nothing was written.");
+        }
         String writeId = spec.idempotencyKey() == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
         FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut, spec.compression(), spec.keepNanos(),
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
@@ -126,7 +133,7 @@ public final class TableWrite {
                 Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads,
                         partitioner, validator, encoders);
                 List<Manifest.File> files = stage(stager, source, allocator, store, stagingFolder, columns.partitionNames(),
-                        pre == null ? null : pre.assigned.iterator());
+                        pre == null ? null : pre.assigned);
                 if (files.isEmpty()) {
                     removeQuietly(store, stagingFolder, null);
                     return empty(writeId, recovered);
@@ -139,7 +146,12 @@ public final class TableWrite {
                 putManifest(store, stagingFolder, manifest);
                 spec.hook().reached(Step.MANIFEST_WRITTEN, 1);
 
-                Publisher.Outcome outcome = new Publisher(store, location, pool, spec.tuning(), spec.hook()).publish(manifest);
+                Publisher.Outcome outcome;
+                try {
+                    outcome = new Publisher(store, location, pool, spec.tuning(), spec.hook()).publish(manifest);
+                } catch (Publisher.UploadsLost e) {
+                    throw undoLost(store, stagingFolder, manifest, e);
+                }
                 spec.progress().partitionsPublished(manifest.partitions().size(), manifest.partitions().size());
                 spec.hook().reached(Step.BEFORE_CATALOG, 1);
                 if (catalogCommit != null) {
@@ -168,6 +180,30 @@ public final class TableWrite {
                 }
             }
         }
+    }
+
+    /** Deferred uploads were aborted under the write: it is undone (no old file was deleted yet) and fails. */
+    private RuntimeException undoLost(S3Store store, String stagingFolder, Manifest manifest, Publisher.UploadsLost lost) {
+        try {
+            if (!Publisher.unpublish(store, manifest).isEmpty()) {
+                throw software.amazon.awssdk.services.s3.model.S3Exception.builder().statusCode(200)
+                        .message("S3 refused to delete some of the write's files").build();
+            }
+            Staging.remove(store, stagingFolder, StepHook.NONE);
+        } catch (SdkException e) {
+            lost.addSuppressed(e);
+            return Failures.storage(table, Step.COPIED_FILE, "undo a write whose uploads were aborted", e,
+                    "Rows of this write may be visible next to the old ones; run S3Parquet.recover (it undoes the write), then rerun it.");
+        }
+        return new StorageException(table, Step.COPIED_FILE.label(), "Cannot publish " + table + " (step: publish): "
+                + lost.keys.size() + " of the write's deferred multipart uploads were aborted before they could be completed (first: "
+                + lost.keys.get(0) + "), most likely by a bucket lifecycle rule AbortIncompleteMultipartUpload shorter than the "
+                + "write. The write was undone and the table is unchanged. Rerun it; lengthen the rule, or use "
+                + "CommitMethod.STAGE_AND_COPY.", null, 404, lost);
+    }
+
+    private boolean deferred() {
+        return spec.commitMethod() == io.wrangler.CommitMethod.DEFERRED_UPLOADS;
     }
 
     private TableLease takeLease(S3Store store, String writeId) {
@@ -372,7 +408,7 @@ public final class TableWrite {
     // ---- stage ----
 
     private List<Manifest.File> stage(Stager stager, BatchSource source, BufferAllocator allocator, S3Store store, String stagingFolder,
-                                      List<String> folderNames, java.util.Iterator<int[]> assigned) {
+                                      List<String> folderNames, List<int[]> assigned) {
         try {
             return stager.stage(source, allocator, folderNames, assigned);
         } catch (InvalidWriteException e) {
@@ -392,6 +428,10 @@ public final class TableWrite {
 
     private void removeQuietly(S3Store store, String stagingFolder, Throwable failure) {
         try {
+            if (deferred()) {
+                String writeId = stagingFolder.substring(location.tmpPrefix().length(), stagingFolder.length() - 1);
+                Staging.abortDeferred(store, location, writeId);
+            }
             Staging.remove(store, stagingFolder, StepHook.NONE);
         } catch (RuntimeException e) {
             if (failure != null) {

@@ -40,6 +40,14 @@ final class WriteIds {
         }
     }
 
+    private static final java.util.regex.Pattern FILE = java.util.regex.Pattern.compile("part-\\d+-\\d+-([A-Za-z0-9-]+)\\..*");
+
+    /** The write id carried by a data file's key ({@code .../part-<p>-<n>-<writeId>.<codec>.parquet}), or null. */
+    static String ofFile(String key) {
+        java.util.regex.Matcher m = FILE.matcher(key.substring(key.lastIndexOf('/') + 1));
+        return m.matches() ? m.group(1) : null;
+    }
+
     /** True when a key's file name carries this write id. */
     static boolean carries(String key, String writeId) {
         return key.substring(key.lastIndexOf('/') + 1).contains(writeId);

@@ -26,11 +26,15 @@ import software.amazon.awssdk.services.s3.S3Client;
  * @param options what every S3 request carries: encryption, ACL, expected bucket owner, retries
  * @param targetFileSize start a new file in a partition once the current one has this many bytes (Long.MAX_VALUE: no limit)
  * @param progress told of rows encoded, files staged, bytes uploaded and partitions published
+ * @param spillDirectory where a streamed input that interleaves too many partitions is kept, grouped by partition, until
+ *     it is encoded
+ * @param commitMethod staged copies, or deferred multipart uploads completed at publish
  */
 public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> partitionBy, Compression compression,
                         long maxRowsPerFile, boolean keepNanos, CatalogTable catalog, StepHook hook, Tuning tuning,
                         String idempotencyKey, boolean lease, java.time.Duration leaseWait, io.wrangler.storage.RequestOptions options,
-                        long targetFileSize, io.wrangler.Progress progress) {
+                        long targetFileSize, io.wrangler.Progress progress, java.nio.file.Path spillDirectory,
+                        io.wrangler.CommitMethod commitMethod) {
     public WriteSpec {
         partitionBy = List.copyOf(partitionBy);
     }

@@ -26,16 +26,24 @@
  *       <br><i>Crash:</i> nothing written.</li>
  *   <li><b>Lease</b>: the table's lease is taken (see Guarantees) and held until after cleanup; a write that cannot
  *       get it writes nothing.</li>
- *   <li><b>Recover</b>: interrupted writes found under {@code _tmp/} are finished or undone ({@link
- *       io.wrangler.commit.Recovery}), so the table is in a clean state before this write begins.</li>
+ *   <li><b>Recover</b>: interrupted writes found under {@code _tmp/}, or by deferred uploads open in the table, are
+ *       finished or undone ({@link io.wrangler.commit.Recovery}), so the table is in a clean state before this write
+ *       begins.</li>
  *   <li><b>Stage</b>: files are encoded and uploaded to {@code _tmp/<writeId>/...} (multipart above the part
  *       size, bounded buffers, parallel uploads). For a streamed input, each batch's values are checked before
  *       it is staged; a bad value, or any failure, aborts the open uploads and removes {@code _tmp/<writeId>/}.
+ *       A stream that interleaves more partitions than can stay open is spilled to a local file by partition and
+ *       encoded from it at the end (see {@code Stager}); the spill is local, never part of the table, and deleted
+ *       when the write ends.
+ *       With {@code CommitMethod.DEFERRED_UPLOADS} each file is instead a multipart upload at its <i>final</i> key,
+ *       every part sent, the upload left open: nothing is visible there until it is completed.
  *       <br><i>Readers:</i> see the old table. <i>Crash:</i> leaves staged objects and maybe open multipart
- *       uploads under {@code _tmp/<writeId>/}, no manifest: recovery removes them (roll back).</li>
+ *       uploads under {@code _tmp/<writeId>/} (deferred: open uploads at final keys, their names carrying the write
+ *       id), no manifest: recovery removes them (roll back), finding deferred uploads with one listing of the
+ *       table's open uploads.</li>
  *   <li><b>Manifest</b>: the lease is checked (fencing), then {@code _tmp/<writeId>/_manifest.json} is written in one
- *       PUT, after every staged upload completed: mode, partitions, staged and final keys, sizes, row counts, schema, catalog. <b>This PUT is
- *       the commit point of an overwrite.</b>
+ *       PUT, after every staged upload completed: mode, partitions, staged and final keys (deferred: upload ids and
+ *       part ETags), sizes, row counts, schema, catalog. <b>This PUT is the commit point of an overwrite.</b>
  *       <br><i>Crash after it:</i> an overwrite is rolled forward by recovery; an append is rolled back.</li>
  *   <li><b>Publish</b>: (a) list the old files of the touched partitions by their exact folders with trailing slash
  *       ({@code country=R/} never matches {@code country=RU/}); partitions sharing a first folder are listed with one
@@ -43,7 +51,12 @@
  *       files this write publishes (its manifest's final keys) are never old files. {@code APPEND} lists nothing,
  *       except a keyed append ({@code idempotencyKey}), whose old files are those an earlier run with the same key
  *       left in its partitions.
- *       (b) copy every staged file to its final key (CopyObject, UploadPartCopy above 5 GB), in parallel.
+ *       (b) copy every staged file to its final key (CopyObject, UploadPartCopy above 5 GB), in parallel; for
+ *       deferred uploads, complete each upload with the part ETags the manifest lists (no byte is copied). A
+ *       completion whose answer was lost is retried and found done by its object. An upload aborted meanwhile (a
+ *       lifecycle rule {@code AbortIncompleteMultipartUpload}) cannot be completed: as no old file has been deleted
+ *       yet, the write is undone (its completed files deleted, its open uploads aborted, its staging removed) and
+ *       fails; recovery does the same when it meets such a write.
  *       (c) delete the old files with DeleteObjects in batches of at most 1,000, reading per-key errors.
  *       <br><i>Readers:</i> during (b) and (c) a partition may show old and new files side by side (rows
  *       doubled for a moment); never a partition with neither, because nothing is deleted before every new
@@ -68,7 +81,9 @@
  *
  * <h2>Guarantees</h2>
  * <ul>
- *   <li>Each data file appears whole or not at all (PUT, CompleteMultipartUpload and CopyObject are atomic).</li>
+ *   <li>Each data file appears whole or not at all (PUT, CompleteMultipartUpload and CopyObject are atomic), with
+ *       either commit method. Deferred uploads add one condition: a lifecycle rule must not abort them before
+ *       recovery runs; if one does, the write is undone, never half applied.</li>
  *   <li>Crash anywhere, then rerun the same write: the table equals one clean run of it, in every mode.
  *       Recovery alone: each interrupted write is either fully applied (overwrites past their manifest) or
  *       fully undone (appends, and anything before its manifest).</li>

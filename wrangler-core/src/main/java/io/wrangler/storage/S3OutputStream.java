@@ -23,6 +23,11 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * The object appears at its key only when the last request succeeds: all or nothing. On failure,
  * or on {@link #abort()}, the multipart upload is aborted so that no invisible parts stay billed.
  *
+ * <p>A <em>deferred</em> stream is always a multipart upload (a small object is one part) and is never completed by
+ * the stream: {@link #close()} sends the last part, and the object appears only when the commit completes the upload
+ * with {@link #uploadId()} and {@link #etags()} ({@link S3Store#completeDeferred}). Until then nothing is visible at
+ * the key.
+ *
  * <p>Not thread-safe: one writer thread; the uploads themselves run on the shared pool.
  */
 public final class S3OutputStream extends OutputStream {
@@ -39,11 +44,13 @@ public final class S3OutputStream extends OutputStream {
     private String uploadId;
     private CompletableFuture<Long> done;
     private boolean aborted;
+    private final boolean deferred;
 
-    S3OutputStream(S3Store store, String key, Uploads uploads) {
+    S3OutputStream(S3Store store, String key, Uploads uploads, boolean deferred) {
         this.store = store;
         this.key = key;
         this.uploads = uploads;
+        this.deferred = deferred;
     }
 
     public String key() {
@@ -151,6 +158,18 @@ public final class S3OutputStream extends OutputStream {
         if (done != null || aborted) {
             return;
         }
+        if (deferred) {
+            sendPart();
+            buffer = null;
+            final long size = position;
+            final String id = uploadId;
+            done = CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(v -> size).whenComplete((v, e) -> {
+                if (e != null) {
+                    store.abortQuietly(key, id, e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+                }
+            });
+            return;
+        }
         if (uploadId == null) {
             acquire();
             final byte[] data = Arrays.copyOf(buffer, length);
@@ -189,6 +208,16 @@ public final class S3OutputStream extends OutputStream {
             throw new IllegalStateException("close() first");
         }
         return done;
+    }
+
+    /** The multipart upload of a deferred stream, once {@link #completion()} succeeded. */
+    public String uploadId() {
+        return uploadId;
+    }
+
+    /** The ETags of a deferred stream's parts in part order, once {@link #completion()} succeeded. */
+    public List<String> etags() {
+        return parts.stream().map(p -> p.join().eTag()).toList();
     }
 
     /** Gives the object up: no object appears, a begun multipart upload is aborted. Safe to call twice. */

@@ -268,6 +268,35 @@ public final class S3Store {
 
     /** Opens a stream that uploads an object part by part as it is written; see {@link S3OutputStream}. */
     public S3OutputStream create(String key, Uploads uploads) {
-        return new S3OutputStream(this, key, uploads);
+        return new S3OutputStream(this, key, uploads, false);
+    }
+
+    /** Opens a stream whose multipart upload is left open for the commit to complete; see {@link S3OutputStream}. */
+    public S3OutputStream createDeferred(String key, Uploads uploads) {
+        return new S3OutputStream(this, key, uploads, true);
+    }
+
+    /**
+     * Completes a deferred upload (part numbers 1..n in order of {@code etags}). Idempotent: an upload already completed
+     * (by an earlier attempt whose answer was lost, or an earlier run of the commit) is found as its object.
+     *
+     * @return false when the upload is gone and its object is not there either: it was aborted (by a lifecycle rule or
+     *     by hand), and the file cannot be published
+     */
+    public boolean completeDeferred(String key, String uploadId, List<String> etags, long expectedSize) {
+        List<CompletedPart> parts = new ArrayList<>();
+        for (int i = 0; i < etags.size(); i++) {
+            parts.add(CompletedPart.builder().partNumber(i + 1).eTag(etags.get(i)).build());
+        }
+        try {
+            complete(key, uploadId, parts, expectedSize);
+            return true;
+        } catch (S3Exception e) {
+            boolean noSuchUpload = e.statusCode() == 404 || (e.awsErrorDetails() != null && "NoSuchUpload".equals(e.awsErrorDetails().errorCode()));
+            if (noSuchUpload) {
+                return false;
+            }
+            throw e;
+        }
     }
 }
