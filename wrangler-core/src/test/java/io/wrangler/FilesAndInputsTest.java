@@ -149,6 +149,21 @@ class FilesAndInputsTest {
     }
 
     @Test
+    void aColumnOfDistinctValuesIsWrittenPlainAndARepetitiveOneWithADictionary() {
+        var orders = Orders.orders("a", List.of(LocalDate.of(2024, 1, 15)), List.of("RU"), 3000);
+        WriteResult r = S3Parquet.write(orders).partitionBy("dt").s3(TestLake.s3().client()).to("s3://" + bucket + "/t/");
+        byte[] file = TestLake.s3().get(bucket, r.paths().get(0).substring(("s3://" + bucket + "/").length()));
+
+        List<List<Object>> encodings = TestLake.queryFile(file, "SELECT path_in_schema, encodings FROM parquet_metadata($file) "
+                + "WHERE path_in_schema IN ('orderId', 'country') ORDER BY column_id");
+        assertThat(encodings.get(0)).first().isEqualTo("orderId");
+        assertThat((String) encodings.get(0).get(1)).as("3,000 distinct ids: no dictionary").doesNotContain("DICTIONARY");
+        assertThat(encodings.get(1)).first().isEqualTo("country");
+        assertThat((String) encodings.get(1).get(1)).as("one country: a dictionary").contains("DICTIONARY");
+        assertThat(TestLake.queryFile(file, "SELECT count(DISTINCT \"orderId\"), count(*) FROM $file")).containsExactly(List.of(3000L, 3000L));
+    }
+
+    @Test
     void aFileLargerThanAPartIsUploadedAndCopiedInParts() throws Exception {
         int rows = 12_000;
         Random random = new Random(42);

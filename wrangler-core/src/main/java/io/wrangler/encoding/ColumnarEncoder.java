@@ -55,6 +55,9 @@ final class ColumnarEncoder implements FileEncoder {
     private final ParquetProperties props;
     private final ParquetFileWriter file;
     private final Leaf[] leaves;
+    private static final int SAMPLE = 1024;
+    private static final int MIN_SAMPLE = 256;
+    private ParquetProperties encodings;
     private ColumnChunkPageWriteStore pages;
     private ColumnWriteStore store;
     private ColumnWriter[] writers;
@@ -74,7 +77,59 @@ final class ColumnarEncoder implements FileEncoder {
         for (int i = 0; i < leaves.length; i++) {
             leaves[i] = leaf(settings.columns().get(i), settings.keepNanos());
         }
-        newRowGroup();
+    }
+
+    /**
+     * Chooses, per column, dictionary or plain encoding for this file from a sample of its first rows: a dictionary only
+     * pays when values repeat. parquet-java would otherwise build a dictionary for every column, hashing every value,
+     * and fall back to plain only once the dictionary outgrows its page, which for a column of mostly distinct values
+     * (ids, amounts, timestamps) is all cost and no gain, and in a file too small to reach the limit leaves a dictionary
+     * as large as the data. The estimate: among n sampled values, c pairs are equal; the column then has about
+     * n(n-1)/2c distinct values (none equal: more than about n^2/2). A dictionary is kept when that is at most half
+     * the rows at hand and fits a dictionary page.
+     */
+    private ParquetProperties chooseEncodings(List<FieldVector> columns, int from, int to) {
+        ParquetProperties.Builder b = ParquetProperties.builder().withPageSize(settings.pageBytes()).withDictionaryEncoding(true)
+                .withAllocator(new HeapByteBufferAllocator());
+        int rows = to - from;
+        if (rows < MIN_SAMPLE) {
+            return b.build(); // too few rows to judge: parquet-java's own fallback decides
+        }
+        int n = Math.min(SAMPLE, rows);
+        int[] hashes = new int[n];
+        for (int c = 0; c < columns.size(); c++) {
+            FieldVector v = columns.get(c);
+            if (v instanceof BitVector) {
+                continue;
+            }
+            int k = 0;
+            for (int i = 0; i < n; i++) {
+                int row = from + (int) ((long) i * rows / n);
+                if (!v.isNull(row)) {
+                    hashes[k++] = v.hashCode(row);
+                }
+            }
+            if (k < MIN_SAMPLE) {
+                continue;
+            }
+            java.util.Arrays.sort(hashes, 0, k);
+            long pairs = 0;
+            int run = 1;
+            for (int i = 1; i <= k; i++) {
+                if (i < k && hashes[i] == hashes[i - 1]) {
+                    run++;
+                } else {
+                    pairs += (long) run * (run - 1) / 2;
+                    run = 1;
+                }
+            }
+            double distinct = pairs == 0 ? Double.MAX_VALUE : (double) k * (k - 1) / 2 / pairs;
+            double nonNull = (double) rows * k / n;
+            if (distinct > nonNull / 2 || distinct > props.getDictionaryPageSizeThreshold() / 8.0) {
+                b.withDictionaryEncoding(settings.columns().get(c).getName(), false);
+            }
+        }
+        return b.build();
     }
 
     private void newRowGroup() {
@@ -83,7 +138,7 @@ final class ColumnarEncoder implements FileEncoder {
                 .withSchema(schema).withAllocator(props.getAllocator())
                 .withColumnIndexTruncateLength(props.getColumnIndexTruncateLength())
                 .withPageWriteChecksumEnabled(props.getPageWriteChecksumEnabled()).build();
-        store = props.newColumnWriteStore(schema, pages, pages);
+        store = encodings.newColumnWriteStore(schema, pages, pages);
         List<ColumnDescriptor> columns = schema.getColumns();
         writers = new ColumnWriter[columns.size()];
         for (int i = 0; i < writers.length; i++) {
@@ -93,6 +148,10 @@ final class ColumnarEncoder implements FileEncoder {
 
     @Override
     public void write(List<FieldVector> columns, int from, int to) throws IOException {
+        if (encodings == null) {
+            encodings = chooseEncodings(columns, from, to);
+            newRowGroup();
+        }
         for (int start = from; start < to; start += CHUNK) {
             int end = Math.min(to, start + CHUNK);
             for (int c = 0; c < leaves.length; c++) {
@@ -111,6 +170,9 @@ final class ColumnarEncoder implements FileEncoder {
     }
 
     private void flushRowGroup() throws IOException {
+        if (store == null) {
+            return;
+        }
         try {
             if (rowsInGroup > 0) {
                 file.startBlock(rowsInGroup);
@@ -133,9 +195,9 @@ final class ColumnarEncoder implements FileEncoder {
     @Override
     public long size() {
         try {
-            return file.getPos() + store.getBufferedSize();
+            return file.getPos() + (store == null ? 0 : store.getBufferedSize());
         } catch (IOException e) {
-            return store.getBufferedSize();
+            return store == null ? 0 : store.getBufferedSize();
         }
     }
 
