@@ -164,6 +164,36 @@ class FilesAndInputsTest {
     }
 
     @Test
+    void aLongRunIsEncodedAsRowGroupsOnSeveralThreadsAndKeepsItsOrder() {
+        int rows = 2_500_000;
+        Schema schema = new Schema(List.of(new Field("id", FieldType.nullable(new ArrowType.Int(64, true)), null),
+                new Field("tag", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
+        WriteResult r;
+        try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(schema, a)) {
+            BigIntVector id = (BigIntVector) root.getVector("id");
+            VarCharVector tag = (VarCharVector) root.getVector("tag");
+            id.allocateNew(rows);
+            tag.allocateNew(rows * 4L, rows);
+            for (int i = 0; i < rows; i++) {
+                id.set(i, i);
+                if (i % 10 != 0) {
+                    tag.setSafe(i, ("t" + i % 97).getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            root.setRowCount(rows);
+            r = S3Parquet.write(root).s3(TestLake.s3().client()).to("s3://" + bucket + "/big/");
+        }
+        byte[] file = TestLake.s3().get(bucket, r.paths().get(0).substring(("s3://" + bucket + "/").length()));
+
+        // Row groups of 2^20 rows, the last one taking the rest; they come out in input order.
+        assertThat(TestLake.queryFile(file, "SELECT row_group_id, row_group_num_rows FROM parquet_metadata($file) "
+                + "WHERE column_id = 0 ORDER BY row_group_id")).containsExactly(List.of(0L, 1_048_576L), List.of(1L, 1_451_424L));
+        assertThat(TestLake.queryFile(file, "SELECT count(*) FILTER (WHERE id <> file_row_number), "
+                + "count(*) FILTER (WHERE (tag IS NULL) <> (id % 10 = 0) OR tag <> 't' || (id % 97)), count(*) "
+                + "FROM read_parquet($file, file_row_number = true)")).containsExactly(List.of(0L, 0L, 2_500_000L));
+    }
+
+    @Test
     void aFileLargerThanAPartIsUploadedAndCopiedInParts() throws Exception {
         int rows = 12_000;
         Random random = new Random(42);

@@ -84,7 +84,7 @@ final class Stager {
         this.stagingPrefix = stagingPrefix;
         this.writeId = writeId;
         this.fileSuffix = fileSuffix;
-        this.settings = settings;
+        this.settings = settings.withHelpers(encoders);
         this.tuning = spec.tuning();
         this.maxRowsPerFile = spec.maxRowsPerFile();
         this.targetFileSize = spec.targetFileSize();
@@ -147,7 +147,7 @@ final class Stager {
                 int[] rowIds = ids != null ? ids.next() : partitioner.assign(batch, validator);
                 batchNumber++;
                 boolean last = batchNumber == batches;
-                try (Partitioner.Grouped g = partitioner.group(batch, rowIds, allocator)) {
+                try (Partitioner.Grouped g = partitioner.group(batch, rowIds, allocator, encoders)) {
                     if (spill == null && !last && mustSpill(g.runs())) {
                         startSpilling(g.columns());
                     }

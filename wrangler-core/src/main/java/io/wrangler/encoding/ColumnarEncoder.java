@@ -55,14 +55,14 @@ final class ColumnarEncoder implements FileEncoder {
     private final ParquetProperties props;
     private final ParquetFileWriter file;
     private final Leaf[] leaves;
+    /** Rows of one row group when a long run is encoded on several threads. */
+    static final int PARALLEL_ROWS = 1 << 20;
     private static final int SAMPLE = 1024;
     private static final int MIN_SAMPLE = 256;
     private ParquetProperties encodings;
-    private ColumnChunkPageWriteStore pages;
-    private ColumnWriteStore store;
-    private ColumnWriter[] writers;
+    /** The open row group; null before the first write. */
+    private Group group;
     private long rows;
-    private long rowsInGroup;
     private boolean closed;
 
     ColumnarEncoder(Settings settings, OutputStream out) throws IOException {
@@ -132,17 +132,69 @@ final class ColumnarEncoder implements FileEncoder {
         return b.build();
     }
 
-    private void newRowGroup() {
-        pages = ColumnChunkPageWriteStore.builder()
-                .withCompressorProvider(c -> CODECS.getCompressor(Codecs.parquetName(settings.compression())))
-                .withSchema(schema).withAllocator(props.getAllocator())
-                .withColumnIndexTruncateLength(props.getColumnIndexTruncateLength())
-                .withPageWriteChecksumEnabled(props.getPageWriteChecksumEnabled()).build();
-        store = encodings.newColumnWriteStore(schema, pages, pages);
-        List<ColumnDescriptor> columns = schema.getColumns();
-        writers = new ColumnWriter[columns.size()];
-        for (int i = 0; i < writers.length; i++) {
-            writers[i] = store.getColumnWriter(columns.get(i));
+    /** One row group being encoded: its column writers and the pages they produced, held in memory until flushed. */
+    private final class Group {
+        final ColumnChunkPageWriteStore pages;
+        final ColumnWriteStore store;
+        final ColumnWriter[] writers;
+        long rows;
+
+        Group() {
+            pages = ColumnChunkPageWriteStore.builder()
+                    .withCompressorProvider(c -> CODECS.getCompressor(Codecs.parquetName(settings.compression())))
+                    .withSchema(schema).withAllocator(props.getAllocator())
+                    .withColumnIndexTruncateLength(props.getColumnIndexTruncateLength())
+                    .withPageWriteChecksumEnabled(props.getPageWriteChecksumEnabled()).build();
+            store = encodings.newColumnWriteStore(schema, pages, pages);
+            List<ColumnDescriptor> columns = schema.getColumns();
+            writers = new ColumnWriter[columns.size()];
+            for (int i = 0; i < writers.length; i++) {
+                writers[i] = store.getColumnWriter(columns.get(i));
+            }
+        }
+
+        /** Encodes rows {@code [from, to)} column by column, a chunk at a time; stops early when the group is full. */
+        int encode(List<FieldVector> columns, int from, int to) {
+            int start = from;
+            while (start < to && store.getBufferedSize() < settings.rowGroupBytes()) {
+                int end = Math.min(to, start + CHUNK);
+                for (int c = 0; c < leaves.length; c++) {
+                    leaves[c].write(columns.get(c), start, end, writers[c]);
+                }
+                for (int r = start; r < end; r++) {
+                    store.endRecord();
+                }
+                rows += end - start;
+                start = end;
+            }
+            return start;
+        }
+
+        boolean full() {
+            return store.getBufferedSize() >= settings.rowGroupBytes();
+        }
+
+        /** Closes the column writers so that every page is in the page store; may run on any thread. */
+        void seal() {
+            store.flush();
+        }
+
+        void flushTo(ParquetFileWriter file) throws IOException {
+            try {
+                if (rows > 0) {
+                    file.startBlock(rows);
+                    pages.flushToFileWriter(file);
+                    file.endBlock();
+                }
+            } finally {
+                store.close();
+                pages.close();
+            }
+        }
+
+        void discard() {
+            store.close();
+            pages.close();
         }
     }
 
@@ -150,41 +202,105 @@ final class ColumnarEncoder implements FileEncoder {
     public void write(List<FieldVector> columns, int from, int to) throws IOException {
         if (encodings == null) {
             encodings = chooseEncodings(columns, from, to);
-            newRowGroup();
+            group = new Group();
         }
-        for (int start = from; start < to; start += CHUNK) {
-            int end = Math.min(to, start + CHUNK);
-            for (int c = 0; c < leaves.length; c++) {
-                leaves[c].write(columns.get(c), start, end, writers[c]);
-            }
-            for (int r = start; r < end; r++) {
-                store.endRecord();
-            }
-            rows += end - start;
-            rowsInGroup += end - start;
-            if (store.getBufferedSize() >= settings.rowGroupBytes()) {
-                flushRowGroup();
-                newRowGroup();
+        if (to - from >= 2 * PARALLEL_ROWS && settings.helpers() != null) {
+            writeInParallel(columns, from, to);
+            return;
+        }
+        while (from < to) {
+            int done = group.encode(columns, from, to);
+            rows += done - from;
+            from = done;
+            if (group.full()) {
+                group.seal();
+                group.flushTo(file);
+                group = new Group();
             }
         }
     }
 
-    private void flushRowGroup() throws IOException {
-        if (store == null) {
-            return;
+    /**
+     * Encodes a long run of rows as several row groups at once, {@code PARALLEL_ROWS} rows each, on the calling thread
+     * and the helper pool, then writes them to the file in order: the file is the same as if written on one thread but
+     * for where row groups end. At most one group per thread is held in memory beyond the open one.
+     */
+    private void writeInParallel(List<FieldVector> columns, int from, int to) throws IOException {
+        if (group.rows > 0) {
+            group.seal();
+            group.flushTo(file);
+            group = new Group();
         }
-        try {
-            if (rowsInGroup > 0) {
-                file.startBlock(rowsInGroup);
-                store.flush();
-                pages.flushToFileWriter(file);
-                file.endBlock();
-                rowsInGroup = 0;
+        int threads = Runtime.getRuntime().availableProcessors();
+        int start = from;
+        while (start < to) {
+            List<int[]> slices = new java.util.ArrayList<>();
+            for (int t = 0; t < threads && start < to; t++) {
+                int end = to - start < 2 * PARALLEL_ROWS ? to : start + PARALLEL_ROWS;
+                slices.add(new int[] {start, end});
+                start = end;
             }
-        } finally {
-            store.close();
-            pages.close();
+            List<java.util.concurrent.FutureTask<List<Group>>> encoded = new java.util.ArrayList<>();
+            for (int i = 1; i < slices.size(); i++) {
+                int[] slice = slices.get(i);
+                java.util.concurrent.FutureTask<List<Group>> task = new java.util.concurrent.FutureTask<>(() -> encodeSlice(columns, slice[0], slice[1]));
+                encoded.add(task);
+                settings.helpers().execute(task);
+            }
+            List<List<Group>> inOrder = new java.util.ArrayList<>();
+            try {
+                inOrder.add(encodeSlice(columns, slices.get(0)[0], slices.get(0)[1]));
+                for (java.util.concurrent.FutureTask<List<Group>> task : encoded) {
+                    task.run(); // a no-op if a helper took it; else it runs here, so a busy pool never stalls the write
+                    inOrder.add(task.get());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                discardAll(encoded, inOrder);
+                throw new java.io.InterruptedIOException("interrupted while encoding");
+            } catch (java.util.concurrent.ExecutionException | RuntimeException e) {
+                discardAll(encoded, inOrder);
+                Throwable cause = e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
+                if (cause instanceof RuntimeException r) {
+                    throw r;
+                }
+                if (cause instanceof Error err) {
+                    throw err;
+                }
+                throw new IOException(cause);
+            }
+            for (List<Group> groups : inOrder) {
+                for (Group g : groups) {
+                    rows += g.rows;
+                    g.flushTo(file);
+                }
+            }
         }
+    }
+
+    private static void discardAll(List<java.util.concurrent.FutureTask<List<Group>>> tasks, List<List<Group>> done) {
+        for (java.util.concurrent.FutureTask<List<Group>> task : tasks) {
+            task.run();
+            try {
+                if (!done.contains(task.get())) {
+                    task.get().forEach(Group::discard);
+                }
+            } catch (InterruptedException | java.util.concurrent.ExecutionException ignored) {
+                // nothing was left open by a slice that failed
+            }
+        }
+        done.forEach(gs -> gs.forEach(Group::discard));
+    }
+
+    private List<Group> encodeSlice(List<FieldVector> columns, int from, int to) {
+        List<Group> out = new java.util.ArrayList<>();
+        while (from < to) {
+            Group g = new Group();
+            from = g.encode(columns, from, to);
+            g.seal();
+            out.add(g);
+        }
+        return out;
     }
 
     @Override
@@ -195,9 +311,9 @@ final class ColumnarEncoder implements FileEncoder {
     @Override
     public long size() {
         try {
-            return file.getPos() + (store == null ? 0 : store.getBufferedSize());
+            return file.getPos() + (group == null ? 0 : group.store.getBufferedSize());
         } catch (IOException e) {
-            return store == null ? 0 : store.getBufferedSize();
+            return group == null ? 0 : group.store.getBufferedSize();
         }
     }
 
@@ -207,7 +323,10 @@ final class ColumnarEncoder implements FileEncoder {
             return;
         }
         closed = true;
-        flushRowGroup();
+        if (group != null) {
+            group.seal();
+            group.flushTo(file);
+        }
         file.end(Map.of("writer.model.name", "wrangler"));
     }
 

@@ -13,10 +13,24 @@ import org.apache.arrow.vector.types.pojo.Field;
  * one file at a time per encoder, encoders of different files may run in parallel.
  */
 public interface FileEncoder extends AutoCloseable {
-    /** Settings shared by every file of a write. */
-    record Settings(List<Field> columns, Compression compression, boolean keepNanos, long rowGroupBytes, int pageBytes) {
+    /**
+     * Settings shared by every file of a write.
+     *
+     * @param helpers where a long run of rows of one file may encode some of its row groups in parallel, or null; a
+     *     task not yet started there when its result is needed is run by the caller, so a busy pool only costs parallelism
+     */
+    record Settings(List<Field> columns, Compression compression, boolean keepNanos, long rowGroupBytes, int pageBytes,
+                    java.util.concurrent.Executor helpers) {
         public Settings {
             columns = List.copyOf(columns);
+        }
+
+        public Settings(List<Field> columns, Compression compression, boolean keepNanos, long rowGroupBytes, int pageBytes) {
+            this(columns, compression, keepNanos, rowGroupBytes, pageBytes, null);
+        }
+
+        public Settings withHelpers(java.util.concurrent.Executor executor) {
+            return new Settings(columns, compression, keepNanos, rowGroupBytes, pageBytes, executor);
         }
     }
 

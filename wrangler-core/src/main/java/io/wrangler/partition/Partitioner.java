@@ -8,6 +8,7 @@ import java.util.Map;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
@@ -127,7 +128,7 @@ public final class Partitioner {
      *
      * @param partitionOfRow the result of {@link #assign} for this batch
      */
-    public Grouped group(VectorSchemaRoot batch, int[] partitionOfRow, BufferAllocator allocator) {
+    public Grouped group(VectorSchemaRoot batch, int[] partitionOfRow, BufferAllocator allocator, java.util.concurrent.Executor executor) {
         List<FieldVector> source = new ArrayList<>(dataColumns.size());
         for (String name : dataColumns) {
             source.add(batch.getVector(name));
@@ -169,19 +170,39 @@ public final class Partitioner {
             sourceRow[next[partitionOfRow[r]]++] = r;
         }
         List<FieldVector> copies = new ArrayList<>(source.size());
+        List<Runnable> gathers = new ArrayList<>(source.size());
         try {
             for (FieldVector from : source) {
                 FieldVector to = from.getField().createVector(allocator);
                 copies.add(to);
-                to.setInitialCapacity(rows);
-                to.allocateNew();
                 if (from instanceof BaseFixedWidthVector f && !(from instanceof BitVector)) {
-                    gatherFixedWidth(f, (BaseFixedWidthVector) to, sourceRow);
+                    to.setInitialCapacity(rows);
+                    to.allocateNew();
+                    gathers.add(() -> gatherFixedWidth(f, (BaseFixedWidthVector) to, sourceRow));
+                } else if (from instanceof BaseVariableWidthVector v) {
+                    BaseVariableWidthVector target = (BaseVariableWidthVector) to;
+                    target.allocateNew(Math.max(1, v.getOffsetBuffer().getInt((long) v.getValueCount() * 4)), rows);
+                    gathers.add(() -> gatherVariableWidth(v, target, sourceRow));
                 } else {
-                    for (int t = 0; t < rows; t++) {
-                        to.copyFromSafe(sourceRow[t], t, from);
-                    }
+                    to.setInitialCapacity(rows);
+                    to.allocateNew();
+                    gathers.add(() -> {
+                        for (int t = 0; t < rows; t++) {
+                            to.copyFromSafe(sourceRow[t], t, from);
+                        }
+                    });
                 }
+            }
+            // Columns are independent: each is gathered by its own task (the calling thread takes part).
+            java.util.concurrent.CompletableFuture<?>[] running = new java.util.concurrent.CompletableFuture<?>[gathers.size()];
+            for (int c = 1; c < gathers.size(); c++) {
+                running[c] = java.util.concurrent.CompletableFuture.runAsync(gathers.get(c), executor);
+            }
+            gathers.get(0).run();
+            for (int c = 1; c < gathers.size(); c++) {
+                running[c].join();
+            }
+            for (FieldVector to : copies) {
                 to.setValueCount(rows);
             }
         } catch (RuntimeException e) {
@@ -229,6 +250,33 @@ public final class Partitioner {
         for (int t = 0; t < rows; t++) {
             BitVectorHelper.setValidityBit(dstValid, t, BitVectorHelper.get(srcValid, sourceRow[t]));
         }
+    }
+
+    /**
+     * Copies variable-width values (strings, binaries) into a target allocated for all of their bytes: offsets and bytes
+     * directly, without the per-value capacity checks of copyFromSafe.
+     */
+    private static void gatherVariableWidth(BaseVariableWidthVector from, BaseVariableWidthVector to, int[] sourceRow) {
+        ArrowBuf srcOffsets = from.getOffsetBuffer();
+        ArrowBuf srcData = from.getDataBuffer();
+        ArrowBuf srcValid = from.getValidityBuffer();
+        ArrowBuf dstOffsets = to.getOffsetBuffer();
+        ArrowBuf dstData = to.getDataBuffer();
+        ArrowBuf dstValid = to.getValidityBuffer();
+        int position = 0;
+        dstOffsets.setInt(0, 0);
+        for (int t = 0; t < sourceRow.length; t++) {
+            int r = sourceRow[t];
+            int start = srcOffsets.getInt(4L * r);
+            int length = srcOffsets.getInt(4L * r + 4) - start;
+            if (length > 0) {
+                dstData.setBytes(position, srcData, start, length);
+                position += length;
+            }
+            dstOffsets.setInt(4L * t + 4, position);
+            BitVectorHelper.setValidityBit(dstValid, t, BitVectorHelper.get(srcValid, r));
+        }
+        to.setLastSet(sourceRow.length - 1);
     }
 
     /** A run of consecutive rows, {@code [from, to)}, of one partition. */
