@@ -72,6 +72,9 @@ class RandomizedHistoryTest {
                 rows.add(new Order("op" + op + "-only", DAYS.get(0), COUNTRIES.get(0), op, BigDecimal.ONE));
             }
             boolean crash = random.nextBoolean();
+            // Either commit method, independently for a write and for its rerun: recovery must resolve both kinds.
+            CommitMethod method = random.nextBoolean() ? CommitMethod.STAGE_AND_COPY : CommitMethod.DEFERRED_UPLOADS;
+            CommitMethod rerunMethod = random.nextBoolean() ? CommitMethod.STAGE_AND_COPY : CommitMethod.DEFERRED_UPLOADS;
             Step point = POINTS[random.nextInt(POINTS.length)];
             if (mode == WriteMode.APPEND && point == Step.DELETED_BATCH) {
                 point = Step.COPIED_FILE;
@@ -82,11 +85,11 @@ class RandomizedHistoryTest {
             if (crash && reachable) {
                 crashes++;
                 Step at = point;
-                assertThatThrownBy(() -> write(rows, mode, at, count).to(table)).isInstanceOf(Crash.class);
+                assertThatThrownBy(() -> write(rows, mode, at, count, method).to(table)).isInstanceOf(Crash.class);
                 int next = random.nextInt(3);
                 if (next == 0) {
                     reruns++;
-                    write(rows, mode, null, 0).to(table);
+                    write(rows, mode, null, 0, rerunMethod).to(table);
                     apply(model, mode, rows);
                 } else {
                     boolean committed = mode != WriteMode.APPEND && at.ordinal() >= Step.MANIFEST_WRITTEN.ordinal();
@@ -102,7 +105,7 @@ class RandomizedHistoryTest {
                     }
                 }
             } else {
-                write(rows, mode, null, 0).to(table);
+                write(rows, mode, null, 0, method).to(table);
                 apply(model, mode, rows);
             }
             assertThat(contents(bucket)).as("seed %d, after op %d (%s)", seed, op, mode).isEqualTo(model);
@@ -122,8 +125,9 @@ class RandomizedHistoryTest {
         return rows.stream().anyMatch(o -> model.containsKey(o.dt() + "/" + o.country()));
     }
 
-    private static WriteBuilder write(List<Order> rows, WriteMode mode, Step crashAt, int count) {
+    private static WriteBuilder write(List<Order> rows, WriteMode mode, Step crashAt, int count, CommitMethod method) {
         return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).tuning(Tunings.smallDeleteBatches()).maxRowsPerFile(1)
+                .commitMethod(method)
                 .stepHook((step, n) -> {
                     if (step == crashAt && n == count) {
                         throw new Crash();
