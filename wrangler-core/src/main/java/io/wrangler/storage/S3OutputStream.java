@@ -125,14 +125,14 @@ public final class S3OutputStream extends OutputStream {
         final int n = length;
         final int partNumber = parts.size() + 1;
         final String id = uploadId;
-        buffer = new byte[INITIAL_BUFFER];
+        // A stream that filled one part is a large object: its next buffer is a whole part at once, not grown by copies.
+        buffer = new byte[uploads.partSize()];
         length = 0;
         parts.add(CompletableFuture.supplyAsync(() -> {
             try {
                 UploadPartRequest req = store.options().apply(UploadPartRequest.builder().bucket(store.bucket()).key(key).uploadId(id)
                         .partNumber(partNumber).contentLength((long) n)).build();
-                byte[] bytes = n == data.length ? data : Arrays.copyOf(data, n);
-                String etag = store.options().run(() -> store.client().uploadPart(req, RequestBody.fromBytes(bytes))).eTag();
+                String etag = store.options().run(() -> store.client().uploadPart(req, body(data, n))).eTag();
                 return CompletedPart.builder().partNumber(partNumber).eTag(etag).build();
             } finally {
                 uploads.permits().release();
@@ -172,12 +172,13 @@ public final class S3OutputStream extends OutputStream {
         }
         if (uploadId == null) {
             acquire();
-            final byte[] data = Arrays.copyOf(buffer, length);
+            final byte[] data = buffer;
+            final int n = length;
             buffer = null;
             done = CompletableFuture.supplyAsync(() -> {
                 try {
-                    store.putObject(PutObjectRequest.builder().key(key), RequestBody.fromBytes(data));
-                    return (long) data.length;
+                    store.putObject(PutObjectRequest.builder().key(key), body(data, n));
+                    return (long) n;
                 } finally {
                     uploads.permits().release();
                 }
@@ -200,6 +201,14 @@ public final class S3OutputStream extends OutputStream {
                 store.abortQuietly(key, id, e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
             }
         });
+    }
+
+    /**
+     * The first {@code n} bytes of {@code data} as a request body, without the copy {@code RequestBody.fromBytes} makes;
+     * each attempt of a retried request reads them anew. The buffer is not written again once handed over.
+     */
+    private static RequestBody body(byte[] data, int n) {
+        return RequestBody.fromContentProvider(() -> new java.io.ByteArrayInputStream(data, 0, n), n, "application/octet-stream");
     }
 
     /** Completes when the object exists at its key, with its size; fails with the upload's failure. */
