@@ -221,7 +221,7 @@ final class ColumnarEncoder implements FileEncoder {
     }
 
     /**
-     * Encodes a long run of rows as several row groups at once, {@code PARALLEL_ROWS} rows each, on the calling thread
+     * Encodes a long run of rows as several row groups at once, at most {@code PARALLEL_ROWS} rows each, on the calling thread
      * and the helper pool, then writes them to the file in order: the file is the same as if written on one thread but
      * for where row groups end. At most one group per thread is held in memory beyond the open one.
      */
@@ -232,11 +232,15 @@ final class ColumnarEncoder implements FileEncoder {
             group = new Group();
         }
         int threads = Runtime.getRuntime().availableProcessors();
+        // Equal slices, a multiple of the threads in number, so that no wave leaves a thread idle.
+        long total = to - from;
+        long waves = (total + (long) threads * PARALLEL_ROWS - 1) / ((long) threads * PARALLEL_ROWS);
+        int perSlice = (int) ((total + waves * threads - 1) / (waves * threads));
         int start = from;
         while (start < to) {
             List<int[]> slices = new java.util.ArrayList<>();
             for (int t = 0; t < threads && start < to; t++) {
-                int end = to - start < 2 * PARALLEL_ROWS ? to : start + PARALLEL_ROWS;
+                int end = (int) Math.min(to, (long) start + perSlice);
                 slices.add(new int[] {start, end});
                 start = end;
             }
