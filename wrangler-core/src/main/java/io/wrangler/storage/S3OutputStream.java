@@ -4,11 +4,9 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
@@ -17,7 +15,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 /**
  * An S3OutputStream uploads one object while it is being written, with bounded memory.
  *
- * <p>Bytes collect in a buffer of at most one part. An object that stays smaller than a part is sent
+ * <p>Bytes collect in a buffer of at most one part, in chunks ({@link PartBuffer}). An object that stays smaller than a part is sent
  * with one PutObject on {@link #close()}; a larger one becomes a multipart upload whose parts are sent
  * in the background as they fill, at most {@code maxPendingParts} buffers waiting across the write.
  * The object appears at its key only when the last request succeeds: all or nothing. On failure,
@@ -31,15 +29,13 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * <p>Not thread-safe: one writer thread; the uploads themselves run on the shared pool.
  */
 public final class S3OutputStream extends OutputStream {
-    private static final int INITIAL_BUFFER = 64 * 1024;
     private static final int MAX_PARTS = 10_000;
 
     private final S3Store store;
     private final String key;
     private final Uploads uploads;
     private final List<CompletableFuture<CompletedPart>> parts = new ArrayList<>();
-    private byte[] buffer = new byte[INITIAL_BUFFER];
-    private int length;
+    private PartBuffer buffer;
     private long position;
     private String uploadId;
     private CompletableFuture<Long> done;
@@ -51,6 +47,7 @@ public final class S3OutputStream extends OutputStream {
         this.key = key;
         this.uploads = uploads;
         this.deferred = deferred;
+        this.buffer = new PartBuffer(uploads);
     }
 
     public String key() {
@@ -65,12 +62,9 @@ public final class S3OutputStream extends OutputStream {
     @Override
     public void write(int b) throws IOException {
         ensureOpen();
-        if (length == buffer.length) {
-            grow(1);
-        }
-        buffer[length++] = (byte) b;
+        buffer.write(b);
         position++;
-        if (length == uploads.partSize()) {
+        if (buffer.length() == uploads.partSize()) {
             sendPart();
         }
     }
@@ -79,25 +73,15 @@ public final class S3OutputStream extends OutputStream {
     public void write(byte[] b, int off, int len) throws IOException {
         ensureOpen();
         while (len > 0) {
-            int room = uploads.partSize() - length;
-            int n = Math.min(room, len);
-            if (length + n > buffer.length) {
-                grow(n);
-            }
-            System.arraycopy(b, off, buffer, length, n);
-            length += n;
+            int n = Math.min(uploads.partSize() - buffer.length(), len);
+            buffer.write(b, off, n);
             position += n;
             off += n;
             len -= n;
-            if (length == uploads.partSize()) {
+            if (buffer.length() == uploads.partSize()) {
                 sendPart();
             }
         }
-    }
-
-    private void grow(int needed) {
-        int size = Math.min(uploads.partSize(), Math.max(buffer.length * 2, length + needed));
-        buffer = Arrays.copyOf(buffer, size);
     }
 
     private void ensureOpen() throws IOException {
@@ -121,20 +105,18 @@ public final class S3OutputStream extends OutputStream {
                     + uploads.partSize() + " bytes; write smaller files (maxRowsPerFile)");
         }
         acquire();
-        final byte[] data = buffer;
-        final int n = length;
+        final PartBuffer data = buffer;
         final int partNumber = parts.size() + 1;
         final String id = uploadId;
-        // A stream that filled one part is a large object: its next buffer is a whole part at once, not grown by copies.
-        buffer = new byte[uploads.partSize()];
-        length = 0;
+        buffer = new PartBuffer(uploads);
         parts.add(CompletableFuture.supplyAsync(() -> {
             try {
                 UploadPartRequest req = store.options().apply(UploadPartRequest.builder().bucket(store.bucket()).key(key).uploadId(id)
-                        .partNumber(partNumber).contentLength((long) n)).build();
-                String etag = store.options().run(() -> store.client().uploadPart(req, body(data, n))).eTag();
+                        .partNumber(partNumber).contentLength((long) data.length())).build();
+                String etag = store.options().run(() -> store.client().uploadPart(req, data.body())).eTag();
                 return CompletedPart.builder().partNumber(partNumber).eTag(etag).build();
             } finally {
+                data.release();
                 uploads.permits().release();
             }
         }, uploads.pool()));
@@ -172,20 +154,20 @@ public final class S3OutputStream extends OutputStream {
         }
         if (uploadId == null) {
             acquire();
-            final byte[] data = buffer;
-            final int n = length;
+            final PartBuffer data = buffer;
             buffer = null;
             done = CompletableFuture.supplyAsync(() -> {
                 try {
-                    store.putObject(PutObjectRequest.builder().key(key), body(data, n));
-                    return (long) n;
+                    store.putObject(PutObjectRequest.builder().key(key), data.body());
+                    return (long) data.length();
                 } finally {
+                    data.release();
                     uploads.permits().release();
                 }
             }, uploads.pool());
             return;
         }
-        if (length > 0) {
+        if (buffer.length() > 0) {
             sendPart();
         }
         buffer = null;
@@ -201,14 +183,6 @@ public final class S3OutputStream extends OutputStream {
                 store.abortQuietly(key, id, e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
             }
         });
-    }
-
-    /**
-     * The first {@code n} bytes of {@code data} as a request body, without the copy {@code RequestBody.fromBytes} makes;
-     * each attempt of a retried request reads them anew. The buffer is not written again once handed over.
-     */
-    private static RequestBody body(byte[] data, int n) {
-        return RequestBody.fromContentProvider(() -> new java.io.ByteArrayInputStream(data, 0, n), n, "application/octet-stream");
     }
 
     /** Completes when the object exists at its key, with its size; fails with the upload's failure. */

@@ -14,6 +14,10 @@ public final class Uploads {
     private final ExecutorService pool;
     private final Semaphore permits;
     private final int partSize;
+    /** Free chunks of PartBuffer.CHUNK bytes, kept for reuse up to MAX_FREE (16 MiB). */
+    private final java.util.concurrent.ConcurrentLinkedQueue<byte[]> free = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger freeCount = new java.util.concurrent.atomic.AtomicInteger();
+    private static final int MAX_FREE = 64;
 
     public Uploads(ExecutorService pool, int maxPendingParts, int partSize) {
         if (partSize < 5 * 1024 * 1024) {
@@ -34,5 +38,22 @@ public final class Uploads {
 
     int partSize() {
         return partSize;
+    }
+
+    byte[] takeChunk() {
+        byte[] c = free.poll();
+        if (c == null) {
+            return new byte[PartBuffer.CHUNK];
+        }
+        freeCount.decrementAndGet();
+        return c;
+    }
+
+    void giveChunk(byte[] chunk) {
+        if (freeCount.incrementAndGet() <= MAX_FREE) {
+            free.offer(chunk);
+        } else {
+            freeCount.decrementAndGet();
+        }
     }
 }
