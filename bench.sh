@@ -2,6 +2,7 @@
 # The benchmark of BENCHMARKS.md: wrangler against DuckDB on the standard table, in one JVM.
 # Usage: ./bench.sh [rows, default 5000000] [repetitions, default 3]
 #        BENCH_HEAP=512m ./bench.sh --stream [rows, default 50000000] [days, default 50]
+#        ./bench.sh --loop partitioned|flat [rows] [repetitions]   (one encode-only write, repeated; for a profiler)
 set -euo pipefail
 cd "$(dirname "$0")"
 mvn -q -B -pl wrangler-bench -am -DskipTests install
@@ -9,6 +10,9 @@ mvn -q -B -pl wrangler-bench dependency:build-classpath -Dmdep.outputFile=target
 main=io.wrangler.bench.Bench
 if [ "${1:-}" = "--stream" ]; then
   main=io.wrangler.bench.StreamBench
+  shift
+elif [ "${1:-}" = "--loop" ]; then
+  main=io.wrangler.bench.EncodeLoop
   shift
 fi
 exec java -Xmx${BENCH_HEAP:-4g} --add-opens=java.base/java.nio=ALL-UNNAMED \
