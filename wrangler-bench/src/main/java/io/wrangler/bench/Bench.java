@@ -61,6 +61,7 @@ public final class Bench {
             S3Client counted = S3Client.builder().endpointOverride(local.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
                     .credentialsProvider(() -> software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("a", "b"))
                     .forcePathStyle(true)
+                    .serviceConfiguration(software.amazon.awssdk.services.s3.S3Configuration.builder().chunkedEncodingEnabled(false).build())
                     .requestChecksumCalculation(software.amazon.awssdk.core.checksums.RequestChecksumCalculation.WHEN_REQUIRED)
                     .responseChecksumValidation(software.amazon.awssdk.core.checksums.ResponseChecksumValidation.WHEN_REQUIRED)
                     .overrideConfiguration(o -> o.addExecutionInterceptor(counter))
