@@ -9,9 +9,11 @@ import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -151,7 +153,7 @@ final class Recovery {
         if (uploads == null) {
             return out;
         }
-        java.util.Set<String> listed = new java.util.HashSet<>();
+        Set<String> listed = new HashSet<>();
         if (m != null) {
             m.files().forEach(f -> listed.add(f.uploadId()));
         }

@@ -9,11 +9,14 @@ import io.wrangler.storage.S3OutputStream;
 import io.wrangler.storage.S3Store;
 import io.wrangler.storage.Uploads;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +24,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -65,14 +69,14 @@ final class Stager {
     private final Map<Integer, Integer> filesOfPartition = new ConcurrentHashMap<>();
     private final List<Pending> finished = new ArrayList<>();
     private final AtomicInteger staged = new AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicLong rowsEncoded = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong bytesUploaded = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong rowsEncoded = new AtomicLong();
+    private final AtomicLong bytesUploaded = new AtomicLong();
     private final long targetFileSize;
     private final io.wrangler.Progress progress;
-    private final java.nio.file.Path spillDirectory;
+    private final Path spillDirectory;
     private final boolean deferred;
     /** Partitions whose file was finished early to keep within maxOpenFiles or openBytes. */
-    private final java.util.Set<Integer> cutEarly = ConcurrentHashMap.newKeySet();
+    private final Set<Integer> cutEarly = ConcurrentHashMap.newKeySet();
     private volatile PartitionSpill spill;
     private int batchNumber;
 
@@ -261,7 +265,7 @@ final class Stager {
             futures = encoders.invokeAll(tasks);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while encoding");
+            throw new InterruptedIOException("interrupted while encoding");
         }
         Throwable failure = null;
         for (Future<Void> f : futures) {
@@ -277,7 +281,7 @@ final class Stager {
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new java.io.InterruptedIOException("interrupted while encoding");
+                throw new InterruptedIOException("interrupted while encoding");
             }
         }
         if (failure instanceof IOException io) {

@@ -1,10 +1,17 @@
 package io.wrangler.encoding;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseLargeVariableWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BigIntVector;
@@ -112,7 +119,7 @@ final class ColumnarEncoder implements FileEncoder {
             if (k < MIN_SAMPLE) {
                 continue;
             }
-            java.util.Arrays.sort(hashes, 0, k);
+            Arrays.sort(hashes, 0, k);
             long pairs = 0;
             int run = 1;
             for (int i = 1; i <= k; i++) {
@@ -134,8 +141,8 @@ final class ColumnarEncoder implements FileEncoder {
 
     /** A hash of one value for the distinct-value estimate: fixed-width values read directly, others through Arrow. */
     private static int sampleHash(FieldVector v, int row) {
-        if (v instanceof org.apache.arrow.vector.BaseFixedWidthVector f) {
-            org.apache.arrow.memory.ArrowBuf data = f.getDataBuffer();
+        if (v instanceof BaseFixedWidthVector f) {
+            ArrowBuf data = f.getDataBuffer();
             long bits = switch (f.getTypeWidth()) {
                 case 8 -> data.getLong(8L * row);
                 case 4 -> data.getInt(4L * row);
@@ -255,33 +262,33 @@ final class ColumnarEncoder implements FileEncoder {
         int perSlice = (int) ((total + waves * threads - 1) / (waves * threads));
         int start = from;
         while (start < to) {
-            List<int[]> slices = new java.util.ArrayList<>();
+            List<int[]> slices = new ArrayList<>();
             for (int t = 0; t < threads && start < to; t++) {
                 int end = (int) Math.min(to, (long) start + perSlice);
                 slices.add(new int[] {start, end});
                 start = end;
             }
-            List<java.util.concurrent.FutureTask<List<Group>>> encoded = new java.util.ArrayList<>();
+            List<FutureTask<List<Group>>> encoded = new ArrayList<>();
             for (int i = 1; i < slices.size(); i++) {
                 int[] slice = slices.get(i);
-                java.util.concurrent.FutureTask<List<Group>> task = new java.util.concurrent.FutureTask<>(() -> encodeSlice(columns, slice[0], slice[1]));
+                FutureTask<List<Group>> task = new FutureTask<>(() -> encodeSlice(columns, slice[0], slice[1]));
                 encoded.add(task);
                 settings.helpers().execute(task);
             }
-            List<List<Group>> inOrder = new java.util.ArrayList<>();
+            List<List<Group>> inOrder = new ArrayList<>();
             try {
                 inOrder.add(encodeSlice(columns, slices.get(0)[0], slices.get(0)[1]));
-                for (java.util.concurrent.FutureTask<List<Group>> task : encoded) {
+                for (FutureTask<List<Group>> task : encoded) {
                     task.run(); // a no-op if a helper took it; else it runs here, so a busy pool never stalls the write
                     inOrder.add(task.get());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 discardAll(encoded, inOrder);
-                throw new java.io.InterruptedIOException("interrupted while encoding");
-            } catch (java.util.concurrent.ExecutionException | RuntimeException e) {
+                throw new InterruptedIOException("interrupted while encoding");
+            } catch (ExecutionException | RuntimeException e) {
                 discardAll(encoded, inOrder);
-                Throwable cause = e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
+                Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
                 if (cause instanceof RuntimeException r) {
                     throw r;
                 }
@@ -299,14 +306,14 @@ final class ColumnarEncoder implements FileEncoder {
         }
     }
 
-    private static void discardAll(List<java.util.concurrent.FutureTask<List<Group>>> tasks, List<List<Group>> done) {
-        for (java.util.concurrent.FutureTask<List<Group>> task : tasks) {
+    private static void discardAll(List<FutureTask<List<Group>>> tasks, List<List<Group>> done) {
+        for (FutureTask<List<Group>> task : tasks) {
             task.run();
             try {
                 if (!done.contains(task.get())) {
                     task.get().forEach(Group::discard);
                 }
-            } catch (InterruptedException | java.util.concurrent.ExecutionException ignored) {
+            } catch (InterruptedException | ExecutionException ignored) {
                 // nothing was left open by a slice that failed
             }
         }
@@ -314,7 +321,7 @@ final class ColumnarEncoder implements FileEncoder {
     }
 
     private List<Group> encodeSlice(List<FieldVector> columns, int from, int to) {
-        List<Group> out = new java.util.ArrayList<>();
+        List<Group> out = new ArrayList<>();
         while (from < to) {
             Group g = new Group();
             from = g.encode(columns, from, to);

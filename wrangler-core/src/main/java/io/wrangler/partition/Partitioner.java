@@ -5,6 +5,8 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -128,7 +130,7 @@ public final class Partitioner {
      *
      * @param partitionOfRow the result of {@link #assign} for this batch
      */
-    public Grouped group(VectorSchemaRoot batch, int[] partitionOfRow, BufferAllocator allocator, java.util.concurrent.Executor executor) {
+    public Grouped group(VectorSchemaRoot batch, int[] partitionOfRow, BufferAllocator allocator, Executor executor) {
         List<FieldVector> source = new ArrayList<>(dataColumns.size());
         for (String name : dataColumns) {
             source.add(batch.getVector(name));
@@ -194,9 +196,9 @@ public final class Partitioner {
                 }
             }
             // Columns are independent: each is gathered by its own task (the calling thread takes part).
-            java.util.concurrent.CompletableFuture<?>[] running = new java.util.concurrent.CompletableFuture<?>[gathers.size()];
+            CompletableFuture<?>[] running = new CompletableFuture<?>[gathers.size()];
             for (int c = 1; c < gathers.size(); c++) {
-                running[c] = java.util.concurrent.CompletableFuture.runAsync(gathers.get(c), executor);
+                running[c] = CompletableFuture.runAsync(gathers.get(c), executor);
             }
             gathers.get(0).run();
             for (int c = 1; c < gathers.size(); c++) {
