@@ -198,6 +198,44 @@ class FilesAndInputsTest {
     }
 
     @Test
+    void stringsOfEveryLengthKeepTheirValuesAndStatisticsPlainOrWithADictionary() {
+        int rows = 3000;
+        Schema schema = new Schema(List.of(new Field("id", FieldType.nullable(new ArrowType.Int(64, true)), null),
+                new Field("distinct", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
+                new Field("few", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
+        java.util.TreeSet<String> distinct = new java.util.TreeSet<>();
+        WriteResult r;
+        try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(schema, a)) {
+            root.allocateNew();
+            for (int i = 0; i < rows; i++) {
+                ((BigIntVector) root.getVector("id")).setSafe(i, i);
+                if (i % 13 != 0) {
+                    String d = "x".repeat(i % 700) + i; // up to 700 bytes: the scratch array grows
+                    distinct.add(d);
+                    ((VarCharVector) root.getVector("distinct")).setSafe(i, d.getBytes(StandardCharsets.UTF_8));
+                }
+                ((VarCharVector) root.getVector("few")).setSafe(i, "y".repeat(1 + (i % 5) * 150).getBytes(StandardCharsets.UTF_8));
+            }
+            root.setRowCount(rows);
+            r = S3Parquet.write(root).s3(TestLake.s3().client()).to("s3://" + bucket + "/strings/");
+        }
+        byte[] file = TestLake.s3().get(bucket, r.paths().get(0).substring(("s3://" + bucket + "/").length()));
+
+        assertThat(TestLake.queryFile(file, "SELECT count(*) FILTER (WHERE (\"distinct\" IS NULL) <> (id % 13 = 0) "
+                + "OR \"distinct\" <> repeat('x', CAST(id % 700 AS INTEGER)) || id), "
+                + "count(*) FILTER (WHERE few <> repeat('y', CAST(1 + (id % 5) * 150 AS INTEGER))), count(*) FROM $file"))
+                .containsExactly(List.of(0L, 0L, 3000L));
+        assertThat(TestLake.queryFile(file, "SELECT path_in_schema, stats_min_value, stats_max_value, encodings FROM parquet_metadata($file) "
+                + "WHERE path_in_schema = 'distinct'")).singleElement().satisfies(row -> {
+                    assertThat(row.get(1)).isEqualTo(distinct.first());
+                    assertThat(row.get(2)).isEqualTo(distinct.last());
+                    assertThat((String) row.get(3)).doesNotContain("DICTIONARY");
+                });
+        assertThat(TestLake.queryFile(file, "SELECT encodings FROM parquet_metadata($file) WHERE path_in_schema = 'few'"))
+                .singleElement().satisfies(row -> assertThat((String) row.get(0)).contains("DICTIONARY"));
+    }
+
+    @Test
     void aFileLargerThanAPartIsUploadedAndCopiedInParts() throws Exception {
         int rows = 12_000;
         Random random = new Random(42);

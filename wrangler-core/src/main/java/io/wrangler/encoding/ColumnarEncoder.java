@@ -429,12 +429,33 @@ final class ColumnarEncoder implements FileEncoder {
             case Binary:
             case LargeBinary:
                 return (v, from, to, w) -> {
+                    if (v instanceof BaseVariableWidthVector x) {
+                        // One scratch array per chunk, passed as a "reused" Binary: parquet-java copies what it keeps
+                        // (dictionary keys, min and max), so no array is allocated per value.
+                        ArrowBuf offsets = x.getOffsetBuffer();
+                        ArrowBuf data = x.getDataBuffer();
+                        byte[] scratch = new byte[256];
+                        for (int r = from; r < to; r++) {
+                            if (x.isNull(r)) {
+                                w.writeNull(0, 0);
+                                continue;
+                            }
+                            int start = offsets.getInt(4L * r);
+                            int length = offsets.getInt(4L * r + 4) - start;
+                            if (length > scratch.length) {
+                                scratch = new byte[Math.max(length, 2 * scratch.length)];
+                            }
+                            data.getBytes(start, scratch, 0, length);
+                            w.write(Binary.fromReusedByteArray(scratch, 0, length), 0, 1);
+                        }
+                        return;
+                    }
+                    BaseLargeVariableWidthVector x = (BaseLargeVariableWidthVector) v;
                     for (int r = from; r < to; r++) {
-                        if (v.isNull(r)) {
+                        if (x.isNull(r)) {
                             w.writeNull(0, 0);
                         } else {
-                            byte[] b = v instanceof BaseVariableWidthVector x ? x.get(r) : ((BaseLargeVariableWidthVector) v).get(r);
-                            w.write(Binary.fromConstantByteArray(b), 0, 1);
+                            w.write(Binary.fromConstantByteArray(x.get(r)), 0, 1);
                         }
                     }
                 };
