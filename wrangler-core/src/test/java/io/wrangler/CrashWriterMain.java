@@ -14,7 +14,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * Run by {@link KilledWriterTest} in its own JVM: writes {@link KilledWriterTest#SECOND} and, on reaching the given
  * step, prints {@code AT <step> <n>} and stops there until it is killed with SIGKILL. Args: endpoint, table URI, mode,
- * step, count.
+ * step, count, commit method.
  */
 public final class CrashWriterMain {
     private CrashWriterMain() {
@@ -28,6 +28,7 @@ public final class CrashWriterMain {
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED).build()) {
             KilledWriterTest.write(S3Parquet.write(KilledWriterTest.SECOND), WriteMode.valueOf(args[2]))
+                    .commitMethod(CommitMethod.valueOf(args[5]))
                     .stepHook((step, n) -> {
                         if (step == target && n == count) {
                             System.out.println("AT " + step + " " + n);

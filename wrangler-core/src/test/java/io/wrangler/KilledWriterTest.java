@@ -42,9 +42,16 @@ class KilledWriterTest {
                 if (mode == WriteMode.APPEND && step == Step.DELETED_BATCH) {
                     continue;
                 }
-                out.add(Arguments.of(mode, step, step == Step.STAGED_FILE || step == Step.COPIED_FILE ? 2 : 1, i++ % 2 == 0));
+                out.add(Arguments.of(mode, step, step == Step.STAGED_FILE || step == Step.COPIED_FILE ? 2 : 1, i++ % 2 == 0,
+                        CommitMethod.STAGE_AND_COPY));
             }
         }
+        // Deferred uploads killed before the manifest (uploads open at final keys, no _tmp/ folder yet), after it, and
+        // between completions.
+        out.add(Arguments.of(WriteMode.OVERWRITE_PARTITIONS, Step.STAGED_FILE, 2, false, CommitMethod.DEFERRED_UPLOADS));
+        out.add(Arguments.of(WriteMode.OVERWRITE_PARTITIONS, Step.MANIFEST_WRITTEN, 1, true, CommitMethod.DEFERRED_UPLOADS));
+        out.add(Arguments.of(WriteMode.OVERWRITE_PARTITIONS, Step.COPIED_FILE, 2, false, CommitMethod.DEFERRED_UPLOADS));
+        out.add(Arguments.of(WriteMode.APPEND, Step.COPIED_FILE, 2, false, CommitMethod.DEFERRED_UPLOADS));
         return out.stream();
     }
 
@@ -52,9 +59,10 @@ class KilledWriterTest {
         return TestLake.query(bucket, "t/", "SELECT CAST(dt AS VARCHAR), country, \"orderId\" FROM t ORDER BY ALL");
     }
 
-    @ParameterizedTest(name = "{0} killed at {1}#{2}, rerun={3}")
+    @ParameterizedTest(name = "{0} killed at {1}#{2}, rerun={3}, {4}")
     @MethodSource("kills")
-    void aWriterKilledAtAStepBoundaryIsRepairedByRerunOrRecover(WriteMode mode, Step step, int count, boolean rerun) throws Exception {
+    void aWriterKilledAtAStepBoundaryIsRepairedByRerunOrRecover(WriteMode mode, Step step, int count, boolean rerun,
+                                                              CommitMethod method) throws Exception {
         String bucket = TestLake.bucket();
         String table = "s3://" + bucket + "/t/";
         write(S3Parquet.write(FIRST), WriteMode.APPEND).s3(TestLake.s3().client()).to(table);
@@ -64,7 +72,7 @@ class KilledWriterTest {
                 Path.of("target/test-classes").toAbsolutePath().toString(), runtime);
         Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", classPath, CrashWriterMain.class.getName(),
-                TestLake.s3().endpoint().toString(), table, mode.name(), step.name(), String.valueOf(count))
+                TestLake.s3().endpoint().toString(), table, mode.name(), step.name(), String.valueOf(count), method.name())
                 .redirectErrorStream(true).start();
         String reached = null;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
@@ -86,7 +94,7 @@ class KilledWriterTest {
         List<List<Object>> after = contents(clean);
 
         if (rerun) {
-            write(S3Parquet.write(SECOND), mode).s3(TestLake.s3().client()).to(table);
+            write(S3Parquet.write(SECOND), mode).commitMethod(method).s3(TestLake.s3().client()).to(table);
             assertThat(contents(bucket)).isEqualTo(after);
         } else {
             S3Parquet.recover(table, TestLake.s3().client());
