@@ -142,6 +142,18 @@ public final class Bench {
             System.out.printf("end to end / (LocalS3 floor + partitioned encode only): %.2fx%n",
                     median.get("wrangler partitioned, end to end to LocalS3") / (median.get(FLOOR) + median.get("wrangler partitioned, encode only")));
 
+            // Output sizes of one write each, so that the times compare like with like.
+            copy(duck, "COPY t TO '" + work.resolve("size-p") + "' (FORMAT PARQUET, PARTITION_BY (dt, country), COMPRESSION SNAPPY)");
+            copy(duck, "COPY t TO '" + work.resolve("size-f.parquet") + "' (FORMAT PARQUET, COMPRESSION SNAPPY)");
+            sink.bytes.set(0);
+            S3Parquet.write(table).partitionBy("dt", "country").lease(false).s3(sink).to("s3://sink/size-p/");
+            long wranglerPartitioned = sink.bytes.getAndSet(0);
+            S3Parquet.write(table).lease(false).s3(sink).to("s3://sink/size-f/");
+            long wranglerFlat = sink.bytes.getAndSet(0);
+            System.out.println();
+            System.out.printf("output bytes: duckdb partitioned %,d, wrangler partitioned %,d (incl. the manifest); duckdb flat %,d, "
+                    + "wrangler flat %,d%n", sizeOf(work.resolve("size-p")), wranglerPartitioned, sizeOf(work.resolve("size-f.parquet")), wranglerFlat);
+
             counter.reset();
             WriteResult first = S3Parquet.write(table).partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/req/");
             System.out.println();
@@ -211,6 +223,12 @@ public final class Bench {
         }
         System.gc();
         Thread.sleep(500);
+    }
+
+    private static long sizeOf(Path path) throws java.io.IOException {
+        try (var walk = Files.walk(path)) {
+            return walk.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        }
     }
 
     private static void resetPeaks() {
