@@ -304,12 +304,11 @@ final class Stager {
      */
     private void writeRows(int partition, List<FieldVector> columns, int from, int to, List<String> folderNames, boolean last)
             throws IOException {
-        int slice = targetFileSize == Long.MAX_VALUE ? Integer.MAX_VALUE : 16_384;
         while (from < to) {
             Open f = fileFor(partition, folderNames);
             f.lastBatch = batchNumber;
             long room = maxRowsPerFile - f.encoder.rows();
-            int n = (int) Math.min(Math.min(to - from, room), slice);
+            int n = (int) Math.min(Math.min(to - from, room), rowsTowardTarget(f.encoder));
             f.encoder.write(columns, from, from + n);
             from += n;
             progress.rowsEncoded(rowsEncoded.addAndGet(n));
@@ -320,6 +319,25 @@ final class Stager {
         if (last && open.containsKey(partition)) {
             finish(partition);
         }
+    }
+
+    /**
+     * How many rows to hand the encoder before checking targetFileSize again: 16,384 at first, then 90% of the rows
+     * that should fill the rest of the file at the bytes per row seen so far. Large slices keep long runs on the
+     * encoder's parallel row groups; the file still ends within about a slice of the target.
+     */
+    private int rowsTowardTarget(FileEncoder encoder) {
+        if (targetFileSize == Long.MAX_VALUE) {
+            return Integer.MAX_VALUE;
+        }
+        long rows = encoder.rows();
+        long size = encoder.size();
+        if (rows == 0 || size <= 0) {
+            return 16_384;
+        }
+        double perRow = (double) size / rows;
+        long toward = (long) ((targetFileSize - size) / perRow * 0.9);
+        return (int) Math.max(16_384, Math.min(Integer.MAX_VALUE, toward));
     }
 
     private Open fileFor(int partition, List<String> folderNames) throws IOException {
