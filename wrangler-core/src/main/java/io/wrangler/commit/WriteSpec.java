@@ -57,10 +57,17 @@ public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> pa
      */
     public record Tuning(int threads, int partSize, int maxPendingParts, long rowGroupBytes, int pageBytes, int maxOpenFiles,
                          int deleteBatch, long singleCopyLimit, long copyPartSize, java.time.Duration leaseTtl, long openBytes) {
+        /**
+         * The defaults, scaled to the heap where memory is at stake: part buffers waiting for upload take at most a
+         * quarter of it (16 parts of 8 MiB from a 512 MiB heap up; at least 2), open files another quarter.
+         */
         public static Tuning defaults() {
-            return new Tuning(8, 8 * 1024 * 1024, 16, 64L * 1024 * 1024, 1024 * 1024, 256, 1000,
+            long heap = Runtime.getRuntime().maxMemory();
+            int partSize = 8 * 1024 * 1024;
+            int pendingParts = (int) Math.max(2, Math.min(16, heap / 4 / partSize));
+            return new Tuning(8, partSize, pendingParts, 64L * 1024 * 1024, 1024 * 1024, 256, 1000,
                     5L * 1024 * 1024 * 1024, 512L * 1024 * 1024, java.time.Duration.ofMinutes(2),
-                    Math.min(512L << 20, Runtime.getRuntime().maxMemory() / 4));
+                    Math.min(512L << 20, heap / 4));
         }
     }
 }
