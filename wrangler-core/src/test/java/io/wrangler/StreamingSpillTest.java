@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.testkit.FaultyS3;
+import io.wrangler.testkit.GeneratedReader;
 import io.wrangler.testkit.S3Fault;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -24,7 +25,6 @@ import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.impl.UnionListWriter;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
@@ -49,33 +49,8 @@ class StreamingSpillTest {
      * Rows {@code 0..rows-1} in batches; row i belongs to partition {@code partitionOf(i)}, shown as day {@code d<p/4>}
      * and region {@code r<p%4>}. Every fifth name is null; with {@code tags}, a list column makes the row-wise encoder run.
      */
-    static final class Stream extends ArrowReader {
-        private final long rows;
-        private final int batch;
-        private final LongUnaryOperator partitionOf;
-        private final boolean tags;
-        private long next;
-
-        Stream(BufferAllocator allocator, long rows, int batch, LongUnaryOperator partitionOf, boolean tags) {
-            super(allocator);
-            this.rows = rows;
-            this.batch = batch;
-            this.partitionOf = partitionOf;
-            this.tags = tags;
-        }
-
-        @Override
-        public boolean loadNextBatch() {
-            if (next >= rows) {
-                return false;
-            }
-            VectorSchemaRoot root;
-            try {
-                root = getVectorSchemaRoot();
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-            int n = (int) Math.min(batch, rows - next);
+    static GeneratedReader stream(BufferAllocator allocator, long rows, int batch, LongUnaryOperator partitionOf, boolean tags) {
+        return new GeneratedReader(allocator, schema(tags), rows, batch, (root, first, n) -> {
             root.allocateNew();
             VarCharVector day = (VarCharVector) root.getVector("day");
             VarCharVector region = (VarCharVector) root.getVector("region");
@@ -84,11 +59,11 @@ class StreamingSpillTest {
             DecimalVector amount = (DecimalVector) root.getVector("amount");
             UnionListWriter list = tags ? ((ListVector) root.getVector("tags")).getWriter() : null;
             for (int r = 0; r < n; r++) {
-                long i = next + r;
+                long i = first + r;
                 int p = (int) partitionOf.applyAsLong(i);
                 day.setSafe(r, ("d" + p / 4).getBytes(StandardCharsets.UTF_8));
                 region.setSafe(r, ("r" + p % 4).getBytes(StandardCharsets.UTF_8));
-                id.set(r, i);
+                id.setSafe(r, i);
                 if (i % 5 != 0) {
                     name.setSafe(r, name(i).getBytes(StandardCharsets.UTF_8));
                 }
@@ -110,41 +85,29 @@ class StreamingSpillTest {
                 list.setValueCount(n);
             }
             root.setRowCount(n);
-            next += n;
-            return true;
-        }
+        });
+    }
 
-        static String name(long i) {
-            return "name-" + (i * 31 % 1009);
-        }
+    static String name(long i) {
+        return "name-" + (i * 31 % 1009);
+    }
 
-        static BigDecimal amount(long i) {
-            return BigDecimal.valueOf(i * 37 % 100_000, 2);
-        }
+    static BigDecimal amount(long i) {
+        return BigDecimal.valueOf(i * 37 % 100_000, 2);
+    }
 
-        @Override
-        public long bytesRead() {
-            return 0;
+    private static Schema schema(boolean tags) {
+        List<Field> fields = new ArrayList<>(List.of(
+                new Field("day", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
+                new Field("region", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
+                new Field("id", FieldType.nullable(new ArrowType.Int(64, true)), null),
+                new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
+                new Field("amount", FieldType.nullable(new ArrowType.Decimal(12, 2, 128)), null)));
+        if (tags) {
+            fields.add(new Field("tags", FieldType.nullable(ArrowType.List.INSTANCE),
+                    List.of(new Field("item", FieldType.nullable(ArrowType.Utf8.INSTANCE), null))));
         }
-
-        @Override
-        protected void closeReadSource() {
-        }
-
-        @Override
-        protected Schema readSchema() {
-            List<Field> fields = new ArrayList<>(List.of(
-                    new Field("day", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
-                    new Field("region", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
-                    new Field("id", FieldType.nullable(new ArrowType.Int(64, true)), null),
-                    new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
-                    new Field("amount", FieldType.nullable(new ArrowType.Decimal(12, 2, 128)), null)));
-            if (tags) {
-                fields.add(new Field("tags", FieldType.nullable(ArrowType.List.INSTANCE),
-                        List.of(new Field("item", FieldType.nullable(ArrowType.Utf8.INSTANCE), null))));
-            }
-            return new Schema(fields);
-        }
+        return new Schema(fields);
     }
 
     private static WriteSpec.Tuning tuning(int maxOpenFiles, long openBytes) {
@@ -155,7 +118,7 @@ class StreamingSpillTest {
 
     private WriteResult write(long rows, int batch, LongUnaryOperator partitionOf, boolean tags, WriteSpec.Tuning tuning,
                               Path spill, S3Client client) {
-        try (BufferAllocator a = new RootAllocator(); Stream stream = new Stream(a, rows, batch, partitionOf, tags)) {
+        try (BufferAllocator a = new RootAllocator(); GeneratedReader stream = stream(a, rows, batch, partitionOf, tags)) {
             return S3Parquet.write(stream).partitionBy("day", "region").tuning(tuning).spillDirectory(spill).s3(client).to(table);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -175,8 +138,8 @@ class StreamingSpillTest {
             row.add("d" + p / 4);
             row.add("r" + p % 4);
             row.add(i);
-            row.add(i % 5 == 0 ? null : Stream.name(i));
-            row.add(Stream.amount(i));
+            row.add(i % 5 == 0 ? null : name(i));
+            row.add(amount(i));
             out.add(row);
         }
         return out;

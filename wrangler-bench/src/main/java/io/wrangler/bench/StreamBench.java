@@ -7,10 +7,8 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.apache.arrow.memory.BufferAllocator;
+import io.wrangler.testkit.GeneratedReader;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * The streaming benchmark: the standard table's formulas with {@code dt} over 50 days (1,000 partitions), generated
@@ -22,50 +20,6 @@ public final class StreamBench {
     private StreamBench() {
     }
 
-    /** Batches of the standard table, made on demand: the whole table never exists in memory. */
-    static final class Generator extends ArrowReader {
-        private final long rows;
-        private final int days;
-        private final int batch;
-        private long next;
-
-        Generator(BufferAllocator allocator, long rows, int days, int batch) {
-            super(allocator);
-            this.rows = rows;
-            this.days = days;
-            this.batch = batch;
-        }
-
-        @Override
-        public boolean loadNextBatch() {
-            if (next >= rows) {
-                return false;
-            }
-            int n = (int) Math.min(batch, rows - next);
-            try {
-                StandardTable.fill(getVectorSchemaRoot(), next, n, days);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-            next += n;
-            return true;
-        }
-
-        @Override
-        public long bytesRead() {
-            return 0;
-        }
-
-        @Override
-        protected void closeReadSource() {
-        }
-
-        @Override
-        protected Schema readSchema() {
-            return StandardTable.schema();
-        }
-    }
-
     public static void main(String[] args) throws Exception {
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 50_000_000L;
         int days = args.length > 1 ? Integer.parseInt(args[1]) : 50;
@@ -75,7 +29,10 @@ public final class StreamBench {
         NullS3 sink = new NullS3();
         long start = System.nanoTime();
         WriteResult r;
-        try (RootAllocator allocator = new RootAllocator(); Generator reader = new Generator(allocator, rows, days, 65_536)) {
+        // Batches of the standard table, made on demand: the whole table never exists in memory.
+        try (RootAllocator allocator = new RootAllocator();
+             GeneratedReader reader = new GeneratedReader(allocator, StandardTable.schema(), rows, 65_536,
+                     (root, first, count) -> StandardTable.fill(root, first, count, days))) {
             r = S3Parquet.write(reader).partitionBy("dt", "country").lease(false).s3(sink).to("s3://sink/stream/");
         }
         double seconds = (System.nanoTime() - start) / 1e9;
