@@ -171,6 +171,22 @@ class DeferredUploadsTest {
     }
 
     @Test
+    void recoveryLeavesAnotherToolsOpenUploadsInTheTableAlone() {
+        write(Orders.orders("a", List.of(D15), List.of("RU"), 2), WriteMode.APPEND).to(table);
+        // A Spark writer's file in progress: its name starts like ours and its UUID's first group is all digits.
+        String spark = "t/dt=2024-01-15/country=RU/part-00000-12345678-abcd-4ef0-9abc-0123456789ab-c000.snappy.parquet";
+        S3Client direct = TestLake.s3().client();
+        String uploadId = direct.createMultipartUpload(b -> b.bucket(bucket).key(spark)).uploadId();
+
+        RecoveryResult r = S3Parquet.recover(table, client);
+        write(Orders.orders("b", List.of(D15), List.of("RU"), 2), WriteMode.OVERWRITE_PARTITIONS).to(table);
+
+        assertThat(r.isEmpty()).isTrue();
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).containsExactly(spark);
+        direct.abortMultipartUpload(b -> b.bucket(bucket).key(spark).uploadId(uploadId));
+    }
+
+    @Test
     void anIdempotencyKeyIsRefusedBeforeAnythingIsWritten() {
         assertThatThrownBy(() -> write(Orders.orders("a", List.of(D15), List.of("RU"), 1), WriteMode.APPEND).idempotencyKey("run-1").to(table))
                 .isInstanceOfSatisfying(InvalidWriteException.class, e -> assertThat(e)

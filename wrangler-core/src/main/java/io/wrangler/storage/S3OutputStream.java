@@ -141,7 +141,9 @@ public final class S3OutputStream extends OutputStream {
             return;
         }
         if (deferred) {
-            sendPart();
+            if (buffer.length() > 0 || parts.isEmpty()) {
+                sendPart(); // the last part; none when the object ended exactly on a part boundary
+            }
             buffer = null;
             final long size = position;
             final String id = uploadId;
