@@ -58,15 +58,7 @@ public final class Bench {
             }
             checkSameRows(duck, table);
             RequestCounter counter = new RequestCounter();
-            S3Client counted = S3Client.builder().endpointOverride(local.endpoint()).region(software.amazon.awssdk.regions.Region.US_EAST_1)
-                    .credentialsProvider(() -> software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("a", "b"))
-                    .forcePathStyle(true)
-                    .serviceConfiguration(software.amazon.awssdk.services.s3.S3Configuration.builder().chunkedEncodingEnabled(false).build())
-                    .requestChecksumCalculation(software.amazon.awssdk.core.checksums.RequestChecksumCalculation.WHEN_REQUIRED)
-                    .responseChecksumValidation(software.amazon.awssdk.core.checksums.ResponseChecksumValidation.WHEN_REQUIRED)
-                    .overrideConfiguration(o -> o.addExecutionInterceptor(counter))
-                    .httpClientBuilder(software.amazon.awssdk.http.apache.ApacheHttpClient.builder().maxConnections(64))
-                    .build();
+            S3Client counted = local.newClient(b -> b.overrideConfiguration(o -> o.addExecutionInterceptor(counter)));
             local.createBucket("bench");
             NullS3 sink = new NullS3();
 

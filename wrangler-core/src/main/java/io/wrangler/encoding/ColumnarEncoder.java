@@ -75,8 +75,7 @@ final class ColumnarEncoder implements FileEncoder {
     ColumnarEncoder(Settings settings, OutputStream out) throws IOException {
         this.settings = settings;
         this.schema = new ArrowSchemas(settings.keepNanos()).messageType(settings.columns());
-        this.props = ParquetProperties.builder().withPageSize(settings.pageBytes()).withDictionaryEncoding(true)
-                .withAllocator(new HeapByteBufferAllocator()).build();
+        this.props = baseProperties().build();
         this.file = new ParquetFileWriter(new RecordEncoder.StreamFile(out), schema, ParquetFileWriter.Mode.OVERWRITE,
                 settings.rowGroupBytes(), ParquetWriterDefaults.MAX_PADDING, null, props);
         file.start();
@@ -84,6 +83,12 @@ final class ColumnarEncoder implements FileEncoder {
         for (int i = 0; i < leaves.length; i++) {
             leaves[i] = leaf(settings.columns().get(i), settings.keepNanos());
         }
+    }
+
+    /** The file's writer properties: page size, heap buffers, dictionaries on (chooseEncodings turns some off). */
+    private ParquetProperties.Builder baseProperties() {
+        return ParquetProperties.builder().withPageSize(settings.pageBytes()).withDictionaryEncoding(true)
+                .withAllocator(new HeapByteBufferAllocator());
     }
 
     /**
@@ -96,8 +101,7 @@ final class ColumnarEncoder implements FileEncoder {
      * the rows at hand and fits a dictionary page.
      */
     private ParquetProperties chooseEncodings(List<FieldVector> columns, int from, int to) {
-        ParquetProperties.Builder b = ParquetProperties.builder().withPageSize(settings.pageBytes()).withDictionaryEncoding(true)
-                .withAllocator(new HeapByteBufferAllocator());
+        ParquetProperties.Builder b = baseProperties();
         int rows = to - from;
         if (rows < MIN_SAMPLE) {
             return b.build(); // too few rows to judge: parquet-java's own fallback decides
@@ -306,18 +310,25 @@ final class ColumnarEncoder implements FileEncoder {
         }
     }
 
+    /**
+     * Releases what a failed wave encoded. Slices no helper has begun are cancelled, not encoded only to be thrown
+     * away; one a helper is still encoding is left to finish and become garbage.
+     */
     private static void discardAll(List<FutureTask<List<Group>>> tasks, List<List<Group>> done) {
+        done.forEach(gs -> gs.forEach(Group::discard));
         for (FutureTask<List<Group>> task : tasks) {
-            task.run();
+            if (task.cancel(false) || !task.isDone()) {
+                continue;
+            }
             try {
-                if (!done.contains(task.get())) {
-                    task.get().forEach(Group::discard);
+                List<Group> groups = task.get();
+                if (!done.contains(groups)) {
+                    groups.forEach(Group::discard);
                 }
             } catch (InterruptedException | ExecutionException ignored) {
                 // nothing was left open by a slice that failed
             }
         }
-        done.forEach(gs -> gs.forEach(Group::discard));
     }
 
     private List<Group> encodeSlice(List<FieldVector> columns, int from, int to) {

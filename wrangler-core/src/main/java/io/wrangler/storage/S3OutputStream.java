@@ -133,28 +133,14 @@ public final class S3OutputStream extends OutputStream {
 
     /**
      * Finishes the object: the last bytes are sent in the background. {@link #completion()} tells when
-     * the object exists and how large it is.
+     * the object exists and how large it is (for a deferred stream: when every part is sent).
      */
     @Override
     public void close() throws IOException {
         if (done != null || aborted) {
             return;
         }
-        if (deferred) {
-            if (buffer.length() > 0 || parts.isEmpty()) {
-                sendPart(); // the last part; none when the object ended exactly on a part boundary
-            }
-            buffer = null;
-            final long size = position;
-            final String id = uploadId;
-            done = CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).thenApply(v -> size).whenComplete((v, e) -> {
-                if (e != null) {
-                    store.abortQuietly(key, id, e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
-                }
-            });
-            return;
-        }
-        if (uploadId == null) {
+        if (uploadId == null && !deferred) {
             acquire();
             final PartBuffer data = buffer;
             buffer = null;
@@ -169,18 +155,20 @@ public final class S3OutputStream extends OutputStream {
             }, uploads.pool());
             return;
         }
-        if (buffer.length() > 0) {
-            sendPart();
+        if (buffer.length() > 0 || parts.isEmpty()) {
+            sendPart(); // the last part; none when the object ended exactly on a part boundary
         }
         buffer = null;
         final String id = uploadId;
         final long size = position;
-        CompletableFuture<?>[] all = parts.toArray(new CompletableFuture<?>[0]);
-        done = CompletableFuture.allOf(all).thenApplyAsync(v -> {
+        CompletableFuture<Void> sent = CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]));
+        // A deferred upload is left open for the commit to complete; any other is completed as soon as its parts are in.
+        CompletableFuture<Long> object = deferred ? sent.thenApply(v -> size) : sent.thenApplyAsync(v -> {
             List<CompletedPart> completed = parts.stream().map(CompletableFuture::join).toList();
             store.complete(key, id, completed, size);
             return size;
-        }, uploads.pool()).whenComplete((v, e) -> {
+        }, uploads.pool());
+        done = object.whenComplete((v, e) -> {
             if (e != null) {
                 store.abortQuietly(key, id, e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
             }

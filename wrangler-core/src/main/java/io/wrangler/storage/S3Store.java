@@ -196,8 +196,7 @@ public final class S3Store {
         try {
             options.run(() -> client.completeMultipartUpload(r));
         } catch (S3Exception e) {
-            boolean noSuchUpload = e.statusCode() == 404 || (e.awsErrorDetails() != null && "NoSuchUpload".equals(e.awsErrorDetails().errorCode()));
-            if (noSuchUpload && size(key).orElse(-1L) == expectedSize) {
+            if (noSuchUpload(e) && size(key).orElse(-1L) == expectedSize) {
                 return;
             }
             throw e;
@@ -292,11 +291,14 @@ public final class S3Store {
             complete(key, uploadId, parts, expectedSize);
             return true;
         } catch (S3Exception e) {
-            boolean noSuchUpload = e.statusCode() == 404 || (e.awsErrorDetails() != null && "NoSuchUpload".equals(e.awsErrorDetails().errorCode()));
-            if (noSuchUpload) {
+            if (noSuchUpload(e)) {
                 return false;
             }
             throw e;
         }
+    }
+
+    private static boolean noSuchUpload(S3Exception e) {
+        return e.statusCode() == 404 || (e.awsErrorDetails() != null && "NoSuchUpload".equals(e.awsErrorDetails().errorCode()));
     }
 }

@@ -10,15 +10,18 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.ResponseBytes;
-import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
@@ -122,21 +125,30 @@ public final class LocalS3 implements AutoCloseable {
 
     /** A new client for this server that the caller owns and closes. */
     public S3Client newClient() {
-        return S3Client.builder()
+        return newClient(b -> { });
+    }
+
+    /**
+     * A new client for this server, configured as {@link #newClient()} and then by {@code more} (an interceptor that
+     * counts requests, say); the caller owns and closes it.
+     */
+    public S3Client newClient(Consumer<S3ClientBuilder> more) {
+        S3ClientBuilder builder = S3Client.builder()
                 .endpointOverride(endpoint())
                 .region(REGION)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
                 .forcePathStyle(true)
                 // Over plain HTTP the SDK would send bodies aws-chunked (a signature per chunk), which S3Mock decodes a
                 // byte at a time; AWS S3 over HTTPS gets plain bodies, and so does this server.
-                .serviceConfiguration(software.amazon.awssdk.services.s3.S3Configuration.builder().chunkedEncodingEnabled(false).build())
+                .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build())
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .httpClientBuilder(ApacheHttpClient.builder()
                         .maxConnections(64)
                         .connectionTimeout(Duration.ofSeconds(5))
-                        .socketTimeout(Duration.ofSeconds(60)))
-                .build();
+                        .socketTimeout(Duration.ofSeconds(60)));
+        more.accept(builder);
+        return builder.build();
     }
 
     /**
