@@ -1,13 +1,13 @@
 package io.wrangler;
 
 /**
- * A CommitConflictException reports that another writer changed the table or holds it while this write
- * wanted to commit. This write did not take effect; rerunning it is safe.
+ * A CommitConflictException reports that another writer (or a recovery) held the table, or took it over from this
+ * write, before this write's commit point. This write did not take effect; rerunning it is safe.
  */
-public final class CommitConflictException extends WranglerException {
+public final class CommitConflictException extends WriteNotAppliedException {
     private static final long serialVersionUID = 1L;
 
-    public CommitConflictException(String table, String step, String message, Throwable cause) {
+    public CommitConflictException(String table, WriteStep step, String message, Throwable cause) {
         super(table, step, message, cause);
     }
 }

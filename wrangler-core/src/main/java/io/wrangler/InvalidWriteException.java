@@ -9,14 +9,14 @@ package io.wrangler;
  * later batches turn out bad, after only this write's own staging files, which are removed again).
  * Fix the input and rerun.
  */
-public final class InvalidWriteException extends WranglerException {
+public final class InvalidWriteException extends WriteNotAppliedException {
     private static final long serialVersionUID = 1L;
 
-    public InvalidWriteException(String table, String step, String message) {
+    public InvalidWriteException(String table, WriteStep step, String message) {
         super(table, step, message, null);
     }
 
-    public InvalidWriteException(String table, String step, String message, Throwable cause) {
+    public InvalidWriteException(String table, WriteStep step, String message, Throwable cause) {
         super(table, step, message, cause);
     }
 }

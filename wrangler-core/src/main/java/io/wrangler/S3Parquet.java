@@ -94,8 +94,12 @@ public final class S3Parquet {
 
     /** Like {@link #recover(String, S3Client)}, and also runs the catalog step of interrupted writes made with {@code catalog}. */
     public static RecoveryResult recover(String uri, S3Client s3, CatalogTable catalog) {
-        return TableWrite.recover(uri, Objects.requireNonNull(s3, "s3"), catalog, WriteSpec.Tuning.defaults(),
-                io.wrangler.storage.RequestOptions.defaults());
+        return recover(uri, s3, catalog, WriteSpec.Tuning.defaults());
+    }
+
+    /** Recovery with other tunings: tests use it with a clock that has moved past every lease. */
+    static RecoveryResult recover(String uri, S3Client s3, CatalogTable catalog, WriteSpec.Tuning tuning) {
+        return TableWrite.recover(uri, Objects.requireNonNull(s3, "s3"), catalog, tuning, io.wrangler.storage.RequestOptions.defaults());
     }
 
     static S3Client defaultClient() {

@@ -1,26 +1,27 @@
 package io.wrangler;
 
 /**
- * A WranglerException is the root of every error this library raises on purpose.
- *
- * <p>Each subclass is a different thing for the caller to do:
+ * A WranglerException is the root of every error that {@code S3Parquet.write(...).to(...)} and {@code S3Parquet.recover}
+ * raise. Its type, not its message, says what became of the write and what to do:
  * <ul>
- *   <li>{@link InvalidWriteException}: the request is wrong; nothing was written or deleted. Fix the input.</li>
- *   <li>{@link StorageException}: S3 failed and retries did not help; the table is as before, or recoverable
- *       by a rerun (see the message).</li>
- *   <li>{@link CatalogException}: the catalog refused the table or a partition.</li>
- *   <li>{@link CommitConflictException}: another writer got in the way; rerunning is safe.</li>
- *   <li>{@link CommitStateUnknownException}: we cannot tell whether the write took effect; inspect the
- *       table (or run {@code S3Parquet.recover}) before rerunning.</li>
+ *   <li>{@link WriteNotAppliedException} and its subclasses ({@link InvalidWriteException}, {@link CommitConflictException},
+ *       {@link StorageException}, {@link CatalogException}, {@link InputException}): <b>nothing changed</b>. None of this
+ *       write's rows are in the table, or the ones briefly visible are being undone by whoever holds the table now (the
+ *       next write or {@code recover} finishes undoing them). Rerunning the write is safe.</li>
+ *   <li>{@link WriteIncompleteException}: <b>committed, not finished</b>. The write passed its commit point; its data
+ *       is in the table or will be put there, never undone. What remains (publishing, the catalog step, cleanup) is
+ *       finished by {@code S3Parquet.recover} with the write's catalog, or by the next write to the table with it.</li>
+ *   <li>{@link CommitStateUnknownException}: <b>state unknown</b>. Run {@code S3Parquet.recover} first, then look at
+ *       the table before deciding to rerun.</li>
  * </ul>
- * Messages read {@code Cannot <verb> <table>: <what was found>. <what to do>} and name the step.
+ * {@link #step()} names the step; messages read {@code Cannot <verb> <table> (step: <step>): <what was found>. <what to do>}.
  */
 public abstract class WranglerException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final String table;
-    private final String step;
+    private final WriteStep step;
 
-    protected WranglerException(String table, String step, String message, Throwable cause) {
+    WranglerException(String table, WriteStep step, String message, Throwable cause) {
         super(message, cause);
         this.table = table;
         this.step = step;
@@ -31,8 +32,8 @@ public abstract class WranglerException extends RuntimeException {
         return table;
     }
 
-    /** The step of the write that failed: validate, recover, stage, manifest, publish, catalog or cleanup. */
-    public String step() {
+    /** The step of the write that failed. */
+    public WriteStep step() {
         return step;
     }
 }

@@ -258,7 +258,7 @@ public final class WriteBuilder {
         try {
             source = input.get();
         } catch (IllegalArgumentException e) {
-            throw new InvalidWriteException(uri, "validate", "Cannot write " + uri + " (step: validate): " + e.getMessage()
+            throw new InvalidWriteException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage()
                     + ". Nothing was written.", e);
         }
         try (source) {

@@ -94,8 +94,19 @@ class BadInputTest {
     @Test
     void overwriteOfABucketRootIsRefused() {
         refused(S3Parquet.write(rows()).mode(WriteMode.OVERWRITE), "s3://" + bucket,
-                "Cannot write s3://" + bucket + "/ (step: validate): OVERWRITE of a whole bucket would delete every object in it. "
-                        + "Write the table under a prefix, s3://" + bucket + "/<table>/.");
+                "Cannot write s3://" + bucket + "/ (step: validate): OVERWRITE at the root of a bucket could delete objects of the "
+                        + "whole bucket; wrangler never deletes at a bucket root. Write the table under a prefix, s3://" + bucket + "/<table>/.");
+    }
+
+    @Test
+    void overwritePartitionsOfABucketRootIsRefusedPartitionedOrNot() {
+        refused(S3Parquet.write(rows()).mode(WriteMode.OVERWRITE_PARTITIONS), "s3://" + bucket,
+                "Cannot write s3://" + bucket + "/ (step: validate): OVERWRITE_PARTITIONS at the root of a bucket could delete objects "
+                        + "of the whole bucket (without partition columns it replaces the whole table, which is the bucket); wrangler "
+                        + "never deletes at a bucket root. Write the table under a prefix, s3://" + bucket + "/<table>/.");
+        refused(S3Parquet.write(rows()).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS), "s3://" + bucket,
+                "Cannot write s3://" + bucket + "/ (step: validate): OVERWRITE_PARTITIONS at the root of a bucket could delete objects "
+                        + "of the whole bucket; wrangler never deletes at a bucket root. Write the table under a prefix, s3://" + bucket + "/<table>/.");
     }
 
     @Test

@@ -108,7 +108,7 @@ class CrashRecoveryTest {
             WriteResult r = write(table, SECOND, mode, null, method);
             assertThat(contents(bucket)).isEqualTo(after);
         } else {
-            RecoveryResult r = S3Parquet.recover(table, TestLake.s3().client());
+            RecoveryResult r = Tunings.recover(table, TestLake.s3().client());
             // Overwrites are committed by their manifest; appends and anything before the manifest are undone.
             boolean committed = mode != WriteMode.APPEND && crashAt.step.ordinal() >= Step.MANIFEST_WRITTEN.ordinal();
             assertThat(contents(bucket)).isEqualTo(committed ? after : before);
@@ -123,7 +123,7 @@ class CrashRecoveryTest {
                     assertThat(r.rolledBack()).hasSize(1);
                 }
             }
-            assertThat(S3Parquet.recover(table, TestLake.s3().client()).isEmpty()).as("recovery is idempotent").isTrue();
+            assertThat(Tunings.recover(table, TestLake.s3().client()).isEmpty()).as("recovery is idempotent").isTrue();
         }
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
         assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();

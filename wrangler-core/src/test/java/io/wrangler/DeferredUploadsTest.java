@@ -69,8 +69,10 @@ class DeferredUploadsTest {
         Map<String, Long> ops = requestsByOperation();
         assertThat(ops).doesNotContainKeys("CopyObject", "UploadPartCopy");
         assertThat(ops).containsEntry("CreateMultipartUpload", 3L).containsEntry("UploadPart", 3L).containsEntry("CompleteMultipartUpload", 3L);
-        // The lease's create, its conditional-write check and its fencing renewal, and the manifest: no data file PUT.
-        assertThat(ops).containsEntry("PutObject", 4L);
+        // The lease's create and its conditional-write check, the manifest's three states (STARTED, COMMITTED, PUBLISHED)
+        // and three fencing renewals (before STARTED, before COMMITTED, before the delete batch): no data file PUT. The deletes: the lease's conditional-delete
+        // check, the manifest's end and the lease's release.
+        assertThat(ops).containsEntry("PutObject", 8L).containsEntry("DeleteObject", 3L);
         assertThat(proxy.requests().stream().filter(q -> q.operation().equals("UploadPart")))
                 .allSatisfy(q -> assertThat(q.path()).doesNotContain("/_tmp/"));
         assertThat(contents()).isEqualTo(expected("a", "b"));
@@ -121,7 +123,7 @@ class DeferredUploadsTest {
                 })
                 .to(table))
                 .isInstanceOfSatisfying(StorageException.class, e -> {
-                    assertThat(e.step()).isEqualTo("publish");
+                    assertThat(e.step()).isEqualTo(WriteStep.PUBLISH);
                     assertThat(e).hasMessageStartingWith("Cannot publish " + table + " (step: publish): 3 of the write's deferred "
                                     + "multipart uploads were aborted before they could be completed")
                             .hasMessageContaining("lifecycle rule AbortIncompleteMultipartUpload")
@@ -137,7 +139,7 @@ class DeferredUploadsTest {
         write(Orders.orders("a", List.of(D15, D16), List.of("RU", "DE"), 3), WriteMode.APPEND).to(table);
         Map<String, byte[]> before = TestLake.snapshot(bucket, "t/");
         Runnable crashAfterManifest = () -> assertThatThrownBy(() -> write(Orders.orders("b", List.of(D16), List.of("RU", "DE", "FR"), 4),
-                WriteMode.OVERWRITE_PARTITIONS).tuning(Tunings.shortLease()).stepHook((step, n) -> {
+                WriteMode.OVERWRITE_PARTITIONS).tuning(Tunings.pastLeases()).stepHook((step, n) -> {
                     if (step == Step.MANIFEST_WRITTEN) {
                         throw new CrashRecoveryTest.SimulatedCrash(step, n);
                     }
@@ -146,12 +148,12 @@ class DeferredUploadsTest {
         crashAfterManifest.run();
         assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).hasSize(3);
         abortAllUploads();
-        RecoveryResult undone = S3Parquet.recover(table, client);
+        RecoveryResult undone = Tunings.recover(table, client);
         assertThat(undone.rolledBack()).hasSize(1);
         assertThat(TestLake.snapshot(bucket, "t/")).containsExactlyInAnyOrderEntriesOf(before);
 
         crashAfterManifest.run();
-        RecoveryResult finished = S3Parquet.recover(table, client);
+        RecoveryResult finished = Tunings.recover(table, client);
         assertThat(finished.rolledForward()).hasSize(1);
         assertThat(contents()).isEqualTo(expected("a", "b"));
         assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
@@ -178,7 +180,7 @@ class DeferredUploadsTest {
         S3Client direct = TestLake.s3().client();
         String uploadId = direct.createMultipartUpload(b -> b.bucket(bucket).key(spark)).uploadId();
 
-        RecoveryResult r = S3Parquet.recover(table, client);
+        RecoveryResult r = Tunings.recover(table, client);
         write(Orders.orders("b", List.of(D15), List.of("RU"), 2), WriteMode.OVERWRITE_PARTITIONS).to(table);
 
         assertThat(r.isEmpty()).isTrue();
@@ -187,12 +189,22 @@ class DeferredUploadsTest {
     }
 
     @Test
-    void anIdempotencyKeyIsRefusedBeforeAnythingIsWritten() {
-        assertThatThrownBy(() -> write(Orders.orders("a", List.of(D15), List.of("RU"), 1), WriteMode.APPEND).idempotencyKey("run-1").to(table))
-                .isInstanceOfSatisfying(InvalidWriteException.class, e -> assertThat(e)
-                        .hasMessage("Cannot write " + table + " (step: validate): idempotencyKey cannot be combined with "
-                                + "CommitMethod.DEFERRED_UPLOADS. Use CommitMethod.STAGE_AND_COPY (the default) for keyed writes. "
-                                + "Nothing was written."));
-        assertThat(TestLake.keys(bucket, "")).isEmpty();
+    void aKeyedAppendWithDeferredUploadsReplacesItsEarlierRunAndAnUndoneRunKeepsIt() {
+        WriteResult first = write(Orders.orders("a", List.of(D15), List.of("RU", "DE"), 2), WriteMode.APPEND).idempotencyKey("run-1").to(table);
+        List<List<Object>> once = contents();
+        assertThat(once).hasSize(4);
+        // A rerun whose uploads are aborted under it is undone: the first run's files (same key) must stay.
+        assertThatThrownBy(() -> write(Orders.orders("a", List.of(D15), List.of("RU", "DE"), 2), WriteMode.APPEND).idempotencyKey("run-1")
+                .stepHook((step, n) -> {
+                    if (step == Step.MANIFEST_WRITTEN) {
+                        abortAllUploads();
+                    }
+                }).to(table)).isInstanceOf(StorageException.class);
+        assertThat(contents()).isEqualTo(once);
+        WriteResult again = write(Orders.orders("a", List.of(D15), List.of("RU", "DE"), 2), WriteMode.APPEND).idempotencyKey("run-1").to(table);
+        assertThat(again.writeId()).isNotEqualTo(first.writeId()).startsWith("k-run-1-");
+        assertThat(again.deletedFiles()).hasSize(2);
+        assertThat(contents()).isEqualTo(once);
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
     }
 }

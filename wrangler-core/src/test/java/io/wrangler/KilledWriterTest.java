@@ -97,7 +97,7 @@ class KilledWriterTest {
             write(S3Parquet.write(SECOND), mode).commitMethod(method).s3(TestLake.s3().client()).to(table);
             assertThat(contents(bucket)).isEqualTo(after);
         } else {
-            S3Parquet.recover(table, TestLake.s3().client());
+            Tunings.recover(table, TestLake.s3().client());
             boolean committed = mode != WriteMode.APPEND && step.ordinal() >= Step.MANIFEST_WRITTEN.ordinal();
             assertThat(contents(bucket)).isEqualTo(committed ? after : before);
         }

@@ -98,7 +98,7 @@ class RandomizedHistoryTest {
                     }
                     if (next == 1) {
                         recoveries++;
-                        S3Parquet.recover(table, TestLake.s3().client());
+                        Tunings.recover(table, TestLake.s3().client());
                     } else {
                         nextWrites++;
                         continue; // the next write recovers first; checked after it
@@ -112,7 +112,7 @@ class RandomizedHistoryTest {
             assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
             checks++;
         }
-        S3Parquet.recover(table, TestLake.s3().client());
+        Tunings.recover(table, TestLake.s3().client());
         assertThat(contents(bucket)).isEqualTo(model);
         assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
         return new Tally(ops, crashes, reruns, recoveries, nextWrites, checks + 1);

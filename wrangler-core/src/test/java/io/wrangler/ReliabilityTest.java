@@ -76,19 +76,21 @@ class ReliabilityTest {
         write(Orders.orders("a", List.of(D15), List.of("RU"), 2), WriteMode.APPEND).to(table);
         Map<String, byte[]> before = TestLake.snapshot(bucket, "");
         proxy.clearRequests();
-        // The lease takes two PUTs (create, then the check that conditional writes are enforced); the third is a data file.
-        proxy.failNth("PutObject", 3, S3Fault.ACCESS_DENIED);
+        // The lease takes two PUTs (create, then the check that conditional writes are enforced), the fencing check before
+        // the write is recorded a third, the record (its manifest, STARTED) a fourth; the fifth is a data file.
+        proxy.failNth("PutObject", 5, S3Fault.ACCESS_DENIED);
 
         assertThatThrownBy(() -> write(Orders.orders("b", List.of(D15), List.of("RU"), 2), WriteMode.OVERWRITE_PARTITIONS).to(table))
                 .isInstanceOfSatisfying(StorageException.class, e -> {
                     assertThat(e.statusCode()).isEqualTo(403);
                     assertThat(e.requestId()).startsWith("faulty-");
-                    assertThat(e.step()).isEqualTo("stage");
+                    assertThat(e.step()).isEqualTo(WriteStep.STAGE);
                     assertThat(e).hasMessageStartingWith("Cannot stage the data files for " + table + " (step: stage): S3 answered "
                             + "AccessDenied (HTTP 403), request id faulty-")
                             .hasMessageEndingWith(". Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
                 });
-        long denied = proxy.requests().stream().filter(q -> q.operation().equals("PutObject") && q.path().contains("/_tmp/2")).count();
+        long denied = proxy.requests().stream().filter(q -> q.operation().equals("PutObject") && q.path().contains("/_tmp/2")
+                && q.path().endsWith(".parquet")).count();
         assertThat(denied).as("the data file PUT was sent once: 403 is not retried").isEqualTo(1);
         assertThat(TestLake.snapshot(bucket, "")).containsExactlyInAnyOrderEntriesOf(before);
     }
@@ -124,7 +126,7 @@ class ReliabilityTest {
             private static final long serialVersionUID = 1L;
         }
         assertThatThrownBy(() -> write(Orders.orders("b", List.of(D15, D16), List.of("RU"), 1), WriteMode.OVERWRITE_PARTITIONS)
-                .sseS3().acl("bucket-owner-full-control").tuning(Tunings.shortLease())
+                .sseS3().acl("bucket-owner-full-control").tuning(Tunings.pastLeases())
                 .stepHook((step, n) -> {
                     if (step == Step.MANIFEST_WRITTEN) {
                         throw new Crash();
@@ -132,7 +134,7 @@ class ReliabilityTest {
                 }).to(table)).isInstanceOf(Crash.class);
         proxy.clearRequests();
 
-        RecoveryResult r = S3Parquet.recover(table, client);
+        RecoveryResult r = Tunings.recover(table, client);
 
         assertThat(r.rolledForward()).hasSize(1);
         List<FaultyS3.Request> copies = proxy.requests().stream().filter(q -> q.operation().equals("CopyObject")).toList();
@@ -223,10 +225,11 @@ class ReliabilityTest {
         release.countDown();
 
         assertThatThrownBy(() -> writer.get(60, TimeUnit.SECONDS)).hasCauseInstanceOf(CommitConflictException.class)
-                .hasMessageContaining("this write's lease on the table was taken over by another writer")
-                .hasMessageContaining("This write stopped before publishing; rerunning it is safe.");
+                .hasMessageContaining("was taken over by another writer or a recovery")
+                .hasMessageContaining("This write stopped before its commit point; whoever holds the table now removes what it "
+                        + "staged. Rerunning it is safe.");
         TestLake.s3().client().deleteObject(b -> b.bucket(bucket).key("t/_tmp/_lease.json"));
-        RecoveryResult r = S3Parquet.recover(table, TestLake.s3().client());
+        RecoveryResult r = Tunings.recover(table, TestLake.s3().client());
         assertThat(r.rolledBack()).hasSize(1);
         assertThat(TestLake.snapshot(bucket, "t/")).containsExactlyInAnyOrderEntriesOf(before);
     }
@@ -237,7 +240,7 @@ class ReliabilityTest {
         assertThatThrownBy(() -> write(Orders.orders("a", List.of(D15), List.of("RU"), 1), WriteMode.APPEND).to(table))
                 .isInstanceOf(StorageException.class)
                 .hasMessage("Cannot write " + table + " (step: lease): the S3 endpoint accepted a second conditional create "
-                        + "(If-None-Match: *) of t/_tmp/_lease.json, so it does not enforce conditional writes and a table lease cannot "
+                        + "(If-None-Match: *) of t/_tmp/_lease.json, so it does not enforce conditional requests and a table lease cannot "
                         + "keep two writers apart. Use an endpoint that enforces them (AWS S3 does), or turn the lease off with lease(false) "
                         + "and make sure yourself that only one writer runs per table.");
         assertThat(TestLake.keys(bucket, "")).isEmpty();

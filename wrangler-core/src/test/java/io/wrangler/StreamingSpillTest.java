@@ -113,7 +113,7 @@ class StreamingSpillTest {
     private static WriteSpec.Tuning tuning(int maxOpenFiles, long openBytes) {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
         return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), maxOpenFiles,
-                d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), d.leaseTtl(), openBytes);
+                d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), d.leaseTtl(), openBytes, java.time.Duration.ZERO);
     }
 
     private WriteResult write(long rows, int batch, LongUnaryOperator partitionOf, boolean tags, WriteSpec.Tuning tuning,
@@ -212,7 +212,7 @@ class StreamingSpillTest {
             // The lease takes two PUTs; the tenth PUT is a data file encoded from the spill.
             proxy.failNth("PutObject", 10, S3Fault.ACCESS_DENIED);
             assertThatThrownBy(() -> write(20_000, 500, interleaved, false, tuning(8, Long.MAX_VALUE), spill, client))
-                    .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.step()).isEqualTo("stage"));
+                    .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.step()).isEqualTo(WriteStep.STAGE));
         }
 
         assertThat(TestLake.snapshot(bucket, "")).containsExactlyInAnyOrderEntriesOf(before);

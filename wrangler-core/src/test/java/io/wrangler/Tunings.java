@@ -1,35 +1,43 @@
 package io.wrangler;
 
 import io.wrangler.commit.WriteSpec;
+import java.time.Duration;
 
-/** Tunings that make the multipart paths run with small test data. */
+/** Tunings that make the multipart paths run with small test data, and the test clock of the table lease. */
 final class Tunings {
     private Tunings() {
     }
 
     static final int MIB = 1024 * 1024;
 
+    /**
+     * The test clock: S3's clock is read as this much later than it is, which is past every lease's time to live, so a
+     * crashed or stalled writer's lease is taken over at once instead of after a real wait. Only for writes that run
+     * one after another (a concurrent writer with it would take over a live lease).
+     */
+    static final Duration PAST_LEASES = WriteSpec.Tuning.defaults().leaseTtl().plusMinutes(1);
+
     /** 5 MiB parts (S3's minimum) and copies done part by part above 6 MiB. */
     static WriteSpec.Tuning smallParts() {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
         return new WriteSpec.Tuning(d.threads(), 5 * MIB, d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
-                d.deleteBatch(), 6L * MIB, 5L * MIB, d.leaseTtl(), d.openBytes());
+                d.deleteBatch(), 6L * MIB, 5L * MIB, d.leaseTtl(), d.openBytes(), Duration.ZERO);
     }
 
-    /**
-     * Deletes two keys per request, so that a crash can fall between delete batches; a lease lives one second without
-     * renewal, so that a rerun after a simulated crash waits for it briefly.
-     */
+    /** Deletes two keys per request, so that a crash can fall between delete batches; the test clock is past every lease. */
     static WriteSpec.Tuning smallDeleteBatches() {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
         return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
-                2, d.singleCopyLimit(), d.copyPartSize(), java.time.Duration.ofSeconds(1), d.openBytes());
+                2, d.singleCopyLimit(), d.copyPartSize(), d.leaseTtl(), d.openBytes(), PAST_LEASES);
     }
 
-    /** A lease that lives one second without renewal. */
-    static WriteSpec.Tuning shortLease() {
-        WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
-        return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
-                d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), java.time.Duration.ofSeconds(1), d.openBytes());
+    /** The defaults with the test clock past every lease: a write or recovery after a simulated crash does not wait. */
+    static WriteSpec.Tuning pastLeases() {
+        return WriteSpec.Tuning.defaults().withClockOffset(PAST_LEASES);
+    }
+
+    /** Recovery with the test clock past every lease. */
+    static RecoveryResult recover(String table, software.amazon.awssdk.services.s3.S3Client s3) {
+        return S3Parquet.recover(table, s3, null, pastLeases());
     }
 }

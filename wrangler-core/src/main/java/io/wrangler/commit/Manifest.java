@@ -8,13 +8,17 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * A Manifest is the record of one write at its commit point, stored as {@code <table>/_tmp/<writeId>/_manifest.json}.
- * It holds everything recovery needs to finish or undo the write without the process that started it.
+ * A Manifest is the record of one write, stored as {@code <table>/_tmp/<writeId>/_manifest.json} from before its first
+ * upload until its end, and rewritten (compare-and-swap on its ETag) at each change of {@link State}. It holds everything
+ * recovery needs to finish or undo the write without the process that started it. {@link WriteLog} owns its changes.
  *
- * @param format the manifest format version (1)
+ * @param format the manifest format version (2; 1 for manifests of wrangler 0.1, read as {@link State#COMMITTED})
  * @param writeId the write's id, carried by the name of every file it writes
  * @param table the table root {@code s3://bucket/prefix/}
  * @param mode the write's mode
+ * @param state how far the write got
+ * @param keyId for a write with an idempotency key, the part of its write id that every run with that key shares
+ *     ({@code k-<key>-<hash>}); else null
  * @param createdAt when the manifest was written (ISO-8601)
  * @param partitionColumns the partition columns in key order (after renaming for the catalog)
  * @param partitions every partition written
@@ -25,11 +29,25 @@ import java.util.List;
  * @param requests what the write's object-creating requests carried (encryption, ACL, expected owner), so that the
  *     copies recovery repeats carry the same; null in manifests that predate it
  */
-public record Manifest(int format, String writeId, String table, WriteMode mode, String createdAt,
+public record Manifest(int format, String writeId, String table, WriteMode mode, State state, String keyId, String createdAt,
                        List<String> partitionColumns, List<Partition> partitions, List<File> files,
                        String catalog, String schema, Compression compression, Requests requests) {
     static final String FILE_NAME = "_manifest.json";
     private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    static final int FORMAT = 2;
+
+    /** How far a write got; see the state table in {@code package-info.java}. */
+    public enum State {
+        /** The write has begun: its id is recorded before its first upload, nothing is staged for sure. */
+        STARTED,
+        /** Every file is staged and listed here, the old files to replace are known: an overwrite's commit point. */
+        COMMITTED,
+        /** Every file is at its final key, the replaced ones are deleted, staged copies are going: never published again. */
+        PUBLISHED,
+        /** The write is being undone (by itself or by a recovery); whoever holds the table finishes undoing it. */
+        ABORTING
+    }
 
     public Manifest {
         partitionColumns = List.copyOf(partitionColumns);
@@ -86,6 +104,17 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
         }
     }
 
+    /** This manifest in another state. */
+    Manifest in(State next) {
+        return new Manifest(FORMAT, writeId, table, mode, next, keyId, createdAt, partitionColumns, partitions, files, catalog, schema,
+                compression, requests);
+    }
+
+    /** True for a write with an idempotency key: rolled forward from its commit point, like an overwrite. */
+    boolean keyed() {
+        return keyId != null;
+    }
+
     byte[] toJson() {
         try {
             return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(this);
@@ -96,8 +125,15 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
 
     static Manifest fromJson(byte[] json) throws IOException {
         Manifest m = JSON.readValue(json, Manifest.class);
-        if (m.format() != 1) {
-            throw new IOException("manifest format " + m.format() + " is newer than this wrangler understands (1): upgrade wrangler");
+        if (m.format() > FORMAT || m.format() < 1) {
+            throw new IOException("manifest format " + m.format() + " is newer than this wrangler understands (" + FORMAT
+                    + "): upgrade wrangler");
+        }
+        if (m.format() == 1) {
+            // wrangler 0.1 wrote its manifest once, at the commit point, and keyed runs shared one write id.
+            String key = m.writeId().startsWith("k-") ? m.writeId() : null;
+            return new Manifest(1, m.writeId(), m.table(), m.mode(), State.COMMITTED, key, m.createdAt(), m.partitionColumns(),
+                    m.partitions(), m.files(), m.catalog(), m.schema(), m.compression(), m.requests());
         }
         return m;
     }

@@ -1,7 +1,8 @@
 package io.wrangler.commit;
 
 import io.wrangler.CommitStateUnknownException;
-import io.wrangler.StorageException;
+import io.wrangler.WriteIncompleteException;
+import io.wrangler.WriteStep;
 import io.wrangler.WriteMode;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
@@ -52,7 +53,42 @@ final class Publisher {
     record Outcome(Map<String, List<String>> replaced, List<String> deleted) {
     }
 
-    Outcome publish(Manifest m) {
+    /**
+     * The files a write replaces, found by listing. {@code nested} holds keys under another table's {@code _tmp/} met
+     * inside this one (tables must not nest): they are never old files, and a writer refuses to commit over them.
+     */
+    record Listing(List<String> old, List<String> nested) {
+    }
+
+    /** Lists the old files of the partitions {@code m} touches (the whole table for OVERWRITE). Reads only. */
+    Listing listOld(Manifest m) {
+        List<String> old = new ArrayList<>();
+        List<String> nested = new ArrayList<>();
+        Set<String> mine = new HashSet<>();
+        m.files().forEach(f -> mine.add(f.finalKey()));
+        try {
+            if (m.mode() == WriteMode.OVERWRITE) {
+                old.addAll(oldFiles(location.prefix(), mine, null, nested));
+            } else if (m.mode() == WriteMode.OVERWRITE_PARTITIONS) {
+                old.addAll(oldFilesOf(m.partitions(), mine, null, nested));
+            } else if (m.keyed()) {
+                // A keyed append replaces what earlier runs with the same key left in these partitions: their files carry
+                // the key's id, and those this run does not write again would otherwise double rows.
+                old.addAll(oldFilesOf(m.partitions(), mine, m.keyId(), nested));
+            }
+        } catch (software.amazon.awssdk.core.exception.SdkException e) {
+            throw Failures.storage(m.table(), WriteStep.PUBLISH, "list the old files", e,
+                    "Nothing of the table has changed yet; rerun the write.");
+        }
+        hook.reached(Step.LISTED_OLD_FILES, 1);
+        return new Listing(old, nested);
+    }
+
+    /**
+     * Publishes a committed write: copies (or completes) every file, then deletes {@code old}, each delete batch right
+     * after a fencing check. Idempotent.
+     */
+    Outcome publish(Manifest m, List<String> old, Runnable fence) {
         String table = m.table();
         Map<String, List<String>> replaced = new LinkedHashMap<>();
         Set<String> written = new HashSet<>();
@@ -60,30 +96,12 @@ final class Publisher {
             replaced.put(p.folder(), new ArrayList<>());
             written.add(p.folder());
         }
-        List<String> old = new ArrayList<>();
-        Set<String> mine = new HashSet<>();
-        m.files().forEach(f -> mine.add(f.finalKey()));
-        try {
-            if (m.mode() == WriteMode.OVERWRITE) {
-                old.addAll(oldFiles(location.prefix(), mine, null));
-            } else if (m.mode() == WriteMode.OVERWRITE_PARTITIONS) {
-                old.addAll(oldFilesOf(m.partitions(), mine, null));
-            } else if (m.writeId().startsWith("k-")) {
-                // A keyed append replaces what an earlier run with the same key left in these partitions: its files
-                // carry the same write id, and those this run does not write again would otherwise double rows.
-                old.addAll(oldFilesOf(m.partitions(), mine, m.writeId()));
-            }
-        } catch (software.amazon.awssdk.core.exception.SdkException e) {
-            throw Failures.storage(table, Step.LISTED_OLD_FILES, "list the old files", e,
-                    "Nothing of the table has changed yet and the manifest is written: rerun the write, or run S3Parquet.recover, to finish it.");
-        }
         for (String key : old) {
             String folder = key.substring(location.prefix().length(), key.lastIndexOf('/') + 1);
             if (written.contains(folder)) {
                 replaced.get(folder).add(key);
             }
         }
-        hook.reached(Step.LISTED_OLD_FILES, 1);
 
         copyAll(m);
 
@@ -91,20 +109,21 @@ final class Publisher {
         for (int from = 0; from < old.size(); from += tuning.deleteBatch()) {
             List<String> batch = old.subList(from, Math.min(old.size(), from + tuning.deleteBatch()));
             List<S3Error> errors;
+            fence.run();
             try {
                 errors = store.delete(batch);
             } catch (software.amazon.awssdk.core.exception.SdkException e) {
-                throw Failures.storage(table, Step.DELETED_BATCH, "delete the replaced files", e,
+                throw Failures.incomplete(table, WriteStep.PUBLISH, "delete the replaced files", e,
                         "The new files are in place but some old ones remain, so rows may be doubled until you rerun the write "
                                 + "or run S3Parquet.recover, which finishes the deletes.");
             }
             if (!errors.isEmpty()) {
                 S3Error first = errors.get(0);
-                throw new StorageException(table, Step.DELETED_BATCH.label(), "Cannot delete " + errors.size()
+                throw new WriteIncompleteException(table, WriteStep.PUBLISH, WriteStep.PUBLISH, "Cannot delete " + errors.size()
                         + " replaced files of " + table + " (step: publish): S3 refused " + first.key() + " with " + first.code()
-                        + " (" + first.message() + "). The new files are in place but these old ones remain, so rows may be doubled: "
-                        + "fix the permission or lock and rerun the write, or run S3Parquet.recover, which finishes the deletes.",
-                        null, 200, null);
+                        + " (" + first.message() + "). The write is committed and its new files are in place, but these old ones "
+                        + "remain, so rows may be doubled: fix the permission or lock and rerun the write, or run "
+                        + "S3Parquet.recover, which finishes the deletes.", null);
             }
             hook.reached(Step.DELETED_BATCH, batches.incrementAndGet());
         }
@@ -116,7 +135,7 @@ final class Publisher {
      * listed with one listing of that folder, filtered to the written partitions' exact folders, instead of one
      * listing each; a lone partition is listed by its own folder.
      */
-    private List<String> oldFilesOf(List<Manifest.Partition> partitions, Set<String> mine, String carrying) {
+    private List<String> oldFilesOf(List<Manifest.Partition> partitions, Set<String> mine, String carrying, List<String> nested) {
         Map<String, Set<String>> byFirst = new LinkedHashMap<>();
         for (Manifest.Partition p : partitions) {
             String first = p.folder().isEmpty() ? "" : p.folder().substring(0, p.folder().indexOf('/') + 1);
@@ -126,11 +145,11 @@ final class Publisher {
         for (Map.Entry<String, Set<String>> group : byFirst.entrySet()) {
             Set<String> folders = group.getValue();
             if (folders.size() == 1) {
-                out.addAll(oldFiles(location.prefix() + folders.iterator().next(), mine, carrying));
+                out.addAll(oldFiles(location.prefix() + folders.iterator().next(), mine, carrying, nested));
                 continue;
             }
             int depth = (int) folders.iterator().next().chars().filter(c -> c == '/').count();
-            for (String key : oldFiles(location.prefix() + group.getKey(), mine, carrying)) {
+            for (String key : oldFiles(location.prefix() + group.getKey(), mine, carrying, nested)) {
                 String rel = key.substring(location.prefix().length());
                 int end = nthSlash(rel, depth);
                 if (end >= 0 && folders.contains(rel.substring(0, end + 1))) {
@@ -154,15 +173,22 @@ final class Publisher {
     }
 
     /**
-     * Keys under {@code prefix} that are neither staging nor files this write publishes; when {@code carrying} is given,
-     * only those whose name carries that write id.
+     * Keys under {@code prefix} that are neither staging (this table's or a nested table's, which go to {@code nested})
+     * nor files this write publishes; when {@code keyId} is given, only wrangler's files carrying a write id of that key.
      */
-    private List<String> oldFiles(String prefix, Set<String> mine, String carrying) {
+    private List<String> oldFiles(String prefix, Set<String> mine, String keyId, List<String> nested) {
         List<String> out = new ArrayList<>();
         String tmp = location.tmpPrefix();
         for (S3Object o : store.list(prefix)) {
             String key = o.key();
-            if (!key.startsWith(tmp) && !mine.contains(key) && (carrying == null || WriteIds.carries(key, carrying))) {
+            if (key.startsWith(tmp) || mine.contains(key)) {
+                continue;
+            }
+            if (key.substring(location.prefix().length()).contains("/_tmp/")) {
+                nested.add(key);
+                continue;
+            }
+            if (keyId == null || WriteIds.carriesKey(key, keyId)) {
                 out.add(key);
             }
         }
@@ -199,8 +225,9 @@ final class Publisher {
             throw new UploadsLost(lost);
         }
         if (failure != null) {
-            throw Failures.rethrow(failure, m.table(), Step.COPIED_FILE, "copy the staged files to their final keys",
-                    "Some new files may already be visible next to the old ones; rerun the write, or run S3Parquet.recover, to finish publishing.");
+            throw Failures.incompleteOrRethrow(failure, m.table(), WriteStep.PUBLISH, "copy the staged files to their final keys",
+                    "The write is committed; some new files may already be visible next to the old ones. Rerun the write, or run "
+                    + "S3Parquet.recover, to finish publishing.");
         }
     }
 
@@ -238,8 +265,9 @@ final class Publisher {
     }
 
     /**
-     * Undoes a write's publishing: its deferred uploads still open are aborted and every final key it lists is deleted
-     * (its file names carry its write id, so they are its own). Leaves its staging folder to the caller.
+     * Undoes a write's publishing: its deferred uploads still open are aborted and every final key it lists is deleted.
+     * Every write id is unique to its run (keyed runs too), so these keys are objects this run created and no other.
+     * Leaves its staging folder to the caller.
      *
      * @return the final keys S3 refused to delete
      */
@@ -264,7 +292,7 @@ final class Publisher {
         if (store.size(f.finalKey()).orElse(-1L) == f.bytes()) {
             return;
         }
-        throw new CommitStateUnknownException(m.table(), Step.COPIED_FILE.label(), "Cannot publish write " + m.writeId()
+        throw new CommitStateUnknownException(m.table(), WriteStep.PUBLISH, "Cannot publish write " + m.writeId()
                 + " to " + m.table() + " (step: publish): its staged file " + f.stagedKey() + " is gone and its final key "
                 + f.finalKey() + " does not hold it. Something other than wrangler removed staging files; check the table "
                 + "and rerun the write from its source.", e);

@@ -3,13 +3,17 @@ package io.wrangler.commit;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.RecoveryResult;
 import io.wrangler.WriteMode;
+import io.wrangler.WriteStep;
+import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.catalog.CatalogTable;
+import io.wrangler.catalog.PartitionEntry;
+import io.wrangler.partition.HivePaths;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,24 +22,25 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * Recovery finds the interrupted writes of a table under {@code _tmp/} and resolves each one:
+ * Recovery finds the interrupted writes of a table under {@code _tmp/} and resolves each one by the state its manifest
+ * records ({@link WriteLog#resolve}, the state table of {@code package-info.java}):
  * <ul>
- *   <li>no manifest: the write never reached its commit point; its staging folder and open multipart uploads
- *       are removed (rolled back). Nothing outside {@code _tmp/} was written by it but, with deferred uploads, open
- *       multipart uploads at final keys (invisible), found by the write id in their names and aborted.</li>
- *   <li>a manifest, mode {@code APPEND}: rolled back. The files it may have published (its manifest lists them)
- *       and its staging are deleted, so that rerunning the append adds its rows exactly once; partitions it had
- *       registered in its catalog and that are now empty are removed from the catalog (which needs the catalog: without
- *       it the write stays pending, manifest kept).</li>
- *   <li>a manifest, mode {@code OVERWRITE} or {@code OVERWRITE_PARTITIONS}: rolled forward. Old files may already
- *       be partly deleted, so finishing is the only way that loses nothing: publishing is repeated (it is
- *       idempotent), the catalog step runs when a catalog is given, and the staging is removed. If deferred uploads it
- *       lists were aborted meanwhile (a lifecycle rule), it cannot be finished; as no old file is deleted before every
- *       file is in place, it is undone instead.</li>
+ *   <li>a folder named like a write id with no manifest (a write of wrangler 0.1 cut short before its manifest, or a
+ *       stale writer's late uploads): its staged objects and open uploads are removed;</li>
+ *   <li>roll back (STARTED, ABORTING, and a plain append in any state): claimed with a compare-and-swap to ABORTING,
+ *       then its uploads are aborted, the files it published deleted (objects its own run created, never another's), its
+ *       staging removed, the partitions it registered that are now empty removed from the catalog, its manifest ended;</li>
+ *   <li>roll forward (an overwrite or keyed append COMMITTED): published again (idempotent), its staged copies removed,
+ *       recorded PUBLISHED, then as below;</li>
+ *   <li>catalog only (PUBLISHED): never published again; its catalog step runs with the table as it is now, when the
+ *       write's catalog is given; without it the write stays {@code catalogPending}, manifest kept.</li>
  * </ul>
- * Recovery assumes no other writer is active on the table (see the package documentation).
+ * Folders under {@code _tmp/} that are not wrangler's exact forms are left alone, and so are open uploads whose write id
+ * this table does not record (a nested table's, another tool's). A manifest that belongs to another table is refused
+ * and nothing is touched. Every interrupted write is resolved right after a fencing check of the lease.
  */
 final class Recovery {
     private final S3Store store;
@@ -44,122 +49,232 @@ final class Recovery {
     private final WriteSpec.Tuning tuning;
     private final StepHook hook;
     private final CatalogTable catalog;
+    private final Runnable fence;
 
-    Recovery(S3Store store, S3Location location, ExecutorService pool, WriteSpec.Tuning tuning, StepHook hook, CatalogTable catalog) {
+    Recovery(S3Store store, S3Location location, ExecutorService pool, WriteSpec.Tuning tuning, StepHook hook, CatalogTable catalog,
+             Runnable fence) {
         this.store = store;
         this.location = location;
         this.pool = pool;
         this.tuning = tuning;
         this.hook = hook;
         this.catalog = catalog;
+        this.fence = fence;
     }
+
+    private final List<String> forward = new ArrayList<>();
+    private final List<String> back = new ArrayList<>();
+    private final List<String> pending = new ArrayList<>();
+    private final List<String> aborted = new ArrayList<>();
 
     RecoveryResult run() {
         String table = location.uri();
-        List<String> forward = new ArrayList<>();
-        List<String> back = new ArrayList<>();
-        List<String> pending = new ArrayList<>();
-        List<String> aborted = new ArrayList<>();
         try {
             String tmp = location.tmpPrefix();
-            TreeSet<String> folders = new TreeSet<>(store.listFolders(tmp));
-            // A write that crashed in its first multipart upload has no object yet, only the upload; a write with deferred
-            // uploads (CommitMethod.DEFERRED_UPLOADS) has them at final keys, each file name carrying its write id.
+            TreeSet<String> ids = new TreeSet<>();
+            for (String folder : store.listFolders(tmp)) {
+                String name = folder.substring(tmp.length(), folder.length() - 1);
+                if (WriteIds.isWriteId(name)) {
+                    ids.add(name);
+                }
+            }
+            // A write cut short in its first multipart upload has no object yet, only the upload; deferred uploads
+            // (CommitMethod.DEFERRED_UPLOADS) are at final keys, each file name carrying its write id.
             Map<String, List<MultipartUpload>> deferred = new HashMap<>();
             for (MultipartUpload u : store.openUploads(location.prefix())) {
                 if (u.key().startsWith(tmp)) {
                     int slash = u.key().indexOf('/', tmp.length());
-                    if (slash > 0) {
-                        folders.add(u.key().substring(0, slash + 1));
+                    String name = slash > 0 ? u.key().substring(tmp.length(), slash) : "";
+                    if (WriteIds.isWriteId(name)) {
+                        ids.add(name);
                     }
-                } else {
+                } else if (!u.key().substring(location.prefix().length()).contains("/_tmp/")) {
                     String writeId = WriteIds.ofFile(u.key());
                     if (writeId != null) {
                         deferred.computeIfAbsent(writeId, w -> new ArrayList<>()).add(u);
-                        folders.add(tmp + writeId + "/");
                     }
                 }
             }
-            for (String folder : folders) {
-                String writeId = folder.substring(tmp.length(), folder.length() - 1);
-                Optional<byte[]> json = store.get(folder + Manifest.FILE_NAME);
-                if (json.isEmpty()) {
-                    aborted.addAll(abortStray(deferred.get(writeId), null));
-                    aborted.addAll(Staging.remove(store, folder, StepHook.NONE));
-                    back.add(writeId);
-                    continue;
-                }
-                Manifest m = parse(table, folder, json.get());
-                aborted.addAll(abortStray(deferred.get(writeId), m));
-                if (m.mode() == WriteMode.APPEND) {
-                    if (!Publisher.unpublish(store, m).isEmpty()) {
-                        throw new CommitStateUnknownException(table, Step.RECOVER.label(), "Cannot roll back the interrupted append "
-                                + writeId + " of " + table + " (step: recover): S3 refused to delete some of its files. "
-                                + "Fix the permission and run S3Parquet.recover again.", null);
-                    }
-                    if (m.catalog() != null) {
-                        // The append may have registered partitions before it was cut short: those left empty go too.
-                        if (catalog == null || !catalog.describe().equals(m.catalog())) {
-                            pending.add(writeId);
-                            continue;
-                        }
-                        unregisterEmpty(m);
-                    }
-                    aborted.addAll(Staging.remove(store, folder, StepHook.NONE));
-                    back.add(writeId);
-                    continue;
-                }
-                // The copies carry what the interrupted write's own requests carried (encryption, ACL, owner).
-                S3Store writeStore = m.requests() == null ? store
-                        : new S3Store(store.client(), store.bucket(), m.requests().with(store.options()))
-                                .withSingleCopyLimit(tuning.singleCopyLimit(), tuning.copyPartSize());
-                try {
-                    new Publisher(writeStore, location, pool, tuning, StepHook.NONE).publish(m);
-                } catch (Publisher.UploadsLost e) {
-                    // Aborted deferred uploads cannot be completed; no old file was deleted yet, so the write is undone.
-                    if (!Publisher.unpublish(writeStore, m).isEmpty()) {
-                        throw new CommitStateUnknownException(table, Step.RECOVER.label(), "Cannot undo the interrupted write "
-                                + writeId + " of " + table + " (step: recover), whose uploads were aborted: S3 refused to delete "
-                                + "some of its files. Fix the permission and run S3Parquet.recover again.", e);
-                    }
-                    aborted.addAll(Staging.remove(store, folder, StepHook.NONE));
-                    back.add(writeId);
-                    continue;
-                }
-                if (m.catalog() != null) {
-                    if (catalog == null || !catalog.describe().equals(m.catalog())) {
-                        pending.add(writeId);
-                        continue;
-                    }
-                    CatalogStep.rerun(catalog, m);
-                }
-                aborted.addAll(Staging.remove(store, folder, StepHook.NONE));
-                forward.add(writeId);
+            for (String writeId : ids) {
+                resolve(writeId, deferred.getOrDefault(writeId, List.of()));
             }
         } catch (SdkException e) {
-            throw Failures.storage(table, Step.RECOVER, "recover interrupted writes", e,
-                    "Recovery is idempotent: fix the cause and run it again (or rerun the write).");
+            throw new CommitStateUnknownException(table, WriteStep.RECOVER, "Cannot recover " + table + " (step: recover): S3 "
+                    + "failed: " + e.getMessage() + ". Recovery is idempotent: fix the cause and run it again (or rerun the "
+                    + "write, which recovers first).", e);
         }
         hook.reached(Step.RECOVER, 1);
         return new RecoveryResult(table, forward, back, pending, aborted);
     }
 
+    private void resolve(String writeId, List<MultipartUpload> uploads) {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            fence.run();
+            Optional<WriteLog> log = WriteLog.read(store, location, writeId);
+            if (log.isEmpty()) {
+                // No record: only what sits in its own folder is known to be its (uploads elsewhere are never aborted
+                // without a record, as they could be another table's).
+                String folder = WriteLog.folder(location, writeId);
+                if (!store.list(folder).isEmpty() || !store.openUploads(folder).isEmpty()) {
+                    aborted.addAll(Staging.removeStaged(store, folder));
+                    back.add(writeId);
+                }
+                return;
+            }
+            try {
+                switch (WriteLog.resolve(log.get().manifest())) {
+                    case ROLL_BACK -> rollBack(log.get(), uploads);
+                    case ROLL_FORWARD -> rollForward(log.get(), uploads);
+                    case CATALOG_ONLY -> catalogStep(log.get());
+                }
+                return;
+            } catch (WriteLog.Superseded e) {
+                // The write's own (stale) process moved its manifest first: look again.
+            }
+        }
+        throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri()
+                + " (step: recover): the manifest of write " + writeId + " keeps changing under recovery, so another process is "
+                + "still acting on it without the table lease. Stop it, then run S3Parquet.recover again.", null);
+    }
+
+    /** Undoes a write: only objects its own run created are deleted. */
+    private void rollBack(WriteLog log, List<MultipartUpload> uploads) {
+        log.aborting();
+        Manifest m = log.manifest();
+        aborted.addAll(abortStray(uploads, m));
+        if (!m.files().isEmpty()) {
+            fence.run();
+            if (!Publisher.unpublish(store, m).isEmpty()) {
+                throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot roll back the interrupted write "
+                        + m.writeId() + " of " + location.uri() + " (step: recover): S3 refused to delete some of its files. "
+                        + "Fix the permission and run S3Parquet.recover again.", null);
+            }
+        }
+        aborted.addAll(Staging.removeStaged(store, log.folder()));
+        if (!m.files().isEmpty() && m.catalog() != null && m.mode() == WriteMode.APPEND) {
+            // The append may have registered partitions before it was cut short: those left empty go too.
+            if (!sameCatalog(m)) {
+                pending.add(m.writeId());
+                return;
+            }
+            unregisterEmpty(m);
+        }
+        log.end();
+        back.add(m.writeId());
+    }
+
+    private void rollForward(WriteLog log, List<MultipartUpload> uploads) {
+        Manifest m = log.manifest();
+        aborted.addAll(abortStray(uploads, m));
+        // The copies carry what the interrupted write's own requests carried (encryption, ACL, owner).
+        S3Store writeStore = m.requests() == null ? store
+                : new S3Store(store.client(), store.bucket(), m.requests().with(store.options()))
+                        .withSingleCopyLimit(tuning.singleCopyLimit(), tuning.copyPartSize());
+        Publisher publisher = new Publisher(writeStore, location, pool, tuning, StepHook.NONE);
+        try {
+            publisher.publish(m, publisher.listOld(m).old(), fence);
+        } catch (Publisher.UploadsLost e) {
+            // Aborted deferred uploads cannot be completed; no old file was deleted yet, so the write is undone.
+            rollBack(log, List.of());
+            return;
+        }
+        Staging.removeStaged(store, log.folder());
+        log.published();
+        catalogStep(log);
+    }
+
+    /** The catalog step of a published write, with the table as it is now; never a publish. */
+    private void catalogStep(WriteLog log) {
+        Manifest m = log.manifest();
+        aborted.addAll(Staging.removeStaged(store, log.folder()));
+        if (m.catalog() != null) {
+            if (!sameCatalog(m)) {
+                pending.add(m.writeId());
+                return;
+            }
+            registerAsNow(catalog, m, store, location, fence);
+        }
+        log.end();
+        forward.add(m.writeId());
+    }
+
+    private boolean sameCatalog(Manifest m) {
+        return catalog != null && catalog.describe().equals(m.catalog());
+    }
+
     /**
-     * Aborts the open deferred uploads of an interrupted write that its manifest does not list (all of them when it has
-     * none); those it lists are completed or aborted by publishing or undoing it.
+     * Runs a published write's catalog step against the table as S3 holds it now, which a later write may have changed:
+     * an OVERWRITE registers the partitions present now (the catalog drops the others); any other mode registers those
+     * of its partitions that still hold files and removes from the catalog those that hold none.
+     */
+    static void registerAsNow(CatalogTable catalog, Manifest m, S3Store store, S3Location location, Runnable fence) {
+        CatalogCommit commit = catalog.prepare(CatalogStep.definition(m));
+        List<PartitionEntry> present = new ArrayList<>();
+        List<PartitionEntry> empty = new ArrayList<>();
+        if (!m.partitionColumns().isEmpty()) {
+            if (m.mode() == WriteMode.OVERWRITE) {
+                present.addAll(partitionsNow(store, location, m.partitionColumns().size()));
+            } else {
+                for (PartitionEntry e : CatalogStep.entries(m)) {
+                    String folder = e.location().substring(location.uri().length());
+                    (holdsFiles(store, location, folder) ? present : empty).add(e);
+                }
+            }
+        }
+        commit.commit(present, fence);
+        if (!empty.isEmpty()) {
+            commit.unregister(empty, fence);
+        }
+    }
+
+    private static boolean holdsFiles(S3Store store, S3Location location, String folder) {
+        return store.list(location.prefix() + folder).stream().anyMatch(o -> !o.key().substring(location.prefix().length()).contains("/_tmp/"));
+    }
+
+    /** Every partition folder of the table that holds a file now, with its values. */
+    private static List<PartitionEntry> partitionsNow(S3Store store, S3Location location, int depth) {
+        Map<String, List<String>> folders = new LinkedHashMap<>();
+        for (S3Object o : store.list(location.prefix())) {
+            String rel = o.key().substring(location.prefix().length());
+            if (rel.startsWith("_tmp/") || rel.contains("/_tmp/")) {
+                continue;
+            }
+            String[] parts = rel.split("/", -1);
+            if (parts.length != depth + 1) {
+                continue;
+            }
+            StringBuilder folder = new StringBuilder();
+            List<String> values = new ArrayList<>();
+            for (int i = 0; i < depth; i++) {
+                int eq = parts[i].indexOf('=');
+                if (eq < 0) {
+                    values = null;
+                    break;
+                }
+                String raw = HivePaths.unescape(parts[i].substring(eq + 1));
+                values.add(HivePaths.DEFAULT_PARTITION.equals(raw) ? null : raw);
+                folder.append(parts[i]).append('/');
+            }
+            if (values != null) {
+                folders.putIfAbsent(folder.toString(), values);
+            }
+        }
+        List<PartitionEntry> out = new ArrayList<>();
+        folders.forEach((folder, values) -> out.add(new PartitionEntry(values, location.uri() + folder)));
+        return out;
+    }
+
+    /**
+     * Aborts the open deferred uploads carrying a recorded write's id that its manifest does not list (all of them when it
+     * lists no file); those it lists are completed or aborted by publishing or undoing it.
      */
     private List<String> abortStray(List<MultipartUpload> uploads, Manifest m) {
         List<String> out = new ArrayList<>();
-        if (uploads == null) {
-            return out;
-        }
         Set<String> listed = new HashSet<>();
-        if (m != null) {
-            m.files().forEach(f -> listed.add(f.uploadId()));
-        }
+        m.files().forEach(f -> listed.add(f.uploadId()));
         for (MultipartUpload u : uploads) {
             if (!listed.contains(u.uploadId())) {
-                store.abort(u.key(), u.uploadId());
+                Staging.abortQuietly(store, u);
                 out.add(u.key());
             }
         }
@@ -167,25 +282,15 @@ final class Recovery {
     }
 
     private void unregisterEmpty(Manifest m) {
-        List<io.wrangler.catalog.PartitionEntry> empty = new ArrayList<>();
-        for (io.wrangler.catalog.PartitionEntry e : CatalogStep.entries(m)) {
+        List<PartitionEntry> empty = new ArrayList<>();
+        for (PartitionEntry e : CatalogStep.entries(m)) {
             String folder = e.location().substring(location.uri().length());
-            if (store.list(location.prefix() + folder).isEmpty()) {
+            if (!holdsFiles(store, location, folder)) {
                 empty.add(e);
             }
         }
         if (!empty.isEmpty()) {
-            catalog.prepare(CatalogStep.definition(m)).unregister(empty);
-        }
-    }
-
-    private static Manifest parse(String table, String folder, byte[] json) {
-        try {
-            return Manifest.fromJson(json);
-        } catch (IOException e) {
-            throw new CommitStateUnknownException(table, Step.RECOVER.label(), "Cannot recover " + table + " (step: recover): the manifest "
-                    + folder + Manifest.FILE_NAME + " cannot be read (" + e.getMessage() + "). Do not delete it: inspect it, "
-                    + "and upgrade wrangler if it was written by a newer version.", e);
+            catalog.prepare(CatalogStep.definition(m)).unregister(empty, fence);
         }
     }
 }

@@ -1,40 +1,46 @@
 package io.wrangler.commit;
 
+import io.wrangler.WriteStep;
 import java.util.Locale;
 
-/** A Step is a point of the commit protocol; see the package documentation for what each leaves behind. */
+/**
+ * A Step is a boundary of the commit protocol at which a {@link StepHook} is told, in the order a write passes them; see
+ * the state table in {@code package-info.java} for what each leaves behind. Tests crash or pause a write at each.
+ */
 public enum Step {
     /** Before any I/O: the request is checked. */
     VALIDATE,
     /** Interrupted writes of the table are finished or undone. */
     RECOVER,
+    /** The write's manifest is written in state STARTED: its id is recorded, nothing is staged yet. */
+    STARTED,
     /** One more data file has been encoded and handed to its upload under {@code _tmp/<writeId>/}. */
     STAGED_FILE,
-    /** The manifest {@code _tmp/<writeId>/_manifest.json} has been written: the commit point of overwrites. */
-    MANIFEST_WRITTEN,
-    /** The old files of the touched partitions have been listed. */
+    /** The old files of the touched partitions have been listed (before the commit point). */
     LISTED_OLD_FILES,
+    /** The manifest is COMMITTED: the commit point of overwrites and keyed appends. */
+    MANIFEST_WRITTEN,
     /** One more staged file has been copied to its final key. */
     COPIED_FILE,
     /** One more batch of old files has been deleted. */
     DELETED_BATCH,
-    /** The data is published; the catalog step is next. */
+    /** The manifest is PUBLISHED and the staged copies are gone; the catalog step is next. */
     BEFORE_CATALOG,
     /** The catalog step is done; cleanup is next. */
     BEFORE_CLEANUP,
-    /** The staged files are deleted; the manifest, deleted last, is next. */
+    /** Everything but the manifest is gone; ending the manifest (its conditional delete) is next. */
     STAGING_REMOVED;
 
-    /** The step's name as error messages show it: {@code publish}, {@code stage}, ... */
-    public String label() {
+    /** The public step an error at this point reports. */
+    public WriteStep writeStep() {
         return switch (this) {
-            case VALIDATE -> "validate";
-            case RECOVER -> "recover";
-            case STAGED_FILE -> "stage";
-            case MANIFEST_WRITTEN -> "manifest";
-            case LISTED_OLD_FILES, COPIED_FILE, DELETED_BATCH -> "publish";
-            case BEFORE_CATALOG -> "catalog";
-            case BEFORE_CLEANUP, STAGING_REMOVED -> "cleanup";
+            case VALIDATE -> WriteStep.VALIDATE;
+            case RECOVER -> WriteStep.RECOVER;
+            case STARTED, STAGED_FILE, LISTED_OLD_FILES -> WriteStep.STAGE;
+            case MANIFEST_WRITTEN -> WriteStep.COMMIT;
+            case COPIED_FILE, DELETED_BATCH -> WriteStep.PUBLISH;
+            case BEFORE_CATALOG -> WriteStep.CATALOG;
+            case BEFORE_CLEANUP, STAGING_REMOVED -> WriteStep.CLEANUP;
         };
     }
 

@@ -2,55 +2,76 @@ package io.wrangler.commit;
 
 import io.wrangler.CommitConflictException;
 import io.wrangler.StorageException;
+import io.wrangler.WriteStep;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.HexFormat;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.core.ResponseBytes;
-import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
-import software.amazon.awssdk.services.s3.model.PutObjectRequest;
-import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * A TableLease is the right of one writer (or recovery) to change a table, held as the object
  * {@code <table>/_tmp/_lease.json} and taken with a conditional create ({@code If-None-Match: *}).
  *
- * <p>While held it is renewed in the background every quarter of its time to live with a compare-and-swap
- * ({@code If-Match} on the ETag of the last renewal), and checked the same way before the commit point (fencing): a
- * writer whose lease was taken over fails with a {@link CommitConflictException} before it publishes anything. A lease
- * whose holder stopped renewing (a crashed writer) expires after its time to live; its age is measured with S3's
- * clock alone (the object's Last-Modified against the Date of the answer), so clock skew between machines does not
- * matter. An expired lease is taken over with a compare-and-swap, so two waiting writers cannot both take it.
+ * <p>Each acquisition writes a token of its own (128 random bits) into the lease, so the lease's ETag differs from
+ * every other acquisition's, even two runs of one keyed write. Renewal (every quarter of the time to live, in the
+ * background) and fencing ({@link #check}, before every destructive step) are a compare-and-swap on the ETag this
+ * acquisition last wrote: once another holder has taken the lease over, they fail, and the writer stops. Release is a
+ * conditional delete on that ETag, so it never removes a lease someone else took.
  *
- * <p>It relies on the server enforcing conditional writes. Taking a lease checks that it does (a second conditional
- * create of the lease must be refused) and refuses to go on against a server that ignores them.
+ * <p>A lease whose holder stopped renewing (a crashed or stalled writer) expires after its time to live. Its age is
+ * measured with S3's clock alone (the object's Last-Modified against the Date of the answer), so clock skew between
+ * machines does not matter; {@code clockOffset} is added to S3's clock, which is how tests make a lease expire
+ * without waiting. An expired lease is taken over with a compare-and-swap, so two waiting writers cannot both take it.
+ *
+ * <p>What fencing cannot do: S3 has no transaction across objects, so between a successful check and the request it
+ * guards, a writer that stalls for longer than the time to live (a suspended VM) can still send that one request after
+ * another holder took over. Every destructive step is therefore checked immediately before it, and the manifest's
+ * own compare-and-swap ({@link WriteLog}) decides the write's fate whichever of the two acts first.
+ *
+ * <p>It relies on the server enforcing conditional writes and deletes, and checks that it does on every acquisition.
  */
 final class TableLease implements AutoCloseable {
     static final String NAME = "_lease.json";
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final S3Store store;
     private final String key;
     private final String table;
     private final String owner;
+    private final String token;
     private final Duration ttl;
     private final ScheduledExecutorService renewer;
     private volatile String etag;
     private volatile boolean lost;
+    private volatile boolean released;
 
-    private TableLease(S3Store store, String key, String table, String owner, Duration ttl, String etag) {
+    /** The lease was taken over by another holder (or removed): this holder must stop. */
+    static final class Lost extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Lost(String message, Throwable cause) {
+            super(message, cause, false, false);
+        }
+    }
+
+    private TableLease(S3Store store, String key, String table, String owner, String token, Duration ttl, String etag) {
         this.store = store;
         this.key = key;
         this.table = table;
         this.owner = owner;
+        this.token = token;
         this.ttl = ttl;
         this.etag = etag;
         this.renewer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -66,36 +87,38 @@ final class TableLease implements AutoCloseable {
      * Takes the table's lease for {@code owner}, waiting up to {@code wait} for a held one to be released or to expire.
      *
      * @throws CommitConflictException when another holder keeps it beyond {@code wait}: rerunning later is safe
-     * @throws StorageException when the server does not enforce conditional writes
+     * @throws StorageException when the server does not enforce conditional writes or deletes
      */
-    static TableLease acquire(S3Store store, S3Location location, String owner, Duration ttl, Duration wait) {
+    static TableLease acquire(S3Store store, S3Location location, String owner, Duration ttl, Duration wait, Duration clockOffset) {
         String key = location.tmpPrefix() + NAME;
         String table = location.uri();
         long deadline = System.nanoTime() + wait.toNanos();
+        String token = HexFormat.of().formatHex(randomBytes());
+        byte[] body = body(owner, token, ttl);
         while (true) {
             try {
-                String etag = create(store, key, owner, ttl, null);
-                checkEnforced(store, key, owner, ttl, table);
-                return new TableLease(store, key, table, owner, ttl, etag);
+                String etag = store.putIf(key, body, null);
+                checkEnforced(store, key, body, etag, table);
+                return new TableLease(store, key, table, owner, token, ttl, etag);
             } catch (S3Exception e) {
-                if (e.statusCode() != 412 && e.statusCode() != 409) {
+                if (!conflict(e)) {
                     throw e;
                 }
             }
-            Held held = read(store, key);
+            Held held = read(store, key, clockOffset);
             if (held != null && held.expired()) {
                 try {
-                    String etag = create(store, key, owner, ttl, held.etag);
-                    return new TableLease(store, key, table, owner, ttl, etag);
+                    String etag = store.putIf(key, body, held.etag);
+                    return new TableLease(store, key, table, owner, token, ttl, etag);
                 } catch (S3Exception e) {
-                    if (e.statusCode() != 412 && e.statusCode() != 409) {
+                    if (!conflict(e)) {
                         throw e;
                     }
                     continue; // someone else took it over first
                 }
             }
             if (System.nanoTime() > deadline) {
-                throw new CommitConflictException(table, Step.VALIDATE.label(), "Cannot write " + table + " (step: lease): another "
+                throw new CommitConflictException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): another "
                         + "writer holds the table (" + (held == null ? "unknown" : held.owner) + ", renewed " + (held == null ? "?"
                         : held.age.toSeconds() + " s ago") + "). Nothing was written; rerunning is safe once it has finished, or after its "
                         + "lease expires (" + ttl.toSeconds() + " s after its last renewal) if it crashed.", null);
@@ -104,31 +127,49 @@ final class TableLease implements AutoCloseable {
         }
     }
 
-    private static String create(S3Store store, String key, String owner, Duration ttl, String ifMatch) {
-        PutObjectRequest.Builder put = PutObjectRequest.builder().key(key);
-        if (ifMatch == null) {
-            put.ifNoneMatch("*");
-        } else {
-            put.ifMatch(ifMatch);
-        }
-        String json = "{\"owner\": \"" + owner + "\", \"ttlMillis\": " + ttl.toMillis() + "}";
-        PutObjectResponse r = store.putObject(put, RequestBody.fromString(json));
-        return r.eTag();
+    private static byte[] randomBytes() {
+        byte[] b = new byte[16];
+        RANDOM.nextBytes(b);
+        return b;
     }
 
-    /** A server that ignores If-None-Match would let every writer "take" the lease: refuse to rely on it. */
-    private static void checkEnforced(S3Store store, String key, String owner, Duration ttl, String table) {
+    private static byte[] body(String owner, String token, Duration ttl) {
+        return ("{\"owner\": \"" + owner + "\", \"token\": \"" + token + "\", \"ttlMillis\": " + ttl.toMillis() + "}")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static boolean conflict(S3Exception e) {
+        return e.statusCode() == 412 || e.statusCode() == 409;
+    }
+
+    /**
+     * A server that ignores If-None-Match would let every writer "take" the lease, and one that ignores If-Match on a
+     * delete would let a stale holder remove the next holder's lease: refuse to rely on either.
+     */
+    private static void checkEnforced(S3Store store, String key, byte[] body, String etag, String table) {
+        String what = null;
         try {
-            create(store, key, owner, ttl, null);
+            store.putIf(key, body, null);
+            what = "a second conditional create (If-None-Match: *)";
         } catch (S3Exception e) {
-            if (e.statusCode() == 412 || e.statusCode() == 409) {
+            if (!conflict(e)) {
+                throw e;
+            }
+        }
+        if (what == null) {
+            try {
+                store.deleteIf(key, "\"00000000000000000000000000000000\"");
+                what = "a conditional delete (If-Match) with another ETag";
+            } catch (S3Exception e) {
+                if (!conflict(e)) {
+                    throw e;
+                }
                 return;
             }
-            throw e;
         }
         store.delete(java.util.List.of(key));
-        throw new StorageException(table, "lease", "Cannot write " + table + " (step: lease): the S3 endpoint accepted a second "
-                + "conditional create (If-None-Match: *) of " + key + ", so it does not enforce conditional writes and a table lease "
+        throw new StorageException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): the S3 endpoint accepted "
+                + what + " of " + key + ", so it does not enforce conditional requests and a table lease "
                 + "cannot keep two writers apart. Use an endpoint that enforces them (AWS S3 does), or turn the lease off with "
                 + "lease(false) and make sure yourself that only one writer runs per table.", null, 200, null);
     }
@@ -139,7 +180,7 @@ final class TableLease implements AutoCloseable {
         }
     }
 
-    private static Held read(S3Store store, String key) {
+    private static Held read(S3Store store, String key, Duration clockOffset) {
         ResponseBytes<GetObjectResponse> r;
         try {
             r = store.options().run(() -> store.client().getObjectAsBytes(b -> b.bucket(store.bucket()).key(key)
@@ -152,7 +193,8 @@ final class TableLease implements AutoCloseable {
         long ttl = Long.parseLong(field(json, "ttlMillis"));
         Instant modified = r.response().lastModified();
         Instant now = r.response().sdkHttpResponse().firstMatchingHeader("Date")
-                .map(d -> ZonedDateTime.parse(d, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant()).orElse(Instant.now());
+                .map(d -> ZonedDateTime.parse(d, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant()).orElse(Instant.now())
+                .plus(clockOffset);
         // Last-Modified and Date have second precision: count the lease as one second younger to be safe.
         Duration age = Duration.between(modified, now).minusSeconds(1);
         return new Held(owner, r.response().eTag(), age.isNegative() ? Duration.ZERO : age, Duration.ofMillis(ttl));
@@ -172,55 +214,58 @@ final class TableLease implements AutoCloseable {
         try {
             renew();
         } catch (RuntimeException e) {
-            // the next renewal or the fencing check reports it
+            // the next fencing check reports it
         }
     }
 
     private synchronized void renew() {
         if (lost) {
-            throw lostLease(null);
+            throw lost(null);
+        }
+        if (released) {
+            throw new IllegalStateException("the lease of " + table + " was released");
         }
         try {
-            etag = create(store, key, owner, ttl, etag);
+            etag = store.putIf(key, body(owner, token, ttl), etag);
         } catch (S3Exception e) {
-            if (e.statusCode() == 412 || e.statusCode() == 409) {
+            if (e.statusCode() == 412 || e.statusCode() == 409 || e.statusCode() == 404) {
                 lost = true;
-                throw lostLease(e);
+                throw lost(e);
             }
             throw e;
         }
     }
 
-    /** Fencing: renews now, proving the lease is still this writer's, or throws a CommitConflictException. */
-    void check(Step step) {
-        try {
-            renew();
-        } catch (CommitConflictException e) {
-            throw new CommitConflictException(table, step.label(), e.getMessage(), e.getCause());
-        } catch (SdkException e) {
-            throw Failures.storage(table, step, "renew the table lease", e, "Nothing was published; rerun the write.");
-        }
+    /**
+     * Fencing: renews now, proving the lease is still this holder's; called immediately before every destructive step.
+     *
+     * @throws Lost when another holder has taken the lease over
+     */
+    void check() {
+        renew();
     }
 
-    private CommitConflictException lostLease(Throwable cause) {
-        return new CommitConflictException(table, "lease", "Cannot write " + table + " (step: lease): this write's lease on the table was "
-                + "taken over by another writer (it was not renewed within " + ttl.toSeconds() + " s, or was removed). This write "
-                + "stopped before publishing; rerunning it is safe.", cause);
+    /** True once a renewal or check found the lease taken over. */
+    boolean lost() {
+        return lost;
     }
 
-    /** Stops renewing and removes the lease if it is still this writer's. A crashed writer's lease simply expires. */
+    private Lost lost(Throwable cause) {
+        return new Lost("the table lease of " + owner + " was taken over by another writer or a recovery (it was not renewed "
+                + "within " + ttl.toSeconds() + " s, or was removed)", cause);
+    }
+
+    /** Stops renewing and removes the lease if it is still this acquisition's (a conditional delete on its ETag). */
     @Override
     public void close() {
         renewer.shutdownNow();
         synchronized (this) {
-            if (!lost) {
+            if (!lost && !released) {
+                released = true;
                 try {
-                    Held held = read(store, key);
-                    if (held != null && owner.equals(held.owner)) {
-                        store.delete(java.util.List.of(key));
-                    }
+                    store.deleteIf(key, etag);
                 } catch (RuntimeException e) {
-                    // it expires on its own
+                    // taken over meanwhile (412), or S3 failed: it expires on its own
                 }
             }
         }

@@ -1,6 +1,15 @@
 package io.wrangler.commit;
 
+import io.wrangler.CatalogException;
+import io.wrangler.CommitConflictException;
+import io.wrangler.CommitMethod;
+import io.wrangler.CommitStateUnknownException;
 import io.wrangler.InvalidWriteException;
+import io.wrangler.WranglerException;
+import io.wrangler.WriteIncompleteException;
+import io.wrangler.WriteStep;
+import io.wrangler.storage.RequestOptions;
+import software.amazon.awssdk.services.s3.S3Client;
 import io.wrangler.PartitionResult;
 import io.wrangler.RecoveryResult;
 import io.wrangler.StorageException;
@@ -65,44 +74,59 @@ public final class TableWrite {
 
     /** Runs the write of {@code source} described by {@code spec}. */
     public static WriteResult run(WriteSpec spec, BatchSource source) {
-        S3Location location = S3Location.parse(spec.uri(), Step.VALIDATE.label());
+        S3Location location = S3Location.parse(spec.uri(), WriteStep.VALIDATE);
         return new TableWrite(spec, location).run(source);
     }
 
     /** A write of an input with no rows and no schema (an empty collection of records): nothing to do, unless it is an OVERWRITE. */
     public static WriteResult runEmpty(WriteSpec spec) {
-        S3Location location = S3Location.parse(spec.uri(), Step.VALIDATE.label());
+        S3Location location = S3Location.parse(spec.uri(), WriteStep.VALIDATE);
         return new TableWrite(spec, location).empty(WriteIds.next());
     }
 
     /** Finishes or undoes the interrupted writes of the table at {@code uri}. */
-    public static RecoveryResult recover(String uri, software.amazon.awssdk.services.s3.S3Client s3, CatalogTable catalog,
-                                         WriteSpec.Tuning tuning, io.wrangler.storage.RequestOptions options) {
-        S3Location location = S3Location.parse(uri, Step.RECOVER.label());
+    public static RecoveryResult recover(String uri, S3Client s3, CatalogTable catalog, WriteSpec.Tuning tuning, RequestOptions options) {
+        S3Location location = S3Location.parse(uri, WriteStep.RECOVER);
+        String table = location.uri();
         S3Store store = new S3Store(s3, location.bucket(), options).withSingleCopyLimit(tuning.singleCopyLimit(), tuning.copyPartSize());
         ExecutorService pool = pool(tuning.threads());
-        try (TableLease lease = TableLease.acquire(store, location, "recover-" + WriteIds.next(), tuning.leaseTtl(),
-                tuning.leaseTtl().plusSeconds(60))) {
-            return new Recovery(store, location, pool, tuning, StepHook.NONE, catalog).run();
+        TableLease lease;
+        try {
+            lease = TableLease.acquire(store, location, "recover-" + WriteIds.next(), tuning.leaseTtl(), tuning.leaseTtl().plusSeconds(60),
+                    tuning.clockOffset());
+        } catch (SdkException e) {
+            shutdown(pool);
+            throw new CommitStateUnknownException(table, WriteStep.LEASE, "Cannot recover " + table + " (step: lease): S3 failed: "
+                    + e.getMessage() + ". Nothing was touched; fix the cause and run S3Parquet.recover again.", e);
+        }
+        try {
+            return new Recovery(store, location, pool, tuning, StepHook.NONE, catalog, lease::check).run();
+        } catch (TableLease.Lost e) {
+            throw new CommitConflictException(table, WriteStep.RECOVER, "Cannot recover " + table + " (step: recover): "
+                    + e.getMessage() + " while recovery ran. What it resolved stays resolved; the holder that took over "
+                    + "recovers the rest. Run S3Parquet.recover again once it has finished.", e);
+        } catch (SdkException e) {
+            throw new CommitStateUnknownException(table, WriteStep.RECOVER, "Cannot recover " + table + " (step: recover): S3 "
+                    + "failed: " + e.getMessage() + ". Recovery is idempotent: fix the cause and run it again.", e);
         } finally {
             shutdown(pool);
+            lease.close();
         }
     }
 
     private InvalidWriteException invalid(String what, String todo) {
-        return new InvalidWriteException(table, Step.VALIDATE.label(), "Cannot write " + table + " (step: validate): " + what + ". " + todo);
+        return new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot write " + table + " (step: validate): " + what + ". " + todo);
+    }
+
+    private boolean committable() {
+        return spec.mode() != WriteMode.APPEND || spec.idempotencyKey() != null;
     }
 
     private WriteResult run(BatchSource source) {
         Schema schema = source.schema();
         Columns columns = validateSchema(schema);
-        if (spec.idempotencyKey() != null && deferred()) {
-            // A keyed rerun reuses its file names; undoing a deferred write whose uploads were lost would then delete the
-            // earlier run's files of the same names.
-            throw invalid("idempotencyKey cannot be combined with CommitMethod.DEFERRED_UPLOADS",
-                    "Use CommitMethod.STAGE_AND_COPY (the default) for keyed writes. Nothing was written.");
-        }
-        String writeId = spec.idempotencyKey() == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
+        String keyId = spec.idempotencyKey() == null ? null : WriteIds.keyId(spec.idempotencyKey());
+        String writeId = keyId == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
         FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut, spec.compression(), spec.keepNanos(),
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
         String suffix = spec.compression().fileInfix() + ".parquet";
@@ -125,45 +149,54 @@ public final class TableWrite {
                     .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
             checkBucket(store);
             TableLease lease = spec.lease() ? takeLease(store, writeId) : null;
+            Runnable fence = lease == null ? () -> { } : lease::check;
             ExecutorService pool = pool(spec.tuning().threads());
             ExecutorService encoders = pool(Runtime.getRuntime().availableProcessors());
             try {
-                RecoveryResult recovered = new Recovery(store, location, pool, spec.tuning(), spec.hook(), spec.catalog()).run();
+                RecoveryResult recovered = recoverFirst(store, pool, fence);
+                WriteLog log = start(store, fence, writeId, keyId);
+                spec.hook().reached(Step.STARTED, 1);
                 Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
                 Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads,
                         partitioner, validator, encoders);
-                List<Manifest.File> files = stage(stager, source, allocator, store, stagingFolder, columns.partitionNames(),
+                List<Manifest.File> files = stage(stager, source, allocator, store, log, columns.partitionNames(),
                         pre == null ? null : pre.assigned);
                 if (files.isEmpty()) {
-                    removeQuietly(store, stagingFolder, null);
+                    abandon(store, log, null);
                     return empty(writeId, recovered);
                 }
-                checkNotAllNull(stager.partitions(), () -> removeQuietly(store, stagingFolder, null));
-                Manifest manifest = manifest(writeId, stager.partitions(), files, schema, columns);
-                if (lease != null) {
-                    lease.check(Step.MANIFEST_WRITTEN);
+                checkNotAllNull(stager.partitions(), () -> abandon(store, log, null));
+                Manifest manifest = manifest(writeId, keyId, stager.partitions(), files, schema, columns);
+                Publisher publisher = new Publisher(store, location, pool, spec.tuning(), spec.hook());
+                Publisher.Listing listing;
+                try {
+                    listing = publisher.listOld(manifest);
+                } catch (RuntimeException e) {
+                    abandon(store, log, e);
+                    throw e;
                 }
-                putManifest(store, stagingFolder, manifest);
+                if (!listing.nested().isEmpty()) {
+                    abandon(store, log, null);
+                    throw invalid("another table lies inside this one: " + location.uriOf(listing.nested().get(0)) + " is the "
+                            + "staging of a write to a table under " + table + ", and tables must not nest (this write would "
+                            + "replace that table's files)", "Give each table a prefix of its own. Nothing of either table was changed.");
+                }
+                commit(store, log, manifest);
                 spec.hook().reached(Step.MANIFEST_WRITTEN, 1);
 
-                Publisher.Outcome outcome;
-                try {
-                    outcome = new Publisher(store, location, pool, spec.tuning(), spec.hook()).publish(manifest);
-                } catch (Publisher.UploadsLost e) {
-                    throw undoLost(store, stagingFolder, manifest, e);
-                }
+                Publisher.Outcome outcome = publish(store, log, publisher, listing, fence);
                 spec.progress().partitionsPublished(manifest.partitions().size(), manifest.partitions().size());
+                afterCommit(log, () -> {
+                    Staging.removeStaged(store, log.folder());
+                    log.published();
+                }, WriteStep.PUBLISH, store, null);
                 spec.hook().reached(Step.BEFORE_CATALOG, 1);
                 if (catalogCommit != null) {
-                    catalogCommit.commit(CatalogStep.entries(manifest));
+                    catalogStep(store, log, catalogCommit, fence);
                 }
                 spec.hook().reached(Step.BEFORE_CLEANUP, 1);
-                try {
-                    Staging.remove(store, stagingFolder, spec.hook());
-                } catch (SdkException e) {
-                    throw Failures.storage(table, Step.BEFORE_CLEANUP, "remove the staging folder " + stagingFolder, e,
-                            "The write is complete and visible; the next write or S3Parquet.recover removes the leftover staging.");
-                }
+                spec.hook().reached(Step.STAGING_REMOVED, 1);
+                end(store, log);
                 return result(writeId, manifest, outcome, recovered);
             } catch (Error e) {
                 // A crash leaves its lease behind to expire, as a killed process would.
@@ -182,20 +215,218 @@ public final class TableWrite {
         }
     }
 
-    /** Deferred uploads were aborted under the write: it is undone (no old file was deleted yet) and fails. */
-    private RuntimeException undoLost(S3Store store, String stagingFolder, Manifest manifest, Publisher.UploadsLost lost) {
+    // ---- the write's steps, each mapping a lost lease or a superseded manifest to the outcome it leaves ----
+
+    private RecoveryResult recoverFirst(S3Store store, ExecutorService pool, Runnable fence) {
         try {
-            if (!Publisher.unpublish(store, manifest).isEmpty()) {
-                throw software.amazon.awssdk.services.s3.model.S3Exception.builder().statusCode(200)
-                        .message("S3 refused to delete some of the write's files").build();
-            }
-            Staging.remove(store, stagingFolder, StepHook.NONE);
-        } catch (SdkException e) {
-            lost.addSuppressed(e);
-            return Failures.storage(table, Step.COPIED_FILE, "undo a write whose uploads were aborted", e,
-                    "Rows of this write may be visible next to the old ones; run S3Parquet.recover (it undoes the write), then rerun it.");
+            return new Recovery(store, location, pool, spec.tuning(), spec.hook(), spec.catalog(), fence).run();
+        } catch (TableLease.Lost e) {
+            throw new CommitConflictException(table, WriteStep.RECOVER, "Cannot write " + table + " (step: recover): " + e.getMessage()
+                    + " while this write recovered the table's interrupted writes. Nothing of this write was written; rerunning "
+                    + "it is safe.", e);
         }
-        return new StorageException(table, Step.COPIED_FILE.label(), "Cannot publish " + table + " (step: publish): "
+    }
+
+    private WriteLog start(S3Store store, Runnable fence, String writeId, String keyId) {
+        Manifest started = new Manifest(Manifest.FORMAT, writeId, table, spec.mode(), Manifest.State.STARTED, keyId, Instant.now().toString(),
+                List.of(), List.of(), List.of(), spec.catalog() == null ? null : spec.catalog().describe(), null, spec.compression(),
+                Manifest.Requests.of(spec.options()));
+        try {
+            return WriteLog.start(store, location, fence, started);
+        } catch (TableLease.Lost | WriteLog.Superseded e) {
+            throw lostBeforeCommit(WriteStep.STAGE, e);
+        } catch (SdkException e) {
+            throw Failures.storage(table, WriteStep.STAGE, "record the write " + writeId, e, "Nothing was written; rerun the write.");
+        }
+    }
+
+    private CommitConflictException lostBeforeCommit(WriteStep step, RuntimeException e) {
+        return new CommitConflictException(table, step, "Cannot write " + table + " (step: " + step + "): " + e.getMessage()
+                + ". This write stopped before its commit point; whoever holds the table now removes what it staged. Rerunning "
+                + "it is safe.", e);
+    }
+
+    /** Removes this write's own staging and record before its commit point; failures are left to recovery. */
+    private void abandon(S3Store store, WriteLog log, Throwable failure) {
+        try {
+            if (deferred()) {
+                Staging.abortDeferred(store, location, log.manifest().writeId());
+            }
+            Staging.removeStaged(store, log.folder());
+            log.end();
+        } catch (RuntimeException e) {
+            if (failure != null) {
+                failure.addSuppressed(e);
+            }
+        }
+    }
+
+    private void commit(S3Store store, WriteLog log, Manifest manifest) {
+        try {
+            log.commit(manifest);
+        } catch (TableLease.Lost | WriteLog.Superseded e) {
+            throw lostBeforeCommit(WriteStep.COMMIT, e);
+        } catch (SdkException e) {
+            abandon(store, log, e);
+            throw Failures.storage(table, WriteStep.COMMIT, "write the manifest", e,
+                    "Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
+        }
+    }
+
+    private Publisher.Outcome publish(S3Store store, WriteLog log, Publisher publisher, Publisher.Listing listing, Runnable fence) {
+        Manifest manifest = log.manifest();
+        try {
+            return publisher.publish(manifest, listing.old(), fence);
+        } catch (Publisher.UploadsLost e) {
+            throw undoLost(store, log, e);
+        } catch (TableLease.Lost e) {
+            throw lostAfterCommit(WriteStep.PUBLISH, e);
+        } catch (WriteIncompleteException | CommitStateUnknownException e) {
+            if (committable()) {
+                throw e;
+            }
+            throw undoAppend(store, log, null, e, WriteStep.PUBLISH);
+        } catch (RuntimeException e) {
+            if (committable()) {
+                throw Failures.incompleteOrRethrow(e, table, WriteStep.PUBLISH, "publish the staged files", "The write is committed; "
+                        + "rerun it, or run S3Parquet.recover, to finish publishing.");
+            }
+            throw undoAppend(store, log, null, e, WriteStep.PUBLISH);
+        }
+    }
+
+    /**
+     * Runs a step after the commit point. A lost lease or a superseded manifest stops the write: an overwrite is then
+     * finished by the holder that took over, a plain append undone by it.
+     */
+    private void afterCommit(WriteLog log, Runnable step, WriteStep at, S3Store store, CatalogCommit catalogCommit) {
+        try {
+            step.run();
+        } catch (TableLease.Lost | WriteLog.Superseded e) {
+            throw lostAfterCommit(at, e);
+        } catch (SdkException e) {
+            if (committable()) {
+                throw Failures.incomplete(table, at, "record the write published", e,
+                        "The write is committed and its files are in place; rerun it or run S3Parquet.recover to finish it.");
+            }
+            throw undoAppend(store, log, catalogCommit, e, at);
+        }
+    }
+
+    private RuntimeException lostAfterCommit(WriteStep step, RuntimeException e) {
+        if (committable()) {
+            return new WriteIncompleteException(table, step, step, "Cannot finish the write to " + table + " (step: " + step + "): "
+                    + e.getMessage() + ". The write is committed: the holder that took the table over finishes it (it never "
+                    + "undoes it). Do not clean up by hand.", e);
+        }
+        return new CommitConflictException(table, step, "Cannot finish the append to " + table + " (step: " + step + "): "
+                + e.getMessage() + ". The holder that took the table over undoes this append (its files are deleted); rerunning "
+                + "it is safe and adds its rows once.", e);
+    }
+
+    private void catalogStep(S3Store store, WriteLog log, CatalogCommit catalogCommit, Runnable fence) {
+        try {
+            catalogCommit.commit(CatalogStep.entries(log.manifest()), fence);
+        } catch (TableLease.Lost e) {
+            throw lostAfterCommit(WriteStep.CATALOG, e);
+        } catch (RuntimeException e) {
+            if (committable()) {
+                throw new WriteIncompleteException(table, WriteStep.CATALOG, WriteStep.CATALOG, "Cannot register the write in "
+                        + spec.catalog().describe() + " for " + table + " (step: catalog): " + e.getMessage() + ". The data is "
+                        + "committed and published; S3Parquet.recover(uri, s3, catalog), or the next write to the table with this "
+                        + "catalog, registers the table as it is then. Rerunning the write is safe too.", e);
+            }
+            throw undoAppend(store, log, catalogCommit, e, WriteStep.CATALOG);
+        }
+    }
+
+    /**
+     * A plain append that failed after publishing undoes itself: nothing of it stays, so rerunning it adds its rows once.
+     * What cannot be undone now is undone by the next recovery (its manifest stays, ABORTING).
+     */
+    private RuntimeException undoAppend(S3Store store, WriteLog log, CatalogCommit catalogCommit, Throwable cause, WriteStep step) {
+        String why = cause instanceof WranglerException w ? w.getMessage() : String.valueOf(cause.getMessage());
+        try {
+            log.aborting();
+            Manifest m = log.manifest();
+            if (!Publisher.unpublish(store, m).isEmpty()) {
+                throw S3Exception.builder().statusCode(200).message("S3 refused to delete some of the append's files").build();
+            }
+            Staging.removeStaged(store, log.folder());
+            if (catalogCommit != null) {
+                List<io.wrangler.catalog.PartitionEntry> registered = CatalogStep.entries(m);
+                List<io.wrangler.catalog.PartitionEntry> empty = new ArrayList<>();
+                for (io.wrangler.catalog.PartitionEntry e : registered) {
+                    if (store.list(location.prefix() + e.location().substring(table.length())).isEmpty()) {
+                        empty.add(e);
+                    }
+                }
+                if (!empty.isEmpty()) {
+                    catalogCommit.unregister(empty);
+                }
+            }
+            log.end();
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+            return new CommitConflictException(table, step, "Cannot append to " + table + " (step: " + step + "): " + why
+                    + ". The append was not applied, but undoing it failed too (" + e.getMessage() + "): the next write to the table "
+                    + "or S3Parquet.recover finishes undoing it. Rerunning it is safe and adds its rows once.", cause);
+        }
+        if (cause instanceof CatalogException c) {
+            return new CatalogException(table, step, "Cannot append to " + table + " (step: " + step + "): " + why + " The append "
+                    + "was undone: its files were deleted and the table is as before. Fix the catalog and rerun.", c);
+        }
+        if (cause instanceof SdkException sdk) {
+            return Failures.storage(table, step, "append", sdk, "The append was undone: its files were deleted and the table is "
+                    + "as before. Rerun it.");
+        }
+        return new StorageException(table, step, "Cannot append to " + table + " (step: " + step + "): " + why + ". The append "
+                + "was undone: its files were deleted and the table is as before. Rerun it.", null, 0, cause);
+    }
+
+    /** Ends the write: the conditional delete of its manifest, a plain append's commit point. */
+    private void end(S3Store store, WriteLog log) {
+        try {
+            log.end();
+        } catch (TableLease.Lost e) {
+            throw lostAfterCommit(WriteStep.CLEANUP, e);
+        } catch (WriteLog.Superseded e) {
+            if (committable()) {
+                return; // the holder that took over finished it
+            }
+            // A recovery claimed the append first, or ended it: its files tell which.
+            Manifest m = log.manifest();
+            if (store.size(m.files().get(0).finalKey()).isEmpty() || e.getMessage().contains("changed")) {
+                throw lostAfterCommit(WriteStep.CLEANUP, e);
+            }
+        } catch (SdkException e) {
+            if (committable()) {
+                throw Failures.incomplete(table, WriteStep.CLEANUP, "end the write", e, "The write is complete and visible; the "
+                        + "next write or S3Parquet.recover removes its leftover manifest.");
+            }
+            throw new CommitStateUnknownException(table, WriteStep.CLEANUP, "Cannot end the append to " + table + " (step: "
+                    + "cleanup): S3 failed (" + e.getMessage() + ") on the request that commits it, so whether it took effect "
+                    + "is unknown. Run S3Parquet.recover, then check the table before rerunning.", e);
+        }
+    }
+
+    /** Deferred uploads were aborted under the write: it is undone (no old file was deleted yet) and fails. */
+    private RuntimeException undoLost(S3Store store, WriteLog log, Publisher.UploadsLost lost) {
+        try {
+            log.aborting();
+            if (!Publisher.unpublish(store, log.manifest()).isEmpty()) {
+                throw S3Exception.builder().statusCode(200).message("S3 refused to delete some of the write's files").build();
+            }
+            Staging.removeStaged(store, log.folder());
+            log.end();
+        } catch (RuntimeException e) {
+            lost.addSuppressed(e);
+            return new CommitConflictException(table, WriteStep.PUBLISH, "Cannot publish " + table + " (step: publish): "
+                    + lost.keys.size() + " of the write's deferred multipart uploads were aborted before they could be completed, "
+                    + "and undoing the write failed too (" + e.getMessage() + "). Rows of this write may be visible next to the old "
+                    + "ones until the next write or S3Parquet.recover undoes it; rerunning it is safe.", lost);
+        }
+        return new StorageException(table, WriteStep.PUBLISH, "Cannot publish " + table + " (step: publish): "
                 + lost.keys.size() + " of the write's deferred multipart uploads were aborted before they could be completed (first: "
                 + lost.keys.get(0) + "), most likely by a bucket lifecycle rule AbortIncompleteMultipartUpload shorter than the "
                 + "write. The write was undone and the table is unchanged. Rerun it; lengthen the rule, or use "
@@ -203,14 +434,14 @@ public final class TableWrite {
     }
 
     private boolean deferred() {
-        return spec.commitMethod() == io.wrangler.CommitMethod.DEFERRED_UPLOADS;
+        return spec.commitMethod() == CommitMethod.DEFERRED_UPLOADS;
     }
 
     private TableLease takeLease(S3Store store, String writeId) {
         try {
-            return TableLease.acquire(store, location, writeId, spec.tuning().leaseTtl(), spec.leaseWait());
-        } catch (software.amazon.awssdk.services.s3.model.S3Exception e) {
-            throw Failures.storage(table, Step.VALIDATE, "take the table lease", e, "Nothing was written; check the permissions "
+            return TableLease.acquire(store, location, writeId, spec.tuning().leaseTtl(), spec.leaseWait(), spec.tuning().clockOffset());
+        } catch (SdkException e) {
+            throw Failures.storage(table, WriteStep.LEASE, "take the table lease", e, "Nothing was written; check the permissions "
                     + "(s3:PutObject, s3:GetObject, s3:DeleteObject on " + location.tmpPrefix() + ") and rerun.");
         }
     }
@@ -284,9 +515,12 @@ public final class TableWrite {
             throw invalid("every column is a partition column, so the files would have no columns",
                     "Keep at least one column out of partitionBy(...).");
         }
-        if (spec.mode() == WriteMode.OVERWRITE && location.isBucketRoot()) {
-            throw invalid("OVERWRITE of a whole bucket would delete every object in it",
-                    "Write the table under a prefix, s3://" + location.bucket() + "/<table>/.");
+        if (spec.mode() != WriteMode.APPEND && location.isBucketRoot()) {
+            // An unpartitioned OVERWRITE_PARTITIONS replaces its one partition, the table root: it is an OVERWRITE.
+            throw invalid(spec.mode() + " at the root of a bucket could delete objects of the whole bucket"
+                    + (spec.mode() == WriteMode.OVERWRITE_PARTITIONS && spec.partitionBy().isEmpty()
+                            ? " (without partition columns it replaces the whole table, which is the bucket)" : "")
+                    + "; wrangler never deletes at a bucket root", "Write the table under a prefix, s3://" + location.bucket() + "/<table>/.");
         }
         try {
             new ArrowSchemas(spec.keepNanos()).messageType(data);
@@ -300,7 +534,7 @@ public final class TableWrite {
         for (int i = 0; i < key.values().size(); i++) {
             String why = PartitionValues.refusal(key.values().get(i));
             if (why != null) {
-                throw new InvalidWriteException(table, Step.VALIDATE.label(), "Cannot write " + table + " (step: validate): the value '"
+                throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot write " + table + " (step: validate): the value '"
                         + key.values().get(i) + "' of partition column '" + spec.partitionBy().get(i) + "' cannot name a folder: " + why
                         + ". Clean the column before writing; nothing of the table was changed.");
             }
@@ -309,7 +543,7 @@ public final class TableWrite {
         String staged = stagingFolder + folder + longestName;
         int bytes = staged.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_KEY_BYTES) {
-            throw new InvalidWriteException(table, Step.VALIDATE.label(), "Cannot write " + table + " (step: validate): the partition "
+            throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot write " + table + " (step: validate): the partition "
                     + folder + " makes S3 keys of " + bytes + " bytes, over S3's limit of " + MAX_KEY_BYTES
                     + ". Shorten the partition values or the table prefix; nothing of the table was changed.");
         }
@@ -397,52 +631,37 @@ public final class TableWrite {
             if (e.statusCode() == 404) {
                 throw invalid("the bucket '" + location.bucket() + "' does not exist", "Create it, or fix the URI.");
             }
-            throw Failures.storage(table, Step.VALIDATE, "reach the bucket", e,
+            throw Failures.storage(table, WriteStep.VALIDATE, "reach the bucket", e,
                     "Check the credentials and the bucket policy (s3:ListBucket); nothing was written.");
         } catch (SdkException e) {
-            throw Failures.storage(table, Step.VALIDATE, "reach the bucket", e,
+            throw Failures.storage(table, WriteStep.VALIDATE, "reach the bucket", e,
                     "Check the endpoint, region and credentials; nothing was written.");
         }
     }
 
     // ---- stage ----
 
-    private List<Manifest.File> stage(Stager stager, BatchSource source, BufferAllocator allocator, S3Store store, String stagingFolder,
+    private List<Manifest.File> stage(Stager stager, BatchSource source, BufferAllocator allocator, S3Store store, WriteLog log,
                                       List<String> folderNames, List<int[]> assigned) {
         try {
             return stager.stage(source, allocator, folderNames, assigned);
         } catch (InvalidWriteException e) {
-            removeQuietly(store, stagingFolder, e);
+            abandon(store, log, e);
             throw e;
         } catch (IllegalArgumentException e) {
-            removeQuietly(store, stagingFolder, e);
-            throw new InvalidWriteException(table, Step.STAGED_FILE.label(), "Cannot write " + table + " (step: stage): " + e.getMessage()
+            abandon(store, log, e);
+            throw new InvalidWriteException(table, WriteStep.STAGE, "Cannot write " + table + " (step: stage): " + e.getMessage()
                     + ". Nothing of the table was changed; this write's staged files were removed.", e);
         } catch (IOException | RuntimeException e) {
-            removeQuietly(store, stagingFolder, e);
-            RuntimeException r = Failures.rethrow(e, table, Step.STAGED_FILE, "stage the data files",
+            abandon(store, log, e);
+            throw Failures.rethrow(e, table, WriteStep.STAGE, "stage the data files",
                     "Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
-            throw r;
-        }
-    }
-
-    private void removeQuietly(S3Store store, String stagingFolder, Throwable failure) {
-        try {
-            if (deferred()) {
-                String writeId = stagingFolder.substring(location.tmpPrefix().length(), stagingFolder.length() - 1);
-                Staging.abortDeferred(store, location, writeId);
-            }
-            Staging.remove(store, stagingFolder, StepHook.NONE);
-        } catch (RuntimeException e) {
-            if (failure != null) {
-                failure.addSuppressed(e);
-            }
         }
     }
 
     // ---- manifest ----
 
-    private Manifest manifest(String writeId, List<PartitionKey> keys, List<Manifest.File> files, Schema schema, Columns columns) {
+    private Manifest manifest(String writeId, String keyId, List<PartitionKey> keys, List<Manifest.File> files, Schema schema, Columns columns) {
         Map<String, long[]> totals = new LinkedHashMap<>();
         for (Manifest.File f : files) {
             long[] t = totals.computeIfAbsent(f.folder(), k -> new long[2]);
@@ -459,19 +678,9 @@ public final class TableWrite {
         }
         List<Field> ordered = new ArrayList<>(columns.dataOut);
         ordered.addAll(columns.partitionsOut);
-        return new Manifest(1, writeId, table, spec.mode(), Instant.now().toString(), columns.partitionNames(), partitions, files,
-                spec.catalog() == null ? null : spec.catalog().describe(), new Schema(ordered).toJson(), spec.compression(),
-                Manifest.Requests.of(spec.options()));
-    }
-
-    private void putManifest(S3Store store, String stagingFolder, Manifest manifest) {
-        try {
-            store.put(stagingFolder + Manifest.FILE_NAME, manifest.toJson());
-        } catch (SdkException e) {
-            removeQuietly(store, stagingFolder, e);
-            throw Failures.storage(table, Step.MANIFEST_WRITTEN, "write the manifest", e,
-                    "Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
-        }
+        return new Manifest(Manifest.FORMAT, writeId, table, spec.mode(), Manifest.State.COMMITTED, keyId, Instant.now().toString(),
+                columns.partitionNames(), partitions, files, spec.catalog() == null ? null : spec.catalog().describe(),
+                new Schema(ordered).toJson(), spec.compression(), Manifest.Requests.of(spec.options()));
     }
 
     // ---- results ----

@@ -24,10 +24,21 @@ final class WriteIds {
     }
 
     /**
-     * The write id of a keyed write: the same for every run with the same key, so that a rerun writes the same file
-     * names. {@code k-<key, letters digits and '-' only, at most 48>-<12 hex of its SHA-256>}.
+     * The write id of one run of a keyed write: {@code <keyId>-<16 hex, random>}. Every run has its own id, so that
+     * undoing one run never deletes a file another run of the same key made; the shared {@link #keyId} is how a run
+     * finds the files of earlier runs that it replaces.
      */
     static String forKey(String key) {
+        byte[] bytes = new byte[8];
+        RANDOM.nextBytes(bytes);
+        return keyId(key) + "-" + HexFormat.of().formatHex(bytes);
+    }
+
+    /**
+     * The part of a keyed write id that every run with the same key shares:
+     * {@code k-<key, letters digits and '-' only, at most 48>-<12 hex of its SHA-256>}.
+     */
+    static String keyId(String key) {
         String plain = key.replaceAll("[^A-Za-z0-9-]+", "-");
         if (plain.length() > 48) {
             plain = plain.substring(0, 48);
@@ -40,13 +51,33 @@ final class WriteIds {
         }
     }
 
+    /** A write id, unkeyed or keyed; the keyed form of wrangler 0.1 ended at the key's hash. */
+    private static final String ID = "\\d{8}T\\d{6}Z-[0-9a-f]{16}|k-[A-Za-z0-9-]{1,48}-[0-9a-f]{12}(?:-[0-9a-f]{16})?";
+    private static final java.util.regex.Pattern WRITE_ID = java.util.regex.Pattern.compile(ID);
+
+    /** True for a folder name under {@code _tmp/} that is one of wrangler's write ids (anything else there is left alone). */
+    static boolean isWriteId(String name) {
+        return WRITE_ID.matcher(name).matches();
+    }
+
+    /** The key id of a keyed write id (of either form), or null for an unkeyed one. */
+    static String keyOf(String writeId) {
+        if (!writeId.startsWith("k-")) {
+            return null;
+        }
+        java.util.regex.Matcher m = KEYED.matcher(writeId);
+        return m.matches() ? m.group(1) : writeId;
+    }
+
+    private static final java.util.regex.Pattern KEYED = java.util.regex.Pattern.compile("(k-[A-Za-z0-9-]{1,48}-[0-9a-f]{12})-[0-9a-f]{16}");
+
     /**
      * A data file's name: {@code part-<p>-<n>-<writeId>[.<codec>].parquet}, the write id in one of the two forms above.
      * Exact, so that another tool's file in the table (Spark's {@code part-00000-<uuid>-c000.snappy.parquet}) is never
      * taken for one of ours.
      */
     private static final java.util.regex.Pattern FILE = java.util.regex.Pattern.compile(
-            "part-\\d{5,}-\\d{3,}-(\\d{8}T\\d{6}Z-[0-9a-f]{16}|k-[A-Za-z0-9-]{1,48}-[0-9a-f]{12})(\\.[a-z0-9_]+)?\\.parquet");
+            "part-\\d{5,}-\\d{3,}-(" + ID + ")(\\.[a-z0-9_]+)?\\.parquet");
 
     /** The write id carried by a data file's key ({@code .../part-<p>-<n>-<writeId>.<codec>.parquet}), or null. */
     static String ofFile(String key) {
@@ -54,8 +85,9 @@ final class WriteIds {
         return m.matches() ? m.group(1) : null;
     }
 
-    /** True when a key's file name carries this write id. */
-    static boolean carries(String key, String writeId) {
-        return key.substring(key.lastIndexOf('/') + 1).contains(writeId);
+    /** True when a key's file name is one of wrangler's and carries a write id of this key id (any run). */
+    static boolean carriesKey(String key, String keyId) {
+        String id = ofFile(key);
+        return id != null && keyId.equals(keyOf(id));
     }
 }

@@ -54,9 +54,12 @@ public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> pa
      * @param leaseTtl how long a table lease lives without renewal (a crashed writer's lease expires after it)
      * @param openBytes the most bytes the open files may hold in memory together (encoded pages and unsent upload
      *     buffers); beyond it the largest open files are finished early
+     * @param clockOffset added to S3's clock when the age of another holder's lease is judged: zero in production; a test
+     *     clock sets it beyond the lease's time to live to take over a stalled or crashed holder's lease without waiting
      */
     public record Tuning(int threads, int partSize, int maxPendingParts, long rowGroupBytes, int pageBytes, int maxOpenFiles,
-                         int deleteBatch, long singleCopyLimit, long copyPartSize, java.time.Duration leaseTtl, long openBytes) {
+                         int deleteBatch, long singleCopyLimit, long copyPartSize, java.time.Duration leaseTtl, long openBytes,
+                         java.time.Duration clockOffset) {
         /**
          * The defaults, scaled to the heap where memory is at stake: part buffers waiting for upload take at most a
          * quarter of it (16 parts of 8 MiB from a 512 MiB heap up; at least 2), open files another quarter.
@@ -67,7 +70,13 @@ public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> pa
             int pendingParts = (int) Math.max(2, Math.min(16, heap / 4 / partSize));
             return new Tuning(8, partSize, pendingParts, 64L * 1024 * 1024, 1024 * 1024, 256, 1000,
                     5L * 1024 * 1024 * 1024, 512L * 1024 * 1024, java.time.Duration.ofMinutes(2),
-                    Math.min(512L << 20, heap / 4));
+                    Math.min(512L << 20, heap / 4), java.time.Duration.ZERO);
+        }
+
+        /** These tunings with another clock offset (see {@code clockOffset}). */
+        public Tuning withClockOffset(java.time.Duration offset) {
+            return new Tuning(threads, partSize, maxPendingParts, rowGroupBytes, pageBytes, maxOpenFiles, deleteBatch, singleCopyLimit,
+                    copyPartSize, leaseTtl, openBytes, offset);
         }
     }
 }

@@ -9,6 +9,7 @@ import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.HeadBucketRequest;
@@ -120,6 +121,10 @@ public record RequestOptions(String sse, String kmsKeyId, String acl, String exp
     }
 
     AbortMultipartUploadRequest.Builder apply(AbortMultipartUploadRequest.Builder b) {
+        return b.expectedBucketOwner(expectedBucketOwner);
+    }
+
+    DeleteObjectRequest.Builder apply(DeleteObjectRequest.Builder b) {
         return b.expectedBucketOwner(expectedBucketOwner);
     }
 

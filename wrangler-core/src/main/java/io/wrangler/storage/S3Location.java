@@ -14,7 +14,7 @@ public record S3Location(String bucket, String prefix) {
      *
      * @throws InvalidWriteException for any other form, naming what is wrong
      */
-    public static S3Location parse(String uri, String step) {
+    public static S3Location parse(String uri, io.wrangler.WriteStep step) {
         if (uri == null) {
             throw new InvalidWriteException(null, step, "Cannot write: the table URI is null. Pass s3://bucket/prefix/ to to(...).");
         }

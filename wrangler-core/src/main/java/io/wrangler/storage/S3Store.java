@@ -13,6 +13,7 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.Delete;
+import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsRequest;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
@@ -95,6 +96,42 @@ public final class S3Store {
     public PutObjectResponse putObject(PutObjectRequest.Builder request, RequestBody body) {
         PutObjectRequest r = options.apply(request.bucket(bucket)).build();
         return options.run(() -> client.putObject(r, body));
+    }
+
+    /** An object's content and its ETag. */
+    public record Versioned(byte[] content, String etag) {
+    }
+
+    /** The content and ETag of an object, or empty if there is none. */
+    public Optional<Versioned> getVersioned(String key) {
+        try {
+            var r = options.run(() -> client.getObjectAsBytes(options.apply(GetObjectRequest.builder().bucket(bucket).key(key)).build()));
+            return Optional.of(new Versioned(r.asByteArray(), r.response().eTag()));
+        } catch (NoSuchKeyException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Puts a small object only if {@code ifMatch} is its current ETag, or, with {@code ifMatch} null, only if the key
+     * does not exist: a compare-and-swap. S3 answers 412 (or 409 for a concurrent conflicting request) otherwise.
+     *
+     * @return the new ETag
+     */
+    public String putIf(String key, byte[] content, String ifMatch) {
+        PutObjectRequest.Builder put = PutObjectRequest.builder().key(key);
+        if (ifMatch == null) {
+            put.ifNoneMatch("*");
+        } else {
+            put.ifMatch(ifMatch);
+        }
+        return putObject(put, RequestBody.fromBytes(content)).eTag();
+    }
+
+    /** Deletes an object only if {@code ifMatch} is its current ETag (412 otherwise); a missing key answers 404 or 204. */
+    public void deleteIf(String key, String ifMatch) {
+        DeleteObjectRequest r = options.apply(DeleteObjectRequest.builder().bucket(bucket).key(key).ifMatch(ifMatch)).build();
+        options.run(() -> client.deleteObject(r));
     }
 
     /** The content of an object, or empty if there is none. */

@@ -1,5 +1,6 @@
 package io.wrangler.glue;
 
+import io.wrangler.WriteStep;
 import io.wrangler.CatalogException;
 import io.wrangler.CommitConflictException;
 import io.wrangler.InvalidWriteException;
@@ -361,14 +362,14 @@ public final class GlueTable implements CatalogTable {
     }
 
     private InvalidWriteException invalid(TableDefinition def, String what, String todo) {
-        return new InvalidWriteException(def.location(), "validate", "Cannot write " + def.location() + " (step: validate): " + what + ". " + todo);
+        return new InvalidWriteException(def.location(), WriteStep.VALIDATE, "Cannot write " + def.location() + " (step: validate): " + what + ". " + todo);
     }
 
     private <T> T read(TableDefinition def, Supplier<T> call) {
         try {
             return o.retry.run(call);
         } catch (SdkException e) {
-            throw new CatalogException(def.location(), "validate", "Cannot read the Glue table " + qualified() + " for " + def.location()
+            throw new CatalogException(def.location(), WriteStep.VALIDATE, "Cannot read the Glue table " + qualified() + " for " + def.location()
                     + " (step: validate): " + glueError(e) + ". Check the IAM permissions (glue:GetDatabase, glue:GetTable) and the "
                     + "client's region; nothing was written.", e);
         }
@@ -430,6 +431,29 @@ public final class GlueTable implements CatalogTable {
             this.desired = desired;
         }
 
+        /** Run before every call that changes the catalog; set for the duration of one commit or unregister. */
+        private Runnable fence = () -> { };
+
+        @Override
+        public void commit(List<PartitionEntry> written, Runnable fence) {
+            this.fence = fence;
+            try {
+                commit(written);
+            } finally {
+                this.fence = () -> { };
+            }
+        }
+
+        @Override
+        public void unregister(List<PartitionEntry> partitions, Runnable fence) {
+            this.fence = fence;
+            try {
+                unregister(partitions);
+            } finally {
+                this.fence = () -> { };
+            }
+        }
+
         @Override
         public void commit(List<PartitionEntry> written) {
             TableInput table = create ? createTable() : updateTable();
@@ -450,7 +474,7 @@ public final class GlueTable implements CatalogTable {
 
         private TableInput createTable() {
             if (!databaseExists) {
-                call("create the Glue database " + database, () -> {
+                change("create the Glue database " + database, () -> {
                     try {
                         return glue.createDatabase(b -> b.catalogId(o.catalogId).databaseInput(d -> d.name(database)));
                     } catch (AlreadyExistsException e) {
@@ -459,7 +483,7 @@ public final class GlueTable implements CatalogTable {
                 });
             }
             try {
-                call("create the Glue table " + qualified(), () -> glue.createTable(b -> b.catalogId(o.catalogId).databaseName(database).tableInput(desired)));
+                change("create the Glue table " + qualified(), () -> glue.createTable(b -> b.catalogId(o.catalogId).databaseName(database).tableInput(desired)));
                 return desired;
             } catch (CatalogException e) {
                 if (!(e.getCause() instanceof AlreadyExistsException)) {
@@ -475,7 +499,7 @@ public final class GlueTable implements CatalogTable {
                 return desired;
             }
             try {
-                call("update the Glue table " + qualified(), () -> glue.updateTable(b -> b.catalogId(o.catalogId).databaseName(database)
+                change("update the Glue table " + qualified(), () -> glue.updateTable(b -> b.catalogId(o.catalogId).databaseName(database)
                         .tableInput(desired).skipArchive(!o.catalogVersioning).versionId(versionId)));
                 return desired;
             } catch (CatalogException e) {
@@ -504,7 +528,7 @@ public final class GlueTable implements CatalogTable {
                     return want;
                 }
                 try {
-                    call("update the Glue table " + qualified(), () -> glue.updateTable(b -> b.catalogId(o.catalogId).databaseName(database)
+                    change("update the Glue table " + qualified(), () -> glue.updateTable(b -> b.catalogId(o.catalogId).databaseName(database)
                             .tableInput(want).skipArchive(!o.catalogVersioning).versionId(fresh.versionId())));
                     return want;
                 } catch (CatalogException e) {
@@ -519,7 +543,7 @@ public final class GlueTable implements CatalogTable {
         }
 
         private CommitConflictException conflict(String why, Throwable cause) {
-            return new CommitConflictException(def.location(), "catalog", "Cannot update the Glue table " + qualified() + " for "
+            return new CommitConflictException(def.location(), WriteStep.CATALOG, "Cannot update the Glue table " + qualified() + " for "
                     + def.location() + " (step: catalog): " + why + ". The data is published and the write's manifest kept: rerunning "
                     + "the write is safe and registers it.", cause);
         }
@@ -528,7 +552,7 @@ public final class GlueTable implements CatalogTable {
             List<PartitionInput> existing = new ArrayList<>();
             for (int from = 0; from < inputs.size(); from += 100) {
                 List<PartitionInput> chunk = inputs.subList(from, Math.min(inputs.size(), from + 100));
-                BatchCreatePartitionResponse r = call("register partitions in " + qualified(), () -> glue.batchCreatePartition(b -> b
+                BatchCreatePartitionResponse r = change("register partitions in " + qualified(), () -> glue.batchCreatePartition(b -> b
                         .catalogId(o.catalogId).databaseName(database).tableName(name()).partitionInputList(chunk)));
                 for (PartitionError e : r.errors()) {
                     if ("AlreadyExistsException".equals(code(e.errorDetail()))) {
@@ -554,7 +578,7 @@ public final class GlueTable implements CatalogTable {
             }
             for (int from = 0; from < updates.size(); from += 100) {
                 List<BatchUpdatePartitionRequestEntry> chunk = updates.subList(from, Math.min(updates.size(), from + 100));
-                BatchUpdatePartitionResponse r = call("update partitions of " + qualified(), () -> glue.batchUpdatePartition(b -> b
+                BatchUpdatePartitionResponse r = change("update partitions of " + qualified(), () -> glue.batchUpdatePartition(b -> b
                         .catalogId(o.catalogId).databaseName(database).tableName(name()).entries(chunk)));
                 if (r.hasErrors() && !r.errors().isEmpty()) {
                     throw partitionError("update", r.errors().get(0).partitionValueList(), r.errors().get(0).errorDetail());
@@ -596,7 +620,7 @@ public final class GlueTable implements CatalogTable {
         private void deletePartitions(List<PartitionValueList> remove) {
             for (int from = 0; from < remove.size(); from += 25) {
                 List<PartitionValueList> chunk = remove.subList(from, Math.min(remove.size(), from + 25));
-                BatchDeletePartitionResponse r = call("delete replaced partitions of " + qualified(), () -> glue.batchDeletePartition(b -> b
+                BatchDeletePartitionResponse r = change("delete replaced partitions of " + qualified(), () -> glue.batchDeletePartition(b -> b
                         .catalogId(o.catalogId).databaseName(database).tableName(name()).partitionsToDelete(chunk)));
                 for (PartitionError e : r.errors()) {
                     if (!"EntityNotFoundException".equals(code(e.errorDetail()))) {
@@ -611,17 +635,23 @@ public final class GlueTable implements CatalogTable {
         }
 
         private CatalogException partitionError(String verb, List<String> values, ErrorDetail d) {
-            return new CatalogException(def.location(), "catalog", "Cannot " + verb + " the partition " + values + " of the Glue table "
+            return new CatalogException(def.location(), WriteStep.CATALOG, "Cannot " + verb + " the partition " + values + " of the Glue table "
                     + qualified() + " for " + def.location() + " (step: catalog): Glue answered " + code(d) + " (" + (d == null ? "" : d.errorMessage())
                     + "). The data is published and the write's manifest kept: fix the cause and rerun the write, or run S3Parquet.recover with "
                     + "this Glue table.", null);
+        }
+
+        /** A call that changes the catalog: fenced first, so a writer that lost the table's lease changes nothing more. */
+        private <T> T change(String doing, Supplier<T> call) {
+            fence.run();
+            return call(doing, call);
         }
 
         private <T> T call(String doing, Supplier<T> call) {
             try {
                 return o.retry.run(call);
             } catch (SdkException e) {
-                throw new CatalogException(def.location(), "catalog", "Cannot " + doing + " for " + def.location() + " (step: catalog): "
+                throw new CatalogException(def.location(), WriteStep.CATALOG, "Cannot " + doing + " for " + def.location() + " (step: catalog): "
                         + glueError(e) + ". The data is published and the write's manifest kept: fix the cause and rerun the write, or run "
                         + "S3Parquet.recover with this Glue table.", e);
             }

@@ -1,0 +1,203 @@
+package io.wrangler.commit;
+
+import io.wrangler.CommitStateUnknownException;
+import io.wrangler.WriteMode;
+import io.wrangler.WriteStep;
+import io.wrangler.storage.S3Location;
+import io.wrangler.storage.S3Store;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Optional;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * A WriteLog owns one write's manifest and every change of its {@link Manifest.State}: the only class that writes or
+ * deletes a manifest. Each change is a compare-and-swap on the manifest's ETag (a create for the first, a conditional
+ * delete for the last), so that of two actors deciding one write's fate (the writer and a recovery that took the table
+ * over) exactly one succeeds and the other learns it ({@link Superseded}). The CAS guards the write against every actor
+ * that has read its manifest: whoever takes the table over recovers first, and so reads every manifest there is then.
+ * It cannot guard against a holder that took over before the manifest existed or changed meaning, so the two changes
+ * that make a write matter, its creation (STARTED) and its commit point (COMMITTED), are preceded by a fencing check of
+ * the lease as well; the lease also fences every step that touches what other writes made (deleting replaced files,
+ * the catalog). The state table in {@code package-info.java}
+ * lists who may make which change; {@link #resolve} is its recovery half.
+ */
+final class WriteLog {
+    /** What recovery does with an interrupted write, by the state table. */
+    enum Resolution {
+        /** Undo it: abort its uploads, delete what it staged and (an append) what it published, then its manifest. */
+        ROLL_BACK,
+        /** Finish publishing it (idempotent), record it published, then run its catalog step and end it. */
+        ROLL_FORWARD,
+        /** Its data is final: run only its catalog step (as the table is now), then end it. Never publish it again. */
+        CATALOG_ONLY
+    }
+
+    /**
+     * The recovery column of the state table. Overwrites and keyed appends are committed by their COMMITTED manifest
+     * and rolled forward from there; a plain append is undone as long as its manifest exists, which is what makes its
+     * rerun add the rows exactly once.
+     */
+    static Resolution resolve(Manifest m) {
+        boolean committable = m.mode() != WriteMode.APPEND || m.keyed();
+        return switch (m.state()) {
+            case STARTED, ABORTING -> Resolution.ROLL_BACK;
+            case COMMITTED -> committable ? Resolution.ROLL_FORWARD : Resolution.ROLL_BACK;
+            case PUBLISHED -> committable ? Resolution.CATALOG_ONLY : Resolution.ROLL_BACK;
+        };
+    }
+
+    /** Another actor changed or ended this write's manifest first: this actor's decision did not take effect. */
+    static final class Superseded extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Superseded(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private final S3Store store;
+    private final S3Location location;
+    private final String key;
+    private Runnable fence = () -> { };
+    private Manifest manifest;
+    private String etag;
+
+    private WriteLog(S3Store store, S3Location location, Manifest manifest, String etag) {
+        this.store = store;
+        this.location = location;
+        this.manifest = manifest;
+        this.etag = etag;
+        this.key = folder(location, manifest.writeId()) + Manifest.FILE_NAME;
+    }
+
+    static String folder(S3Location location, String writeId) {
+        return location.tmpPrefix() + writeId + "/";
+    }
+
+    /** Records a new write (state STARTED) before its first upload: a conditional create. */
+    static WriteLog start(S3Store store, S3Location location, Runnable fence, Manifest started) {
+        WriteLog log = new WriteLog(store, location, started, null);
+        log.fence = fence;
+        log.swap(started);
+        return log;
+    }
+
+    /**
+     * The manifest of the write {@code writeId} of this table, or empty when it has none. A manifest that does not
+     * belong to this table (its table or any key it names lies elsewhere: a table copied with its {@code _tmp/}) is
+     * refused with a CommitStateUnknownException, and nothing is touched.
+     */
+    static Optional<WriteLog> read(S3Store store, S3Location location, String writeId) {
+        String key = folder(location, writeId) + Manifest.FILE_NAME;
+        Optional<S3Store.Versioned> got = store.getVersioned(key);
+        if (got.isEmpty()) {
+            return Optional.empty();
+        }
+        Manifest m;
+        try {
+            m = Manifest.fromJson(got.get().content());
+        } catch (IOException e) {
+            throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri()
+                    + " (step: recover): the manifest " + location.uriOf(key) + " cannot be read (" + e.getMessage() + "). Nothing "
+                    + "was touched. Do not delete it: inspect it, and upgrade wrangler if it was written by a newer version.", e);
+        }
+        String foreign = foreign(location, writeId, m);
+        if (foreign != null) {
+            throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri()
+                    + " (step: recover): the manifest " + location.uriOf(key) + " does not belong to this table: " + foreign
+                    + ". It was most likely copied here with the _tmp/ folder of the table it belongs to (copy tables without "
+                    + "_tmp/). Nothing was touched. Recover the table it names first if it is still interrupted there, then delete "
+                    + location.uriOf(folder(location, writeId)) + " from this table by hand.", null);
+        }
+        return Optional.of(new WriteLog(store, location, m, got.get().etag()));
+    }
+
+    /** Why a manifest is not this table's, or null when it is. */
+    private static String foreign(S3Location location, String writeId, Manifest m) {
+        if (!location.uri().equals(m.table())) {
+            return "it records the table " + m.table();
+        }
+        if (!writeId.equals(m.writeId())) {
+            return "it records the write " + m.writeId() + " in the folder of " + writeId;
+        }
+        String staging = folder(location, writeId);
+        for (Manifest.File f : m.files()) {
+            if (!f.finalKey().startsWith(location.prefix()) || f.finalKey().startsWith(location.tmpPrefix())) {
+                return "it names the file " + f.finalKey() + " outside the table";
+            }
+            if (f.stagedKey() != null && !f.stagedKey().startsWith(staging)) {
+                return "it names the staged file " + f.stagedKey() + " outside its staging folder";
+            }
+        }
+        return null;
+    }
+
+    Manifest manifest() {
+        return manifest;
+    }
+
+    String folder() {
+        return folder(location, manifest.writeId());
+    }
+
+    /** STARTED to COMMITTED, with every file and partition: the commit point of an overwrite and of a keyed append. */
+    void commit(Manifest full) {
+        fence.run();
+        swap(full.in(Manifest.State.COMMITTED));
+    }
+
+    /** COMMITTED to PUBLISHED: from now on the write's data is never published again. */
+    void published() {
+        swap(manifest.in(Manifest.State.PUBLISHED));
+    }
+
+    /** Any state to ABORTING: this actor undoes the write; another that still acts on it fails its next change. */
+    void aborting() {
+        if (manifest.state() != Manifest.State.ABORTING) {
+            swap(manifest.in(Manifest.State.ABORTING));
+        }
+    }
+
+    /**
+     * Ends the write: deletes its manifest, conditional on the ETag this actor last saw. For a plain append this is its
+     * commit point: of the writer ending it and a recovery claiming it for undo, exactly one succeeds.
+     */
+    void end() {
+        try {
+            store.deleteIf(key, etag);
+        } catch (S3Exception e) {
+            if (e.statusCode() == 412 || e.statusCode() == 409) {
+                throw new Superseded("the manifest of write " + manifest.writeId() + " was changed by another actor");
+            }
+            if (e.statusCode() == 404) {
+                throw new Superseded("the manifest of write " + manifest.writeId() + " is gone");
+            }
+            throw e;
+        }
+    }
+
+    /** Puts {@code next} with a compare-and-swap on the last ETag (a create when there is none yet). */
+    private void swap(Manifest next) {
+        if (etag == null) {
+            fence.run();
+        }
+        byte[] json = next.toJson();
+        try {
+            etag = store.putIf(key, json, etag);
+        } catch (S3Exception e) {
+            if (e.statusCode() != 412 && e.statusCode() != 409 && e.statusCode() != 404) {
+                throw e;
+            }
+            // Our own PUT may have landed with its answer lost, and its retry then fails the condition: look.
+            Optional<S3Store.Versioned> now = store.getVersioned(key);
+            if (now.isPresent() && Arrays.equals(now.get().content(), json)) {
+                etag = now.get().etag();
+            } else {
+                throw new Superseded("the manifest of write " + manifest.writeId() + " was changed or ended by another actor"
+                        + now.map(v -> "").orElse(" (it is gone)"));
+            }
+        }
+        manifest = next;
+    }
+}
