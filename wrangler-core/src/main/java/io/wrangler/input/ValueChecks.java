@@ -8,6 +8,7 @@ import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseLargeVariableWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DateMilliVector;
 import org.apache.arrow.vector.Decimal256Vector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
@@ -31,7 +32,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * column's against the offsets that point into it); offsets that run backwards or past their data; a decimal's digits
  * against its precision (Arrow's setters do not check, and the Parquet encodings by precision would keep only the low
  * bits); UTF-8 validity of strings (readers refuse a whole file over one bad string); null map keys; seconds timestamps
- * that the millisecond Parquet timestamp cannot hold. Only values under non-null parents are looked at: what a null list
+ * that the millisecond Parquet timestamp cannot hold; date64 values that are not whole days (a DATE holds days). Only values under non-null parents are looked at: what a null list
  * or struct slot holds is never written.
  *
  * <p>A failure is an {@link IllegalArgumentException} whose message names the column path (as {@code a.element.b}), the
@@ -151,6 +152,15 @@ final class ValueChecks {
             }
             if (v instanceof DecimalVector || v instanceof Decimal256Vector) {
                 decimals(v, (ArrowType.Decimal) type, range);
+            } else if (v instanceof DateMilliVector d) {
+                for (int i = 0; i < n; i++) {
+                    int s = range.slot(i);
+                    if (!d.isNull(s) && d.get(s) % 86_400_000L != 0) {
+                        throw bad("holds the date64 " + d.get(s) + " ms, which is not a whole day", range.row(i), "a date is written "
+                                + "as whole days and the time of day would be lost; truncate the values to midnight UTC, or use a "
+                                + "timestamp column");
+                    }
+                }
             } else if (type instanceof ArrowType.Timestamp ts && ts.getUnit() == TimeUnit.SECOND) {
                 TimeStampVector t = (TimeStampVector) v;
                 for (int i = 0; i < n; i++) {
