@@ -54,7 +54,8 @@ public final class S3Parquet {
     /**
      * A write of a stream of batches, consumed once and never held whole in memory (the reader is not closed).
      * Schema-level checks run before any I/O; values are checked batch by batch before each is staged, and a bad
-     * value found late removes what this write staged, leaving the table unchanged.
+     * value found late removes what this write staged, leaving the table unchanged. A reader that throws an IOException
+     * fails the write with an {@link InputException}.
      */
     public static WriteBuilder write(ArrowReader reader) {
         Objects.requireNonNull(reader, "reader");

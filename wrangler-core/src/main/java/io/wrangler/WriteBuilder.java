@@ -243,6 +243,7 @@ public final class WriteBuilder {
      * finishes or undoes the interrupted write. Concurrent writers of one table take turns through the table lease.
      *
      * @throws InvalidWriteException bad input, before any object of the table is written or deleted
+     * @throws InputException the input source (an ArrowReader) failed while it was read; nothing of the table changed
      * @throws StorageException S3 failed; the message says whether the table is unchanged or needs a rerun
      * @throws CatalogException the catalog refused; the data is published and a rerun registers it
      */
