@@ -265,6 +265,9 @@ public final class WriteBuilder {
             throw new InputException(uri, "validate", "Cannot write " + uri + " (step: validate): " + e.getMessage() + " ("
                     + e.getCause() + "). Nothing was written; fix the input source and rerun the write.", e.getCause());
         }
+        if (source instanceof io.wrangler.input.ArrowSource arrow) {
+            arrow.keepNanos(keepNanos);
+        }
         try (BatchSource checked = source == null ? null : new ReadFailures(source, uri)) {
             if (checked == null) {
                 return TableWrite.runEmpty(spec);

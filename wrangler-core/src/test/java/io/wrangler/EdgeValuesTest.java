@@ -357,6 +357,31 @@ class EdgeValuesTest {
         }
     }
 
+    @Test
+    void nestedNanosecondsAndDate64sThatCannotBeWrittenAreRefused() {
+        List<Field> fields = List.of(f("l", ArrowType.List.INSTANCE, f("element", new ArrowType.Timestamp(TimeUnit.NANOSECOND, "UTC"))));
+        try (VectorSchemaRoot root = root(fields, List.of(Arrays.<Object>asList(List.of(1L, 2L))))) {
+            ((org.apache.arrow.vector.TimeStampNanoTZVector) ((org.apache.arrow.vector.complex.ListVector) root.getVector(0))
+                    .getDataVector()).set(1, 2_001L);
+            refused(S3Parquet.write(root), validate("column 'l.element' holds the nanosecond timestamp 2001 at row 0: a microsecond "
+                    + "timestamp cannot hold it without losing digits; truncate the column to microseconds, or call "
+                    + "preserveNanoseconds(true) (Spark and Athena cannot read nanosecond Parquet timestamps)"));
+        }
+        List<Field> dates = List.of(f("d", new ArrowType.Date(org.apache.arrow.vector.types.DateUnit.MILLISECOND)));
+        try (VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(dates), allocator)) {
+            root.allocateNew();
+            ((org.apache.arrow.vector.DateMilliVector) root.getVector(0)).setSafe(0, 86_400_000L * (1L << 36));
+            root.setRowCount(1);
+            refused(S3Parquet.write(root), validate("column 'd' holds the date64 " + 86_400_000L * (1L << 36) + " ms at row 0: a "
+                    + "Parquet DATE holds 32-bit days from 1970-01-01 (about 5.8 million years either side); correct the value or "
+                    + "make it null"));
+            ((org.apache.arrow.vector.DateMilliVector) root.getVector(0)).setSafe(0, 86_400_000L + 1);
+            refused(S3Parquet.write(root), validate("column 'd' holds the date64 86400001 ms, which is not a whole day at row 0: a date is "
+                    + "written as whole days and the time of day would be lost; truncate the values to midnight UTC, or use a timestamp "
+                    + "column"));
+        }
+    }
+
     record Dated(LocalDate day, long n) {
     }
 

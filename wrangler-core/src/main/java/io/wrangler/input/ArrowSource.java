@@ -20,6 +20,7 @@ public final class ArrowSource implements BatchSource {
     private long rowsBefore;
     private int batches;
     private int lastRows;
+    private boolean keepNanos;
 
     private ArrowSource(VectorSchemaRoot root, ArrowReader reader, DictionaryProvider dictionaries, Schema schema) {
         this.root = root;
@@ -36,6 +37,11 @@ public final class ArrowSource implements BatchSource {
 
     public static ArrowSource of(ArrowReader reader) throws IOException {
         return new ArrowSource(null, reader, reader, reader.getVectorSchemaRoot().getSchema());
+    }
+
+    /** Whether nanosecond timestamps will be written as such (else they must be whole microseconds); false by default. */
+    public void keepNanos(boolean keep) {
+        this.keepNanos = keep;
     }
 
     @Override
@@ -75,7 +81,7 @@ public final class ArrowSource implements BatchSource {
         ValueChecks.checkCounts(batch);
         Dictionaries.Decoded d = decode ? Dictionaries.decode(batch, dictionaries, rowsBefore) : new Dictionaries.Decoded(batch, List.of());
         try {
-            ValueChecks.check(d.root(), rowsBefore);
+            ValueChecks.check(d.root(), rowsBefore, keepNanos);
         } catch (RuntimeException e) {
             d.release();
             throw e;

@@ -32,7 +32,8 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * column's against the offsets that point into it); offsets that run backwards or past their data; a decimal's digits
  * against its precision (Arrow's setters do not check, and the Parquet encodings by precision would keep only the low
  * bits); UTF-8 validity of strings (readers refuse a whole file over one bad string); null map keys; seconds timestamps
- * that the millisecond Parquet timestamp cannot hold; date64 values that are not whole days (a DATE holds days). Only values under non-null parents are looked at: what a null list
+ * that the millisecond Parquet timestamp cannot hold; nanosecond timestamps with digits below the microsecond when
+ * they are written as microseconds; date64 values that are not whole days or beyond a DATE's 32-bit days. Only values under non-null parents are looked at: what a null list
  * or struct slot holds is never written.
  *
  * <p>A failure is an {@link IllegalArgumentException} whose message names the column path (as {@code a.element.b}), the
@@ -59,11 +60,12 @@ final class ValueChecks {
      * Checks every value of {@code batch}.
      *
      * @param firstRow the input row of the batch's first row (rows of earlier batches of a stream), for messages
+     * @param keepNanos nanosecond timestamps are written as such; else each must be a whole number of microseconds
      */
-    static void check(VectorSchemaRoot batch, long firstRow) {
+    static void check(VectorSchemaRoot batch, long firstRow, boolean keepNanos) {
         checkCounts(batch);
         for (FieldVector v : batch.getFieldVectors()) {
-            new Column(v.getName(), firstRow).check(v, Range.of(batch.getRowCount()));
+            new Column(v.getName(), firstRow, keepNanos).check(v, Range.of(batch.getRowCount()));
         }
     }
 
@@ -108,13 +110,13 @@ final class ValueChecks {
     }
 
     /** Checks one vector; {@code path} is its column path, {@code firstRow} the input row of the batch's row 0. */
-    private record Column(String path, long firstRow) {
+    private record Column(String path, long firstRow, boolean keepNanos) {
         private IllegalArgumentException bad(String what, int row, String todo) {
             return new IllegalArgumentException("column '" + path + "' " + what + " at row " + (firstRow + row) + ": " + todo);
         }
 
         private Column child(String name) {
-            return new Column(path + "." + name, firstRow);
+            return new Column(path + "." + name, firstRow, keepNanos);
         }
 
         void check(FieldVector v, Range range) {
@@ -155,10 +157,28 @@ final class ValueChecks {
             } else if (v instanceof DateMilliVector d) {
                 for (int i = 0; i < n; i++) {
                     int s = range.slot(i);
-                    if (!d.isNull(s) && d.get(s) % 86_400_000L != 0) {
-                        throw bad("holds the date64 " + d.get(s) + " ms, which is not a whole day", range.row(i), "a date is written "
+                    if (d.isNull(s)) {
+                        continue;
+                    }
+                    long ms = d.get(s);
+                    if (ms % 86_400_000L != 0) {
+                        throw bad("holds the date64 " + ms + " ms, which is not a whole day", range.row(i), "a date is written "
                                 + "as whole days and the time of day would be lost; truncate the values to midnight UTC, or use a "
                                 + "timestamp column");
+                    }
+                    if (ms / 86_400_000L != (int) (ms / 86_400_000L)) {
+                        throw bad("holds the date64 " + ms + " ms", range.row(i), "a Parquet DATE holds 32-bit days from 1970-01-01 "
+                                + "(about 5.8 million years either side); correct the value or make it null");
+                    }
+                }
+            } else if (!keepNanos && type instanceof ArrowType.Timestamp ts && ts.getUnit() == TimeUnit.NANOSECOND) {
+                TimeStampVector t = (TimeStampVector) v;
+                for (int i = 0; i < n; i++) {
+                    int s = range.slot(i);
+                    if (!t.isNull(s) && t.get(s) % 1000 != 0) {
+                        throw bad("holds the nanosecond timestamp " + t.get(s), range.row(i), "a microsecond timestamp cannot hold "
+                                + "it without losing digits; truncate the column to microseconds, or call preserveNanoseconds(true) "
+                                + "(Spark and Athena cannot read nanosecond Parquet timestamps)");
                     }
                 }
             } else if (type instanceof ArrowType.Timestamp ts && ts.getUnit() == TimeUnit.SECOND) {
