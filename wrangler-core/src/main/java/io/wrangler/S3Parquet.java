@@ -54,7 +54,8 @@ public final class S3Parquet {
     /**
      * A write of a stream of batches, consumed once and never held whole in memory (the reader is not closed).
      * Schema-level checks run before any I/O; values are checked batch by batch before each is staged, and a bad
-     * value found late removes what this write staged, leaving the table unchanged.
+     * value found late removes what this write staged, leaving the table unchanged. A reader that throws an IOException
+     * fails the write with an {@link InputException}.
      */
     public static WriteBuilder write(ArrowReader reader) {
         Objects.requireNonNull(reader, "reader");
@@ -62,7 +63,7 @@ public final class S3Parquet {
             try {
                 return ArrowSource.of(reader);
             } catch (IOException e) {
-                throw new UncheckedIOException("Cannot read the schema of the ArrowReader", e);
+                throw new UncheckedIOException("the ArrowReader failed while its schema was read", e);
             }
         });
     }
@@ -73,7 +74,8 @@ public final class S3Parquet {
      */
     public static WriteBuilder write(Collection<? extends Record> records) {
         Objects.requireNonNull(records, "records");
-        List<? extends Record> copy = List.copyOf(records);
+        // Not List.copyOf: a null record is refused by the write, with a message, not here with a bare NPE.
+        List<? extends Record> copy = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(records));
         // An empty collection has no record class, hence no schema: the write is a no-op (refused for OVERWRITE).
         return new WriteBuilder(() -> copy.isEmpty() ? null : new RecordsInput(copy));
     }

@@ -243,6 +243,7 @@ public final class WriteBuilder {
      * finishes or undoes the interrupted write. Concurrent writers of one table take turns through the table lease.
      *
      * @throws InvalidWriteException bad input, before any object of the table is written or deleted
+     * @throws InputException the input source (an ArrowReader) failed while it was read; nothing of the table changed
      * @throws StorageException S3 failed; the message says whether the table is unchanged or needs a rerun
      * @throws CatalogException the catalog refused; the data is published and a rerun registers it
      */
@@ -260,12 +261,75 @@ public final class WriteBuilder {
         } catch (IllegalArgumentException e) {
             throw new InvalidWriteException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage()
                     + ". Nothing was written.", e);
+        } catch (java.io.UncheckedIOException e) {
+            throw new InputException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage() + " ("
+                    + e.getCause() + "). Nothing was written; fix the input source and rerun the write.", e.getCause());
         }
-        try (source) {
-            if (source == null) {
+        if (source instanceof io.wrangler.input.ArrowSource arrow) {
+            arrow.keepNanos(keepNanos);
+        }
+        try (BatchSource checked = source == null ? null : new ReadFailures(source, uri)) {
+            if (checked == null) {
                 return TableWrite.runEmpty(spec);
             }
-            return TableWrite.run(spec, source);
+            return TableWrite.run(spec, checked);
+        }
+    }
+
+    /**
+     * The input as the write reads it, an IOException of the source turned into an {@link InputException}: the source
+     * failed, not S3, so the message must not send the user to rerun against S3.
+     */
+    private static final class ReadFailures implements BatchSource {
+        private final BatchSource source;
+        private final String uri;
+        private int batches;
+
+        ReadFailures(BatchSource source, String uri) {
+            this.source = source;
+            this.uri = uri;
+        }
+
+        @Override
+        public org.apache.arrow.vector.types.pojo.Schema schema() {
+            return source.schema();
+        }
+
+        @Override
+        public boolean next() {
+            try {
+                boolean more = source.next();
+                batches++;
+                return more;
+            } catch (java.io.IOException e) {
+                // Validation reads a replayable input before any I/O; a stream is read while it is staged.
+                WriteStep step = source.replayable() ? WriteStep.VALIDATE : WriteStep.STAGE;
+                throw new InputException(uri, step, "Cannot write " + uri + " (step: " + step + "): the input failed while batch "
+                        + (batches + 1) + " was read: " + e + ". Nothing of the table was changed"
+                        + (source.replayable() ? "" : "; this write's staged files were removed") + ". Fix the input source and "
+                        + "rerun the write.", e);
+            }
+        }
+
+        @Override
+        public org.apache.arrow.vector.VectorSchemaRoot current() {
+            return source.current();
+        }
+
+        @Override
+        public boolean replayable() {
+            return source.replayable();
+        }
+
+        @Override
+        public void rewind() {
+            batches = 0;
+            source.rewind();
+        }
+
+        @Override
+        public void close() {
+            source.close();
         }
     }
 }

@@ -189,8 +189,8 @@ class BadInputTest {
             ((TimeStampNanoVector) root.getVector("ts")).setSafe(1, 1_001L);
             root.setRowCount(2);
             refused(S3Parquet.write(root), table, "Cannot write " + table + " (step: validate): column 'ts' holds the nanosecond timestamp 1001 "
-                    + "at row 1, which a microsecond timestamp cannot hold without losing digits. Truncate the column to microseconds, or call "
-                    + "preserveNanoseconds(true) (Spark and Athena cannot read nanosecond Parquet timestamps).");
+                    + "at row 1: a microsecond timestamp cannot hold it without losing digits; truncate the column to microseconds, or call "
+                    + "preserveNanoseconds(true) (Spark and Athena cannot read nanosecond Parquet timestamps). Nothing was written.");
 
             WriteResult kept = S3Parquet.write(root).preserveNanoseconds(true).s3(TestLake.s3().client()).to("s3://" + bucket + "/nanos/");
             assertThat(kept.rows()).isEqualTo(2);

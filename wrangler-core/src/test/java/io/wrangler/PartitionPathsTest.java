@@ -85,6 +85,6 @@ class PartitionPathsTest {
         S3Parquet.write(List.of(row)).partitionBy("i", "l", "b", "d", "ts", "tsz", "dec").s3(TestLake.s3().client()).to("s3://" + bucket + "/t/");
 
         assertThat(TestLake.keys(bucket, "t/")).singleElement().asString().startsWith(
-                "t/i=-7/l=12345678901/b=true/d=2024-01-15/ts=2024-01-15 10%3A30%3A00.12/tsz=2024-01-15 23%3A59%3A59/dec=12.50/part-00000-");
+                "t/i=-7/l=12345678901/b=true/d=2024-01-15/ts=2024-01-15 10%3A30%3A00.12/tsz=2024-01-15 23%3A59%3A59/dec=12.5/part-00000-");
     }
 }

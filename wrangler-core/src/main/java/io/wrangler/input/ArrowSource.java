@@ -1,6 +1,7 @@
 package io.wrangler.input;
 
 import java.io.IOException;
+import java.util.List;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -13,13 +14,19 @@ public final class ArrowSource implements BatchSource {
     private final DictionaryProvider dictionaries;
     private final boolean decode;
     private final Schema schema;
+    private final Schema inputSchema;
     private Dictionaries.Decoded decoded;
     private boolean consumed;
+    private long rowsBefore;
+    private int batches;
+    private int lastRows;
+    private boolean keepNanos;
 
     private ArrowSource(VectorSchemaRoot root, ArrowReader reader, DictionaryProvider dictionaries, Schema schema) {
         this.root = root;
         this.reader = reader;
         this.dictionaries = dictionaries;
+        this.inputSchema = schema;
         this.decode = Dictionaries.any(schema);
         this.schema = decode ? Dictionaries.decodedSchema(schema, dictionaries) : schema;
     }
@@ -32,14 +39,25 @@ public final class ArrowSource implements BatchSource {
         return new ArrowSource(null, reader, reader, reader.getVectorSchemaRoot().getSchema());
     }
 
+    /** Whether nanosecond timestamps will be written as such (else they must be whole microseconds); false by default. */
+    public void keepNanos(boolean keep) {
+        this.keepNanos = keep;
+    }
+
     @Override
     public Schema schema() {
         return schema;
     }
 
+    /**
+     * Moves to the next batch and checks it: the same schema as the first (a reader may swap its root), row counts, dictionary
+     * indices, then every value ({@link ValueChecks}). A bad batch is refused with an IllegalArgumentException.
+     */
     @Override
     public boolean next() throws IOException {
         release();
+        rowsBefore += lastRows;
+        lastRows = 0;
         VectorSchemaRoot batch;
         if (root != null) {
             if (consumed) {
@@ -53,7 +71,22 @@ public final class ArrowSource implements BatchSource {
             }
             batch = reader.getVectorSchemaRoot();
         }
-        decoded = decode ? Dictionaries.decode(batch, dictionaries) : new Dictionaries.Decoded(batch, java.util.List.of());
+        batches++;
+        lastRows = batch.getRowCount();
+        if (!batch.getSchema().equals(inputSchema)) {
+            throw new IllegalArgumentException("batch " + batches + " of the stream has the schema " + batch.getSchema()
+                    + ", but the stream began with " + inputSchema + ": every batch of one write must have the same schema; "
+                    + "write batches of another schema with another write");
+        }
+        ValueChecks.checkCounts(batch);
+        Dictionaries.Decoded d = decode ? Dictionaries.decode(batch, dictionaries, rowsBefore) : new Dictionaries.Decoded(batch, List.of());
+        try {
+            ValueChecks.check(d.root(), rowsBefore, keepNanos);
+        } catch (RuntimeException e) {
+            d.release();
+            throw e;
+        }
+        decoded = d;
         return true;
     }
 
@@ -74,6 +107,9 @@ public final class ArrowSource implements BatchSource {
         }
         release();
         consumed = false;
+        rowsBefore = 0;
+        lastRows = 0;
+        batches = 0;
     }
 
     private void release() {

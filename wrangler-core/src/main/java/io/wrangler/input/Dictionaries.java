@@ -2,11 +2,13 @@ package io.wrangler.input;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.arrow.vector.BaseIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.dictionary.Dictionary;
 import org.apache.arrow.vector.dictionary.DictionaryEncoder;
 import org.apache.arrow.vector.dictionary.DictionaryProvider;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.DictionaryEncoding;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -57,7 +59,7 @@ final class Dictionaries {
      * A root whose dictionary-encoded columns are decoded. The other columns are the input's own vectors,
      * borrowed: close only {@link Decoded#owned()}, never the root.
      */
-    static Decoded decode(VectorSchemaRoot root, DictionaryProvider provider) {
+    static Decoded decode(VectorSchemaRoot root, DictionaryProvider provider, long firstRow) {
         List<FieldVector> vectors = new ArrayList<>();
         List<FieldVector> owned = new ArrayList<>();
         try {
@@ -66,7 +68,9 @@ final class Dictionaries {
                 if (enc == null) {
                     vectors.add(v);
                 } else {
-                    FieldVector decoded = (FieldVector) DictionaryEncoder.decode(v, lookup(provider, enc, v.getField()));
+                    Dictionary dictionary = lookup(provider, enc, v.getField());
+                    checkIndices(v, dictionary, firstRow);
+                    FieldVector decoded = (FieldVector) DictionaryEncoder.decode(v, dictionary);
                     // The decoded vector carries the dictionary's name; give it the column's.
                     var rename = decoded.getTransferPair(v.getName(), decoded.getAllocator());
                     rename.transfer();
@@ -83,6 +87,25 @@ final class Dictionaries {
         VectorSchemaRoot out = new VectorSchemaRoot(vectors);
         out.setRowCount(root.getRowCount());
         return new Decoded(out, owned);
+    }
+
+    /** Arrow's decoder reads an index past the dictionary's end as null (or as another column's bytes): refuse it instead. */
+    private static void checkIndices(FieldVector indices, Dictionary dictionary, long firstRow) {
+        BaseIntVector ints = (BaseIntVector) indices;
+        int size = dictionary.getVector().getValueCount();
+        boolean unsigned = !((ArrowType.Int) dictionary.getEncoding().getIndexType()).getIsSigned();
+        for (int r = 0; r < indices.getValueCount(); r++) {
+            if (indices.isNull(r)) {
+                continue;
+            }
+            long index = ints.getValueAsLong(r);
+            if (index < 0 || index >= size) {
+                String shown = unsigned && index < 0 ? Long.toUnsignedString(index) : Long.toString(index);
+                throw new IllegalArgumentException("column '" + indices.getName() + "' holds the dictionary index " + shown + " at row "
+                        + (firstRow + r) + ", but its dictionary (id " + dictionary.getEncoding().getId() + ") has " + size + " values"
+                        + (size == 0 ? "" : " (indices 0 to " + (size - 1) + ")") + ": fix the indices or give the dictionary every value");
+            }
+        }
     }
 
     record Decoded(VectorSchemaRoot root, List<FieldVector> owned) {

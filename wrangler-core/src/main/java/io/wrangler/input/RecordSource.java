@@ -3,6 +3,7 @@ package io.wrangler.input;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
@@ -55,6 +56,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class RecordSource implements BatchSource {
     private static final int CHUNK = 65_536;
+    private static final Instant MIN_MICROS = Instant.EPOCH.plus(Long.MIN_VALUE, java.time.temporal.ChronoUnit.MICROS);
+    private static final Instant MAX_MICROS = Instant.EPOCH.plus(Long.MAX_VALUE, java.time.temporal.ChronoUnit.MICROS);
 
     private final List<? extends Record> records;
     private final BufferAllocator allocator;
@@ -65,6 +68,14 @@ public final class RecordSource implements BatchSource {
     private int offset;
 
     public RecordSource(Collection<? extends Record> records, BufferAllocator allocator) {
+        int index = 0;
+        for (Record r : records) {
+            if (r == null) {
+                throw new IllegalArgumentException("the record at index " + index + " of the collection is null: drop null "
+                        + "records before writing (a null record has no values, not even nulls)");
+            }
+            index++;
+        }
         this.records = List.copyOf(records);
         this.allocator = allocator;
         if (this.records.isEmpty()) {
@@ -79,6 +90,10 @@ public final class RecordSource implements BatchSource {
             }
         }
         this.components = type.getRecordComponents();
+        if (components.length == 0) {
+            throw new IllegalArgumentException("the record class " + type.getName() + " has no components, so the files would have "
+                    + "no columns: write records with at least one component");
+        }
         Map<String, Integer> scales = new HashMap<>();
         for (Record r : this.records) {
             for (RecordComponent c : components) {
@@ -108,6 +123,19 @@ public final class RecordSource implements BatchSource {
             throw new IllegalArgumentException("cannot read component '" + c.getName() + "' of " + r.getClass().getName()
                     + ": make the record class public (or its accessors accessible)", e);
         }
+    }
+
+    /** The index of the first char of {@code s} that is half of a surrogate pair without its other half, or -1. */
+    private static int unpairedSurrogate(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     @Override
@@ -178,21 +206,28 @@ public final class RecordSource implements BatchSource {
     private record Mapped(Field field, Setter setter) {
     }
 
-    private static Class<?> raw(Type t) {
+    private static Class<?> raw(Type t, String path) {
         if (t instanceof Class<?> c) {
             return c;
         }
         if (t instanceof ParameterizedType p) {
             return (Class<?>) p.getRawType();
         }
-        throw new IllegalArgumentException("unsupported type " + t);
+        if (t instanceof TypeVariable<?> v) {
+            throw new IllegalArgumentException("component '" + path + "' has the type variable " + v.getName() + " of "
+                    + v.getGenericDeclaration() + ", whose class Java erases at run time, so the column type cannot be known: "
+                    + "declare the component with a concrete type (String, Long, a record, ...)");
+        }
+        throw new IllegalArgumentException("component '" + path + "' has the type " + t.getTypeName() + ", whose class is not "
+                + "known at run time, so the column type cannot be known: declare the component with a concrete type, such as "
+                + "List<String> instead of List<? extends CharSequence>");
     }
 
     private static Type arg(Type t, int i, String path) {
         if (t instanceof ParameterizedType p) {
             return p.getActualTypeArguments()[i];
         }
-        throw new IllegalArgumentException("component '" + path + "' is a raw " + raw(t).getSimpleName()
+        throw new IllegalArgumentException("component '" + path + "' is a raw " + raw(t, path).getSimpleName()
                 + ": give it type arguments (List<String>, Map<String, Long>) so the column type is known");
     }
 
@@ -200,7 +235,7 @@ public final class RecordSource implements BatchSource {
         if (value == null) {
             return;
         }
-        Class<?> c = raw(type);
+        Class<?> c = raw(type, path);
         if (c == BigDecimal.class) {
             scales.merge(path, Math.max(0, ((BigDecimal) value).scale()), Math::max);
         } else if (List.class.isAssignableFrom(c)) {
@@ -228,13 +263,19 @@ public final class RecordSource implements BatchSource {
     }
 
     private static Mapped map(String name, String path, Type type, Map<String, Integer> scales, io.wrangler.Decimal declared) {
-        Class<?> c = raw(type);
+        Class<?> c = raw(type, path);
         if (c == String.class || c.isEnum() || c == UUID.class) {
             return new Mapped(leaf(name, ArrowType.Utf8.INSTANCE), (v, i, o) -> {
                 if (o == null) {
                     ((VarCharVector) v).setNull(i);
                 } else {
                     String s = o instanceof Enum<?> e ? e.name() : o.toString();
+                    int bad = unpairedSurrogate(s);
+                    if (bad >= 0) {
+                        throw new IllegalArgumentException("component '" + path + "' holds a string with the unpaired surrogate U+"
+                                + String.format("%04X", (int) s.charAt(bad)) + " at index " + bad + ", which UTF-8 cannot encode (it "
+                                + "would be written as '?'): fix the string where it was cut or decoded");
+                    }
                     ((VarCharVector) v).setSafe(i, s.getBytes(StandardCharsets.UTF_8));
                 }
             });
@@ -277,13 +318,13 @@ public final class RecordSource implements BatchSource {
         if (c == BigDecimal.class) {
             int precision = declared == null ? 38 : declared.precision();
             int scale = declared == null ? scales.getOrDefault(path, 0) : declared.scale();
-            if (precision < 1 || precision > 38 || scale < 0 || scale > precision) {
-                throw new IllegalArgumentException("component '" + path + "' is declared decimal(" + precision + "," + scale
-                        + "): the precision must be 1 to 38 and the scale 0 to the precision");
-            }
             if (declared == null && scale > 38) {
                 throw new IllegalArgumentException("component '" + path + "' holds a BigDecimal of scale " + scale
                         + ", more than the 38 digits a decimal column holds: round the values");
+            }
+            if (precision < 1 || precision > 38 || scale < 0 || scale > precision) {
+                throw new IllegalArgumentException("component '" + path + "' is declared decimal(" + precision + "," + scale
+                        + "): the precision must be 1 to 38 and the scale 0 to the precision");
             }
             return new Mapped(leaf(name, new ArrowType.Decimal(precision, scale, 128)), (v, i, o) -> {
                 if (o == null) {
@@ -306,7 +347,17 @@ public final class RecordSource implements BatchSource {
         }
         if (c == LocalDate.class) {
             return new Mapped(leaf(name, new ArrowType.Date(DateUnit.DAY)), (v, i, o) -> {
-                if (o == null) ((DateDayVector) v).setNull(i); else ((DateDayVector) v).setSafe(i, Math.toIntExact(((LocalDate) o).toEpochDay()));
+                if (o == null) {
+                    ((DateDayVector) v).setNull(i);
+                    return;
+                }
+                long day = ((LocalDate) o).toEpochDay();
+                if (day != (int) day) {
+                    throw new IllegalArgumentException("component '" + path + "' holds " + o + ", outside the dates a Parquet DATE "
+                            + "holds (32-bit days from 1970-01-01: " + LocalDate.ofEpochDay(Integer.MIN_VALUE) + " to "
+                            + LocalDate.ofEpochDay(Integer.MAX_VALUE) + "): use null, not LocalDate.MIN or MAX, for an unknown date");
+                }
+                ((DateDayVector) v).setSafe(i, (int) day);
             });
         }
         if (c == Instant.class || c == LocalDateTime.class) {
@@ -317,6 +368,11 @@ public final class RecordSource implements BatchSource {
                     return;
                 }
                 Instant t = instant ? (Instant) o : ((LocalDateTime) o).toInstant(ZoneOffset.UTC);
+                if (t.isBefore(MIN_MICROS) || t.isAfter(MAX_MICROS)) {
+                    throw new IllegalArgumentException("component '" + path + "' holds " + o + ", outside the instants a "
+                            + "microsecond timestamp holds (64-bit microseconds from 1970: " + MIN_MICROS + " to " + MAX_MICROS
+                            + "): use null, not Instant.MIN or MAX, for an unknown time");
+                }
                 if (t.getNano() % 1000 != 0) {
                     throw new IllegalArgumentException("component '" + path + "' holds " + o
                             + ", finer than the microseconds a Parquet timestamp that Spark and Athena read holds: truncate it to microseconds");

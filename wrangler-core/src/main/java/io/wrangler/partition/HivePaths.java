@@ -125,8 +125,18 @@ public final class HivePaths {
         sb.append(s);
     }
 
-    /** A decimal as plain digits, no exponent. */
+    /**
+     * A decimal as plain digits, no exponent, without trailing zeros after the point: {@code 1.5} whether the column's
+     * scale is 1, 2 or 4.
+     *
+     * <p>Why not the column's scale, as Spark renders it: a partition names a number, and the same number must always
+     * name the same folder. Records get their decimal scale from the data of each run (unless declared with
+     * {@code @Decimal}), and Arrow inputs of different runs may declare different scales; with the scale in the path, a
+     * second run would write {@code price=1.50/} next to {@code price=1.5/}, and OVERWRITE_PARTITIONS would keep both.
+     * Hive, Spark, Trino, Athena and DuckDB parse a decimal partition value as a number, so {@code 1.5} reads back as
+     * 1.50 in a decimal(9,2) column.
+     */
     public static String decimal(BigDecimal d) {
-        return d.toPlainString();
+        return d.signum() == 0 ? "0" : d.stripTrailingZeros().toPlainString();
     }
 }

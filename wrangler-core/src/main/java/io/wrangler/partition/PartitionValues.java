@@ -1,6 +1,6 @@
 package io.wrangler.partition;
 
-import java.math.BigDecimal;
+import io.wrangler.input.Utf8;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import org.apache.arrow.vector.BigIntVector;
@@ -45,9 +45,9 @@ public final class PartitionValues {
         }
         String s;
         if (v instanceof VarCharVector x) {
-            s = new String(x.get(row), StandardCharsets.UTF_8);
+            s = text(v, row, x.get(row));
         } else if (v instanceof LargeVarCharVector x) {
-            s = new String(x.get(row), StandardCharsets.UTF_8);
+            s = text(v, row, x.get(row));
         } else if (v instanceof IntVector x) {
             s = Integer.toString(x.get(row));
         } else if (v instanceof BigIntVector x) {
@@ -82,8 +82,7 @@ public final class PartitionValues {
         } else if (v instanceof DecimalVector x) {
             s = HivePaths.decimal(x.getObject(row));
         } else if (v instanceof Decimal256Vector x) {
-            BigDecimal d = x.getObject(row);
-            s = HivePaths.decimal(d);
+            s = HivePaths.decimal(x.getObject(row));
         } else {
             throw new IllegalArgumentException("not a partition column type: " + v.getField().getType());
         }
@@ -91,12 +90,31 @@ public final class PartitionValues {
     }
 
     /**
+     * The bytes as text, refused when they are not UTF-8: decoding would replace bad bytes by U+FFFD, and two different
+     * values would share one partition.
+     */
+    private static String text(FieldVector v, int row, byte[] bytes) {
+        int bad = Utf8.firstInvalid(bytes);
+        if (bad >= 0) {
+            throw new IllegalArgumentException("partition column '" + v.getName() + "' holds a value that is not valid UTF-8 (byte "
+                    + String.format("%02X", bytes[bad] & 0xFF) + " at byte " + bad + ") at row " + row + " of its batch: decode the "
+                    + "source text with its real charset; a folder name must be text");
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /**
      * Why a rendered value cannot name a folder, or null if it can: a {@code .} or {@code ..} path segment
-     * (after splitting on {@code /} and {@code \}) looks like a path traversal to tools that unescape paths.
+     * (after splitting on {@code /} and {@code \}) looks like a path traversal to tools that unescape paths; a NUL
+     * character is not escaped by Hive's rules, and no S3 key that those tools read back can hold it.
      */
     public static String refusal(String value) {
         if (value == null) {
             return null;
+        }
+        if (value.indexOf('\u0000') >= 0) {
+            return "it contains the character U+0000 (NUL), which Hive, Spark and Athena do not escape in paths and which cannot be "
+                    + "part of an S3 key that those tools read back";
         }
         for (String segment : value.split("[/\\\\]", -1)) {
             if (segment.equals(".") || segment.equals("..")) {

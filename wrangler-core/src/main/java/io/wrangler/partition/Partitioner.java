@@ -7,12 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.BaseFixedWidthVector;
-import org.apache.arrow.vector.BaseVariableWidthVector;
-import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -21,8 +16,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * every partition's rows form one contiguous run.
  *
  * <p>The regrouping is a counting sort: one pass computes each row's partition, a second pass copies each
- * data column, column by column, into a new vector in partition order. Encoders then write runs of
- * consecutive rows. A batch whose rows all fall into one partition is passed through without a copy.
+ * data column, column by column, into a new vector in partition order ({@link Gather}, nested columns included).
+ * Encoders then write runs of consecutive rows. A batch whose rows all fall into one partition is passed through without a copy.
  *
  * <p>Partition ids are stable across batches of one write, numbered in the order partitions are first seen.
  */
@@ -177,23 +172,7 @@ public final class Partitioner {
             for (FieldVector from : source) {
                 FieldVector to = from.getField().createVector(allocator);
                 copies.add(to);
-                if (from instanceof BaseFixedWidthVector f && !(from instanceof BitVector)) {
-                    to.setInitialCapacity(rows);
-                    to.allocateNew();
-                    gathers.add(() -> gatherFixedWidth(f, (BaseFixedWidthVector) to, sourceRow));
-                } else if (from instanceof BaseVariableWidthVector v) {
-                    BaseVariableWidthVector target = (BaseVariableWidthVector) to;
-                    target.allocateNew(Math.max(1, v.getOffsetBuffer().getInt((long) v.getValueCount() * 4)), rows);
-                    gathers.add(() -> gatherVariableWidth(v, target, sourceRow));
-                } else {
-                    to.setInitialCapacity(rows);
-                    to.allocateNew();
-                    gathers.add(() -> {
-                        for (int t = 0; t < rows; t++) {
-                            to.copyFromSafe(sourceRow[t], t, from);
-                        }
-                    });
-                }
+                gathers.add(() -> Gather.gather(from, to, sourceRow));
             }
             // Columns are independent: each is gathered by its own task (the calling thread takes part).
             CompletableFuture<?>[] running = new CompletableFuture<?>[gathers.size()];
@@ -204,81 +183,11 @@ public final class Partitioner {
             for (int c = 1; c < gathers.size(); c++) {
                 running[c].join();
             }
-            for (FieldVector to : copies) {
-                to.setValueCount(rows);
-            }
         } catch (RuntimeException e) {
             copies.forEach(FieldVector::close);
             throw e;
         }
         return new Grouped(copies, runs, true);
-    }
-
-    /** Copies fixed-width values buffer to buffer, 8, 4, 2 or 1 bytes at a time, and their validity bits. */
-    private static void gatherFixedWidth(BaseFixedWidthVector from, BaseFixedWidthVector to, int[] sourceRow) {
-        ArrowBuf src = from.getDataBuffer();
-        ArrowBuf dst = to.getDataBuffer();
-        ArrowBuf srcValid = from.getValidityBuffer();
-        ArrowBuf dstValid = to.getValidityBuffer();
-        int width = from.getTypeWidth();
-        int rows = sourceRow.length;
-        switch (width) {
-            case 8 -> {
-                for (int t = 0; t < rows; t++) {
-                    dst.setLong(8L * t, src.getLong(8L * sourceRow[t]));
-                }
-            }
-            case 4 -> {
-                for (int t = 0; t < rows; t++) {
-                    dst.setInt(4L * t, src.getInt(4L * sourceRow[t]));
-                }
-            }
-            case 2 -> {
-                for (int t = 0; t < rows; t++) {
-                    dst.setShort(2L * t, src.getShort(2L * sourceRow[t]));
-                }
-            }
-            case 1 -> {
-                for (int t = 0; t < rows; t++) {
-                    dst.setByte(t, src.getByte(sourceRow[t]));
-                }
-            }
-            default -> {
-                for (int t = 0; t < rows; t++) {
-                    dst.setBytes((long) width * t, src, (long) width * sourceRow[t], width);
-                }
-            }
-        }
-        for (int t = 0; t < rows; t++) {
-            BitVectorHelper.setValidityBit(dstValid, t, BitVectorHelper.get(srcValid, sourceRow[t]));
-        }
-    }
-
-    /**
-     * Copies variable-width values (strings, binaries) into a target allocated for all of their bytes: offsets and bytes
-     * directly, without the per-value capacity checks of copyFromSafe.
-     */
-    private static void gatherVariableWidth(BaseVariableWidthVector from, BaseVariableWidthVector to, int[] sourceRow) {
-        ArrowBuf srcOffsets = from.getOffsetBuffer();
-        ArrowBuf srcData = from.getDataBuffer();
-        ArrowBuf srcValid = from.getValidityBuffer();
-        ArrowBuf dstOffsets = to.getOffsetBuffer();
-        ArrowBuf dstData = to.getDataBuffer();
-        ArrowBuf dstValid = to.getValidityBuffer();
-        int position = 0;
-        dstOffsets.setInt(0, 0);
-        for (int t = 0; t < sourceRow.length; t++) {
-            int r = sourceRow[t];
-            int start = srcOffsets.getInt(4L * r);
-            int length = srcOffsets.getInt(4L * r + 4) - start;
-            if (length > 0) {
-                dstData.setBytes(position, srcData, start, length);
-                position += length;
-            }
-            dstOffsets.setInt(4L * t + 4, position);
-            BitVectorHelper.setValidityBit(dstValid, t, BitVectorHelper.get(srcValid, r));
-        }
-        to.setLastSet(sourceRow.length - 1);
     }
 
     /** A run of consecutive rows, {@code [from, to)}, of one partition. */

@@ -15,7 +15,8 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 /**
  * An S3OutputStream uploads one object while it is being written, with bounded memory.
  *
- * <p>Bytes collect in a buffer of at most one part, in chunks ({@link PartBuffer}). An object that stays smaller than a part is sent
+ * <p>Bytes collect in a buffer of at most one part, in chunks ({@link PartBuffer}); parts grow with the file
+ * ({@link PartSizes}), so that any file S3 can hold (5 TiB) fits in its 10,000 parts. An object that stays smaller than a part is sent
  * with one PutObject on {@link #close()}; a larger one becomes a multipart upload whose parts are sent
  * in the background as they fill, at most {@code maxPendingParts} buffers waiting across the write.
  * The object appears at its key only when the last request succeeds: all or nothing. On failure,
@@ -29,8 +30,6 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * <p>Not thread-safe: one writer thread; the uploads themselves run on the shared pool.
  */
 public final class S3OutputStream extends OutputStream {
-    private static final int MAX_PARTS = 10_000;
-
     private final S3Store store;
     private final String key;
     private final Uploads uploads;
@@ -59,12 +58,18 @@ public final class S3OutputStream extends OutputStream {
         return position;
     }
 
+    /** The size of the part being filled: it grows with the file ({@link PartSizes}). */
+    private int partSize() {
+        return PartSizes.size(uploads.partSize(), parts.size() + 1);
+    }
+
     @Override
     public void write(int b) throws IOException {
         ensureOpen();
+        PartSizes.checkRoom(key, position, 1);
         buffer.write(b);
         position++;
-        if (buffer.length() == uploads.partSize()) {
+        if (buffer.length() == partSize()) {
             sendPart();
         }
     }
@@ -72,13 +77,14 @@ public final class S3OutputStream extends OutputStream {
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
         ensureOpen();
+        PartSizes.checkRoom(key, position, len);
         while (len > 0) {
-            int n = Math.min(uploads.partSize() - buffer.length(), len);
+            int n = Math.min(partSize() - buffer.length(), len);
             buffer.write(b, off, n);
             position += n;
             off += n;
             len -= n;
-            if (buffer.length() == uploads.partSize()) {
+            if (buffer.length() == partSize()) {
                 sendPart();
             }
         }
@@ -100,11 +106,12 @@ public final class S3OutputStream extends OutputStream {
             CreateMultipartUploadRequest req = store.options().apply(CreateMultipartUploadRequest.builder().bucket(store.bucket()).key(key)).build();
             uploadId = store.options().run(() -> store.client().createMultipartUpload(req)).uploadId();
         }
-        if (parts.size() == MAX_PARTS) {
-            throw new IOException("Cannot upload s3 key " + key + ": it exceeds S3's 10,000 parts of "
-                    + uploads.partSize() + " bytes; write smaller files (maxRowsPerFile)");
+        if (parts.size() == PartSizes.MAX_PARTS) {
+            throw new IllegalArgumentException("the file " + key + " would need more than S3's 10,000 parts: set targetFileSize "
+                    + "(or maxRowsPerFile) to split each partition into smaller files");
         }
-        acquire();
+        final int permits = permits(buffer.length());
+        acquire(permits);
         final PartBuffer data = buffer;
         final int partNumber = parts.size() + 1;
         final String id = uploadId;
@@ -117,14 +124,23 @@ public final class S3OutputStream extends OutputStream {
                 return CompletedPart.builder().partNumber(partNumber).eTag(etag).build();
             } finally {
                 data.release();
-                uploads.permits().release();
+                uploads.permits().release(permits);
             }
         }, uploads.pool()));
     }
 
-    private void acquire() throws IOException {
+    /**
+     * The permits a buffer of this size takes: one per base part size, so that the pending buffers stay within
+     * maxPendingParts base parts of memory as parts grow (a part larger than all of it takes every permit, and waits alone).
+     */
+    private int permits(int bytes) {
+        int n = (int) Math.max(1, ((long) bytes + uploads.partSize() - 1) / uploads.partSize());
+        return Math.min(n, uploads.maxPendingParts());
+    }
+
+    private void acquire(int permits) throws IOException {
         try {
-            uploads.permits().acquire();
+            uploads.permits().acquire(permits);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("Interrupted while waiting to upload a part of " + key);
@@ -141,7 +157,7 @@ public final class S3OutputStream extends OutputStream {
             return;
         }
         if (uploadId == null && !deferred) {
-            acquire();
+            acquire(1);
             final PartBuffer data = buffer;
             buffer = null;
             done = CompletableFuture.supplyAsync(() -> {

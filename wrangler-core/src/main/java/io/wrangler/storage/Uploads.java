@@ -7,13 +7,15 @@ import java.util.concurrent.Semaphore;
  * Uploads is the bounded machinery shared by the output streams of one write: the pool that sends parts
  * and the permits that cap how many part buffers may wait in memory.
  *
- * <p>Memory held by pending uploads is at most {@code maxPendingParts * partSize}; a writer that would
- * exceed it blocks until a part has been sent.
+ * <p>Memory held by pending uploads is at most {@code maxPendingParts * partSize} (a larger part, late in a very
+ * large file, takes a permit per {@code partSize} and waits alone when it needs them all); a writer that would exceed
+ * it blocks until a part has been sent. {@code partSize} is the size of a file's first parts ({@link PartSizes}).
  */
 public final class Uploads {
     private final ExecutorService pool;
     private final Semaphore permits;
     private final int partSize;
+    private final int maxPendingParts;
     /** Free chunks of PartBuffer.CHUNK bytes, kept for reuse up to MAX_FREE (16 MiB). */
     private final java.util.concurrent.ConcurrentLinkedQueue<byte[]> free = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicInteger freeCount = new java.util.concurrent.atomic.AtomicInteger();
@@ -26,6 +28,11 @@ public final class Uploads {
         this.pool = pool;
         this.permits = new Semaphore(maxPendingParts);
         this.partSize = partSize;
+        this.maxPendingParts = maxPendingParts;
+    }
+
+    int maxPendingParts() {
+        return maxPendingParts;
     }
 
     ExecutorService pool() {

@@ -35,6 +35,18 @@ public final class DuckReader {
 
     /** Like {@link #query(LocalS3, String, String, String)}, through any S3 client (real AWS included). */
     public static List<List<Object>> query(S3Client s3, String bucket, String prefix, String sql) {
+        return query(s3, bucket, prefix, sql, "");
+    }
+
+    /**
+     * Like {@link #query(LocalS3, String, String, String)}, with more options for DuckDB's {@code read_parquet}, such as
+     * {@code hive_types_autocast=false} (partition values as the text of their folder names, not typed by guess).
+     */
+    public static List<List<Object>> query(LocalS3 s3, String bucket, String prefix, String sql, String readOptions) {
+        return query(s3.client(), bucket, prefix, sql, readOptions);
+    }
+
+    private static List<List<Object>> query(S3Client s3, String bucket, String prefix, String sql, String readOptions) {
         Path dir = null;
         try {
             dir = Files.createTempDirectory("wrangler-read-");
@@ -53,7 +65,8 @@ public final class DuckReader {
             try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement()) {
                 st.execute("SET TimeZone='UTC'");
                 if (any) {
-                    st.execute("CREATE VIEW t AS SELECT * FROM read_parquet('" + dir + "/**/*.parquet', hive_partitioning=true, union_by_name=true)");
+                    st.execute("CREATE VIEW t AS SELECT * FROM read_parquet('" + dir + "/**/*.parquet', hive_partitioning=true, union_by_name=true"
+                            + (readOptions.isEmpty() ? "" : ", " + readOptions) + ")");
                 }
                 try (ResultSet rs = st.executeQuery(sql)) {
                     return rows(rs);

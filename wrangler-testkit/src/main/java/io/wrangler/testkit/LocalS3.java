@@ -43,8 +43,14 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * }
  * }</pre>
  *
+ * <p>Keys: every key AWS S3 accepts (any UTF-8, emoji and control characters included, up to 1,024 bytes) is
+ * accepted, listed in S3's order and read back, and a key longer is refused with {@code KeyTooLongError}, as AWS does.
+ * S3Mock itself fails on many such keys (a 4-byte UTF-8 character corrupts its bucket metadata and every later request
+ * of the bucket fails); the endpoint is therefore a small proxy on 127.0.0.1 that keeps keys encoded on the server (see
+ * {@code KeyCodec}), so one request can never break the next. Only {@code /} works as a listing delimiter.
+ *
  * <p>S3Mock listens on every interface of this machine (it offers no way to bind its plain HTTP
- * connector to one address); the client built here only ever talks to 127.0.0.1.
+ * connector to one address); the client built here only ever talks to 127.0.0.1, through the proxy.
  */
 public final class LocalS3 implements AutoCloseable {
     /** The access key that {@link #client()} signs with; S3Mock accepts any. */
@@ -53,14 +59,14 @@ public final class LocalS3 implements AutoCloseable {
     private static final Region REGION = Region.US_EAST_1;
 
     private final S3MockApplication app;
-    private final int port;
+    private final KeyProxy keys;
     private final Path root;
     private final boolean deleteRootOnClose;
     private final S3Client client;
 
-    private LocalS3(S3MockApplication app, int port, Path root, boolean deleteRootOnClose) {
+    private LocalS3(S3MockApplication app, KeyProxy keys, Path root, boolean deleteRootOnClose) {
         this.app = app;
-        this.port = port;
+        this.keys = keys;
         this.root = root;
         this.deleteRootOnClose = deleteRootOnClose;
         this.client = newClient();
@@ -105,12 +111,19 @@ public final class LocalS3 implements AutoCloseable {
         S3MockApplication app = S3MockApplication.start(props);
         @SuppressWarnings("removal")
         int port = app.getHttpPort();
-        return new LocalS3(app, port, root, deleteRootOnClose);
+        KeyProxy keys;
+        try {
+            keys = KeyProxy.start(URI.create("http://127.0.0.1:" + port));
+        } catch (RuntimeException e) {
+            app.stop();
+            throw e;
+        }
+        return new LocalS3(app, keys, root, deleteRootOnClose);
     }
 
     /** The endpoint to give any S3 client: {@code http://127.0.0.1:<port>}. */
     public URI endpoint() {
-        return URI.create("http://127.0.0.1:" + port);
+        return keys.endpoint();
     }
 
     /** The folder that holds the server's buckets and objects. */
@@ -226,6 +239,7 @@ public final class LocalS3 implements AutoCloseable {
     @Override
     public void close() {
         client.close();
+        keys.close();
         app.stop();
         if (deleteRootOnClose) {
             deleteRecursively(root);

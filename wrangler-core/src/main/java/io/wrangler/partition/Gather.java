@@ -1,0 +1,259 @@
+package io.wrangler.partition;
+
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseLargeVariableWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
+import org.apache.arrow.vector.complex.LargeListVector;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.NonNullableStructVector;
+import org.apache.arrow.vector.complex.StructVector;
+
+/**
+ * Gather copies chosen rows of a vector, in a chosen order, into an empty vector of the same field: {@code to[t] =
+ * from[rows[t]]}, nested types included, to any depth.
+ *
+ * <p>It works on the buffers of every type a write accepts rather than through Arrow's {@code copyFromSafe}, which
+ * supports neither zoned timestamps nor fixed-size binaries inside lists, maps and structs, and which checks capacity
+ * value by value. A list's elements are gathered with the list: its child gets the element rows of the chosen rows, in
+ * order.
+ */
+final class Gather {
+    private Gather() {
+    }
+
+    /** Fills {@code to} (new, empty, of {@code from}'s field) with {@code from}'s rows {@code rows}, and sets its value count. */
+    static void gather(FieldVector from, FieldVector to, int[] rows) {
+        fill(from, to, rows);
+        to.setValueCount(rows.length);
+    }
+
+    private static void fill(FieldVector from, FieldVector to, int[] rows) {
+        int n = rows.length;
+        if (from instanceof BitVector f) {
+            to.setInitialCapacity(Math.max(n, 1));
+            to.allocateNew();
+            BitVector t = (BitVector) to;
+            for (int i = 0; i < n; i++) {
+                int r = rows[i];
+                if (!f.isNull(r)) {
+                    t.set(i, f.get(r));
+                }
+            }
+        } else if (from instanceof BaseFixedWidthVector f) {
+            to.setInitialCapacity(Math.max(n, 1));
+            to.allocateNew();
+            fixedWidth(f, (BaseFixedWidthVector) to, rows);
+        } else if (from instanceof BaseVariableWidthVector f) {
+            BaseVariableWidthVector t = (BaseVariableWidthVector) to;
+            long bytes = 0;
+            for (int r : rows) {
+                bytes += f.getOffsetBuffer().getInt(4L * r + 4) - f.getOffsetBuffer().getInt(4L * r);
+            }
+            t.allocateNew(Math.max(1, bytes), Math.max(n, 1));
+            variableWidth(f, t, rows);
+        } else if (from instanceof BaseLargeVariableWidthVector f) {
+            BaseLargeVariableWidthVector t = (BaseLargeVariableWidthVector) to;
+            long bytes = 0;
+            for (int r : rows) {
+                bytes += f.getOffsetBuffer().getLong(8L * r + 8) - f.getOffsetBuffer().getLong(8L * r);
+            }
+            t.allocateNew(Math.max(1, bytes), Math.max(n, 1));
+            largeVariableWidth(f, t, rows);
+        } else if (from instanceof ListVector f) {
+            // MapVector is a ListVector of key-value structs.
+            ListVector t = (ListVector) to;
+            t.setInitialCapacity(Math.max(n, 1));
+            t.allocateNew();
+            ArrowBuf offsets = f.getOffsetBuffer();
+            long total = 0;
+            for (int r : rows) {
+                if (!f.isNull(r)) {
+                    total += offsets.getInt(4L * r + 4) - offsets.getInt(4L * r);
+                }
+            }
+            int[] elements = new int[Math.toIntExact(total)];
+            int e = 0;
+            for (int i = 0; i < n; i++) {
+                int r = rows[i];
+                if (f.isNull(r)) {
+                    t.setNull(i);
+                    continue;
+                }
+                int start = offsets.getInt(4L * r);
+                int end = offsets.getInt(4L * r + 4);
+                t.startNewValue(i);
+                for (int j = start; j < end; j++) {
+                    elements[e++] = j;
+                }
+                t.endValue(i, end - start);
+            }
+            fill(f.getDataVector(), t.getDataVector(), elements);
+            t.getDataVector().setValueCount(elements.length);
+        } else if (from instanceof LargeListVector f) {
+            LargeListVector t = (LargeListVector) to;
+            t.setInitialCapacity(Math.max(n, 1));
+            t.allocateNew();
+            ArrowBuf offsets = f.getOffsetBuffer();
+            long total = 0;
+            for (int r : rows) {
+                if (!f.isNull(r)) {
+                    total += offsets.getLong(8L * r + 8) - offsets.getLong(8L * r);
+                }
+            }
+            int[] elements = new int[Math.toIntExact(total)];
+            int e = 0;
+            for (int i = 0; i < n; i++) {
+                int r = rows[i];
+                if (f.isNull(r)) {
+                    t.setNull(i);
+                    continue;
+                }
+                long start = offsets.getLong(8L * r);
+                long end = offsets.getLong(8L * r + 8);
+                t.startNewValue(i);
+                for (long j = start; j < end; j++) {
+                    elements[e++] = Math.toIntExact(j);
+                }
+                t.endValue(i, end - start);
+            }
+            fill(f.getDataVector(), t.getDataVector(), elements);
+            t.getDataVector().setValueCount(elements.length);
+        } else if (from instanceof FixedSizeListVector f) {
+            FixedSizeListVector t = (FixedSizeListVector) to;
+            t.setInitialCapacity(Math.max(n, 1));
+            t.allocateNew();
+            int size = f.getListSize();
+            int[] elements = new int[Math.multiplyExact(n, size)];
+            for (int i = 0; i < n; i++) {
+                int r = rows[i];
+                if (f.isNull(r)) {
+                    t.setNull(i);
+                } else {
+                    t.setNotNull(i);
+                }
+                for (int k = 0; k < size; k++) {
+                    elements[i * size + k] = r * size + k;
+                }
+            }
+            fill(f.getDataVector(), t.getDataVector(), elements);
+            t.getDataVector().setValueCount(elements.length);
+        } else if (from instanceof NonNullableStructVector f) {
+            // StructVector (nullable) is a NonNullableStructVector with a validity buffer.
+            NonNullableStructVector t = (NonNullableStructVector) to;
+            t.setInitialCapacity(Math.max(n, 1));
+            t.allocateNew();
+            if (f instanceof StructVector fs) {
+                StructVector ts = (StructVector) t;
+                for (int i = 0; i < n; i++) {
+                    if (fs.isNull(rows[i])) {
+                        ts.setNull(i);
+                    } else {
+                        ts.setIndexDefined(i);
+                    }
+                }
+            }
+            for (int c = 0; c < f.size(); c++) {
+                FieldVector child = (FieldVector) f.getChildByOrdinal(c);
+                FieldVector target = (FieldVector) t.getChildByOrdinal(c);
+                fill(child, target, rows);
+                target.setValueCount(n);
+            }
+        } else {
+            throw new IllegalArgumentException("cannot regroup a column of the Arrow type " + from.getField().getType()
+                    + " by partition");
+        }
+    }
+
+    /** Copies fixed-width values buffer to buffer, 8, 4, 2 or 1 bytes at a time (or the type's width), and their validity bits. */
+    static void fixedWidth(BaseFixedWidthVector from, BaseFixedWidthVector to, int[] sourceRow) {
+        ArrowBuf src = from.getDataBuffer();
+        ArrowBuf dst = to.getDataBuffer();
+        int width = from.getTypeWidth();
+        int rows = sourceRow.length;
+        switch (width) {
+            case 8 -> {
+                for (int t = 0; t < rows; t++) {
+                    dst.setLong(8L * t, src.getLong(8L * sourceRow[t]));
+                }
+            }
+            case 4 -> {
+                for (int t = 0; t < rows; t++) {
+                    dst.setInt(4L * t, src.getInt(4L * sourceRow[t]));
+                }
+            }
+            case 2 -> {
+                for (int t = 0; t < rows; t++) {
+                    dst.setShort(2L * t, src.getShort(2L * sourceRow[t]));
+                }
+            }
+            case 1 -> {
+                for (int t = 0; t < rows; t++) {
+                    dst.setByte(t, src.getByte(sourceRow[t]));
+                }
+            }
+            default -> {
+                for (int t = 0; t < rows; t++) {
+                    dst.setBytes((long) width * t, src, (long) width * sourceRow[t], width);
+                }
+            }
+        }
+        validity(from.getValidityBuffer(), to.getValidityBuffer(), sourceRow);
+    }
+
+    private static void validity(ArrowBuf src, ArrowBuf dst, int[] sourceRow) {
+        for (int t = 0; t < sourceRow.length; t++) {
+            BitVectorHelper.setValidityBit(dst, t, BitVectorHelper.get(src, sourceRow[t]));
+        }
+    }
+
+    /**
+     * Copies variable-width values (strings, binaries) into a target allocated for all of their bytes: offsets and bytes
+     * directly, without the per-value capacity checks of copyFromSafe.
+     */
+    static void variableWidth(BaseVariableWidthVector from, BaseVariableWidthVector to, int[] sourceRow) {
+        ArrowBuf srcOffsets = from.getOffsetBuffer();
+        ArrowBuf srcData = from.getDataBuffer();
+        ArrowBuf dstOffsets = to.getOffsetBuffer();
+        ArrowBuf dstData = to.getDataBuffer();
+        int position = 0;
+        dstOffsets.setInt(0, 0);
+        for (int t = 0; t < sourceRow.length; t++) {
+            int r = sourceRow[t];
+            int start = srcOffsets.getInt(4L * r);
+            int length = srcOffsets.getInt(4L * r + 4) - start;
+            if (length > 0) {
+                dstData.setBytes(position, srcData, start, length);
+                position += length;
+            }
+            dstOffsets.setInt(4L * t + 4, position);
+        }
+        validity(from.getValidityBuffer(), to.getValidityBuffer(), sourceRow);
+        to.setLastSet(sourceRow.length - 1);
+    }
+
+    private static void largeVariableWidth(BaseLargeVariableWidthVector from, BaseLargeVariableWidthVector to, int[] sourceRow) {
+        ArrowBuf srcOffsets = from.getOffsetBuffer();
+        ArrowBuf srcData = from.getDataBuffer();
+        ArrowBuf dstOffsets = to.getOffsetBuffer();
+        ArrowBuf dstData = to.getDataBuffer();
+        long position = 0;
+        dstOffsets.setLong(0, 0);
+        for (int t = 0; t < sourceRow.length; t++) {
+            int r = sourceRow[t];
+            long start = srcOffsets.getLong(8L * r);
+            long length = srcOffsets.getLong(8L * r + 8) - start;
+            if (length > 0) {
+                dstData.setBytes(position, srcData, start, length);
+                position += length;
+            }
+            dstOffsets.setLong(8L * t + 8, position);
+        }
+        validity(from.getValidityBuffer(), to.getValidityBuffer(), sourceRow);
+        to.setLastSet(sourceRow.length - 1);
+    }
+}
