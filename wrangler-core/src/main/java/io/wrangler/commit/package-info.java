@@ -15,6 +15,49 @@
  * DuckDB-with-Hive-readers skip folders starting with {@code _}, so nothing under {@code _tmp/} is ever read
  * as table data.
  *
+ * <h2>States: the manifest records how far a write got</h2>
+ * A write's manifest {@code _tmp/<writeId>/_manifest.json} exists from before its first upload until its end. Its state
+ * changes only by a compare-and-swap on the manifest's ETag ({@link io.wrangler.commit.WriteLog} is the one class that
+ * writes or deletes a manifest), so that of two actors deciding one write's fate exactly one succeeds. Write ids are unique
+ * per run, keyed runs included ({@code k-<key>-<hash>-<run>}): every file a run publishes is an object that run created.
+ * <table>
+ *   <caption>The state table. W: the writer holding the lease. R: a recovery holding the lease (the next write's, or
+ *   {@code S3Parquet.recover} with the write's catalog). R0: a recovery without that catalog. S: a writer whose lease was
+ *   taken over (stalled, suspended). "fence" is a compare-and-swap renewal of the lease, which fails once another holder
+ *   took it.</caption>
+ *   <tr><th>state</th><th>W may</th><th>R may</th><th>R0 may</th><th>S</th></tr>
+ *   <tr><td>(no manifest, folder named like a write id)</td><td>-</td><td colspan="2">delete what is in the folder and abort
+ *       its uploads (only there: uploads elsewhere need a record)</td><td>-</td></tr>
+ *   <tr><td>STARTED (created after a fence)</td><td>stage; list old files (reads); fence; CAS to COMMITTED</td>
+ *       <td colspan="2">fence; CAS to ABORTING; roll back</td><td>its CAS to COMMITTED fails: stops, not applied</td></tr>
+ *   <tr><td>COMMITTED, overwrite or keyed append</td><td>copy or complete every file; fence before each delete batch of
+ *       the old files; delete its staged copies; CAS to PUBLISHED</td><td colspan="2">fence; publish again
+ *       (idempotent: same copies, old files listed again); CAS to PUBLISHED; then as PUBLISHED</td><td>its next fence fails:
+ *       stops, incomplete (R finishes it)</td></tr>
+ *   <tr><td>PUBLISHED, overwrite or keyed append</td><td>catalog step (fence before each catalog change); conditional
+ *       delete of the manifest (the end)</td><td>catalog step with the table as it is now (a later write may have
+ *       changed it); end</td><td>nothing: the write stays catalogPending; never published again</td><td>stops, incomplete</td></tr>
+ *   <tr><td>COMMITTED or PUBLISHED, plain append</td><td>copy; CAS to PUBLISHED; catalog step; conditional delete of the
+ *       manifest: <b>the commit point of a plain append</b>. If the catalog step or a copy fails, W rolls itself back.</td>
+ *       <td colspan="2">fence; CAS to ABORTING; roll back</td><td>stops, not applied (R undoes it)</td></tr>
+ *   <tr><td>ABORTING</td><td>(its own roll back)</td><td>roll back (idempotent); remove the partitions it registered that
+ *       are now empty; end</td><td>roll back the data; keep the manifest (catalogPending) when the write had a
+ *       catalog</td><td>stops, not applied</td></tr>
+ * </table>
+ * <i>Roll back</i>: abort the write's deferred uploads (found by its recorded id), delete the final keys its manifest
+ * lists (objects its own run created), delete its staging. Folders under {@code _tmp/} that are not wrangler's exact forms,
+ * and open uploads whose id this table does not record (a nested table's, another tool's), are never touched. A manifest
+ * whose table, write id or keys are not this table's (a table copied with its {@code _tmp/}) is refused and nothing is
+ * touched. Manifests of wrangler 0.1 (format 1) are read as COMMITTED.
+ *
+ * <p>Why fencing and CAS both: the manifest's CAS guards a write against every actor that has read the manifest, and
+ * whoever takes the table over recovers first, so reads every manifest there is then. It cannot guard against a holder
+ * that took over before the manifest existed, or against deleting what other writes made; so the creation (STARTED), the
+ * commit point (COMMITTED), every delete batch of replaced files, every catalog change and every write a recovery resolves
+ * are preceded by a fence. What remains: a writer that stalls longer than the lease's time to live exactly between a
+ * successful fence and the one request it guards can still send that request; S3 has no multi-object transaction to close
+ * this, and the time to live (2 minutes by default) makes it a stall of minutes inside one request's preparation.
+ *
  * <h2>Steps</h2>
  * <ol>
  *   <li><b>Validate</b> (no I/O but reads): URI, column names (unique, case-insensitively), partition columns
@@ -25,7 +68,10 @@
  *       table). Then a HeadBucket: a missing bucket is refused.
  *       <br><i>Crash:</i> nothing written.</li>
  *   <li><b>Lease</b>: the table's lease is taken (see Guarantees) and held until after cleanup; a write that cannot
- *       get it writes nothing.</li>
+ *       get it writes nothing. Deleting modes ({@code OVERWRITE}, {@code OVERWRITE_PARTITIONS}, partitioned or not: an
+ *       unpartitioned one replaces the whole table) are refused at a bucket root in the validate step.</li>
+ *   <li><b>Record</b>: after a fence, the manifest is created in state STARTED ({@code If-None-Match}): the write's id
+ *       is recorded before its first upload, so recovery aborts only uploads whose id the table records.</li>
  *   <li><b>Recover</b>: interrupted writes found under {@code _tmp/}, or by deferred uploads open in the table, are
  *       finished or undone ({@link io.wrangler.commit.Recovery}), so the table is in a clean state before this write
  *       begins.</li>
@@ -41,10 +87,13 @@
  *       uploads under {@code _tmp/<writeId>/} (deferred: open uploads at final keys, their names carrying the write
  *       id), no manifest: recovery removes them (roll back), finding deferred uploads with one listing of the
  *       table's open uploads.</li>
- *   <li><b>Manifest</b>: the lease is checked (fencing), then {@code _tmp/<writeId>/_manifest.json} is written in one
- *       PUT, after every staged upload completed: mode, partitions, staged and final keys (deferred: upload ids and
- *       part ETags), sizes, row counts, schema, catalog. <b>This PUT is the commit point of an overwrite.</b>
- *       <br><i>Crash after it:</i> an overwrite is rolled forward by recovery; an append is rolled back.</li>
+ *   <li><b>Manifest</b>: the old files are listed first (reads only; a write that finds another table's {@code _tmp/}
+ *       inside its own is refused here: tables must not nest), then the lease is checked (fencing) and the manifest
+ *       moves from STARTED to COMMITTED with every file: mode, partitions, staged and final keys (deferred: upload ids
+ *       and part ETags), sizes, row counts, schema, catalog. <b>This CAS is the commit point of an overwrite and of a
+ *       keyed append.</b>
+ *       <br><i>Crash after it:</i> an overwrite or keyed append is rolled forward by recovery; a plain append is rolled
+ *       back.</li>
  *   <li><b>Publish</b>: (a) list the old files of the touched partitions by their exact folders with trailing slash
  *       ({@code country=R/} never matches {@code country=RU/}); partitions sharing a first folder are listed with one
  *       listing of it, filtered to their exact folders; the whole table for {@code OVERWRITE}. {@code _tmp/} and the
@@ -57,7 +106,8 @@
  *       lifecycle rule {@code AbortIncompleteMultipartUpload}) cannot be completed: as no old file has been deleted
  *       yet, the write is undone (its completed files deleted, its open uploads aborted, its staging removed) and
  *       fails; recovery does the same when it meets such a write.
- *       (c) delete the old files with DeleteObjects in batches of at most 1,000, reading per-key errors.
+ *       (c) delete the old files with DeleteObjects in batches of at most 1,000, each right after a fence, reading per-key
+ *       errors. (d) delete the staged copies, then CAS the manifest to PUBLISHED: it is never published again.
  *       <br><i>Readers:</i> during (b) and (c) a partition may show old and new files side by side (rows
  *       doubled for a moment); never a partition with neither, because nothing is deleted before every new
  *       file is in place. Nothing outside the touched partitions (the table root for {@code OVERWRITE}) is ever
@@ -65,13 +115,15 @@
  *       deleted files are no longer listed) for an overwrite, or deletes this write's published files for an
  *       append.</li>
  *   <li><b>Catalog</b> (when a catalog is set): the {@link io.wrangler.catalog.CatalogCommit} prepared in step 1
- *       creates or updates the table and registers the written partitions. It must be idempotent.
- *       <br><i>Crash or refusal:</i> the data is published; the manifest stays, and a recovery with the catalog
- *       (or the next write with it) runs the catalog step again for an overwrite, or, for an append (which recovery
- *       undoes), removes the partitions it registered that are left empty. A recovery without the catalog finishes the
- *       data and reports the write as {@code catalogPending}, keeping its manifest.</li>
- *   <li><b>Cleanup</b>: open uploads of {@code _tmp/<writeId>/} are aborted and the staged files deleted, then the
- *       manifest is deleted last. Its DELETE is the end of the write: nothing is left to recover.
+ *       creates or updates the table and registers the written partitions, fenced before every change. It must be
+ *       idempotent.
+ *       <br><i>Refusal:</i> an overwrite or keyed append is committed and stays PUBLISHED
+ *       ({@code WriteIncompleteException}); a recovery with the catalog (or the next write with it) runs only the
+ *       catalog step, registering the table as it is then, and never publishes the data again. A plain append rolls
+ *       itself back ({@code CatalogException}: nothing changed, rerun). A recovery without the catalog leaves the
+ *       write {@code catalogPending}, its manifest kept, its data untouched.</li>
+ *   <li><b>Cleanup</b>: the manifest is deleted with a conditional DELETE on its ETag ({@code WriteLog.end}): the end
+ *       of the write, and the commit point of a plain append (a recovery that claimed it first makes it fail).
  *       <br><i>Crash before the manifest DELETE:</i> as a crash in the catalog step: an overwrite is rolled
  *       forward again (a staged file already gone is fine when its final key holds it), an append is rolled back,
  *       which is what makes its rerun add the rows exactly once. <i>After it:</i> the write is complete. A crash
@@ -92,13 +144,17 @@
  *   <li>Not atomic: the table as a whole (readers can see a mix during publish), and the catalog relative to the
  *       data (registered after publish).</li>
  *   <li>Concurrent writers take turns: each write holds the table's lease ({@link io.wrangler.commit.TableLease},
- *       {@code _tmp/_lease.json}, taken with a conditional create) from before recovery until after cleanup, renews it
- *       while it runs, and proves it still holds it (a compare-and-swap) just before writing its manifest. A second
- *       writer waits up to {@code leaseWait}, then fails with a CommitConflictException (rerunning is safe). A crashed
- *       writer's lease expires after its time to live (2 minutes by default), measured on S3's clock. Recovery takes the
- *       lease too, so it never undoes a live writer's staging. Between the fencing check and the end of the publish step a
- *       writer that stalls longer than the lease's time to live could overlap with the next holder's recovery of its
- *       manifest; both then run the same idempotent publish.</li>
+ *       {@code _tmp/_lease.json}, taken with a conditional create, with a token of its own acquisition) from before
+ *       recovery until after cleanup, renews it while it runs, and proves it still holds it (a compare-and-swap) before
+ *       every step the state table fences; its release is a conditional delete on its own ETag. A second writer waits
+ *       up to {@code leaseWait}, then fails with a CommitConflictException (rerunning is safe). A crashed writer's lease
+ *       expires after its time to live (2 minutes by default), measured on S3's clock. A writer that finds its lease
+ *       taken over stops and reports what it left: before its commit point not applied, after it incomplete (the new
+ *       holder finishes it), a plain append not applied (the new holder undoes it).</li>
+ *   <li>Outcomes: every exception of {@code to()} and {@code recover()} is a {@code WranglerException} whose type says
+ *       whether the write took effect: {@code WriteNotAppliedException} (nothing changed, rerun),
+ *       {@code WriteIncompleteException} (committed, recovery finishes it, never undoes it),
+ *       {@code CommitStateUnknownException} (recover first, then look).</li>
  * </ul>
  */
 package io.wrangler.commit;
