@@ -8,7 +8,9 @@ import io.wrangler.Compression;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.RecoveryResult;
 import io.wrangler.S3Parquet;
+import io.wrangler.WriteIncompleteException;
 import io.wrangler.WriteMode;
+import io.wrangler.WriteStep;
 import io.wrangler.WriteResult;
 import io.wrangler.testkit.GlueFault;
 import java.math.BigDecimal;
@@ -332,10 +334,13 @@ class GlueCatalogTest {
         Lake.glue().failNext("CreateTable", 1, GlueFault.ACCESS_DENIED);
         int calls = Lake.glue().calls("CreateTable");
         assertThatThrownBy(() -> write(orders("a", List.of(LocalDate.of(2024, 1, 15)), List.of("RU"), 2), WriteMode.OVERWRITE_PARTITIONS, orders()))
-                .isInstanceOf(CatalogException.class)
-                .hasMessage("Cannot create the Glue table " + db + ".orders for " + table + " (step: catalog): Glue answered AccessDeniedException "
-                        + "(User is not authorized to perform this operation). The data is published and the write's manifest kept: fix the cause "
-                        + "and rerun the write, or run S3Parquet.recover with this Glue table.");
+                .isInstanceOfSatisfying(WriteIncompleteException.class, e -> assertThat(e.remaining()).isEqualTo(WriteStep.CATALOG))
+                .hasCauseInstanceOf(CatalogException.class)
+                .hasMessageStartingWith("Cannot register the write in glue:" + db + ".orders for " + table + " (step: catalog): Cannot create "
+                        + "the Glue table " + db + ".orders for " + table + " (step: catalog): Glue answered AccessDeniedException "
+                        + "(User is not authorized to perform this operation).")
+                .hasMessageEndingWith("The data is committed and published; S3Parquet.recover(uri, s3, catalog), or the next write to the "
+                        + "table with this catalog, registers the table as it is then. Rerunning the write is safe too.");
         assertThat(Lake.glue().calls("CreateTable") - calls).isEqualTo(1);
         assertThat(Lake.query(bucket, "marts/orders/", "SELECT count(*) FROM t")).containsExactly(List.of(2L));
 
@@ -349,6 +354,33 @@ class GlueCatalogTest {
     }
 
     @Test
+    void aCatalogPendingOverwriteIsNeverPublishedAgainAndIsRegisteredAsTheTableIsLater() {
+        LocalDate d15 = LocalDate.of(2024, 1, 15);
+        LocalDate d16 = LocalDate.of(2024, 1, 16);
+        write(orders("a", List.of(d15, d16), List.of("RU"), 1), WriteMode.APPEND, orders());
+        Lake.glue().failNext("BatchCreatePartition", 1, GlueFault.ACCESS_DENIED);
+        assertThatThrownBy(() -> write(orders("b", List.of(d15), List.of("RU"), 2), WriteMode.OVERWRITE_PARTITIONS, orders()))
+                .isInstanceOf(WriteIncompleteException.class);
+        assertThat(S3Parquet.recover(table, Lake.s3().client()).catalogPending()).hasSize(1);
+        // The pending write's staged copies are gone: only its manifest (PUBLISHED) is left.
+        assertThat(Lake.s3().list(bucket, "marts/orders/_tmp/").keySet()).allSatisfy(k -> assertThat(k).endsWith("_manifest.json"));
+
+        // A later overwrite of the same partition, and an unrelated write, both without the catalog.
+        S3Parquet.write(orders("c", List.of(d15), List.of("RU"), 1)).partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS)
+                .s3(Lake.s3().client()).to(table);
+        S3Parquet.write(orders("d", List.of(LocalDate.of(2024, 1, 17)), List.of("DE"), 1)).partitionBy("dt", "country")
+                .mode(WriteMode.APPEND).s3(Lake.s3().client()).to(table);
+        List<List<Object>> expected = List.of(List.of("c-2024-01-15-RU-0"), List.of("a-2024-01-16-RU-0"), List.of("d-2024-01-17-DE-0"));
+        assertThat(Lake.query(bucket, "marts/orders/", "SELECT order_id FROM t ORDER BY dt")).isEqualTo(expected);
+
+        // With the catalog, the pending write registers the table as it is now: its data is not published again.
+        RecoveryResult r = S3Parquet.recover(table, Lake.s3().client(), orders());
+        assertThat(r.rolledForward()).hasSize(1);
+        assertThat(Lake.query(bucket, "marts/orders/", "SELECT order_id FROM t ORDER BY dt")).isEqualTo(expected);
+        assertThat(Lake.s3().list(bucket, "marts/orders/_tmp/")).isEmpty();
+    }
+
+    @Test
     void aFailureBetweenPartitionBatchesIsRepairedByRecoveryWithTheCatalog() {
         List<LocalDate> days = new ArrayList<>();
         for (int i = 0; i < 125; i++) {
@@ -357,7 +389,7 @@ class GlueCatalogTest {
         int before = Lake.glue().calls("BatchCreatePartition");
         Lake.glue().failNth("BatchCreatePartition", 2, GlueFault.ACCESS_DENIED);
         assertThatThrownBy(() -> write(orders("a", days, List.of("RU", "DE"), 1), WriteMode.OVERWRITE_PARTITIONS, orders()))
-                .isInstanceOf(CatalogException.class).hasMessageContaining("Glue answered AccessDeniedException");
+                .isInstanceOf(WriteIncompleteException.class).hasMessageContaining("Glue answered AccessDeniedException");
         assertThat(Lake.glue().calls("BatchCreatePartition") - before).isEqualTo(2);
         assertThat(partitions("orders")).hasSize(100);
 
@@ -369,7 +401,7 @@ class GlueCatalogTest {
     }
 
     @Test
-    void anAppendCutShortInItsCatalogStepIsUndoneInS3AndInGlue() {
+    void anAppendWhoseCatalogStepFailsUndoesItselfInS3AndInGlue() {
         write(orders("a", List.of(LocalDate.of(2023, 12, 31)), List.of("RU"), 1), WriteMode.APPEND, orders());
         List<LocalDate> days = new ArrayList<>();
         for (int i = 0; i < 125; i++) {
@@ -377,13 +409,9 @@ class GlueCatalogTest {
         }
         Lake.glue().failNth("BatchCreatePartition", 2, GlueFault.ACCESS_DENIED);
         assertThatThrownBy(() -> write(orders("b", days, List.of("RU", "DE"), 1), WriteMode.APPEND, orders()))
-                .isInstanceOf(CatalogException.class);
-        assertThat(partitions("orders")).hasSize(101);
+                .isInstanceOf(CatalogException.class).hasMessageContaining("The append was undone");
 
-        assertThat(S3Parquet.recover(table, Lake.s3().client()).catalogPending()).hasSize(1);
-        RecoveryResult r = S3Parquet.recover(table, Lake.s3().client(), orders());
-
-        assertThat(r.rolledBack()).hasSize(1);
+        assertThat(S3Parquet.recover(table, Lake.s3().client(), orders()).isEmpty()).isTrue();
         assertThat(partitions("orders")).extracting(Partition::values).containsExactly(List.of("2023-12-31", "RU"));
         assertThat(Lake.query(bucket, "marts/orders/", "SELECT order_id FROM t")).containsExactly(List.of("a-2023-12-31-RU-0"));
         assertThat(Lake.s3().list(bucket, "marts/orders/_tmp/")).isEmpty();
