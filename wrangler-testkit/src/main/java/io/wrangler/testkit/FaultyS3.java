@@ -4,8 +4,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -72,7 +70,7 @@ public final class FaultyS3 implements AutoCloseable {
     /** Starts a proxy to {@code target} on a random port of 127.0.0.1. */
     public static FaultyS3 start(LocalS3 target) {
         try {
-            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+            HttpServer server = LoopbackHttp.create();
             ExecutorService executor = Executors.newCachedThreadPool(r -> {
                 Thread t = new Thread(r, "faulty-s3");
                 t.setDaemon(true);

@@ -6,8 +6,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -65,7 +63,7 @@ final class KeyProxy implements AutoCloseable {
 
     static KeyProxy start(URI target) {
         try {
-            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+            HttpServer server = LoopbackHttp.create();
             ExecutorService executor = Executors.newCachedThreadPool(r -> {
                 Thread t = new Thread(r, "local-s3-keys");
                 t.setDaemon(true);

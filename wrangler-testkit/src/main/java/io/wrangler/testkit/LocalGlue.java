@@ -8,8 +8,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -124,7 +122,7 @@ public final class LocalGlue implements AutoCloseable {
 
     private static LocalGlue start(Path file) {
         try {
-            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+            HttpServer server = LoopbackHttp.create();
             ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
                 Thread t = new Thread(r, "local-glue");
                 t.setDaemon(true);
