@@ -89,6 +89,14 @@ public final class S3Parquet {
      * Finishes or undoes the interrupted writes of the table at {@code uri}. Overwrites that reached their manifest
      * are finished; appends and writes without a manifest are undone. A write that had a catalog keeps its manifest
      * until recovered with that catalog ({@link RecoveryResult#catalogPending()}). Idempotent.
+     *
+     * @throws CommitConflictException another writer or recovery holds the table's lease, or took it over while this
+     *     recovery ran: what was resolved stays resolved; run it again once the other holder has finished
+     * @throws CommitStateUnknownException S3 failed, or a manifest under {@code _tmp/} does not belong to this table (a
+     *     table copied with its {@code _tmp/}): nothing of that write was touched; read the message, then run it again
+     * @throws InvalidWriteException {@code uri} is not a table URI ({@code s3://bucket/prefix}); nothing was touched
+     * @throws StorageException the endpoint does not enforce conditional requests, so no lease can be held; nothing
+     *     was touched
      */
     public static RecoveryResult recover(String uri, S3Client s3) {
         return recover(uri, s3, null);

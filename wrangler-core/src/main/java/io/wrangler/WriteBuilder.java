@@ -242,10 +242,20 @@ public final class WriteBuilder {
      * A crash at any point leaves the table recoverable: the next write to it, or {@link S3Parquet#recover},
      * finishes or undoes the interrupted write. Concurrent writers of one table take turns through the table lease.
      *
-     * @throws InvalidWriteException bad input, before any object of the table is written or deleted
-     * @throws InputException the input source (an ArrowReader) failed while it was read; nothing of the table changed
-     * @throws StorageException S3 failed; the message says whether the table is unchanged or needs a rerun
-     * @throws CatalogException the catalog refused; the data is published and a rerun registers it
+     * <p>Every failure is a {@link WranglerException} whose type says what the caller may do; the three outcomes:
+     *
+     * @throws WriteNotAppliedException nothing of the write is in the table (or what was briefly visible is undone by
+     *     whoever holds the table next): rerunning is safe. Its subclasses say why: {@link InvalidWriteException} (bad
+     *     input, refused before any object of the table is written or deleted), {@link InputException} (the input source
+     *     failed while it was read), {@link StorageException} (S3 failed before the commit point), {@link CatalogException}
+     *     (the catalog refused a plain append, which undid itself), {@link CommitConflictException} (another writer
+     *     holds the table, or took it over before this write's commit point)
+     * @throws WriteIncompleteException the write passed its commit point and did not finish ({@code remaining()} says
+     *     what is left): its data is never undone; {@code S3Parquet.recover} or the next write finishes it
+     * @throws CommitStateUnknownException this process cannot tell whether the write took effect (an answer lost at its
+     *     commit point), or found a state it must not act on by itself (another table's manifest): recover first, then
+     *     look
+     * @throws IllegalStateException this builder ran already (misuse, before any I/O)
      */
     public WriteResult to(String uri) {
         if (used) {

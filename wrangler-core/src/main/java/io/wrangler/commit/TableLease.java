@@ -123,7 +123,7 @@ final class TableLease implements AutoCloseable {
                         : held.age.toSeconds() + " s ago") + "). Nothing was written; rerunning is safe once it has finished, or after its "
                         + "lease expires (" + ttl.toSeconds() + " s after its last renewal) if it crashed.", null);
             }
-            sleep(Math.max(20, Math.min(1000, ttl.toMillis() / 10)));
+            sleep(Math.max(20, Math.min(1000, ttl.toMillis() / 10)), table);
         }
     }
 
@@ -276,12 +276,13 @@ final class TableLease implements AutoCloseable {
         renewer.shutdownNow();
     }
 
-    private static void sleep(long millis) {
+    private static void sleep(long millis, String table) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the table lease", e);
+            throw new CommitConflictException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): interrupted while "
+                    + "waiting for another writer's lease. Nothing was written; rerunning is safe.", e);
         }
     }
 }

@@ -240,6 +240,23 @@ public final class TableWrite {
         }
     }
 
+    /**
+     * A write that lost the table before its commit point removes what it made since the new holder recovered it: a
+     * writer that stalls after its record was rolled back stages on, and its deferred uploads then carry an id that no
+     * manifest records any more, so no later recovery would abort them. Everything removed here carries this write's id
+     * and none of it was committed; the manifest is left to whoever holds it. Failures are kept on {@code cause}.
+     */
+    private void removeOwn(S3Store store, WriteLog log, RuntimeException cause) {
+        try {
+            if (deferred()) {
+                Staging.abortDeferred(store, location, log.manifest().writeId());
+            }
+            Staging.removeStaged(store, log.folder());
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
     private CommitConflictException lostBeforeCommit(WriteStep step, RuntimeException e) {
         return new CommitConflictException(table, step, "Cannot write " + table + " (step: " + step + "): " + e.getMessage()
                 + ". This write stopped before its commit point; whoever holds the table now removes what it staged. Rerunning "
@@ -265,6 +282,7 @@ public final class TableWrite {
         try {
             log.commit(manifest);
         } catch (TableLease.Lost | WriteLog.Superseded e) {
+            removeOwn(store, log, e);
             throw lostBeforeCommit(WriteStep.COMMIT, e);
         } catch (SdkException e) {
             abandon(store, log, e);
@@ -278,6 +296,14 @@ public final class TableWrite {
         try {
             return publisher.publish(manifest, listing.old(), fence);
         } catch (Publisher.UploadsLost e) {
+            // An upload is missing: a lifecycle rule aborted it, or the holder that took the table over completed it while
+            // this writer stalled. Only the first may be undone, and only by the lease's holder.
+            try {
+                fence.run();
+            } catch (TableLease.Lost lostLease) {
+                lostLease.addSuppressed(e);
+                throw lostAfterCommit(WriteStep.PUBLISH, lostLease);
+            }
             throw undoLost(store, log, e);
         } catch (TableLease.Lost e) {
             throw lostAfterCommit(WriteStep.PUBLISH, e);
@@ -414,6 +440,11 @@ public final class TableWrite {
     private RuntimeException undoLost(S3Store store, WriteLog log, Publisher.UploadsLost lost) {
         try {
             log.aborting();
+        } catch (WriteLog.Superseded e) {
+            e.addSuppressed(lost);
+            throw lostAfterCommit(WriteStep.PUBLISH, e);
+        }
+        try {
             if (!Publisher.unpublish(store, log.manifest()).isEmpty()) {
                 throw S3Exception.builder().statusCode(200).message("S3 refused to delete some of the write's files").build();
             }

@@ -1,0 +1,343 @@
+package io.wrangler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.wrangler.commit.Step;
+import io.wrangler.commit.StepHook;
+import io.wrangler.commit.WriteSpec;
+import io.wrangler.glue.GlueCatalog;
+import io.wrangler.glue.GlueTable;
+import io.wrangler.testkit.DuckReader;
+import io.wrangler.testkit.LocalGlue;
+import io.wrangler.testkit.LocalS3;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import software.amazon.awssdk.services.glue.GlueClient;
+import software.amazon.awssdk.services.glue.model.Partition;
+
+/**
+ * Deterministic interleavings of the commit protocol (issue 10): two writers and a recovery on one table with a Glue
+ * catalog, the writers paused at every pair of step boundaries of the state table.
+ *
+ * <p>Each case: a table is seeded; writer A starts and is paused at step {@code a}; writer B starts with the test clock
+ * past every lease (so it takes A's lease over at once, as it would once A's lease expired) and is paused at step
+ * {@code b} (or runs to its end); an operator's {@code S3Parquet.recover} runs, with the catalog in even cases and
+ * without it in odd ones, and takes B's lease over the same way; then A resumes, then B; then the operator recovers with
+ * the catalog. B's pause points include the steps of its own recovery of A (a rolled-forward overwrite passes the copy
+ * and delete steps inside B's recovery), so the recovery is paused at its step boundaries too.
+ *
+ * <p>After everything settles: the rows equal the seed followed by exactly the writes that committed, in the order of
+ * their commit points (nothing lost, nothing doubled, nothing reverted); every exception is one of the three outcome
+ * types and agrees with whether the write committed; nothing outside the table was touched; Glue's partitions are
+ * exactly the folders S3 holds; nothing is left under {@code _tmp/} and no upload is open.
+ *
+ * <p>CI runs every pair for a third of the (mode, method) combinations, rotating, and a diagonal for the rest; every pair
+ * of all six runs on demand: {@code -Dwrangler.interleavings=all}.
+ */
+class InterleavingTest {
+    private static final LocalDate D1 = LocalDate.of(2024, 3, 1);
+    private static final LocalDate D2 = LocalDate.of(2024, 3, 2);
+    private static final LocalDate D3 = LocalDate.of(2024, 3, 3);
+    private static final String KEY = "nightly-2024-03";
+    private static final Duration PAST_LEASES = WriteSpec.Tuning.defaults().leaseTtl().plusMinutes(1);
+    private static final WriteSpec.Tuning TAKE_OVER = WriteSpec.Tuning.defaults().withClockOffset(PAST_LEASES);
+    /** Pause points: every step boundary a write passes after it holds the lease (BEFORE_CLEANUP and STAGING_REMOVED are one point). */
+    private static final List<Step> POINTS = List.of(Step.RECOVER, Step.STARTED, Step.STAGED_FILE, Step.LISTED_OLD_FILES,
+            Step.MANIFEST_WRITTEN, Step.COPIED_FILE, Step.DELETED_BATCH, Step.BEFORE_CATALOG, Step.STAGING_REMOVED);
+    private static final AtomicInteger CASES = new AtomicInteger();
+
+    private static LocalS3 s3;
+    private static LocalGlue glue;
+
+    /** A row; names are already what the catalog makes of them. */
+    public record Row(String id, LocalDate dt, String country, long v) {
+    }
+
+    /** A mode under test: OVERWRITE_PARTITIONS, OVERWRITE, or an APPEND with an idempotency key. */
+    enum Kind {
+        OVERWRITE_PARTITIONS, OVERWRITE, KEYED_APPEND;
+
+        WriteMode mode() {
+            return this == KEYED_APPEND ? WriteMode.APPEND : WriteMode.valueOf(name());
+        }
+    }
+
+    @BeforeAll
+    static void start() {
+        s3 = LocalS3.start();
+        glue = LocalGlue.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        glue.close();
+        s3.close();
+    }
+
+    static Stream<Arguments> cases() {
+        boolean all = "all".equals(System.getProperty("wrangler.interleavings"));
+        String only = System.getProperty("wrangler.interleavings.only", "");
+        List<Arguments> out = new ArrayList<>();
+        List<Step> bPoints = new ArrayList<>(POINTS);
+        bPoints.add(null);
+        int combo = 0;
+        for (Kind kind : Kind.values()) {
+            for (CommitMethod method : CommitMethod.values()) {
+                boolean full = all || combo % 3 == LocalDate.now().getDayOfYear() % 3;
+                if (!(kind + " " + method).contains(only)) {
+                    combo++;
+                    continue;
+                }
+                for (int i = 0; i < POINTS.size(); i++) {
+                    for (int j = 0; j < bPoints.size(); j++) {
+                        if (full || j == i || j == (i + 4) % bPoints.size()) {
+                            out.add(Arguments.of(kind, method, POINTS.get(i), bPoints.get(j)));
+                        }
+                    }
+                }
+                combo++;
+            }
+        }
+        return out.stream();
+    }
+
+    /** A paused actor: holds at its step (first time reached) until released; records its commit point. */
+    private static final class Actor implements StepHook {
+        private final Step at;
+        private final String name;
+        private final List<String> commits;
+        final CountDownLatch reached = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        Actor(String name, Step at, List<String> commits) {
+            this.name = name;
+            this.at = at;
+            this.commits = commits;
+        }
+
+        @Override
+        public void reached(Step step, int count) {
+            if (step == Step.MANIFEST_WRITTEN) {
+                synchronized (commits) {
+                    commits.add(name);
+                }
+            }
+            if (step == at && count == 1 && reached.getCount() > 0) {
+                reached.countDown();
+                try {
+                    if (!release.await(60, TimeUnit.SECONDS)) {
+                        throw new AssertionError(name + " was never released from " + at);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    private static List<Row> rows(String tag, LocalDate... days) {
+        List<Row> out = new ArrayList<>();
+        for (LocalDate d : days) {
+            out.add(new Row(tag + "-" + d, d, "RU", d.getDayOfMonth()));
+        }
+        return out;
+    }
+
+    /** The model: partition (dt) to the ids it holds. */
+    private static void apply(Map<String, Set<String>> model, Kind kind, List<Row> rows, Set<String> keyedTags) {
+        Map<String, List<String>> byPartition = new TreeMap<>();
+        rows.forEach(r -> byPartition.computeIfAbsent(r.dt().toString(), k -> new ArrayList<>()).add(r.id()));
+        if (kind == Kind.OVERWRITE) {
+            model.clear();
+        }
+        for (Map.Entry<String, List<String>> e : byPartition.entrySet()) {
+            Set<String> held = model.computeIfAbsent(e.getKey(), k -> new TreeSet<>());
+            if (kind == Kind.OVERWRITE_PARTITIONS) {
+                held.clear();
+            } else if (kind == Kind.KEYED_APPEND) {
+                held.removeIf(id -> keyedTags.contains(id.substring(0, id.indexOf('-'))));
+            }
+            held.addAll(e.getValue());
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}: A paused at {2}, B at {3}")
+    @MethodSource("cases")
+    void twoWritersAndARecoveryLoseNothingDoubleNothingAndLeaveGlueEqualToS3(Kind kind, CommitMethod method, Step a, Step b)
+            throws Exception {
+        int n = CASES.incrementAndGet();
+        String bucket = "il-" + n + "-" + Long.toHexString(System.nanoTime() & 0xFFFFF);
+        String db = bucket.replace('-', '_');
+        s3.createBucket(bucket);
+        glue.client().createDatabase(x -> x.databaseInput(d -> d.name(db)));
+        String table = "s3://" + bucket + "/t/";
+        GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "t");
+        s3.put(bucket, "t_backup/sentinel", new byte[] {1});
+        s3.put(bucket, "sentinel", new byte[] {2});
+
+        // The seed: plain rows in all three days; for keyed appends, also the key's first run in days 1 and 2.
+        Map<String, Set<String>> model = new TreeMap<>();
+        Set<String> keyed = Set.of("k1", "a", "b");
+        List<Row> seed = rows("s", D1, D2, D3);
+        write(seed, WriteMode.APPEND, method).catalog(catalog).to(table);
+        apply(model, Kind.KEYED_APPEND, seed, Set.of()); // a plain append: a keyed one that replaces no tag
+        if (kind == Kind.KEYED_APPEND) {
+            List<Row> first = rows("k1", D1, D2);
+            write(first, WriteMode.APPEND, method).idempotencyKey(KEY).catalog(catalog).to(table);
+            apply(model, Kind.KEYED_APPEND, first, keyed);
+        }
+        Map<String, byte[]> outside = outside(bucket);
+
+        List<String> commits = new ArrayList<>();
+        Map<String, List<Row>> input = new LinkedHashMap<>();
+        input.put("A", rows("a", D1, D2));
+        input.put("B", rows("b", D2, D3));
+        Actor actorA = new Actor("A", a, commits);
+        Actor actorB = new Actor("B", b, commits);
+
+        CompletableFuture<WriteResult> fa = CompletableFuture.supplyAsync(() -> keyedIfNeeded(
+                write(input.get("A"), kind.mode(), method), kind).catalog(catalog).stepHook(actorA).to(table));
+        awaitReached(actorA, fa, "A");
+        CompletableFuture<WriteResult> fb = CompletableFuture.supplyAsync(() -> keyedIfNeeded(
+                write(input.get("B"), kind.mode(), method), kind).catalog(catalog).stepHook(actorB).tuning(TAKE_OVER)
+                .leaseWait(Duration.ofSeconds(10)).to(table));
+        if (b != null) {
+            awaitReached(actorB, fb, "B");
+        } else {
+            outcome(fb, "B");
+        }
+        RecoveryResult operator = S3Parquet.recover(table, s3.client(), n % 2 == 0 ? catalog : null, TAKE_OVER);
+        actorA.release.countDown();
+        Throwable outcomeA = outcome(fa, "A");
+        actorB.release.countDown();
+        Throwable outcomeB = outcome(fb, "B");
+        S3Parquet.recover(table, s3.client(), catalog, TAKE_OVER);
+
+        String story = kind + " " + method + ", A at " + a + " -> " + describe(outcomeA) + ", B at " + b + " -> "
+                + describe(outcomeB) + ", operator " + (n % 2 == 0 ? "with" : "without") + " catalog -> " + operator
+                + ", commits " + commits;
+        // Each outcome is one of the three, and agrees with whether that write passed its commit point.
+        checkOutcome(outcomeA, commits.contains("A"), story);
+        checkOutcome(outcomeB, commits.contains("B"), story);
+
+        for (String w : commits) {
+            apply(model, kind, input.get(w), keyed);
+        }
+        assertThat(contents(bucket)).as(story).isEqualTo(model);
+        assertThat(s3.list(bucket, "t/_tmp/")).as(story).isEmpty();
+        assertThat(s3.openMultipartUploads(bucket, "")).as(story).isEmpty();
+        assertThat(outside(bucket)).as(story + ": objects outside the table").containsOnlyKeys(outside.keySet());
+        outside.forEach((k, v) -> assertThat(s3.get(bucket, k)).as(story + ": " + k).isEqualTo(v));
+        assertThat(gluePartitions(glue.client(), db)).as(story + ": Glue's partitions").isEqualTo(s3Partitions(bucket));
+        assertThat(S3Parquet.recover(table, s3.client(), catalog, TAKE_OVER).isEmpty()).as(story + ": recovery has nothing left")
+                .isTrue();
+    }
+
+    private static WriteBuilder write(List<Row> rows, WriteMode mode, CommitMethod method) {
+        return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).commitMethod(method).s3(s3.client());
+    }
+
+    private static WriteBuilder keyedIfNeeded(WriteBuilder w, Kind kind) {
+        return kind == Kind.KEYED_APPEND ? w.idempotencyKey(KEY) : w;
+    }
+
+    private static void awaitReached(Actor actor, CompletableFuture<?> f, String name) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!actor.reached.await(20, TimeUnit.MILLISECONDS)) {
+            if (f.isDone()) {
+                return; // it ended before its pause point (a takeover stopped it, or it never passes that step)
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(name + " never reached its pause point");
+            }
+        }
+    }
+
+    private static Throwable outcome(CompletableFuture<?> f, String name) throws InterruptedException {
+        try {
+            f.get(90, TimeUnit.SECONDS);
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (TimeoutException e) {
+            throw new AssertionError(name + " did not finish", e);
+        }
+    }
+
+    private static String describe(Throwable t) {
+        return t == null ? "ok" : t.getClass().getSimpleName();
+    }
+
+    private static void checkOutcome(Throwable t, boolean committed, String story) {
+        if (t == null) {
+            assertThat(committed).as(story + ": a write that succeeded passed its commit point").isTrue();
+            return;
+        }
+        assertThat(t).as(story).isInstanceOfAny(WriteNotAppliedException.class, WriteIncompleteException.class,
+                CommitStateUnknownException.class);
+        if (t instanceof WriteNotAppliedException) {
+            assertThat(committed).as(story + ": a write reported not applied passed its commit point: " + t.getMessage()).isFalse();
+        } else if (t instanceof WriteIncompleteException) {
+            assertThat(committed).as(story + ": a write reported incomplete never passed its commit point: " + t.getMessage()).isTrue();
+        }
+    }
+
+    private Map<String, byte[]> outside(String bucket) {
+        Map<String, byte[]> all = new TreeMap<>(s3.snapshot(bucket, ""));
+        all.keySet().removeIf(k -> k.startsWith("t/"));
+        return all;
+    }
+
+    private static Map<String, Set<String>> contents(String bucket) {
+        Map<String, Set<String>> out = new TreeMap<>();
+        if (s3.list(bucket, "t/").keySet().stream().noneMatch(k -> k.endsWith(".parquet"))) {
+            return out;
+        }
+        for (List<Object> row : DuckReader.query(s3, bucket, "t/", "SELECT CAST(dt AS VARCHAR), id FROM t")) {
+            Set<String> ids = out.computeIfAbsent((String) row.get(0), k -> new TreeSet<>());
+            assertThat(ids.add((String) row.get(1))).as("row " + row + " is read once").isTrue();
+        }
+        return out;
+    }
+
+    private static Set<String> gluePartitions(GlueClient client, String db) {
+        Set<String> out = new TreeSet<>();
+        boolean exists = client.getTables(x -> x.databaseName(db)).tableList().stream().anyMatch(t -> t.name().equals("t"));
+        if (!exists) {
+            return out;
+        }
+        client.getPartitionsPaginator(x -> x.databaseName(db).tableName("t"))
+                .forEach(page -> page.partitions().stream().map(Partition::storageDescriptor).forEach(sd -> out.add(sd.location())));
+        return out;
+    }
+
+    private Set<String> s3Partitions(String bucket) {
+        Set<String> out = new TreeSet<>();
+        for (String k : s3.list(bucket, "t/").keySet()) {
+            if (k.endsWith(".parquet") && !k.startsWith("t/_tmp/")) {
+                out.add("s3://" + bucket + "/" + k.substring(0, k.lastIndexOf('/') + 1));
+            }
+        }
+        return out;
+    }
+
+}
