@@ -28,10 +28,14 @@ import java.util.List;
  * @param compression the codec of the files
  * @param requests what the write's object-creating requests carried (encryption, ACL, expected owner), so that the
  *     copies recovery repeats carry the same; null in manifests that predate it
+ * @param replaces the keys of the old files the write replaces, as listed right before its commit point (COMMITTED and
+ *     later); recovery deletes exactly these, never files written after the commit point (a table nested in this one, a
+ *     writer without the lease). Null before the commit point and in manifests that predate it, which recovery lists
+ *     again, counting only files written no later than the manifest
  */
 public record Manifest(int format, String writeId, String table, WriteMode mode, State state, String keyId, String createdAt,
                        List<String> partitionColumns, List<Partition> partitions, List<File> files,
-                       String catalog, String schema, Compression compression, Requests requests) {
+                       String catalog, String schema, Compression compression, Requests requests, List<String> replaces) {
     static final String FILE_NAME = "_manifest.json";
     private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -53,6 +57,7 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
         partitionColumns = List.copyOf(partitionColumns);
         partitions = List.copyOf(partitions);
         files = List.copyOf(files);
+        replaces = replaces == null ? null : List.copyOf(replaces);
     }
 
     /**
@@ -107,7 +112,13 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
     /** This manifest in another state. */
     Manifest in(State next) {
         return new Manifest(FORMAT, writeId, table, mode, next, keyId, createdAt, partitionColumns, partitions, files, catalog, schema,
-                compression, requests);
+                compression, requests, replaces);
+    }
+
+    /** This manifest with the old files it replaces, as listed before its commit point. */
+    Manifest replacing(List<String> old) {
+        return new Manifest(FORMAT, writeId, table, mode, state, keyId, createdAt, partitionColumns, partitions, files, catalog, schema,
+                compression, requests, old);
     }
 
     /** True for a write with an idempotency key: rolled forward from its commit point, like an overwrite. */
@@ -133,7 +144,7 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
             // wrangler 0.1 wrote its manifest once, at the commit point, and keyed runs shared one write id.
             String key = m.writeId().startsWith("k-") ? m.writeId() : null;
             return new Manifest(1, m.writeId(), m.table(), m.mode(), State.COMMITTED, key, m.createdAt(), m.partitionColumns(),
-                    m.partitions(), m.files(), m.catalog(), m.schema(), m.compression(), m.requests());
+                    m.partitions(), m.files(), m.catalog(), m.schema(), m.compression(), m.requests(), null);
         }
         return m;
     }

@@ -7,6 +7,7 @@ import io.wrangler.WriteMode;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -62,19 +63,41 @@ final class Publisher {
 
     /** Lists the old files of the partitions {@code m} touches (the whole table for OVERWRITE). Reads only. */
     Listing listOld(Manifest m) {
+        return listOld(m, null);
+    }
+
+    /**
+     * Like {@link #listOld(Manifest)}, counting only files written no later than {@code committedAt} (S3's clock, in
+     * whole seconds, as S3 dates objects): recovery lists the old files again after the commit point, when a file written
+     * since is not this write's to replace.
+     */
+    Listing listOld(Manifest m, java.time.Instant committedAt) {
         List<String> old = new ArrayList<>();
         List<String> nested = new ArrayList<>();
+        Map<String, java.time.Instant> written = new HashMap<>();
         Set<String> mine = new HashSet<>();
         m.files().forEach(f -> mine.add(f.finalKey()));
         try {
             if (m.mode() == WriteMode.OVERWRITE) {
-                old.addAll(oldFiles(location.prefix(), mine, null, nested));
+                old.addAll(oldFiles(location.prefix(), mine, null, nested, written));
             } else if (m.mode() == WriteMode.OVERWRITE_PARTITIONS) {
-                old.addAll(oldFilesOf(m.partitions(), mine, null, nested));
+                old.addAll(oldFilesOf(m.partitions(), mine, null, nested, written));
             } else if (m.keyed()) {
                 // A keyed append replaces what earlier runs with the same key left in these partitions: their files carry
-                // the key's id, and those this run does not write again would otherwise double rows.
-                old.addAll(oldFilesOf(m.partitions(), mine, m.keyId(), nested));
+                // the key's id, and those this run does not write again would otherwise double rows. Only files directly in
+                // a partition's folder: deeper ones belong to no partition of this table (without partition columns the
+                // folder is the table root, and a table below it may carry the same key).
+                Set<String> folders = new HashSet<>();
+                m.partitions().forEach(p -> folders.add(location.prefix() + p.folder()));
+                for (String key : oldFilesOf(m.partitions(), mine, m.keyId(), nested, written)) {
+                    if (folders.contains(key.substring(0, key.lastIndexOf('/') + 1))) {
+                        old.add(key);
+                    }
+                }
+            }
+            if (committedAt != null) {
+                long commitSecond = committedAt.getEpochSecond();
+                old.removeIf(k -> written.containsKey(k) && written.get(k).getEpochSecond() > commitSecond);
             }
         } catch (software.amazon.awssdk.core.exception.SdkException e) {
             throw Failures.storage(m.table(), WriteStep.PUBLISH, "list the old files", e,
@@ -103,7 +126,7 @@ final class Publisher {
             }
         }
 
-        copyAll(m);
+        copyAll(m, fence);
 
         AtomicInteger batches = new AtomicInteger();
         for (int from = 0; from < old.size(); from += tuning.deleteBatch()) {
@@ -135,7 +158,8 @@ final class Publisher {
      * listed with one listing of that folder, filtered to the written partitions' exact folders, instead of one
      * listing each; a lone partition is listed by its own folder.
      */
-    private List<String> oldFilesOf(List<Manifest.Partition> partitions, Set<String> mine, String carrying, List<String> nested) {
+    private List<String> oldFilesOf(List<Manifest.Partition> partitions, Set<String> mine, String carrying, List<String> nested,
+                                    Map<String, java.time.Instant> written) {
         Map<String, Set<String>> byFirst = new LinkedHashMap<>();
         for (Manifest.Partition p : partitions) {
             String first = p.folder().isEmpty() ? "" : p.folder().substring(0, p.folder().indexOf('/') + 1);
@@ -145,11 +169,11 @@ final class Publisher {
         for (Map.Entry<String, Set<String>> group : byFirst.entrySet()) {
             Set<String> folders = group.getValue();
             if (folders.size() == 1) {
-                out.addAll(oldFiles(location.prefix() + folders.iterator().next(), mine, carrying, nested));
+                out.addAll(oldFiles(location.prefix() + folders.iterator().next(), mine, carrying, nested, written));
                 continue;
             }
             int depth = (int) folders.iterator().next().chars().filter(c -> c == '/').count();
-            for (String key : oldFiles(location.prefix() + group.getKey(), mine, carrying, nested)) {
+            for (String key : oldFiles(location.prefix() + group.getKey(), mine, carrying, nested, written)) {
                 String rel = key.substring(location.prefix().length());
                 int end = nthSlash(rel, depth);
                 if (end >= 0 && folders.contains(rel.substring(0, end + 1))) {
@@ -176,7 +200,8 @@ final class Publisher {
      * Keys under {@code prefix} that are neither staging (this table's or a nested table's, which go to {@code nested})
      * nor files this write publishes; when {@code keyId} is given, only wrangler's files carrying a write id of that key.
      */
-    private List<String> oldFiles(String prefix, Set<String> mine, String keyId, List<String> nested) {
+    private List<String> oldFiles(String prefix, Set<String> mine, String keyId, List<String> nested,
+                                  Map<String, java.time.Instant> written) {
         List<String> out = new ArrayList<>();
         String tmp = location.tmpPrefix();
         for (S3Object o : store.list(prefix)) {
@@ -190,17 +215,18 @@ final class Publisher {
             }
             if (keyId == null || WriteIds.carriesKey(key, keyId)) {
                 out.add(key);
+                written.put(key, o.lastModified());
             }
         }
         return out;
     }
 
-    private void copyAll(Manifest m) {
+    private void copyAll(Manifest m, Runnable fence) {
         AtomicInteger copied = new AtomicInteger();
         List<CompletableFuture<Void>> copies = new ArrayList<>();
         for (Manifest.File f : m.files()) {
             copies.add(CompletableFuture.runAsync(() -> {
-                copyOne(m, f);
+                copyOne(m, f, fence);
                 hook.reached(Step.COPIED_FILE, copied.incrementAndGet());
             }, pool));
         }
@@ -224,6 +250,9 @@ final class Publisher {
         if (!lost.isEmpty()) {
             throw new UploadsLost(lost);
         }
+        if (failure instanceof TableLease.Lost l) {
+            throw l;
+        }
         if (failure != null) {
             throw Failures.incompleteOrRethrow(failure, m.table(), WriteStep.PUBLISH, "copy the staged files to their final keys",
                     "The write is committed; some new files may already be visible next to the old ones. Rerun the write, or run "
@@ -231,7 +260,7 @@ final class Publisher {
         }
     }
 
-    private void copyOne(Manifest m, Manifest.File f) {
+    private void copyOne(Manifest m, Manifest.File f, Runnable fence) {
         if (f.deferred()) {
             if (!store.completeDeferred(f.finalKey(), f.uploadId(), f.etags(), f.bytes())) {
                 throw new UploadsLost(List.of(f.finalKey()));
@@ -239,14 +268,18 @@ final class Publisher {
             return;
         }
         try {
-            store.copy(f.stagedKey(), f.finalKey(), f.bytes());
+            // A copy in parts is fenced before its completion: a stalled writer resuming there would otherwise make a
+            // file appear that the holder which took over has since replaced (deleting an object does not abort an
+            // upload to its key). A single CopyObject needs no fence: its source is removed before any later write can
+            // replace the target, so a late one fails.
+            store.copy(f.stagedKey(), f.finalKey(), f.bytes(), fence);
         } catch (NoSuchKeyException e) {
-            missingStaged(m, f, e);
+            missingStaged(m, f, e, fence);
         } catch (S3Exception e) {
             if (e.statusCode() != 404) {
                 throw e;
             }
-            missingStaged(m, f, e);
+            missingStaged(m, f, e, fence);
         }
     }
 
@@ -288,10 +321,13 @@ final class Publisher {
     }
 
     /** A staged file is gone: fine if it was copied before (a repeated publish), lost otherwise. */
-    private void missingStaged(Manifest m, Manifest.File f, S3Exception e) {
+    private void missingStaged(Manifest m, Manifest.File f, S3Exception e, Runnable fence) {
         if (store.size(f.finalKey()).orElse(-1L) == f.bytes()) {
             return;
         }
+        // A writer that stalled while the holder that took over finished this write, removed its staging and replaced
+        // the file, meets this too: it has lost the lease, and says so.
+        fence.run();
         throw new CommitStateUnknownException(m.table(), WriteStep.PUBLISH, "Cannot publish write " + m.writeId()
                 + " to " + m.table() + " (step: publish): its staged file " + f.stagedKey() + " is gone and its final key "
                 + f.finalKey() + " does not hold it. Something other than wrangler removed staging files; check the table "

@@ -122,7 +122,7 @@ final class Recovery {
                 return;
             }
             try {
-                switch (WriteLog.resolve(log.get().manifest())) {
+                switch (resolution(log.get())) {
                     case ROLL_BACK -> rollBack(log.get(), uploads);
                     case ROLL_FORWARD -> rollForward(log.get(), uploads);
                     case CATALOG_ONLY -> catalogStep(log.get());
@@ -135,6 +135,32 @@ final class Recovery {
         throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri()
                 + " (step: recover): the manifest of write " + writeId + " keeps changing under recovery, so another process is "
                 + "still acting on it without the table lease. Stop it, then run S3Parquet.recover again.", null);
+    }
+
+    /**
+     * The state table's decision, with one refinement for manifests of wrangler 0.1 (format 1), which record no state
+     * and are read as COMMITTED: 0.1 kept the manifest (and the staged copies) of a published write whose catalog step
+     * was pending, and let later writes replace its partitions. If any file of the table was written after the manifest,
+     * a later write ran, which 0.1 allowed only once this write was published: it gets its catalog step only, never a
+     * second publish (that would copy its stale files back and delete the newer ones).
+     */
+    private WriteLog.Resolution resolution(WriteLog log) {
+        Manifest m = log.manifest();
+        WriteLog.Resolution r = WriteLog.resolve(m);
+        if (r != WriteLog.Resolution.ROLL_FORWARD || m.format() != 1 || log.lastWritten() == null) {
+            return r;
+        }
+        Set<String> own = new HashSet<>();
+        m.files().forEach(f -> own.add(f.finalKey()));
+        long written = log.lastWritten().getEpochSecond();
+        for (S3Object o : store.list(location.prefix())) {
+            String rel = o.key().substring(location.prefix().length());
+            if (!rel.startsWith("_tmp/") && !rel.contains("/_tmp/") && !own.contains(o.key())
+                    && o.lastModified().getEpochSecond() > written) {
+                return WriteLog.Resolution.CATALOG_ONLY;
+            }
+        }
+        return r;
     }
 
     /** Undoes a write: only objects its own run created are deleted. */
@@ -165,14 +191,23 @@ final class Recovery {
 
     private void rollForward(WriteLog log, List<MultipartUpload> uploads) {
         Manifest m = log.manifest();
-        aborted.addAll(abortStray(uploads, m));
         // The copies carry what the interrupted write's own requests carried (encryption, ACL, owner).
         S3Store writeStore = m.requests() == null ? store
                 : new S3Store(store.client(), store.bucket(), m.requests().with(store.options()))
                         .withSingleCopyLimit(tuning.singleCopyLimit(), tuning.copyPartSize());
         Publisher publisher = new Publisher(writeStore, location, pool, tuning, StepHook.NONE);
+        Publisher.Listing listing = m.replaces() != null ? new Publisher.Listing(m.replaces(), List.of())
+                : publisher.listOld(m, log.lastWritten());
+        if (!listing.nested().isEmpty()) {
+            throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri() + " (step: "
+                    + "recover): the committed write " + m.writeId() + " replaces files in partitions that now hold "
+                    + location.uriOf(listing.nested().get(0)) + ", the staging of a write to another table inside this one. "
+                    + "Tables must not nest: nothing was touched. Finish or recover that table first, move it out of this table's "
+                    + "prefix, then run S3Parquet.recover again.", null);
+        }
+        aborted.addAll(abortStray(uploads, m));
         try {
-            publisher.publish(m, publisher.listOld(m).old(), fence);
+            publisher.publish(m, listing.old(), fence);
         } catch (Publisher.UploadsLost e) {
             // Aborted deferred uploads cannot be completed; no old file was deleted yet, so the write is undone.
             rollBack(log, List.of());

@@ -28,7 +28,10 @@ public enum Step {
     BEFORE_CATALOG,
     /** The catalog step is done; cleanup is next. */
     BEFORE_CLEANUP,
-    /** Everything but the manifest is gone; ending the manifest (its conditional delete) is next. */
+    /**
+     * Reached right after {@link #BEFORE_CLEANUP}, with nothing done between (the staged copies went before the catalog
+     * step): the last point before the manifest's conditional delete. Kept apart so that tests name that point.
+     */
     STAGING_REMOVED;
 
     /** The public step an error at this point reports. */

@@ -63,6 +63,8 @@ public final class TableWrite {
     static final int MAX_KEY_BYTES = 1024;
 
     private final WriteSpec spec;
+    /** The write's fencing check (the lease's compare-and-swap renewal), once it holds the lease. */
+    private Runnable fence = () -> { };
     private final S3Location location;
     private final String table;
 
@@ -150,6 +152,7 @@ public final class TableWrite {
             checkBucket(store);
             TableLease lease = spec.lease() ? takeLease(store, writeId) : null;
             Runnable fence = lease == null ? () -> { } : lease::check;
+            this.fence = fence;
             ExecutorService pool = pool(spec.tuning().threads());
             ExecutorService encoders = pool(Runtime.getRuntime().availableProcessors());
             try {
@@ -181,7 +184,7 @@ public final class TableWrite {
                             + "staging of a write to a table under " + table + ", and tables must not nest (this write would "
                             + "replace that table's files)", "Give each table a prefix of its own. Nothing of either table was changed.");
                 }
-                commit(store, log, manifest);
+                commit(store, log, manifest.replacing(listing.old()));
                 spec.hook().reached(Step.MANIFEST_WRITTEN, 1);
 
                 Publisher.Outcome outcome = publish(store, log, publisher, listing, fence);
@@ -230,7 +233,7 @@ public final class TableWrite {
     private WriteLog start(S3Store store, Runnable fence, String writeId, String keyId) {
         Manifest started = new Manifest(Manifest.FORMAT, writeId, table, spec.mode(), Manifest.State.STARTED, keyId, Instant.now().toString(),
                 List.of(), List.of(), List.of(), spec.catalog() == null ? null : spec.catalog().describe(), null, spec.compression(),
-                Manifest.Requests.of(spec.options()));
+                Manifest.Requests.of(spec.options()), null);
         try {
             return WriteLog.start(store, location, fence, started);
         } catch (TableLease.Lost | WriteLog.Superseded e) {
@@ -388,7 +391,7 @@ public final class TableWrite {
                     }
                 }
                 if (!empty.isEmpty()) {
-                    catalogCommit.unregister(empty);
+                    catalogCommit.unregister(empty, fence);
                 }
             }
             log.end();
@@ -546,9 +549,11 @@ public final class TableWrite {
             throw invalid("every column is a partition column, so the files would have no columns",
                     "Keep at least one column out of partitionBy(...).");
         }
-        if (spec.mode() != WriteMode.APPEND && location.isBucketRoot()) {
-            // An unpartitioned OVERWRITE_PARTITIONS replaces its one partition, the table root: it is an OVERWRITE.
-            throw invalid(spec.mode() + " at the root of a bucket could delete objects of the whole bucket"
+        if ((spec.mode() != WriteMode.APPEND || spec.idempotencyKey() != null) && location.isBucketRoot()) {
+            // An unpartitioned OVERWRITE_PARTITIONS replaces its one partition, the table root: it is an OVERWRITE. A keyed
+            // append deletes its key's earlier files, which at a bucket root could be any table's files with that key.
+            throw invalid((spec.idempotencyKey() != null ? "a keyed APPEND (idempotencyKey)" : spec.mode().toString())
+                    + " at the root of a bucket could delete objects of the whole bucket"
                     + (spec.mode() == WriteMode.OVERWRITE_PARTITIONS && spec.partitionBy().isEmpty()
                             ? " (without partition columns it replaces the whole table, which is the bucket)" : "")
                     + "; wrangler never deletes at a bucket root", "Write the table under a prefix, s3://" + location.bucket() + "/<table>/.");
@@ -711,7 +716,7 @@ public final class TableWrite {
         ordered.addAll(columns.partitionsOut);
         return new Manifest(Manifest.FORMAT, writeId, table, spec.mode(), Manifest.State.COMMITTED, keyId, Instant.now().toString(),
                 columns.partitionNames(), partitions, files, spec.catalog() == null ? null : spec.catalog().describe(),
-                new Schema(ordered).toJson(), spec.compression(), Manifest.Requests.of(spec.options()));
+                new Schema(ordered).toJson(), spec.compression(), Manifest.Requests.of(spec.options()), null);
     }
 
     // ---- results ----

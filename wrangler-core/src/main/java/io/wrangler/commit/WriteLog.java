@@ -62,12 +62,15 @@ final class WriteLog {
     private Runnable fence = () -> { };
     private Manifest manifest;
     private String etag;
+    /** When the manifest read was last written, on S3's clock; null for the writer's own log. */
+    private final java.time.Instant readAt;
 
-    private WriteLog(S3Store store, S3Location location, Manifest manifest, String etag) {
+    private WriteLog(S3Store store, S3Location location, Manifest manifest, String etag, java.time.Instant readAt) {
         this.store = store;
         this.location = location;
         this.manifest = manifest;
         this.etag = etag;
+        this.readAt = readAt;
         this.key = folder(location, manifest.writeId()) + Manifest.FILE_NAME;
     }
 
@@ -77,7 +80,7 @@ final class WriteLog {
 
     /** Records a new write (state STARTED) before its first upload: a conditional create. */
     static WriteLog start(S3Store store, S3Location location, Runnable fence, Manifest started) {
-        WriteLog log = new WriteLog(store, location, started, null);
+        WriteLog log = new WriteLog(store, location, started, null, null);
         log.fence = fence;
         log.swap(started);
         return log;
@@ -110,7 +113,7 @@ final class WriteLog {
                     + "_tmp/). Nothing was touched. Recover the table it names first if it is still interrupted there, then delete "
                     + location.uriOf(folder(location, writeId)) + " from this table by hand.", null);
         }
-        return Optional.of(new WriteLog(store, location, m, got.get().etag()));
+        return Optional.of(new WriteLog(store, location, m, got.get().etag(), got.get().lastModified()));
     }
 
     /** Why a manifest is not this table's, or null when it is. */
@@ -135,6 +138,15 @@ final class WriteLog {
 
     Manifest manifest() {
         return manifest;
+    }
+
+    /**
+     * When the manifest, as recovery read it, was last written (S3's clock): for a COMMITTED manifest, its commit point.
+     * Every file the write replaces existed then; a file written later is not this write's to replace (a table nested
+     * in this one, or a writer without the lease, wrote it).
+     */
+    java.time.Instant lastWritten() {
+        return readAt;
     }
 
     String folder() {

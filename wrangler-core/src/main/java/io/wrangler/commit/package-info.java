@@ -23,40 +23,54 @@
  * <table>
  *   <caption>The state table. W: the writer holding the lease. R: a recovery holding the lease (the next write's, or
  *   {@code S3Parquet.recover} with the write's catalog). R0: a recovery without that catalog. S: a writer whose lease was
- *   taken over (stalled, suspended). "fence" is a compare-and-swap renewal of the lease, which fails once another holder
- *   took it.</caption>
+ *   taken over (stalled, suspended) and that resumes. "fence" is a compare-and-swap renewal of the lease, which fails once
+ *   another holder took it.</caption>
  *   <tr><th>state</th><th>W may</th><th>R may</th><th>R0 may</th><th>S</th></tr>
  *   <tr><td>(no manifest, folder named like a write id)</td><td>-</td><td colspan="2">delete what is in the folder and abort
  *       its uploads (only there: uploads elsewhere need a record)</td><td>-</td></tr>
  *   <tr><td>STARTED (created after a fence)</td><td>stage; list old files (reads); fence; CAS to COMMITTED</td>
- *       <td colspan="2">fence; CAS to ABORTING; roll back</td><td>its CAS to COMMITTED fails: stops, not applied</td></tr>
- *   <tr><td>COMMITTED, overwrite or keyed append</td><td>copy or complete every file; fence before each delete batch of
- *       the old files; delete its staged copies; CAS to PUBLISHED</td><td colspan="2">fence; publish again
- *       (idempotent: same copies, old files listed again); CAS to PUBLISHED; then as PUBLISHED</td><td>its next fence fails:
- *       stops, incomplete (R finishes it)</td></tr>
+ *       <td colspan="2">fence; CAS to ABORTING; roll back</td><td>its fence before COMMITTED fails: it removes
+ *       the uploads and staged files carrying its own id (once its record is rolled back no one else can), stops, not
+ *       applied</td></tr>
+ *   <tr><td>COMMITTED, overwrite or keyed append</td><td>copy or complete every file (a copy in parts
+ *       fenced before its completion); fence before each delete batch of the old files its manifest records; delete its
+ *       staged copies; CAS to PUBLISHED</td><td colspan="2">fence; publish again (idempotent: same copies, the recorded
+ *       old files); CAS to PUBLISHED; then as PUBLISHED</td><td>its next fence fails (before a delete batch or a copy's
+ *       completion, or when it finds a staged file or an upload gone because R finished them): stops, incomplete (R
+ *       finishes it)</td></tr>
  *   <tr><td>PUBLISHED, overwrite or keyed append</td><td>catalog step (fence before each catalog change); conditional
  *       delete of the manifest (the end)</td><td>catalog step with the table as it is now (a later write may have
- *       changed it); end</td><td>nothing: the write stays catalogPending; never published again</td><td>stops, incomplete</td></tr>
+ *       changed it); end</td><td>nothing: the write stays catalogPending; never
+ *       published again</td><td>its catalog step's fence fails: stops, incomplete; past its catalog step, its end finds the
+ *       manifest gone: the write is complete (R ended it), reported as success</td></tr>
  *   <tr><td>COMMITTED or PUBLISHED, plain append</td><td>copy; CAS to PUBLISHED; catalog step; conditional delete of the
  *       manifest: <b>the commit point of a plain append</b>. If the catalog step or a copy fails, W rolls itself back.</td>
  *       <td colspan="2">fence; CAS to ABORTING; roll back</td><td>stops, not applied (R undoes it)</td></tr>
  *   <tr><td>ABORTING</td><td>(its own roll back)</td><td>roll back (idempotent); remove the partitions it registered that
- *       are now empty; end</td><td>roll back the data; keep the manifest (catalogPending) when the write had a
- *       catalog</td><td>stops, not applied</td></tr>
+ *       are now empty; end</td><td>roll back the data; keep the manifest
+ *       (catalogPending) when it is a plain append with files and a catalog (its partitions may need removing from the
+ *       catalog); else end</td><td>stops, not applied</td></tr>
  * </table>
  * <i>Roll back</i>: abort the write's deferred uploads (found by its recorded id), delete the final keys its manifest
  * lists (objects its own run created), delete its staging. Folders under {@code _tmp/} that are not wrangler's exact forms,
  * and open uploads whose id this table does not record (a nested table's, another tool's), are never touched. A manifest
  * whose table, write id or keys are not this table's (a table copied with its {@code _tmp/}) is refused and nothing is
- * touched. Manifests of wrangler 0.1 (format 1) are read as COMMITTED.
+ * touched. Manifests of wrangler 0.1 (format 1) record no state and are read as COMMITTED, with one exception: 0.1
+ * kept the manifest of a published write whose catalog step was pending while later writes replaced its data, so when
+ * any file of the table is younger than such a manifest, it gets only its catalog step (never a second publish).
  *
  * <p>Why fencing and CAS both: the manifest's CAS guards a write against every actor that has read the manifest, and
  * whoever takes the table over recovers first, so reads every manifest there is then. It cannot guard against a holder
  * that took over before the manifest existed, or against deleting what other writes made; so the creation (STARTED), the
  * commit point (COMMITTED), every delete batch of replaced files, every catalog change and every write a recovery resolves
- * are preceded by a fence. What remains: a writer that stalls longer than the lease's time to live exactly between a
- * successful fence and the one request it guards can still send that request; S3 has no multi-object transaction to close
- * this, and the time to live (2 minutes by default) makes it a stall of minutes inside one request's preparation.
+ * are preceded by a fence, and so is the completion of every copy made in parts (an open upload outlives the deletion of
+ * the object at its key, so a late completion would bring back a replaced file; a single CopyObject needs none: its
+ * source is removed before any later write can replace its target, so a late one fails). What remains: a writer that
+ * stalls longer than the lease's time to live exactly between a successful fence and the one request it guards can still
+ * send that request; S3 has no multi-object transaction to close this, and the time to live (2 minutes by default) makes
+ * it a stall of minutes inside one request's preparation. And a writer that stalls after its record was rolled back,
+ * opens deferred uploads and dies before its next fence leaves uploads no manifest records: invisible, never completed,
+ * billed until a lifecycle rule {@code AbortIncompleteMultipartUpload} removes them (README recommends one).
  *
  * <h2>Steps</h2>
  * <ol>
@@ -68,13 +82,15 @@
  *       table). Then a HeadBucket: a missing bucket is refused.
  *       <br><i>Crash:</i> nothing written.</li>
  *   <li><b>Lease</b>: the table's lease is taken (see Guarantees) and held until after cleanup; a write that cannot
- *       get it writes nothing. Deleting modes ({@code OVERWRITE}, {@code OVERWRITE_PARTITIONS}, partitioned or not: an
- *       unpartitioned one replaces the whole table) are refused at a bucket root in the validate step.</li>
+ *       get it writes nothing. Modes that delete ({@code OVERWRITE}, {@code OVERWRITE_PARTITIONS}, partitioned or not: an
+ *       unpartitioned one replaces the whole table; an {@code APPEND} with an idempotency key, which deletes its key's
+ *       earlier files) are refused at a bucket root in the validate step.</li>
  *   <li><b>Record</b>: after a fence, the manifest is created in state STARTED ({@code If-None-Match}): the write's id
  *       is recorded before its first upload, so recovery aborts only uploads whose id the table records.</li>
- *   <li><b>Recover</b>: interrupted writes found under {@code _tmp/}, or by deferred uploads open in the table, are
- *       finished or undone ({@link io.wrangler.commit.Recovery}), so the table is in a clean state before this write
- *       begins.</li>
+ *   <li><b>Recover</b>: interrupted writes, found by their folders under {@code _tmp/} (every write records itself
+ *       there before its first upload), are finished or undone ({@link io.wrangler.commit.Recovery}), their deferred
+ *       uploads found among the table's open uploads by the write id in their names; the table is then in a clean state
+ *       before this write begins.</li>
  *   <li><b>Stage</b>: files are encoded and uploaded to {@code _tmp/<writeId>/...} (multipart above the part
  *       size, bounded buffers, parallel uploads). For a streamed input, each batch's values are checked before
  *       it is staged; a bad value, or any failure, aborts the open uploads and removes {@code _tmp/<writeId>/}.
@@ -85,21 +101,24 @@
  *       every part sent, the upload left open: nothing is visible there until it is completed.
  *       <br><i>Readers:</i> see the old table. <i>Crash:</i> leaves staged objects and maybe open multipart
  *       uploads under {@code _tmp/<writeId>/} (deferred: open uploads at final keys, their names carrying the write
- *       id), no manifest: recovery removes them (roll back), finding deferred uploads with one listing of the
+ *       id) and the STARTED manifest: recovery removes them (roll back), finding deferred uploads with one listing of the
  *       table's open uploads.</li>
  *   <li><b>Manifest</b>: the old files are listed first (reads only; a write that finds another table's {@code _tmp/}
  *       inside its own is refused here: tables must not nest), then the lease is checked (fencing) and the manifest
  *       moves from STARTED to COMMITTED with every file: mode, partitions, staged and final keys (deferred: upload ids
- *       and part ETags), sizes, row counts, schema, catalog. <b>This CAS is the commit point of an overwrite and of a
- *       keyed append.</b>
+ *       and part ETags), sizes, row counts, schema, catalog, and the keys of the old files it replaces. <b>This CAS is the commit point
+ *       of an overwrite and of a keyed append.</b> Recovery deletes exactly the recorded old files, never a file
+ *       written after the commit point (by a table nested in this one, or a writer without the lease); manifests
+ *       without that list (wrangler 0.1's) are listed again, counting only files no younger than the manifest, and a
+ *       nested table's staging met there is refused.
  *       <br><i>Crash after it:</i> an overwrite or keyed append is rolled forward by recovery; a plain append is rolled
  *       back.</li>
  *   <li><b>Publish</b>: (a) list the old files of the touched partitions by their exact folders with trailing slash
  *       ({@code country=R/} never matches {@code country=RU/}); partitions sharing a first folder are listed with one
  *       listing of it, filtered to their exact folders; the whole table for {@code OVERWRITE}. {@code _tmp/} and the
  *       files this write publishes (its manifest's final keys) are never old files. {@code APPEND} lists nothing,
- *       except a keyed append ({@code idempotencyKey}), whose old files are those an earlier run with the same key
- *       left in its partitions.
+ *       except a keyed append ({@code idempotencyKey}), whose old files are those an earlier run with the same key left directly in its partitions' folders (never
+ *       deeper: without partition columns the folder is the table root, and a table below it may carry the same key).
  *       (b) copy every staged file to its final key (CopyObject, UploadPartCopy above 5 GB), in parallel; for
  *       deferred uploads, complete each upload with the part ETags the manifest lists (no byte is copied). A
  *       completion whose answer was lost is retried and found done by its object. An upload aborted meanwhile (a
@@ -124,9 +143,8 @@
  *       write {@code catalogPending}, its manifest kept, its data untouched.</li>
  *   <li><b>Cleanup</b>: the manifest is deleted with a conditional DELETE on its ETag ({@code WriteLog.end}): the end
  *       of the write, and the commit point of a plain append (a recovery that claimed it first makes it fail).
- *       <br><i>Crash before the manifest DELETE:</i> as a crash in the catalog step: an overwrite is rolled
- *       forward again (a staged file already gone is fine when its final key holds it), an append is rolled back,
- *       which is what makes its rerun add the rows exactly once. <i>After it:</i> the write is complete. A crash
+ *       <br><i>Crash before the manifest DELETE:</i> as a crash in the catalog step: an overwrite or keyed append (PUBLISHED) gets its catalog step again, never a
+ *       second publish; a plain append is rolled back, which is what makes its rerun add the rows exactly once. <i>After it:</i> the write is complete. A crash
  *       between that last DELETE and the caller seeing the result cannot be told from success: rerunning an
  *       append then adds its rows again, as rerunning any completed append does.</li>
  * </ol>

@@ -98,15 +98,15 @@ public final class S3Store {
         return options.run(() -> client.putObject(r, body));
     }
 
-    /** An object's content and its ETag. */
-    public record Versioned(byte[] content, String etag) {
+    /** An object's content, its ETag and when it was last written (S3's clock, whole seconds). */
+    public record Versioned(byte[] content, String etag, java.time.Instant lastModified) {
     }
 
     /** The content and ETag of an object, or empty if there is none. */
     public Optional<Versioned> getVersioned(String key) {
         try {
             var r = options.run(() -> client.getObjectAsBytes(options.apply(GetObjectRequest.builder().bucket(bucket).key(key)).build()));
-            return Optional.of(new Versioned(r.asByteArray(), r.response().eTag()));
+            return Optional.of(new Versioned(r.asByteArray(), r.response().eTag(), r.response().lastModified()));
         } catch (NoSuchKeyException e) {
             return Optional.empty();
         }
@@ -194,9 +194,10 @@ public final class S3Store {
 
     /**
      * Copies {@code source} to {@code target} in the same bucket: one CopyObject up to 5 GB, a multipart
-     * upload of UploadPartCopy requests above. The target appears whole or not at all.
+     * upload of UploadPartCopy requests above, with {@code beforeComplete} run right before its completion. The target
+     * appears whole or not at all.
      */
-    public void copy(String source, String target, long size) {
+    public void copy(String source, String target, long size, Runnable beforeComplete) {
         if (size <= singleCopyLimit) {
             CopyObjectRequest r = options.apply(CopyObjectRequest.builder()
                     .sourceBucket(bucket).sourceKey(source).destinationBucket(bucket).destinationKey(target)).build();
@@ -216,6 +217,7 @@ public final class S3Store {
                 UploadPartCopyResponse response = options.run(() -> client.uploadPartCopy(r));
                 parts.add(CompletedPart.builder().partNumber(partNumber).eTag(response.copyPartResult().eTag()).build());
             }
+            beforeComplete.run();
             complete(target, uploadId, parts, size);
         } catch (RuntimeException e) {
             abortQuietly(target, uploadId, e);

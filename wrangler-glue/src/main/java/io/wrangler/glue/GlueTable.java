@@ -594,7 +594,14 @@ public final class GlueTable implements CatalogTable {
             List<PartitionValueList> remove = partitions.stream()
                     .map(e -> PartitionValueList.builder().values(e.values().stream().map(v -> v == null ? DEFAULT_PARTITION : v).toList()).build())
                     .toList();
-            deletePartitions(remove);
+            try {
+                deletePartitions(remove);
+            } catch (CatalogException e) {
+                // The undone write was the table's first and never reached the catalog: nothing is registered to remove.
+                if (!(e.getCause() instanceof EntityNotFoundException)) {
+                    throw e;
+                }
+            }
         }
 
         private void removeOtherPartitions(List<PartitionInput> written) {
