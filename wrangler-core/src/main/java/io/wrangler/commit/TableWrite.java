@@ -135,7 +135,7 @@ public final class TableWrite {
         Partitioner.NewPartition validator = key -> checkPartition(key, columns.partitionNames(), stagingFolder, longestName);
 
         try (BufferAllocator allocator = new RootAllocator()) {
-            Partitioner partitioner = new Partitioner(spec.partitionBy(), names(columns.data));
+            Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
             Prepass pre = null;
             if (source.replayable()) {
                 pre = prepass(source, columns, validator, partitioner);
@@ -486,12 +486,7 @@ public final class TableWrite {
         }
         List<Field> parts = new ArrayList<>();
         for (String name : spec.partitionBy()) {
-            Field f;
-            try {
-                f = schema.findField(name);
-            } catch (IllegalArgumentException e) {
-                f = null;
-            }
+            Field f = partitionField(schema, name);
             if (f == null) {
                 throw invalid("the partition column '" + name + "' is not in the input, whose columns are "
                         + names(schema.getFields()), "Pass columns of the input to partitionBy(...).");
@@ -507,7 +502,7 @@ public final class TableWrite {
         }
         List<Field> data = new ArrayList<>();
         for (Field f : schema.getFields()) {
-            if (!spec.partitionBy().contains(f.getName())) {
+            if (!parts.contains(f)) {
                 data.add(f);
             }
         }
@@ -528,6 +523,27 @@ public final class TableWrite {
             throw invalid(e.getMessage(), "Nothing was written.");
         }
         return new Columns(data, parts, data.stream().map(this::renamed).toList(), parts.stream().map(this::renamed).toList());
+    }
+
+    /**
+     * The input column that {@code partitionBy} names: by its input name, or else by the name the catalog gives it
+     * ({@code partitionBy("par")} for an input column {@code Par}, as awswrangler accepts its sanitized partition columns).
+     */
+    private Field partitionField(Schema schema, String name) {
+        for (Field f : schema.getFields()) {
+            if (f.getName().equals(name)) {
+                return f;
+            }
+        }
+        if (spec.catalog() != null) {
+            String out = outputName(name);
+            for (Field f : schema.getFields()) {
+                if (outputName(f.getName()).equals(out)) {
+                    return f;
+                }
+            }
+        }
+        return null;
     }
 
     private void checkPartition(PartitionKey key, List<String> folderNames, String stagingFolder, String longestName) {

@@ -130,7 +130,7 @@ public final class GlueTable implements CatalogTable {
                 Objects.requireNonNull(tableType), o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
     }
 
-    /** Whether table and column names are sanitized for Athena (default true): lower case, {@code [a-z0-9_]}, accents dropped. */
+    /** Whether table and top-level column names are sanitized as awswrangler 3.x does (default true): accents dropped, runs of other characters than {@code [A-Za-z0-9_]} to {@code _}, lower case. */
     public GlueTable sanitizeNames(boolean enabled) {
         return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
                 o.tableType, enabled, o.registerPartitions, o.projections, o.createDatabase, o.retry));
