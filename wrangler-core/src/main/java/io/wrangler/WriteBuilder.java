@@ -41,6 +41,7 @@ public final class WriteBuilder {
     private java.nio.file.Path spillDirectory = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
     private boolean lease = true;
     private java.time.Duration leaseWait = java.time.Duration.ofMinutes(3);
+    private String filenamePrefix = "";
     private boolean used;
 
     WriteBuilder(Supplier<BatchSource> input) {
@@ -53,6 +54,30 @@ public final class WriteBuilder {
             Objects.requireNonNull(c, "partition column");
         }
         this.partitionBy = List.of(columns);
+        return this;
+    }
+
+    /**
+     * Puts {@code prefix} before the name of every data file the write creates ({@code <prefix>part-00000-000-<writeId>.snappy.parquet}),
+     * as awswrangler's {@code filename_prefix} does, for example to tell the files of one job apart. None by default. A
+     * prefix may not hold {@code /} (it would make a folder) or control characters, and may not start with {@code _} or
+     * {@code .}: Hive, Spark, Athena and Trino skip such files as hidden, so their rows would vanish.
+     */
+    public WriteBuilder filenamePrefix(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        if (prefix.startsWith("_") || prefix.startsWith(".")) {
+            throw new IllegalArgumentException("filenamePrefix '" + prefix + "' starts with '" + prefix.charAt(0) + "', which makes "
+                    + "Hive, Spark, Athena and Trino skip the files as hidden: start it with a letter or digit");
+        }
+        for (int i = 0; i < prefix.length(); i++) {
+            char c = prefix.charAt(i);
+            if (c == '/' || c < 0x20 || c == 0x7F) {
+                throw new IllegalArgumentException("filenamePrefix '" + prefix.replaceAll("\\p{Cntrl}", "?") + "' holds "
+                        + (c == '/' ? "'/', which would make a folder" : "the control character U+" + String.format("%04X", (int) c))
+                        + ": use a prefix without it");
+            }
+        }
+        this.filenamePrefix = prefix;
         return this;
     }
 
@@ -254,7 +279,7 @@ public final class WriteBuilder {
         used = true;
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
         WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning, idempotencyKey,
-                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod);
+                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix);
         BatchSource source;
         try {
             source = input.get();

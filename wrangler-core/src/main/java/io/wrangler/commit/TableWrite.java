@@ -131,7 +131,7 @@ public final class TableWrite {
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
         String suffix = spec.compression().fileInfix() + ".parquet";
         String stagingFolder = location.tmpPrefix() + writeId + "/";
-        String longestName = Stager.fileName(9_999_999, 99_999, writeId, suffix);
+        String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId, suffix);
         Partitioner.NewPartition validator = key -> checkPartition(key, columns.partitionNames(), stagingFolder, longestName);
 
         try (BufferAllocator allocator = new RootAllocator()) {
