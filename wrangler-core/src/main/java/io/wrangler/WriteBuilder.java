@@ -42,6 +42,7 @@ public final class WriteBuilder {
     private boolean lease = true;
     private java.time.Duration leaseWait = java.time.Duration.ofMinutes(3);
     private String filenamePrefix = "";
+    private java.util.Map<String, String> dtype = java.util.Map.of();
     private boolean used;
 
     WriteBuilder(Supplier<BatchSource> input) {
@@ -78,6 +79,28 @@ public final class WriteBuilder {
             }
         }
         this.filenamePrefix = prefix;
+        return this;
+    }
+
+    /**
+     * Casts columns to these Hive types ({@code "bigint"}, {@code "decimal(12,2)"}, {@code "array<struct<a:double>>"}), by
+     * column name (the input's or its sanitized form), as awswrangler's {@code dtype}. Only widenings that keep every
+     * value are applied (a narrower integer to a wider one, float to double, a decimal to a wider decimal of the same
+     * scale, at any depth); any other is refused before any I/O with the column path and both types. When the write has a
+     * catalog whose table exists, the table's types are applied the same way without asking; {@code dtype} wins over them.
+     *
+     * @throws IllegalArgumentException for a type string that is not a Hive type wrangler writes
+     */
+    public WriteBuilder dtype(java.util.Map<String, String> types) {
+        for (java.util.Map.Entry<String, String> e : types.entrySet()) {
+            Objects.requireNonNull(e.getValue(), "type of " + e.getKey());
+            try {
+                io.wrangler.input.HiveTypes.parse(e.getKey(), e.getValue());
+            } catch (IllegalArgumentException bad) {
+                throw new IllegalArgumentException("dtype of '" + e.getKey() + "': " + bad.getMessage(), bad);
+            }
+        }
+        this.dtype = java.util.Map.copyOf(types);
         return this;
     }
 
@@ -279,7 +302,7 @@ public final class WriteBuilder {
         used = true;
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
         WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning, idempotencyKey,
-                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix);
+                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix, dtype);
         BatchSource source;
         try {
             source = input.get();

@@ -202,8 +202,9 @@ class GlueCatalogTest {
         assertThatThrownBy(() -> write(List.of(new Retyped("x", LocalDate.of(2024, 1, 15), "RU", 1.5, BigDecimal.ONE.setScale(2))),
                 WriteMode.OVERWRITE_PARTITIONS, orders()))
                 .isInstanceOf(InvalidWriteException.class)
-                .hasMessage("Cannot write " + table + " (step: validate): the column 'amountcents' is bigint in the Glue table " + db
-                        + ".orders but double in this write. Cast the column to bigint, or OVERWRITE the table to redefine it.");
+                .hasMessage("Cannot write " + table + " (step: validate): the column 'amountcents' is bigint in glue:" + db
+                        + ".orders but double in this write, which does not widen to bigint without losing values. Cast it to bigint "
+                        + "before writing, or OVERWRITE the table to redefine it.");
         assertThat(Lake.snapshot(bucket)).containsExactlyInAnyOrderEntriesOf(before);
     }
 
