@@ -41,6 +41,8 @@ public final class WriteBuilder {
     private java.nio.file.Path spillDirectory = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
     private boolean lease = true;
     private java.time.Duration leaseWait = java.time.Duration.ofMinutes(3);
+    private String filenamePrefix = "";
+    private java.util.Map<String, String> dtype = java.util.Map.of();
     private boolean used;
 
     WriteBuilder(Supplier<BatchSource> input) {
@@ -53,6 +55,52 @@ public final class WriteBuilder {
             Objects.requireNonNull(c, "partition column");
         }
         this.partitionBy = List.of(columns);
+        return this;
+    }
+
+    /**
+     * Puts {@code prefix} before the name of every data file the write creates ({@code <prefix>part-00000-000-<writeId>.snappy.parquet}),
+     * as awswrangler's {@code filename_prefix} does, for example to tell the files of one job apart. None by default. A
+     * prefix may not hold {@code /} (it would make a folder) or control characters, and may not start with {@code _} or
+     * {@code .}: Hive, Spark, Athena and Trino skip such files as hidden, so their rows would vanish.
+     */
+    public WriteBuilder filenamePrefix(String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        if (prefix.startsWith("_") || prefix.startsWith(".")) {
+            throw new IllegalArgumentException("filenamePrefix '" + prefix + "' starts with '" + prefix.charAt(0) + "', which makes "
+                    + "Hive, Spark, Athena and Trino skip the files as hidden: start it with a letter or digit");
+        }
+        for (int i = 0; i < prefix.length(); i++) {
+            char c = prefix.charAt(i);
+            if (c == '/' || c < 0x20 || c == 0x7F) {
+                throw new IllegalArgumentException("filenamePrefix '" + prefix.replaceAll("\\p{Cntrl}", "?") + "' holds "
+                        + (c == '/' ? "'/', which would make a folder" : "the control character U+" + String.format("%04X", (int) c))
+                        + ": use a prefix without it");
+            }
+        }
+        this.filenamePrefix = prefix;
+        return this;
+    }
+
+    /**
+     * Casts columns to these Hive types ({@code "bigint"}, {@code "decimal(12,2)"}, {@code "array<struct<a:double>>"}), by
+     * column name (the input's or its sanitized form), as awswrangler's {@code dtype}. Only widenings that keep every
+     * value are applied (a narrower integer to a wider one, float to double, a decimal to a wider decimal of the same
+     * scale, at any depth); any other is refused before any I/O with the column path and both types. When the write has a
+     * catalog whose table exists, the table's types are applied the same way without asking; {@code dtype} wins over them.
+     *
+     * @throws IllegalArgumentException for a type string that is not a Hive type wrangler writes
+     */
+    public WriteBuilder dtype(java.util.Map<String, String> types) {
+        for (java.util.Map.Entry<String, String> e : types.entrySet()) {
+            Objects.requireNonNull(e.getValue(), "type of " + e.getKey());
+            try {
+                io.wrangler.input.HiveTypes.parse(e.getKey(), e.getValue());
+            } catch (IllegalArgumentException bad) {
+                throw new IllegalArgumentException("dtype of '" + e.getKey() + "': " + bad.getMessage(), bad);
+            }
+        }
+        this.dtype = java.util.Map.copyOf(types);
         return this;
     }
 
@@ -264,7 +312,7 @@ public final class WriteBuilder {
         used = true;
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
         WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning, idempotencyKey,
-                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod);
+                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix, dtype);
         BatchSource source;
         try {
             source = input.get();

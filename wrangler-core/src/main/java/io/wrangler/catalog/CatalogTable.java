@@ -19,6 +19,20 @@ public interface CatalogTable {
     }
 
     /**
+     * The types the catalog's table already gives its columns (partition columns included), as Hive type strings by
+     * column name as the catalog names it; empty when there is no table yet, or when a write in {@code mode} redefines
+     * it ({@code OVERWRITE}). The write widens its columns to these types where that keeps every value (an int to a
+     * bigint, a float to a double, at any depth), before {@link #prepare}; called before any S3 object is written or
+     * deleted. The default knows no types.
+     *
+     * @param location the table root of the write, {@code s3://bucket/prefix/}, for messages
+     * @throws io.wrangler.CatalogException when the catalog cannot be read
+     */
+    default java.util.Map<String, String> columnTypes(String location, io.wrangler.WriteMode mode) {
+        return java.util.Map.of();
+    }
+
+    /**
      * Checks that the catalog can take a write of {@code definition}, and returns the commit to run
      * once the data is published. Called before any S3 object is written or deleted; may read the
      * catalog, must not change it.

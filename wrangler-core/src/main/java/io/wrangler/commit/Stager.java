@@ -56,6 +56,7 @@ final class Stager {
     private final String stagingPrefix;
     private final String writeId;
     private final String fileSuffix;
+    private final String filenamePrefix;
     private final FileEncoder.Settings settings;
     private final WriteSpec.Tuning tuning;
     private final long maxRowsPerFile;
@@ -88,6 +89,7 @@ final class Stager {
         this.stagingPrefix = stagingPrefix;
         this.writeId = writeId;
         this.fileSuffix = fileSuffix;
+        this.filenamePrefix = spec.filenamePrefix();
         this.settings = settings.withHelpers(encoders);
         this.tuning = spec.tuning();
         this.maxRowsPerFile = spec.maxRowsPerFile();
@@ -348,7 +350,7 @@ final class Stager {
         PartitionKey key = partitioner.keys().get(partition);
         String folder = HivePaths.folder(folderNames, key.values());
         int number = filesOfPartition.merge(partition, 1, Integer::sum) - 1;
-        String relative = folder + fileName(partition, number, writeId, fileSuffix);
+        String relative = folder + filenamePrefix + fileName(partition, number, writeId, fileSuffix);
         S3OutputStream out = deferred ? store.createDeferred(tablePrefix + relative, uploads) : store.create(stagingPrefix + relative, uploads);
         FileEncoder encoder;
         try {

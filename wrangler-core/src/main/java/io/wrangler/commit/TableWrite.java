@@ -124,7 +124,18 @@ public final class TableWrite {
         return spec.mode() != WriteMode.APPEND || spec.idempotencyKey() != null;
     }
 
-    private WriteResult run(BatchSource source) {
+    private WriteResult run(BatchSource input) {
+        BatchSource source = casts(input);
+        try {
+            return runCast(source);
+        } finally {
+            if (source != input) {
+                source.close(); // the widened copies only; the input is its caller's
+            }
+        }
+    }
+
+    private WriteResult runCast(BatchSource source) {
         Schema schema = source.schema();
         Columns columns = validateSchema(schema);
         String keyId = spec.idempotencyKey() == null ? null : WriteIds.keyId(spec.idempotencyKey());
@@ -133,11 +144,11 @@ public final class TableWrite {
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
         String suffix = spec.compression().fileInfix() + ".parquet";
         String stagingFolder = location.tmpPrefix() + writeId + "/";
-        String longestName = Stager.fileName(9_999_999, 99_999, writeId, suffix);
+        String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId, suffix);
         Partitioner.NewPartition validator = key -> checkPartition(key, columns.partitionNames(), stagingFolder, longestName);
 
         try (BufferAllocator allocator = new RootAllocator()) {
-            Partitioner partitioner = new Partitioner(spec.partitionBy(), names(columns.data));
+            Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
             Prepass pre = null;
             if (source.replayable()) {
                 pre = prepass(source, columns, validator, partitioner);
@@ -520,12 +531,7 @@ public final class TableWrite {
         }
         List<Field> parts = new ArrayList<>();
         for (String name : spec.partitionBy()) {
-            Field f;
-            try {
-                f = schema.findField(name);
-            } catch (IllegalArgumentException e) {
-                f = null;
-            }
+            Field f = partitionField(schema, name);
             if (f == null) {
                 throw invalid("the partition column '" + name + "' is not in the input, whose columns are "
                         + names(schema.getFields()), "Pass columns of the input to partitionBy(...).");
@@ -541,7 +547,7 @@ public final class TableWrite {
         }
         List<Field> data = new ArrayList<>();
         for (Field f : schema.getFields()) {
-            if (!spec.partitionBy().contains(f.getName())) {
+            if (!parts.contains(f)) {
                 data.add(f);
             }
         }
@@ -564,6 +570,73 @@ public final class TableWrite {
             throw invalid(e.getMessage(), "Nothing was written.");
         }
         return new Columns(data, parts, data.stream().map(this::renamed).toList(), parts.stream().map(this::renamed).toList());
+    }
+
+    /**
+     * The input column that {@code partitionBy} names: by its input name, or else by the name the catalog gives it
+     * ({@code partitionBy("par")} for an input column {@code Par}, as awswrangler accepts its sanitized partition columns).
+     */
+    private Field partitionField(Schema schema, String name) {
+        for (Field f : schema.getFields()) {
+            if (f.getName().equals(name)) {
+                return f;
+            }
+        }
+        if (spec.catalog() != null) {
+            String out = outputName(name);
+            for (Field f : schema.getFields()) {
+                if (outputName(f.getName()).equals(out)) {
+                    return f;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The input with its columns widened to the types {@code dtype} asks for, or else the types the catalog's table has
+     * ({@link io.wrangler.input.Casts}); a cast that would lose values is refused here, before any I/O.
+     */
+    private BatchSource casts(BatchSource source) {
+        Map<String, String> catalogTypes = new HashMap<>();
+        if (spec.catalog() != null) {
+            spec.catalog().columnTypes(table, spec.mode()).forEach((k, v) -> catalogTypes.put(k.toLowerCase(Locale.ROOT), v));
+        }
+        if (spec.dtype().isEmpty() && catalogTypes.isEmpty()) {
+            return source;
+        }
+        Map<String, Field> targets = new LinkedHashMap<>();
+        for (Field f : source.schema().getFields()) {
+            String out = outputName(f.getName());
+            String asked = spec.dtype().containsKey(f.getName()) ? spec.dtype().get(f.getName()) : spec.dtype().get(out);
+            String want = asked != null ? asked : catalogTypes.get(out.toLowerCase(Locale.ROOT));
+            if (want == null) {
+                continue;
+            }
+            Field template;
+            try {
+                template = io.wrangler.input.HiveTypes.parse(f.getName(), want);
+            } catch (io.wrangler.input.HiveTypes.Unknown e) {
+                continue; // a catalog type wrangler does not write (varchar(10)): the catalog's own check decides
+            }
+            try {
+                Field target = io.wrangler.input.Casts.plan(f, template, asked != null ? f.getName() : out);
+                if (target != null) {
+                    targets.put(f.getName(), target);
+                }
+            } catch (io.wrangler.input.Casts.Refused r) {
+                if (asked != null) {
+                    throw invalid("dtype asks for the column '" + f.getName() + "' as " + asked + ", but '" + r.path + "' is " + r.from
+                            + " in this write, which does not widen to " + r.to + " without losing values",
+                            "Only widenings are applied (a narrower integer to a wider one, float to double, a decimal to a wider one of "
+                            + "the same scale): cast the column before writing.");
+                }
+                throw invalid("the column '" + r.path + "' is " + r.to + " in " + spec.catalog().describe() + " but " + r.from
+                        + " in this write, which does not widen to " + r.to + " without losing values",
+                        "Cast it to " + r.to + " before writing, or OVERWRITE the table to redefine it.");
+            }
+        }
+        return targets.isEmpty() ? source : new io.wrangler.input.CastingSource(source, targets);
     }
 
     private void checkPartition(PartitionKey key, List<String> folderNames, String stagingFolder, String longestName) {

@@ -36,6 +36,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
+import org.apache.parquet.schema.ColumnOrder;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
@@ -99,15 +100,18 @@ public final class ArrowSchemas {
                 if (fp == FloatingPointPrecision.HALF) {
                     throw unsupported(path, "float16", "cast it to float32 (FloatingPoint SINGLE)");
                 }
+                // parquet-java 1.18 declares IEEE754TotalOrder for floating point columns by default. Readers that predate
+                // that order (pyarrow, Spark and Trino on older parquet-java) take an unknown column order as "no usable
+                // min/max" and ignore the statistics; the type-defined order is the one every reader knows.
                 if (fp == FloatingPointPrecision.SINGLE) {
-                    return new Node(Types.primitive(PrimitiveTypeName.FLOAT, rep).named(name), new ValueWriter(name, index) {
+                    return new Node(Types.primitive(PrimitiveTypeName.FLOAT, rep).columnOrder(ColumnOrder.typeDefined()).named(name), new ValueWriter(name, index) {
                         @Override
                         void writeValue(RecordConsumer rc, ValueVector v, int row) {
                             rc.addFloat(((Float4Vector) v).get(row));
                         }
                     });
                 }
-                return new Node(Types.primitive(PrimitiveTypeName.DOUBLE, rep).named(name), new ValueWriter(name, index) {
+                return new Node(Types.primitive(PrimitiveTypeName.DOUBLE, rep).columnOrder(ColumnOrder.typeDefined()).named(name), new ValueWriter(name, index) {
                     @Override
                     void writeValue(RecordConsumer rc, ValueVector v, int row) {
                         rc.addDouble(((Float8Vector) v).get(row));

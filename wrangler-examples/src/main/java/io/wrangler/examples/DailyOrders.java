@@ -104,7 +104,7 @@ public final class DailyOrders {
             deleteRecursively(local);
             download(lake, "marts/orders/", local);
             System.out.println("5. A copy of the table is in " + local + "; read it with DuckDB:");
-            System.out.println("   SELECT dt, country, count(*), sum(amount_cents) FROM read_parquet('" + local
+            System.out.println("   SELECT dt, country, count(*), sum(amountcents) FROM read_parquet('" + local
                     + "/**/*.parquet', hive_partitioning = true) GROUP BY ALL ORDER BY ALL;");
         }
     }
@@ -146,7 +146,7 @@ public final class DailyOrders {
     private static Map<String, long[]> totals(ExampleLake lake) {
         Map<String, long[]> out = new TreeMap<>();
         for (List<Object> row : lake.query("marts/orders/",
-                "SELECT 'dt=' || dt || '/country=' || country, count(*), sum(amount_cents)::BIGINT FROM t GROUP BY ALL")) {
+                "SELECT 'dt=' || dt || '/country=' || country, count(*), sum(amountcents)::BIGINT FROM t GROUP BY ALL")) {
             out.put((String) row.get(0), new long[] {(Long) row.get(1), (Long) row.get(2)});
         }
         return out;

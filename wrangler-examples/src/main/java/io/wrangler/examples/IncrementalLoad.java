@@ -155,7 +155,7 @@ public final class IncrementalLoad {
         List<String> days = filesPerDay.entrySet().stream().filter(e -> e.getValue() > 1).map(java.util.Map.Entry::getKey).toList();
         for (String day : days) {
             List<Event> rows = new ArrayList<>();
-            for (List<Object> r : lake.query(TABLE, "SELECT id, user_id, event_type, payload, epoch_us(created_at) FROM t WHERE dt = '" + day + "' ORDER BY id")) {
+            for (List<Object> r : lake.query(TABLE, "SELECT id, userid, eventtype, payload, epoch_us(createdat) FROM t WHERE dt = '" + day + "' ORDER BY id")) {
                 long micros = (Long) r.get(4);
                 rows.add(new Event((Long) r.get(0), (String) r.get(1), (String) r.get(2), (String) r.get(3),
                         Instant.EPOCH.plusNanos(micros * 1000), LocalDate.parse(day)));

@@ -25,11 +25,11 @@ class EventsPipelineTest {
 
             assertThat(lake.query("curated/quarantine/", "SELECT reason, count(*) FROM t GROUP BY ALL ORDER BY ALL"))
                     .containsExactly(List.of("missing event_id or event_ts", 3L), List.of("unparseable", 3L));
-            assertThat(lake.query("curated/events/", "SELECT event_id, CAST(event_date AS VARCHAR), CAST(dt AS VARCHAR), CAST(amount AS VARCHAR) FROM t WHERE event_id = 'late-1'"))
+            assertThat(lake.query("curated/events/", "SELECT eventid, CAST(eventdate AS VARCHAR), CAST(dt AS VARCHAR), CAST(amount AS VARCHAR) FROM t WHERE eventid = 'late-1'"))
                     .containsExactly(List.of("late-1", "2026-10-01", "2026-10-02", "30.00"));
             assertThat(lake.glue().getTable(b -> b.databaseName("curated").name("daily_user_activity")).table().storageDescriptor().columns())
                     .extracting(c -> c.name() + " " + c.type())
-                    .containsExactly("user_id string", "views bigint", "add_to_carts bigint", "purchases bigint", "revenue decimal(12,2)");
+                    .containsExactly("userid string", "views bigint", "addtocarts bigint", "purchases bigint", "revenue decimal(12,2)");
         }
         EventsPipeline.main(new String[] {folder.resolve("main").toString()});
     }

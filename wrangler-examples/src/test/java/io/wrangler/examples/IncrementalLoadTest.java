@@ -25,7 +25,7 @@ class IncrementalLoadTest {
             assertThat(rerun.toId()).isEqualTo(150);
             assertThat(IncrementalLoad.state(lake)).containsExactly(150L, 150L, 3L, 150L);
             assertThat(IncrementalLoad.runOnce(lake, db, false)).isNull();
-            assertThat(lake.query(IncrementalLoad.TABLE, "SELECT CAST(sum(id) AS BIGINT), count(*) FILTER (WHERE event_type = 'purchase') FROM t"))
+            assertThat(lake.query(IncrementalLoad.TABLE, "SELECT CAST(sum(id) AS BIGINT), count(*) FILTER (WHERE eventtype = 'purchase') FROM t"))
                     .containsExactly(List.of(150L * 151 / 2, 30L));
 
             IncrementalLoad.produce(db, 30);

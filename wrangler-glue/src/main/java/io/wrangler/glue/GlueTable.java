@@ -130,7 +130,7 @@ public final class GlueTable implements CatalogTable {
                 Objects.requireNonNull(tableType), o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
     }
 
-    /** Whether table and column names are sanitized for Athena (default true): lower case, {@code [a-z0-9_]}, accents dropped. */
+    /** Whether table and top-level column names are sanitized as awswrangler 3.x does (default true): accents dropped, runs of other characters than {@code [A-Za-z0-9_]} to {@code _}, lower case. */
     public GlueTable sanitizeNames(boolean enabled) {
         return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
                 o.tableType, enabled, o.registerPartitions, o.projections, o.createDatabase, o.retry));
@@ -184,6 +184,31 @@ public final class GlueTable implements CatalogTable {
     }
 
     // ---- prepare ----
+
+    @Override
+    public Map<String, String> columnTypes(String location, WriteMode mode) {
+        if (mode == WriteMode.OVERWRITE) {
+            return Map.of(); // an overwrite redefines the table with the write's types
+        }
+        TableDefinition def = new TableDefinition(location, List.of(), List.of(), mode, io.wrangler.Compression.NONE);
+        Table existing = read(def, () -> {
+            try {
+                return glue.getTable(b -> b.catalogId(o.catalogId).databaseName(database).name(name())).table();
+            } catch (EntityNotFoundException e) {
+                return null; // no table, or no database: prepare says which
+            }
+        });
+        Map<String, String> types = new LinkedHashMap<>();
+        if (existing != null) {
+            if (existing.storageDescriptor() != null && existing.storageDescriptor().columns() != null) {
+                existing.storageDescriptor().columns().forEach(c -> types.put(c.name(), c.type()));
+            }
+            if (existing.partitionKeys() != null) {
+                existing.partitionKeys().forEach(c -> types.put(c.name(), c.type()));
+            }
+        }
+        return types;
+    }
 
     @Override
     public CatalogCommit prepare(TableDefinition def) {
@@ -254,6 +279,7 @@ public final class GlueTable implements CatalogTable {
         Map<String, String> parameters = new LinkedHashMap<>();
         String tableType = o.tableType;
         String description = o.description;
+        Map<String, String> sdParameters = new LinkedHashMap<>();
         if (existing != null) {
             StorageDescriptor sd = existing.storageDescriptor();
             String location = sd == null ? null : sd.location();
@@ -270,6 +296,10 @@ public final class GlueTable implements CatalogTable {
             }
             if (existing.parameters() != null) {
                 parameters.putAll(existing.parameters());
+            }
+            if (def.mode() != WriteMode.OVERWRITE && sd.parameters() != null) {
+                // Kept as found (awswrangler's CrawlerSchemaDeserializerVersion, a crawler's own keys); ours win.
+                sdParameters.putAll(sd.parameters());
             }
             if (existing.tableType() != null) {
                 tableType = existing.tableType();
@@ -292,7 +322,7 @@ public final class GlueTable implements CatalogTable {
         }
         parameters.putAll(o.parameters);
         return TableInput.builder().name(name()).description(description).tableType(tableType).parameters(parameters)
-                .partitionKeys(partitionKeys).storageDescriptor(storage(def, merged, def.location())).build();
+                .partitionKeys(partitionKeys).storageDescriptor(storage(def, merged, def.location(), sdParameters)).build();
     }
 
     private List<Column> merge(TableDefinition def, List<Column> existing, List<Column> incoming) {
@@ -330,10 +360,16 @@ public final class GlueTable implements CatalogTable {
     }
 
     private StorageDescriptor storage(TableDefinition def, List<Column> columns, String location) {
+        return storage(def, columns, location, Map.of());
+    }
+
+    private StorageDescriptor storage(TableDefinition def, List<Column> columns, String location, Map<String, String> found) {
+        Map<String, String> sdParameters = new LinkedHashMap<>(found);
+        sdParameters.putAll(standardParameters(def));
         return StorageDescriptor.builder().columns(columns).location(location).inputFormat(INPUT_FORMAT).outputFormat(OUTPUT_FORMAT)
                 .compressed(def.compression() != io.wrangler.Compression.NONE).numberOfBuckets(-1).bucketColumns(List.of())
                 .serdeInfo(SerDeInfo.builder().serializationLibrary(SERDE).parameters(Map.of("serialization.format", "1")).build())
-                .storedAsSubDirectories(false).sortColumns(List.of()).parameters(standardParameters(def)).build();
+                .storedAsSubDirectories(false).sortColumns(List.of()).parameters(sdParameters).build();
     }
 
     private static boolean sameColumns(List<Column> a, List<Column> b) {

@@ -50,7 +50,7 @@ class GlueCatalogTest {
     }
 
     /** An order with the column names the catalog gives {@link Order}'s (what a write without the catalog must use). */
-    record CatalogOrder(String order_id, LocalDate dt, String country, long amount_cents, BigDecimal price) {
+    record CatalogOrder(String orderid, LocalDate dt, String country, long amountcents, BigDecimal price) {
     }
 
     static List<CatalogOrder> catalogNamed(List<Order> orders) {
@@ -113,7 +113,7 @@ class GlueCatalogTest {
         assertThat(t.partitionKeys()).extracting(Column::name, Column::type).containsExactly(
                 org.assertj.core.groups.Tuple.tuple("dt", "date"), org.assertj.core.groups.Tuple.tuple("country", "string"));
         assertThat(t.storageDescriptor().columns()).extracting(Column::name, Column::type).containsExactly(
-                org.assertj.core.groups.Tuple.tuple("order_id", "string"), org.assertj.core.groups.Tuple.tuple("amount_cents", "bigint"),
+                org.assertj.core.groups.Tuple.tuple("orderid", "string"), org.assertj.core.groups.Tuple.tuple("amountcents", "bigint"),
                 org.assertj.core.groups.Tuple.tuple("price", "decimal(38,2)"));
         assertParquetStorage(t.storageDescriptor(), table, true);
         assertThat(t.storageDescriptor().parameters())
@@ -125,7 +125,7 @@ class GlueCatalogTest {
         assertParquetStorage(ru.storageDescriptor(), table + "dt=2024-01-15/country=RU/", true);
         assertThat(ru.storageDescriptor().columns()).isEqualTo(t.storageDescriptor().columns());
         // The files carry the catalog's (sanitized) column names, so Athena finds every column.
-        assertThat(Lake.query(bucket, "marts/orders/", "SELECT order_id, amount_cents, CAST(price AS VARCHAR) FROM t ORDER BY 1 LIMIT 1"))
+        assertThat(Lake.query(bucket, "marts/orders/", "SELECT orderid, amountcents, CAST(price AS VARCHAR) FROM t ORDER BY 1 LIMIT 1"))
                 .containsExactly(List.of("a-2024-01-15-DE-0", 0L, "1.50"));
     }
 
@@ -175,7 +175,7 @@ class GlueCatalogTest {
         write(List.of(new WiderOrder("w", LocalDate.of(2024, 1, 16), "RU", 5, BigDecimal.ONE.setScale(2), "web")), WriteMode.APPEND, orders());
 
         Table t = glueTable("orders");
-        assertThat(t.storageDescriptor().columns()).extracting(Column::name).containsExactly("order_id", "amount_cents", "price", "channel");
+        assertThat(t.storageDescriptor().columns()).extracting(Column::name).containsExactly("orderid", "amountcents", "price", "channel");
         assertThat(t.versionId()).isEqualTo("1");
         assertThat(glue.getTableVersions(b -> b.databaseName(db).tableName("orders")).tableVersions()).hasSize(1);
         Partition p16 = partitions("orders").stream().filter(p -> p.values().get(0).equals("2024-01-16")).findFirst().orElseThrow();
@@ -202,8 +202,9 @@ class GlueCatalogTest {
         assertThatThrownBy(() -> write(List.of(new Retyped("x", LocalDate.of(2024, 1, 15), "RU", 1.5, BigDecimal.ONE.setScale(2))),
                 WriteMode.OVERWRITE_PARTITIONS, orders()))
                 .isInstanceOf(InvalidWriteException.class)
-                .hasMessage("Cannot write " + table + " (step: validate): the column 'amount_cents' is bigint in the Glue table " + db
-                        + ".orders but double in this write. Cast the column to bigint, or OVERWRITE the table to redefine it.");
+                .hasMessage("Cannot write " + table + " (step: validate): the column 'amountcents' is bigint in glue:" + db
+                        + ".orders but double in this write, which does not widen to bigint without losing values. Cast it to bigint "
+                        + "before writing, or OVERWRITE the table to redefine it.");
         assertThat(Lake.snapshot(bucket)).containsExactlyInAnyOrderEntriesOf(before);
     }
 
@@ -235,7 +236,7 @@ class GlueCatalogTest {
         S3Parquet.write(orders("b", List.of(LocalDate.of(2024, 1, 15)), List.of("RU", "DE"), 1)).partitionBy("country")
                 .mode(WriteMode.OVERWRITE).catalog(orders()).s3(Lake.s3().client()).to(table);
         assertThat(glueTable("orders").partitionKeys()).extracting(Column::name).containsExactly("country");
-        assertThat(glueTable("orders").storageDescriptor().columns()).extracting(Column::name).containsExactly("order_id", "dt", "amount_cents", "price");
+        assertThat(glueTable("orders").storageDescriptor().columns()).extracting(Column::name).containsExactly("orderid", "dt", "amountcents", "price");
         assertThat(partitions("orders")).extracting(Partition::values).containsExactlyInAnyOrder(List.of("RU"), List.of("DE"));
     }
 
@@ -380,12 +381,12 @@ class GlueCatalogTest {
         S3Parquet.write(catalogNamed(orders("d", List.of(LocalDate.of(2024, 1, 17)), List.of("DE"), 1))).partitionBy("dt", "country")
                 .mode(WriteMode.APPEND).s3(Lake.s3().client()).to(table);
         List<List<Object>> expected = List.of(List.of("c-2024-01-15-RU-0"), List.of("a-2024-01-16-RU-0"), List.of("d-2024-01-17-DE-0"));
-        assertThat(Lake.query(bucket, "marts/orders/", "SELECT order_id FROM t ORDER BY dt")).isEqualTo(expected);
+        assertThat(Lake.query(bucket, "marts/orders/", "SELECT orderid FROM t ORDER BY dt")).isEqualTo(expected);
 
         // With the catalog, the pending write registers the table as it is now: its data is not published again.
         RecoveryResult r = S3Parquet.recover(table, Lake.s3().client(), orders());
         assertThat(r.rolledForward()).hasSize(1);
-        assertThat(Lake.query(bucket, "marts/orders/", "SELECT order_id FROM t ORDER BY dt")).isEqualTo(expected);
+        assertThat(Lake.query(bucket, "marts/orders/", "SELECT orderid FROM t ORDER BY dt")).isEqualTo(expected);
         assertThat(Lake.s3().list(bucket, "marts/orders/_tmp/")).isEmpty();
     }
 
@@ -422,12 +423,12 @@ class GlueCatalogTest {
 
         assertThat(S3Parquet.recover(table, Lake.s3().client(), orders()).isEmpty()).isTrue();
         assertThat(partitions("orders")).extracting(Partition::values).containsExactly(List.of("2023-12-31", "RU"));
-        assertThat(Lake.query(bucket, "marts/orders/", "SELECT order_id FROM t")).containsExactly(List.of("a-2023-12-31-RU-0"));
+        assertThat(Lake.query(bucket, "marts/orders/", "SELECT orderid FROM t")).containsExactly(List.of("a-2023-12-31-RU-0"));
         assertThat(Lake.s3().list(bucket, "marts/orders/_tmp/")).isEmpty();
         // The rerun the rollback makes safe: every row once, every partition registered.
         write(orders("b", days, List.of("RU", "DE"), 1), WriteMode.APPEND, orders());
         assertThat(partitions("orders")).hasSize(251);
-        assertThat(Lake.query(bucket, "marts/orders/", "SELECT count(*), count(DISTINCT order_id) FROM t")).containsExactly(List.of(251L, 251L));
+        assertThat(Lake.query(bucket, "marts/orders/", "SELECT count(*), count(DISTINCT orderid) FROM t")).containsExactly(List.of(251L, 251L));
     }
 
     @Test
