@@ -112,7 +112,7 @@ class FencedCopyTest {
             releaseS.countDown();
         }
         assertThat(w2.recovered().rolledForward()).hasSize(1);
-        Throwable failure = ProtocolBreaksTest.failureOf(s);
+        Throwable failure = Stalls.failureOf(s);
         RecoveryResult last = Tunings.recover(table, TestLake.s3().client());
 
         assertThat(sPartsCopied.getCount()).as("the stalled writer resumed into a multipart copy").isZero();

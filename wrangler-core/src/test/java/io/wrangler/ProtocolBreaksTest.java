@@ -8,7 +8,6 @@ import io.wrangler.commit.Step;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -70,32 +69,6 @@ class ProtocolBreaksTest {
                 .containsExactlyElementsOf(before);
     }
 
-    /** Starts a write that stops at {@code at} (the n-th time) until {@code release} opens; {@code reached} opens when it got there. */
-    static CompletableFuture<WriteResult> stalledAt(WriteBuilder w, String uri, Step at, int n, CountDownLatch reached,
-                                                    CountDownLatch release) {
-        return CompletableFuture.supplyAsync(() -> w.stepHook((step, count) -> {
-            if (step == at && count == n) {
-                reached.countDown();
-                try {
-                    release.await(60, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }).to(uri));
-    }
-
-    static Throwable failureOf(CompletableFuture<?> f) throws InterruptedException {
-        try {
-            f.get(90, TimeUnit.SECONDS);
-            return null;
-        } catch (ExecutionException e) {
-            return e.getCause();
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("the stalled writer did not finish", e);
-        }
-    }
-
     /**
      * A plain append stalls right before its commit point (the conditional delete of its manifest). Recovery takes the
      * table over and undoes it. The stalled writer then resumes: it must not report success for rows that are gone.
@@ -106,13 +79,13 @@ class ProtocolBreaksTest {
         write(Orders.orders("a", List.of(D15), List.of("RU"), 1), WriteMode.APPEND, "dt", "country").to(table);
         CountDownLatch reached = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<WriteResult> stalled = stalledAt(write(Orders.orders("b", List.of(D15), List.of("RU"), 2), WriteMode.APPEND,
+        CompletableFuture<WriteResult> stalled = Stalls.stalledAt(write(Orders.orders("b", List.of(D15), List.of("RU"), 2), WriteMode.APPEND,
                 "dt", "country"), table, Step.STAGING_REMOVED, 1, reached, release);
         assertThat(reached.await(60, TimeUnit.SECONDS)).isTrue();
         RecoveryResult r = Tunings.recover(table, TestLake.s3().client());
         assertThat(r.rolledBack()).hasSize(1);
         release.countDown();
-        Throwable failure = failureOf(stalled);
+        Throwable failure = Stalls.failureOf(stalled);
         List<List<Object>> rows = contents("t/");
         assertThat(failure).as("the stalled append's outcome, with the table now holding " + rows)
                 .isInstanceOf(CommitConflictException.class).hasMessageContaining("undoes this append");

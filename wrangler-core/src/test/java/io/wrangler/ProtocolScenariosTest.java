@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -44,32 +43,6 @@ class ProtocolScenariosTest {
             if (step == at) {
                 throw new CrashRecoveryTest.SimulatedCrash(step, count);
             }
-        }
-    }
-
-    /** Starts a write that stops at {@code at} until {@code release} opens; {@code reached} opens when it got there. */
-    private static CompletableFuture<WriteResult> stalledAt(WriteBuilder w, String uri, Step at, CountDownLatch reached,
-                                                            CountDownLatch release) {
-        return CompletableFuture.supplyAsync(() -> w.stepHook((step, n) -> {
-            if (step == at && n == 1) {
-                reached.countDown();
-                try {
-                    release.await(60, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }).to(uri));
-    }
-
-    private static Throwable failureOf(CompletableFuture<?> f) throws InterruptedException {
-        try {
-            f.get(60, TimeUnit.SECONDS);
-            return null;
-        } catch (ExecutionException e) {
-            return e.getCause();
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("the stalled writer did not finish", e);
         }
     }
 
@@ -119,8 +92,8 @@ class ProtocolScenariosTest {
         write(Orders.orders("a", List.of(D15, D16), List.of("RU"), 2), WriteMode.APPEND).to(table);
         CountDownLatch reached = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<WriteResult> stalled = stalledAt(write(Orders.orders("b", List.of(D15), List.of("RU"), 3),
-                WriteMode.OVERWRITE_PARTITIONS), table, Step.MANIFEST_WRITTEN, reached, release);
+        CompletableFuture<WriteResult> stalled = Stalls.stalledAt(write(Orders.orders("b", List.of(D15), List.of("RU"), 3),
+                WriteMode.OVERWRITE_PARTITIONS), table, Step.MANIFEST_WRITTEN, 1, reached, release);
         assertThat(reached.await(60, TimeUnit.SECONDS)).isTrue();
 
         // Another writer takes the table over: its recovery finishes the stalled overwrite, then it replaces day 16.
@@ -129,7 +102,7 @@ class ProtocolScenariosTest {
         assertThat(second.recovered().rolledForward()).hasSize(1);
         release.countDown();
 
-        Throwable failure = failureOf(stalled);
+        Throwable failure = Stalls.failureOf(stalled);
         assertThat(failure).isInstanceOf(WriteIncompleteException.class)
                 .hasMessageContaining("The write is committed: the holder that took the table over finishes it");
         assertThat(contents("t/")).containsExactly(List.of("2024-01-15", "RU", "b-2024-01-15-RU-0"), List.of("2024-01-15", "RU",
@@ -143,8 +116,8 @@ class ProtocolScenariosTest {
         write(Orders.orders("a", List.of(D15), List.of("RU"), 2), WriteMode.APPEND).to(table);
         CountDownLatch reached = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<WriteResult> stalled = stalledAt(write(Orders.orders("b", List.of(D15), List.of("RU"), 3),
-                WriteMode.OVERWRITE_PARTITIONS).idempotencyKey("k"), table, Step.LISTED_OLD_FILES, reached, release);
+        CompletableFuture<WriteResult> stalled = Stalls.stalledAt(write(Orders.orders("b", List.of(D15), List.of("RU"), 3),
+                WriteMode.OVERWRITE_PARTITIONS).idempotencyKey("k"), table, Step.LISTED_OLD_FILES, 1, reached, release);
         assertThat(reached.await(60, TimeUnit.SECONDS)).isTrue();
 
         WriteResult second = write(Orders.orders("c", List.of(D15), List.of("DE"), 1), WriteMode.APPEND).idempotencyKey("k")
@@ -152,7 +125,7 @@ class ProtocolScenariosTest {
         assertThat(second.recovered().rolledBack()).hasSize(1);
         release.countDown();
 
-        assertThat(failureOf(stalled)).isInstanceOf(CommitConflictException.class)
+        assertThat(Stalls.failureOf(stalled)).isInstanceOf(CommitConflictException.class)
                 .hasMessageContaining("This write stopped before its commit point");
         assertThat(contents("t/")).containsExactly(List.of("2024-01-15", "DE", "c-2024-01-15-DE-0"),
                 List.of("2024-01-15", "RU", "a-2024-01-15-RU-0"), List.of("2024-01-15", "RU", "a-2024-01-15-RU-1"));
@@ -165,8 +138,8 @@ class ProtocolScenariosTest {
         String child = "s3://" + bucket + "/lake/orders/";
         CountDownLatch reached = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<WriteResult> nested = stalledAt(write(Orders.orders("n", List.of(D15), List.of("RU"), 2), WriteMode.APPEND)
-                .commitMethod(CommitMethod.DEFERRED_UPLOADS), child, Step.MANIFEST_WRITTEN, reached, release);
+        CompletableFuture<WriteResult> nested = Stalls.stalledAt(write(Orders.orders("n", List.of(D15), List.of("RU"), 2), WriteMode.APPEND)
+                .commitMethod(CommitMethod.DEFERRED_UPLOADS), child, Step.MANIFEST_WRITTEN, 1, reached, release);
         assertThat(reached.await(60, TimeUnit.SECONDS)).isTrue();
         int open = TestLake.s3().openMultipartUploads(bucket, "lake/orders/").size();
         assertThat(open).isPositive();
@@ -179,7 +152,7 @@ class ProtocolScenariosTest {
                 .hasMessageContaining("tables must not nest");
 
         release.countDown();
-        assertThat(failureOf(nested)).isNull();
+        assertThat(Stalls.failureOf(nested)).isNull();
         assertThat(contents("lake/orders/")).containsExactly(List.of("2024-01-15", "RU", "n-2024-01-15-RU-0"),
                 List.of("2024-01-15", "RU", "n-2024-01-15-RU-1"));
     }

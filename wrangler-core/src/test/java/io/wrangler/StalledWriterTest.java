@@ -101,7 +101,7 @@ class StalledWriterTest {
         CountDownLatch reached = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         WriteBuilder s = writer(w, b).commitMethod(cm).tuning(Tunings.smallDeleteBatches());
-        CompletableFuture<WriteResult> stalled = ProtocolBreaksTest.stalledAt(s, table, at, 1, reached, release);
+        CompletableFuture<WriteResult> stalled = Stalls.stalledAt(s, table, at, 1, reached, release);
         assertThat(reached.await(60, TimeUnit.SECONDS)).as("S reached " + at).isTrue();
 
         String newcomer;
@@ -122,7 +122,7 @@ class StalledWriterTest {
         } finally {
             release.countDown();
         }
-        Throwable failure = ProtocolBreaksTest.failureOf(stalled);
+        Throwable failure = Stalls.failureOf(stalled);
         Map<String, List<String>> afterS = partitions();
         RecoveryResult last = Tunings.recover(table, TestLake.s3().client());
         Map<String, List<String>> after = partitions();

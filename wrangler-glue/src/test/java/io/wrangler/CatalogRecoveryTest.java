@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.wrangler.commit.Step;
-import io.wrangler.commit.WriteSpec;
 import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
 import io.wrangler.testkit.DuckReader;
@@ -12,16 +11,12 @@ import io.wrangler.testkit.LocalGlue;
 import io.wrangler.testkit.LocalS3;
 import java.time.LocalDate;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Recovery of writes made with a Glue catalog, at the steps where the catalog and S3 part ways. */
 class CatalogRecoveryTest {
-    private static final WriteSpec.Tuning PAST_LEASES = WriteSpec.Tuning.defaults()
-            .withClockOffset(WriteSpec.Tuning.defaults().leaseTtl().plusMinutes(1));
-    private static LocalS3 s3;
-    private static LocalGlue glue;
+    private final LocalS3 s3 = TestLakes.s3();
+    private final LocalGlue glue = TestLakes.glue();
 
     /** A row; names are what the catalog makes of them. */
     public record Row(String id, LocalDate dt) {
@@ -31,24 +26,12 @@ class CatalogRecoveryTest {
         private static final long serialVersionUID = 1L;
     }
 
-    @BeforeAll
-    static void start() {
-        s3 = LocalS3.start();
-        glue = LocalGlue.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        glue.close();
-        s3.close();
-    }
-
     @Test
     void anAppendCrashedBeforeItsTableWasRegisteredIsUndoneByTheNextWrite() {
-        s3.createBucket("first-append");
-        glue.client().createDatabase(b -> b.databaseInput(d -> d.name("first_append")));
-        GlueTable catalog = GlueCatalog.of(glue.client()).table("first_append", "t");
-        String table = "s3://first-append/t/";
+        String bucket = TestLakes.bucket("first-append");
+        String db = TestLakes.database(bucket);
+        GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "t");
+        String table = "s3://" + bucket + "/t/";
         assertThatThrownBy(() -> S3Parquet.write(List.of(new Row("a", LocalDate.of(2024, 5, 1)))).partitionBy("dt").catalog(catalog)
                 .s3(s3.client()).stepHook((step, n) -> {
                     if (step == Step.BEFORE_CATALOG) {
@@ -58,12 +41,12 @@ class CatalogRecoveryTest {
 
         // The next write undoes the crashed append; the Glue table it never created has no partitions to remove.
         WriteResult r = S3Parquet.write(List.of(new Row("b", LocalDate.of(2024, 5, 2)))).partitionBy("dt").catalog(catalog)
-                .tuning(PAST_LEASES).s3(s3.client()).to(table);
+                .tuning(TestLakes.PAST_LEASES).s3(s3.client()).to(table);
 
         assertThat(r.recovered().rolledBack()).hasSize(1);
-        assertThat(DuckReader.query(s3, "first-append", "t/", "SELECT id, CAST(dt AS VARCHAR) FROM t"))
+        assertThat(DuckReader.query(s3, bucket, "t/", "SELECT id, CAST(dt AS VARCHAR) FROM t"))
                 .containsExactly(List.of("b", "2024-05-02"));
-        assertThat(glue.client().getPartitions(b -> b.databaseName("first_append").tableName("t")).partitions())
+        assertThat(glue.client().getPartitions(b -> b.databaseName(db).tableName("t")).partitions())
                 .extracting(p -> p.values()).containsExactly(List.of("2024-05-02"));
     }
 }

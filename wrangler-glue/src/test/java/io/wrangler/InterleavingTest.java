@@ -26,8 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -60,15 +58,14 @@ class InterleavingTest {
     private static final LocalDate D2 = LocalDate.of(2024, 3, 2);
     private static final LocalDate D3 = LocalDate.of(2024, 3, 3);
     private static final String KEY = "nightly-2024-03";
-    private static final Duration PAST_LEASES = WriteSpec.Tuning.defaults().leaseTtl().plusMinutes(1);
-    private static final WriteSpec.Tuning TAKE_OVER = WriteSpec.Tuning.defaults().withClockOffset(PAST_LEASES);
+    private static final WriteSpec.Tuning TAKE_OVER = TestLakes.PAST_LEASES;
     /** Pause points: every step boundary a write passes after it holds the lease (BEFORE_CLEANUP and STAGING_REMOVED are one point). */
     private static final List<Step> POINTS = List.of(Step.RECOVER, Step.STARTED, Step.STAGED_FILE, Step.LISTED_OLD_FILES,
             Step.MANIFEST_WRITTEN, Step.COPIED_FILE, Step.DELETED_BATCH, Step.BEFORE_CATALOG, Step.STAGING_REMOVED);
     private static final AtomicInteger CASES = new AtomicInteger();
 
-    private static LocalS3 s3;
-    private static LocalGlue glue;
+    private static final LocalS3 s3 = TestLakes.s3();
+    private static final LocalGlue glue = TestLakes.glue();
 
     /** A row; names are already what the catalog makes of them. */
     public record Row(String id, LocalDate dt, String country, long v) {
@@ -81,18 +78,6 @@ class InterleavingTest {
         WriteMode mode() {
             return this == KEYED_APPEND ? WriteMode.APPEND : WriteMode.valueOf(name());
         }
-    }
-
-    @BeforeAll
-    static void start() {
-        s3 = LocalS3.start();
-        glue = LocalGlue.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        glue.close();
-        s3.close();
     }
 
     static Stream<Arguments> cases() {
@@ -189,10 +174,8 @@ class InterleavingTest {
     void twoWritersAndARecoveryLoseNothingDoubleNothingAndLeaveGlueEqualToS3(Kind kind, CommitMethod method, Step a, Step b)
             throws Exception {
         int n = CASES.incrementAndGet();
-        String bucket = "il-" + n + "-" + Long.toHexString(System.nanoTime() & 0xFFFFF);
-        String db = bucket.replace('-', '_');
-        s3.createBucket(bucket);
-        glue.client().createDatabase(x -> x.databaseInput(d -> d.name(db)));
+        String bucket = TestLakes.bucket("il");
+        String db = TestLakes.database(bucket);
         String table = "s3://" + bucket + "/t/";
         GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "t");
         s3.put(bucket, "t_backup/sentinel", new byte[] {1});

@@ -1,0 +1,51 @@
+package io.wrangler;
+
+import io.wrangler.commit.WriteSpec;
+import io.wrangler.testkit.LocalGlue;
+import io.wrangler.testkit.LocalS3;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The lake of the protocol tests in this module: one LocalS3 and one LocalGlue for the test JVM, a fresh bucket with a Glue
+ * database of the same name (dashes as underscores) per table, and the test clock that takes every lease over at once.
+ */
+final class TestLakes {
+    /** S3's clock read as past every lease's time to live: a stalled or crashed holder's lease is taken over at once. */
+    static final WriteSpec.Tuning PAST_LEASES = WriteSpec.Tuning.defaults()
+            .withClockOffset(WriteSpec.Tuning.defaults().leaseTtl().plusMinutes(1));
+    private static final AtomicInteger N = new AtomicInteger();
+    private static LocalS3 s3;
+    private static LocalGlue glue;
+
+    private TestLakes() {
+    }
+
+    static synchronized LocalS3 s3() {
+        if (s3 == null) {
+            s3 = LocalS3.start();
+            glue = LocalGlue.start();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                glue.close();
+                s3.close();
+            }));
+        }
+        return s3;
+    }
+
+    static LocalGlue glue() {
+        s3();
+        return glue;
+    }
+
+    /** A new bucket named {@code <prefix>-<n>-<hex>} and a Glue database named like it, with '_' for '-'. */
+    static String bucket(String prefix) {
+        String name = prefix + "-" + N.incrementAndGet() + "-" + Long.toHexString(System.nanoTime() & 0xFFFFF);
+        s3().createBucket(name);
+        glue().client().createDatabase(x -> x.databaseInput(d -> d.name(database(name))));
+        return name;
+    }
+
+    static String database(String bucket) {
+        return bucket.replace('-', '_');
+    }
+}
