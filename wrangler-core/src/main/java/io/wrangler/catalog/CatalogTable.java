@@ -33,6 +33,23 @@ public interface CatalogTable {
     }
 
     /**
+     * Where the catalog already registers partitions of this table: for each of {@code values} (partition values in key
+     * order as the write renders them, null for the default partition) that the catalog holds, its Location exactly as
+     * registered. Partitions the catalog does not hold are left out; the map is empty when there is no table yet, or when
+     * a write in {@code mode} redefines it ({@code OVERWRITE}). The write puts such a partition's files under that
+     * Location instead of its escaped Hive folder (awswrangler registers unescaped ones), and refuses one outside the
+     * table root. Called before any S3 object is written or deleted (for an input that can be read only once, as each
+     * partition is first seen). The default knows no partitions.
+     *
+     * @param location the table root of the write, {@code s3://bucket/prefix/}, for messages
+     * @throws io.wrangler.CatalogException when the catalog cannot be read
+     */
+    default java.util.Map<java.util.List<String>, String> partitionLocations(String location, io.wrangler.WriteMode mode,
+                                                                           java.util.List<java.util.List<String>> values) {
+        return java.util.Map.of();
+    }
+
+    /**
      * Checks that the catalog can take a write of {@code definition}, and returns the commit to run
      * once the data is published. Called before any S3 object is written or deleted; may read the
      * catalog, must not change it.

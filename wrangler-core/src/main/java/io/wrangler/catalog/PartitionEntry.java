@@ -9,7 +9,9 @@ import java.util.List;
  *
  * @param values the values in key order, unescaped; a null element is the default (null) partition, whose
  *     folder is {@code __HIVE_DEFAULT_PARTITION__}
- * @param location the partition's folder, escaped, with a trailing slash: {@code s3://b/t/dt=2024-01-15/}
+ * @param location the partition's folder, with a trailing slash: its escaped Hive folder {@code s3://b/t/dt=2024-01-15/},
+ *     or, for a partition the catalog already registered elsewhere under the table root, that Location (with a trailing
+ *     slash, {@code s3://} for {@code s3a://}; see {@link CatalogTable#partitionLocations})
  */
 public record PartitionEntry(List<String> values, String location) {
     public PartitionEntry {

@@ -63,7 +63,8 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
     /**
      * One written partition.
      *
-     * @param folder the partition's folder below the table root, escaped, with a trailing slash ("" when unpartitioned)
+     * @param folder the partition's folder below the table root, with a trailing slash ("" when unpartitioned): its
+     *     escaped Hive folder, or the folder of the Location its catalog already registered it at, the one the write used
      * @param values the values, unescaped; null for the default partition
      * @param rows rows written to it
      * @param bytes bytes written to it

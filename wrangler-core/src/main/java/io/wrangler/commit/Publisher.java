@@ -172,28 +172,19 @@ final class Publisher {
                 out.addAll(oldFiles(location.prefix() + folders.iterator().next(), mine, carrying, nested, written));
                 continue;
             }
-            int depth = (int) folders.iterator().next().chars().filter(c -> c == '/').count();
+            // The folders of a group may differ in depth: a partition the catalog registers at its own Location
+            // (country=a/b c=d:e/) next to Hive folders. A key is old when one of its parent folders is written.
             for (String key : oldFiles(location.prefix() + group.getKey(), mine, carrying, nested, written)) {
                 String rel = key.substring(location.prefix().length());
-                int end = nthSlash(rel, depth);
-                if (end >= 0 && folders.contains(rel.substring(0, end + 1))) {
-                    out.add(key);
+                for (int end = rel.indexOf('/'); end >= 0; end = rel.indexOf('/', end + 1)) {
+                    if (folders.contains(rel.substring(0, end + 1))) {
+                        out.add(key);
+                        break;
+                    }
                 }
             }
         }
         return out;
-    }
-
-    /** The index of the n-th {@code /} of {@code s}, or -1. */
-    private static int nthSlash(String s, int n) {
-        int at = -1;
-        for (int i = 0; i < n; i++) {
-            at = s.indexOf('/', at + 1);
-            if (at < 0) {
-                return -1;
-            }
-        }
-        return at;
     }
 
     /**

@@ -2,7 +2,6 @@ package io.wrangler.commit;
 
 import io.wrangler.encoding.FileEncoder;
 import io.wrangler.input.BatchSource;
-import io.wrangler.partition.HivePaths;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.Partitioner;
 import io.wrangler.storage.S3OutputStream;
@@ -65,6 +64,8 @@ final class Stager {
     private final Partitioner partitioner;
     private final Partitioner.NewPartition validator;
     private final ExecutorService encoders;
+    /** The folder below the table root of each partition: its Hive folder, or where the catalog registers it. */
+    private final java.util.function.Function<PartitionKey, String> folderOf;
 
     private final Map<Integer, Open> open = new ConcurrentHashMap<>();
     private final Map<Integer, Integer> filesOfPartition = new ConcurrentHashMap<>();
@@ -83,7 +84,7 @@ final class Stager {
 
     Stager(S3Store store, String tablePrefix, String stagingPrefix, String writeId, String fileSuffix,
            FileEncoder.Settings settings, WriteSpec spec, Uploads uploads, Partitioner partitioner,
-           Partitioner.NewPartition validator, ExecutorService encoders) {
+           Partitioner.NewPartition validator, ExecutorService encoders, java.util.function.Function<PartitionKey, String> folderOf) {
         this.store = store;
         this.tablePrefix = tablePrefix;
         this.stagingPrefix = stagingPrefix;
@@ -102,6 +103,7 @@ final class Stager {
         this.partitioner = partitioner;
         this.validator = validator;
         this.encoders = encoders;
+        this.folderOf = folderOf;
     }
 
     private static final class Open {
@@ -348,7 +350,7 @@ final class Stager {
             return f;
         }
         PartitionKey key = partitioner.keys().get(partition);
-        String folder = HivePaths.folder(folderNames, key.values());
+        String folder = folderOf.apply(key);
         int number = filesOfPartition.merge(partition, 1, Integer::sum) - 1;
         String relative = folder + filenamePrefix + fileName(partition, number, writeId, fileSuffix);
         S3OutputStream out = deferred ? store.createDeferred(tablePrefix + relative, uploads) : store.create(stagingPrefix + relative, uploads);

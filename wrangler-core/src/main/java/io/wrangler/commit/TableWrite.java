@@ -67,6 +67,11 @@ public final class TableWrite {
     private Runnable fence = () -> { };
     private final S3Location location;
     private final String table;
+    /**
+     * The folder below the table root of each partition that the catalog registers at a Location other than its Hive
+     * folder, by partition values: the write puts its files there ({@link CatalogTable#partitionLocations}).
+     */
+    private final Map<List<String>, String> registeredFolders = new java.util.concurrent.ConcurrentHashMap<>();
 
     private TableWrite(WriteSpec spec, S3Location location) {
         this.spec = spec;
@@ -145,7 +150,14 @@ public final class TableWrite {
         String suffix = spec.compression().fileInfix() + ".parquet";
         String stagingFolder = location.tmpPrefix() + writeId + "/";
         String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId, suffix);
-        Partitioner.NewPartition validator = key -> checkPartition(key, columns.partitionNames(), stagingFolder, longestName);
+        boolean lookUpEach = !source.replayable();
+        Partitioner.NewPartition validator = key -> {
+            checkPartition(key, columns.partitionNames(), stagingFolder, longestName);
+            if (lookUpEach) {
+                // an input read once: its partitions are known only as they come, so each is looked up when first seen
+                registeredLocations(List.of(key), columns.partitionNames(), stagingFolder, longestName);
+            }
+        };
 
         try (BufferAllocator allocator = new RootAllocator()) {
             Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
@@ -158,6 +170,10 @@ public final class TableWrite {
                 source.rewind();
             }
             CatalogCommit catalogCommit = prepareCatalog(columns);
+            if (pre != null) {
+                // after prepare, which refuses a table at another location first
+                registeredLocations(partitioner.keys(), columns.partitionNames(), stagingFolder, longestName);
+            }
             S3Store store = new S3Store(spec.s3(), location.bucket(), spec.options())
                     .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
             checkBucket(store);
@@ -172,7 +188,7 @@ public final class TableWrite {
                 spec.hook().reached(Step.STARTED, 1);
                 Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
                 Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads,
-                        partitioner, validator, encoders);
+                        partitioner, validator, encoders, key -> folderOf(columns.partitionNames(), key));
                 List<Manifest.File> files = stage(stager, source, allocator, store, log, columns.partitionNames(),
                         pre == null ? null : pre.assigned);
                 if (files.isEmpty()) {
@@ -648,7 +664,10 @@ public final class TableWrite {
                         + ". Clean the column before writing; nothing of the table was changed.");
             }
         }
-        String folder = HivePaths.folder(folderNames, key.values());
+        checkKeyLength(HivePaths.folder(folderNames, key.values()), stagingFolder, longestName);
+    }
+
+    private void checkKeyLength(String folder, String stagingFolder, String longestName) {
         String staged = stagingFolder + folder + longestName;
         int bytes = staged.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_KEY_BYTES) {
@@ -656,6 +675,79 @@ public final class TableWrite {
                     + folder + " makes S3 keys of " + bytes + " bytes, over S3's limit of " + MAX_KEY_BYTES
                     + ". Shorten the partition values or the table prefix; nothing of the table was changed.");
         }
+    }
+
+    /** The folder below the table root that a partition's files go to: where the catalog registers it, else its Hive folder. */
+    private String folderOf(List<String> folderNames, PartitionKey key) {
+        String registered = registeredFolders.get(key.values());
+        return registered != null ? registered : HivePaths.folder(folderNames, key.values());
+    }
+
+    /**
+     * Reads from the catalog where it registers these partitions, and keeps the folder of each one registered elsewhere
+     * than its Hive folder. A Location outside the table root, at the root itself or in its staging is refused: a write
+     * never puts files or deletes outside its table, and there it would replace the whole table or its staging.
+     */
+    private void registeredLocations(List<PartitionKey> keys, List<String> folderNames, String stagingFolder, String longestName) {
+        if (spec.catalog() == null || folderNames.isEmpty() || keys.isEmpty()) {
+            return;
+        }
+        List<List<String>> values = new ArrayList<>();
+        keys.forEach(k -> values.add(new ArrayList<>(k.values())));
+        Map<List<String>, String> found = spec.catalog().partitionLocations(table, spec.mode(), values);
+        if (found.isEmpty()) {
+            return;
+        }
+        for (PartitionKey key : keys) {
+            String at = found.get(key.values());
+            if (at == null) {
+                continue;
+            }
+            String hive = HivePaths.folder(folderNames, key.values());
+            String normalized = withSlash(at);
+            String named = partitionName(folderNames, key);
+            if (!normalized.startsWith(table) || normalized.length() == table.length()) {
+                throw invalid("the partition " + named + " is registered in " + spec.catalog().describe() + " at the Location " + at
+                        + (normalized.startsWith(table) ? ", which is the table root itself" : ", which is outside the table root " + table)
+                        + "; wrangler writes a partition that is already registered under its registered Location, and never writes or "
+                        + "deletes outside that partition's folder in the table", "Move the partition's files to a folder under "
+                        + table + " and set its Location to it (or drop the partition from the catalog, and wrangler writes it at "
+                        + table + hive + "). Nothing was written.");
+            }
+            String folder = normalized.substring(table.length());
+            if (folder.startsWith("_tmp/") || folder.contains("/_tmp/")) {
+                throw invalid("the partition " + named + " is registered in " + spec.catalog().describe() + " at the Location " + at
+                        + ", which is inside the staging folder of a table", "Set the partition's Location to a folder of its own under "
+                        + table + ". Nothing was written.");
+            }
+            if (!folder.equals(hive)) {
+                for (Map.Entry<List<String>, String> other : registeredFolders.entrySet()) {
+                    if (other.getValue().equals(folder) && !other.getKey().equals(key.values())) {
+                        throw invalid("the partitions " + partitionName(folderNames, new PartitionKey(other.getKey())) + " and " + named
+                                + " are both registered in " + spec.catalog().describe() + " at the Location " + at + ", so their files "
+                                + "could not be told apart", "Give each partition a Location of its own. Nothing was written.");
+                    }
+                }
+                checkKeyLength(folder, stagingFolder, longestName);
+                registeredFolders.put(new ArrayList<>(key.values()), folder);
+            }
+        }
+    }
+
+    /** A Location as a folder of the table: {@code s3://} for {@code s3a://} and {@code s3n://}, with a trailing slash. */
+    private static String withSlash(String location) {
+        String l = location.startsWith("s3a://") || location.startsWith("s3n://") ? "s3://" + location.substring(6) : location;
+        return l.endsWith("/") ? l : l + "/";
+    }
+
+    /** A partition as messages name it: {@code [country=a/b c=d:e]}. */
+    private static String partitionName(List<String> folderNames, PartitionKey key) {
+        List<String> shown = key.displayValues();
+        List<String> parts = new ArrayList<>();
+        for (int i = 0; i < folderNames.size(); i++) {
+            parts.add(folderNames.get(i) + "=" + shown.get(i));
+        }
+        return "[" + String.join(", ", parts) + "]";
     }
 
     /** What the validation pass found: the rows, and each batch's partition ids, which staging reuses. */
@@ -779,7 +871,7 @@ public final class TableWrite {
         }
         List<Manifest.Partition> partitions = new ArrayList<>();
         for (PartitionKey key : keys) {
-            String folder = HivePaths.folder(columns.partitionNames(), key.values());
+            String folder = folderOf(columns.partitionNames(), key);
             long[] t = totals.get(folder);
             if (t != null) {
                 partitions.add(new Manifest.Partition(folder, key.values(), t[0], t[1]));

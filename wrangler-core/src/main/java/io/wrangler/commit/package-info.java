@@ -92,7 +92,10 @@
  *       uploads found among the table's open uploads by the write id in their names; the table is then in a clean state
  *       before this write begins.</li>
  *   <li><b>Stage</b>: files are encoded and uploaded to {@code _tmp/<writeId>/...} (multipart above the part
- *       size, bounded buffers, parallel uploads). For a streamed input, each batch's values are checked before
+ *       size, bounded buffers, parallel uploads). A partition's folder is its escaped Hive folder, or the folder of the
+ *       Location the write's catalog already registers it at under the table root (read before any I/O; for a streamed
+ *       input as each partition is first seen, a refusal then removing what was staged), and the manifest records that
+ *       folder, so publish, recovery and the catalog step use it exactly. For a streamed input, each batch's values are checked before
  *       it is staged; a bad value, or any failure, aborts the open uploads and removes {@code _tmp/<writeId>/}.
  *       A stream that interleaves more partitions than can stay open is spilled to a local file by partition and
  *       encoded from it at the end (see {@code Stager}); the spill is local, never part of the table, and deleted

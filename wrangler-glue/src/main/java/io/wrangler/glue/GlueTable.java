@@ -210,6 +210,66 @@ public final class GlueTable implements CatalogTable {
         return types;
     }
 
+    /**
+     * Reads the partitions' registered Locations with BatchGetPartition, at most 1,000 partitions a call (keys Glue
+     * leaves unprocessed are asked again). Nothing for {@code OVERWRITE}, which replaces every partition, when the
+     * database or table does not exist yet, or with {@code registerPartitions(false)}, which makes no partition call.
+     */
+    @Override
+    public Map<List<String>, String> partitionLocations(String location, WriteMode mode, List<List<String>> values) {
+        Map<List<String>, String> out = new java.util.HashMap<>();
+        if (mode == WriteMode.OVERWRITE || values.isEmpty() || !o.registerPartitions) {
+            return out;
+        }
+        TableDefinition def = new TableDefinition(location, List.of(), List.of(), mode, io.wrangler.Compression.NONE);
+        Map<List<String>, List<String>> asked = new LinkedHashMap<>();
+        for (List<String> v : values) {
+            asked.put(v.stream().map(x -> x == null || x.isEmpty() ? DEFAULT_PARTITION : x).toList(), v);
+        }
+        List<List<String>> glueValues = new ArrayList<>(asked.keySet());
+        for (int from = 0; from < glueValues.size(); from += 1000) {
+            List<PartitionValueList> pending = glueValues.subList(from, Math.min(glueValues.size(), from + 1000)).stream()
+                    .map(v -> PartitionValueList.builder().values(v).build()).toList();
+            for (int round = 0; !pending.isEmpty(); round++) {
+                List<PartitionValueList> ask = pending;
+                var r = readPartitions(def, () -> {
+                    try {
+                        return glue.batchGetPartition(b -> b.catalogId(o.catalogId).databaseName(database).tableName(name())
+                                .partitionsToGet(ask));
+                    } catch (EntityNotFoundException e) {
+                        return null; // no table or no database yet: no partition is registered
+                    }
+                });
+                if (r == null) {
+                    return out;
+                }
+                for (Partition p : r.partitions()) {
+                    List<String> input = asked.get(p.values());
+                    if (input != null && p.storageDescriptor() != null && p.storageDescriptor().location() != null) {
+                        out.put(input, p.storageDescriptor().location());
+                    }
+                }
+                pending = r.hasUnprocessedKeys() ? r.unprocessedKeys() : List.of();
+                if (!pending.isEmpty() && round >= 10) {
+                    throw new CatalogException(location, WriteStep.VALIDATE, "Cannot read the partitions of the Glue table " + qualified()
+                            + " for " + location + " (step: validate): Glue left " + pending.size() + " of them unprocessed ten times. "
+                            + "Rerun the write; nothing was written.", null);
+                }
+            }
+        }
+        return out;
+    }
+
+    private <T> T readPartitions(TableDefinition def, Supplier<T> call) {
+        try {
+            return o.retry.run(call);
+        } catch (SdkException e) {
+            throw new CatalogException(def.location(), WriteStep.VALIDATE, "Cannot read the partitions of the Glue table " + qualified()
+                    + " for " + def.location() + " (step: validate): " + glueError(e) + ". Check the IAM permissions "
+                    + "(glue:BatchGetPartition) and the client's region; nothing was written.", e);
+        }
+    }
+
     @Override
     public CatalogCommit prepare(TableDefinition def) {
         if (name().isEmpty() || name().length() > 255) {
@@ -389,7 +449,7 @@ public final class GlueTable implements CatalogTable {
     }
 
     private static String withSlash(String location) {
-        String l = location.startsWith("s3a://") ? "s3://" + location.substring(6) : location;
+        String l = location.startsWith("s3a://") || location.startsWith("s3n://") ? "s3://" + location.substring(6) : location;
         return l.endsWith("/") ? l : l + "/";
     }
 
@@ -604,8 +664,9 @@ public final class GlueTable implements CatalogTable {
                 List<Partition> found = call("read partitions of " + qualified(), () -> glue.batchGetPartition(b -> b.catalogId(o.catalogId)
                         .databaseName(database).tableName(name())
                         .partitionsToGet(chunk.stream().map(p -> PartitionValueList.builder().values(p.values()).build()).toList()))).partitions();
-                for (PartitionInput want : chunk) {
-                    Partition have = found.stream().filter(p -> p.values().equals(want.values())).findFirst().orElse(null);
+                for (PartitionInput wanted : chunk) {
+                    Partition have = found.stream().filter(p -> p.values().equals(wanted.values())).findFirst().orElse(null);
+                    PartitionInput want = keepLocation(wanted, have);
                     if (have == null || !Shape.of(null, null, null, null, have.storageDescriptor())
                             .equals(Shape.of(null, null, null, null, want.storageDescriptor()))) {
                         updates.add(BatchUpdatePartitionRequestEntry.builder().partitionValueList(want.values()).partitionInput(want).build());
@@ -620,6 +681,19 @@ public final class GlueTable implements CatalogTable {
                     throw partitionError("update", r.errors().get(0).partitionValueList(), r.errors().get(0).errorDetail());
                 }
             }
+        }
+
+        /**
+         * The partition as wanted, at the Location it is registered at when that names the same folder ({@code s3a://},
+         * no trailing slash): the write put its files there, and the registered Location is kept as it is.
+         */
+        private PartitionInput keepLocation(PartitionInput want, Partition have) {
+            String at = have == null || have.storageDescriptor() == null ? null : have.storageDescriptor().location();
+            String wanted = want.storageDescriptor().location();
+            if (at == null || at.equals(wanted) || !withSlash(at).equals(withSlash(wanted))) {
+                return want;
+            }
+            return want.toBuilder().storageDescriptor(want.storageDescriptor().toBuilder().location(at).build()).build();
         }
 
         @Override
