@@ -78,7 +78,7 @@ class CatalogRecoveryTest {
                 }).to(table)).isInstanceOf(Crash.class);
 
         // The next write finishes the committed overwrite from its manifest, which recorded the registered folder.
-        WriteResult r = S3Parquet.write(List.of(new Sale("z2", "z"))).partitionBy("country").catalog(catalog).tuning(PAST_LEASES)
+        WriteResult r = S3Parquet.write(List.of(new Sale("z2", "z"))).partitionBy("country").catalog(catalog).tuning(TestLakes.PAST_LEASES)
                 .s3(s3.client()).to(table);
 
         assertThat(r.recovered().rolledForward()).hasSize(1);
