@@ -43,6 +43,8 @@ public final class WriteBuilder {
     private java.time.Duration leaseWait = java.time.Duration.ofMinutes(3);
     private String filenamePrefix = "";
     private java.util.Map<String, String> dtype = java.util.Map.of();
+    private List<String> bucketBy = List.of();
+    private int buckets;
     private boolean used;
 
     WriteBuilder(Supplier<BatchSource> input) {
@@ -101,6 +103,37 @@ public final class WriteBuilder {
             }
         }
         this.dtype = java.util.Map.copyOf(types);
+        return this;
+    }
+
+    /**
+     * Splits every partition into {@code buckets} files by a hash of these columns, as awswrangler's {@code
+     * bucketing_info=(columns, buckets)}: the same rows land in the same bucket number, file names carry it as
+     * awswrangler's do ({@code part-00000-000-<writeId>_bucket-00003.snappy.parquet}), and the catalog gets the table's
+     * {@code BucketColumns} and {@code NumberOfBuckets}, with which Athena reads only the bucket a query's value falls in.
+     * The columns (input names or their sanitized form) must be data columns, not partition columns, of a type
+     * awswrangler hashes: integers (up to signed 64 bits), strings and booleans; a null in them is refused, as awswrangler
+     * refuses it. Checked before any I/O. Each file holds rows of one bucket only; {@link #maxRowsPerFile} and {@link
+     * #targetFileSize} may still split a bucket into several files.
+     *
+     * @throws IllegalArgumentException for no columns, or fewer than one bucket
+     */
+    public WriteBuilder bucketBy(List<String> columns, int buckets) {
+        Objects.requireNonNull(columns, "columns");
+        for (String c : columns) {
+            Objects.requireNonNull(c, "bucket column");
+        }
+        if (columns.isEmpty()) {
+            throw new IllegalArgumentException("bucketBy needs at least one column");
+        }
+        if (buckets < 1) {
+            throw new IllegalArgumentException("bucketBy needs at least 1 bucket, got " + buckets);
+        }
+        if (new java.util.HashSet<>(columns).size() != columns.size()) {
+            throw new IllegalArgumentException("bucketBy names a column twice: " + columns);
+        }
+        this.bucketBy = List.copyOf(columns);
+        this.buckets = buckets;
         return this;
     }
 
@@ -312,7 +345,7 @@ public final class WriteBuilder {
         used = true;
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
         WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning, idempotencyKey,
-                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix, dtype);
+                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix, dtype, bucketBy, buckets);
         BatchSource source;
         try {
             source = input.get();
