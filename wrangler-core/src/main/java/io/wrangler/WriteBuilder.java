@@ -45,6 +45,7 @@ public final class WriteBuilder {
     private java.util.Map<String, String> dtype = java.util.Map.of();
     private List<String> bucketBy = List.of();
     private int buckets;
+    private boolean int96;
     private boolean used;
 
     WriteBuilder(Supplier<BatchSource> input) {
@@ -134,6 +135,19 @@ public final class WriteBuilder {
         }
         this.bucketBy = List.copyOf(columns);
         this.buckets = buckets;
+        return this;
+    }
+
+    /**
+     * Writes every timestamp, nested ones included, as Parquet INT96 (the Julian day and the nanoseconds of that day)
+     * instead of INT64 with a unit. Use it to add files to a table whose other files hold INT96 timestamps (written by
+     * Spark, Hive, or awswrangler from pandas): readers that merge the files' schemas (awswrangler's, pyarrow's datasets)
+     * fail on a column that is INT96 in some files and INT64 in others. INT96 holds nanoseconds, so nanosecond timestamps
+     * keep every digit whatever {@link #preserveNanoseconds} says. Off by default: INT96 is deprecated in Parquet and
+     * carries no min/max statistics, so a new table is better off with INT64.
+     */
+    public WriteBuilder timestampsAsInt96(boolean int96) {
+        this.int96 = int96;
         return this;
     }
 
@@ -344,8 +358,8 @@ public final class WriteBuilder {
         }
         used = true;
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
-        WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning, idempotencyKey,
-                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix, dtype, bucketBy, buckets);
+        WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos || int96, catalog, hook, tuning, idempotencyKey,
+                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix, dtype, bucketBy, buckets, int96);
         BatchSource source;
         try {
             source = input.get();
@@ -357,7 +371,7 @@ public final class WriteBuilder {
                     + e.getCause() + "). Nothing was written; fix the input source and rerun the write.", e.getCause());
         }
         if (source instanceof io.wrangler.input.ArrowSource arrow) {
-            arrow.keepNanos(keepNanos);
+            arrow.keepNanos(keepNanos || int96); // INT96 holds nanoseconds
         }
         try (BatchSource checked = source == null ? null : new ReadFailures(source, uri)) {
             if (checked == null) {

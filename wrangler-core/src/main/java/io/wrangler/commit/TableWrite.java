@@ -141,7 +141,7 @@ public final class TableWrite {
         Columns columns = validateSchema(schema);
         String keyId = spec.idempotencyKey() == null ? null : WriteIds.keyId(spec.idempotencyKey());
         String writeId = keyId == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
-        FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut, spec.compression(), spec.keepNanos(),
+        FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut, spec.compression(), spec.keepNanos(), spec.int96(),
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
         String suffix = spec.compression().fileInfix() + ".parquet";
         String stagingFolder = location.tmpPrefix() + writeId + "/";
@@ -573,7 +573,7 @@ public final class TableWrite {
                     + "; wrangler never deletes at a bucket root", "Write the table under a prefix, s3://" + location.bucket() + "/<table>/.");
         }
         try {
-            new ArrowSchemas(spec.keepNanos()).messageType(data);
+            new ArrowSchemas(spec.keepNanos(), spec.int96()).messageType(data);
         } catch (UnsupportedTypeException e) {
             throw invalid(e.getMessage(), "Nothing was written.");
         }
