@@ -43,6 +43,9 @@ public final class WriteBuilder {
     private java.time.Duration leaseWait = java.time.Duration.ofMinutes(3);
     private String filenamePrefix = "";
     private java.util.Map<String, String> dtype = java.util.Map.of();
+    private List<String> bucketBy = List.of();
+    private int buckets;
+    private boolean int96;
     private boolean used;
 
     WriteBuilder(Supplier<BatchSource> input) {
@@ -101,6 +104,50 @@ public final class WriteBuilder {
             }
         }
         this.dtype = java.util.Map.copyOf(types);
+        return this;
+    }
+
+    /**
+     * Splits every partition into {@code buckets} files by a hash of these columns, as awswrangler's {@code
+     * bucketing_info=(columns, buckets)}: the same rows land in the same bucket number, file names carry it as
+     * awswrangler's do ({@code part-00000-000-<writeId>_bucket-00003.snappy.parquet}), and the catalog gets the table's
+     * {@code BucketColumns} and {@code NumberOfBuckets}, with which Athena reads only the bucket a query's value falls in.
+     * The columns (input names or their sanitized form) must be data columns, not partition columns, of a type
+     * awswrangler hashes: integers (up to signed 64 bits), strings and booleans; a null in them is refused, as awswrangler
+     * refuses it. Checked before any I/O. Each file holds rows of one bucket only; {@link #maxRowsPerFile} and {@link
+     * #targetFileSize} may still split a bucket into several files.
+     *
+     * @throws IllegalArgumentException for no columns, or fewer than one bucket
+     */
+    public WriteBuilder bucketBy(List<String> columns, int buckets) {
+        Objects.requireNonNull(columns, "columns");
+        for (String c : columns) {
+            Objects.requireNonNull(c, "bucket column");
+        }
+        if (columns.isEmpty()) {
+            throw new IllegalArgumentException("bucketBy needs at least one column");
+        }
+        if (buckets < 1) {
+            throw new IllegalArgumentException("bucketBy needs at least 1 bucket, got " + buckets);
+        }
+        if (new java.util.HashSet<>(columns).size() != columns.size()) {
+            throw new IllegalArgumentException("bucketBy names a column twice: " + columns);
+        }
+        this.bucketBy = List.copyOf(columns);
+        this.buckets = buckets;
+        return this;
+    }
+
+    /**
+     * Writes every timestamp, nested ones included, as Parquet INT96 (the Julian day and the nanoseconds of that day)
+     * instead of INT64 with a unit. Use it to add files to a table whose other files hold INT96 timestamps (written by
+     * Spark, Hive, or awswrangler from pandas): readers that merge the files' schemas (awswrangler's, pyarrow's datasets)
+     * fail on a column that is INT96 in some files and INT64 in others. INT96 holds nanoseconds, so nanosecond timestamps
+     * keep every digit whatever {@link #preserveNanoseconds} says. Off by default: INT96 is deprecated in Parquet and
+     * carries no min/max statistics, so a new table is better off with INT64.
+     */
+    public WriteBuilder timestampsAsInt96(boolean int96) {
+        this.int96 = int96;
         return this;
     }
 
@@ -311,8 +358,8 @@ public final class WriteBuilder {
         }
         used = true;
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
-        WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning, idempotencyKey,
-                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix, dtype);
+        WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos || int96, catalog, hook, tuning, idempotencyKey,
+                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix, dtype, bucketBy, buckets, int96);
         BatchSource source;
         try {
             source = input.get();
@@ -324,7 +371,7 @@ public final class WriteBuilder {
                     + e.getCause() + "). Nothing was written; fix the input source and rerun the write.", e.getCause());
         }
         if (source instanceof io.wrangler.input.ArrowSource arrow) {
-            arrow.keepNanos(keepNanos);
+            arrow.keepNanos(keepNanos || int96); // INT96 holds nanoseconds
         }
         try (BatchSource checked = source == null ? null : new ReadFailures(source, uri)) {
             if (checked == null) {

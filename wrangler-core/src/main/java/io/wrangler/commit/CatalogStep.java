@@ -32,7 +32,9 @@ final class CatalogStep {
                 data.add(f);
             }
         }
-        return new TableDefinition(m.table(), data, keys, m.mode(), m.compression());
+        Manifest.Bucketing b = m.bucketing();
+        return new TableDefinition(m.table(), data, keys, m.mode(), m.compression(), b == null ? List.of() : b.columns(),
+                b == null ? 0 : b.buckets());
     }
 
     static List<PartitionEntry> entries(Manifest m) {

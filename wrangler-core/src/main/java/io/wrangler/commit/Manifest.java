@@ -32,10 +32,13 @@ import java.util.List;
  *     later); recovery deletes exactly these, never files written after the commit point (a table nested in this one, a
  *     writer without the lease). Null before the commit point and in manifests that predate it, which recovery lists
  *     again, counting only files written no later than the manifest
+ * @param bucketing the write's bucketing, which the catalog step registers; null for a write without (and in manifests
+ *     that predate it)
  */
 public record Manifest(int format, String writeId, String table, WriteMode mode, State state, String keyId, String createdAt,
                        List<String> partitionColumns, List<Partition> partitions, List<File> files,
-                       String catalog, String schema, Compression compression, Requests requests, List<String> replaces) {
+                       String catalog, String schema, Compression compression, Requests requests, List<String> replaces,
+                       Bucketing bucketing) {
     static final String FILE_NAME = "_manifest.json";
     private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -98,6 +101,18 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
     }
 
     /**
+     * A write's bucketing.
+     *
+     * @param columns the bucket columns as the catalog names them
+     * @param buckets the number of buckets
+     */
+    public record Bucketing(List<String> columns, int buckets) {
+        public Bucketing {
+            columns = List.copyOf(columns);
+        }
+    }
+
+    /**
      * The request options of a write that recovery must repeat: no secrets (a KMS key id is not one).
      */
     public record Requests(String sse, String kmsKeyId, String acl, String expectedBucketOwner) {
@@ -113,13 +128,13 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
     /** This manifest in another state. */
     Manifest in(State next) {
         return new Manifest(FORMAT, writeId, table, mode, next, keyId, createdAt, partitionColumns, partitions, files, catalog, schema,
-                compression, requests, replaces);
+                compression, requests, replaces, bucketing);
     }
 
     /** This manifest with the old files it replaces, as listed before its commit point. */
     Manifest replacing(List<String> old) {
         return new Manifest(FORMAT, writeId, table, mode, state, keyId, createdAt, partitionColumns, partitions, files, catalog, schema,
-                compression, requests, old);
+                compression, requests, old, bucketing);
     }
 
     /** True for a write with an idempotency key: rolled forward from its commit point, like an overwrite. */
@@ -145,7 +160,7 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
             // wrangler 0.1 wrote its manifest once, at the commit point, and keyed runs shared one write id.
             String key = m.writeId().startsWith("k-") ? m.writeId() : null;
             return new Manifest(1, m.writeId(), m.table(), m.mode(), State.COMMITTED, key, m.createdAt(), m.partitionColumns(),
-                    m.partitions(), m.files(), m.catalog(), m.schema(), m.compression(), m.requests(), null);
+                    m.partitions(), m.files(), m.catalog(), m.schema(), m.compression(), m.requests(), null, null);
         }
         return m;
     }

@@ -2,6 +2,7 @@ package io.wrangler.commit;
 
 import io.wrangler.encoding.FileEncoder;
 import io.wrangler.input.BatchSource;
+import io.wrangler.partition.Buckets;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.Partitioner;
 import io.wrangler.storage.S3OutputStream;
@@ -44,7 +45,11 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * one partition per encoding thread. Memory then stays bounded by the batch, the encoders and the upload buffers,
  * whatever the input's size; each partition gets at most one file more than its size asks for.
  *
- * <p>File names are {@code part-<partition>-<n>-<writeId>}: the same input gives the same names. On any failure every
+ * <p>With bucketing ({@link Buckets}), each row goes to its partition's file of its bucket: the unit that gets files
+ * (its own open file, run, spill and file numbers) is then a group, one partition and one bucket, and the file name
+ * gets awswrangler's bucket suffix. Without, a group is a partition.
+ *
+ * <p>File names are {@code part-<partition>-<n>-<writeId>[_bucket-<b>]}: the same input gives the same names. On any failure every
  * open upload is aborted; the caller then deletes what was staged. Nothing outside {@code _tmp/<writeId>/} is written,
  * except with {@code CommitMethod.DEFERRED_UPLOADS}: then each file is a multipart upload at its final key, all parts
  * sent but not completed (invisible until the publish step completes it).
@@ -62,6 +67,8 @@ final class Stager {
     private final Uploads uploads;
     private final StepHook hook;
     private final Partitioner partitioner;
+    /** Null without bucketing: then a group is a partition. */
+    private final Buckets buckets;
     private final Partitioner.NewPartition validator;
     private final ExecutorService encoders;
     /** The folder below the table root of each partition: its Hive folder, or where the catalog registers it. */
@@ -83,7 +90,7 @@ final class Stager {
     private int batchNumber;
 
     Stager(S3Store store, String tablePrefix, String stagingPrefix, String writeId, String fileSuffix,
-           FileEncoder.Settings settings, WriteSpec spec, Uploads uploads, Partitioner partitioner,
+           FileEncoder.Settings settings, WriteSpec spec, Uploads uploads, Partitioner partitioner, Buckets buckets,
            Partitioner.NewPartition validator, ExecutorService encoders, java.util.function.Function<PartitionKey, String> folderOf) {
         this.store = store;
         this.tablePrefix = tablePrefix;
@@ -101,6 +108,7 @@ final class Stager {
         this.uploads = uploads;
         this.hook = spec.hook();
         this.partitioner = partitioner;
+        this.buckets = buckets;
         this.validator = validator;
         this.encoders = encoders;
         this.folderOf = folderOf;
@@ -134,9 +142,20 @@ final class Stager {
         return partitioner.keys();
     }
 
-    /** The file name of the n-th file of a partition. */
-    static String fileName(int partition, int n, String writeId, String suffix) {
-        return String.format("part-%05d-%03d-%s%s", partition, n, writeId, suffix);
+    /**
+     * The file name of the n-th file of a partition (of a bucket, for {@code bucket >= 0}): awswrangler puts {@code
+     * _bucket-<5 digits>} after its name and before the codec, and so do we (see {@code WriteIds.ofFile}).
+     */
+    static String fileName(int partition, int n, String writeId, int bucket, String suffix) {
+        return String.format("part-%05d-%03d-%s%s%s", partition, n, writeId, bucket < 0 ? "" : String.format("_bucket-%05d", bucket), suffix);
+    }
+
+    private int partitionOf(int group) {
+        return buckets == null ? group : buckets.partitionOf(group);
+    }
+
+    private int bucketOf(int group) {
+        return buckets == null ? -1 : buckets.bucketOf(group);
     }
 
     /**
@@ -149,10 +168,15 @@ final class Stager {
             throws IOException {
         Iterator<int[]> ids = assigned == null ? null : assigned.iterator();
         int batches = assigned == null ? -1 : assigned.size();
+        long rowsRead = 0;
         try {
             while (source.next()) {
                 VectorSchemaRoot batch = source.current();
                 int[] rowIds = ids != null ? ids.next() : partitioner.assign(batch, validator);
+                if (ids == null && buckets != null) {
+                    rowIds = buckets.assign(batch, rowIds, rowsRead);
+                }
+                rowsRead += batch.getRowCount();
                 batchNumber++;
                 boolean last = batchNumber == batches;
                 try (Partitioner.Grouped g = partitioner.group(batch, rowIds, allocator, encoders)) {
@@ -180,7 +204,8 @@ final class Stager {
             if (spill != null) {
                 encodeSpilled(allocator, folderNames);
             }
-            finished.sort(Comparator.comparingInt(Pending::partition).thenComparingInt(Pending::number));
+            finished.sort(Comparator.comparingInt((Pending p) -> partitionOf(p.partition())).thenComparingInt(p -> bucketOf(p.partition()))
+                    .thenComparingInt(Pending::number));
             List<Manifest.File> files = new ArrayList<>();
             for (Pending p : finished) {
                 long size = p.size.join();
@@ -349,10 +374,10 @@ final class Stager {
         if (f != null) {
             return f;
         }
-        PartitionKey key = partitioner.keys().get(partition);
+        PartitionKey key = partitioner.keys().get(partitionOf(partition));
         String folder = folderOf.apply(key);
         int number = filesOfPartition.merge(partition, 1, Integer::sum) - 1;
-        String relative = folder + filenamePrefix + fileName(partition, number, writeId, fileSuffix);
+        String relative = folder + filenamePrefix + fileName(partitionOf(partition), number, writeId, bucketOf(partition), fileSuffix);
         S3OutputStream out = deferred ? store.createDeferred(tablePrefix + relative, uploads) : store.create(stagingPrefix + relative, uploads);
         FileEncoder encoder;
         try {

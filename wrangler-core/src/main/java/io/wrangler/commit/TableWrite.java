@@ -25,6 +25,7 @@ import io.wrangler.input.BatchSource;
 import io.wrangler.partition.HivePaths;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.PartitionValues;
+import io.wrangler.partition.Buckets;
 import io.wrangler.partition.Partitioner;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
@@ -145,11 +146,12 @@ public final class TableWrite {
         Columns columns = validateSchema(schema);
         String keyId = spec.idempotencyKey() == null ? null : WriteIds.keyId(spec.idempotencyKey());
         String writeId = keyId == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
-        FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut, spec.compression(), spec.keepNanos(),
+        FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut, spec.compression(), spec.keepNanos(), spec.int96(),
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
         String suffix = spec.compression().fileInfix() + ".parquet";
         String stagingFolder = location.tmpPrefix() + writeId + "/";
-        String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId, suffix);
+        String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId,
+                columns.bucket.isEmpty() ? -1 : spec.buckets() - 1, suffix);
         boolean lookUpEach = !source.replayable();
         Partitioner.NewPartition validator = key -> {
             checkPartition(key, columns.partitionNames(), stagingFolder, longestName);
@@ -161,9 +163,10 @@ public final class TableWrite {
 
         try (BufferAllocator allocator = new RootAllocator()) {
             Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
+            Buckets buckets = columns.bucket.isEmpty() ? null : new Buckets(names(columns.bucket), spec.buckets());
             Prepass pre = null;
             if (source.replayable()) {
-                pre = prepass(source, columns, validator, partitioner);
+                pre = prepass(source, columns, validator, partitioner, buckets);
                 if (pre.rows == 0) {
                     return empty(writeId);
                 }
@@ -188,7 +191,7 @@ public final class TableWrite {
                 spec.hook().reached(Step.STARTED, 1);
                 Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
                 Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads,
-                        partitioner, validator, encoders, key -> folderOf(columns.partitionNames(), key));
+                        partitioner, buckets, validator, encoders, key -> folderOf(columns.partitionNames(), key));
                 List<Manifest.File> files = stage(stager, source, allocator, store, log, columns.partitionNames(),
                         pre == null ? null : pre.assigned);
                 if (files.isEmpty()) {
@@ -260,7 +263,7 @@ public final class TableWrite {
     private WriteLog start(S3Store store, Runnable fence, String writeId, String keyId) {
         Manifest started = new Manifest(Manifest.FORMAT, writeId, table, spec.mode(), Manifest.State.STARTED, keyId, Instant.now().toString(),
                 List.of(), List.of(), List.of(), spec.catalog() == null ? null : spec.catalog().describe(), null, spec.compression(),
-                Manifest.Requests.of(spec.options()), null);
+                Manifest.Requests.of(spec.options()), null, null);
         try {
             return WriteLog.start(store, location, fence, started);
         } catch (TableLease.Lost | WriteLog.Superseded e) {
@@ -513,10 +516,15 @@ public final class TableWrite {
      * The input's columns: {@code data} and {@code partitions} as the input names them (to find the vectors),
      * {@code dataOut} and {@code partitionNames} as the files, paths and catalog name them.
      */
-    private record Columns(List<Field> data, List<Field> partitions, List<Field> dataOut, List<Field> partitionsOut) {
+    private record Columns(List<Field> data, List<Field> partitions, List<Field> dataOut, List<Field> partitionsOut, List<Field> bucket) {
         List<String> partitionNames() {
             return partitionsOut.stream().map(Field::getName).toList();
         }
+    }
+
+    /** The bucket columns as the files and the catalog name them. */
+    private List<String> bucketNames(Columns columns) {
+        return columns.bucket.stream().map(f -> outputName(f.getName())).toList();
     }
 
     private String outputName(String name) {
@@ -581,11 +589,31 @@ public final class TableWrite {
                     + "; wrangler never deletes at a bucket root", "Write the table under a prefix, s3://" + location.bucket() + "/<table>/.");
         }
         try {
-            new ArrowSchemas(spec.keepNanos()).messageType(data);
+            new ArrowSchemas(spec.keepNanos(), spec.int96()).messageType(data);
         } catch (UnsupportedTypeException e) {
             throw invalid(e.getMessage(), "Nothing was written.");
         }
-        return new Columns(data, parts, data.stream().map(this::renamed).toList(), parts.stream().map(this::renamed).toList());
+        List<Field> bucket = new ArrayList<>();
+        for (String name : spec.bucketBy()) {
+            Field f = partitionField(schema, name);
+            if (f == null) {
+                throw invalid("the bucket column '" + name + "' is not in the input, whose columns are " + names(schema.getFields()),
+                        "Pass columns of the input to bucketBy(...).");
+            }
+            if (parts.contains(f)) {
+                throw invalid("the bucket column '" + name + "' is a partition column, which is not in the files (every row of a "
+                        + "partition would hash to one bucket)", "Bucket by columns that stay in the files.");
+            }
+            if (bucket.contains(f)) {
+                throw invalid("the bucket column '" + name + "' is given twice", "Name each bucket column once.");
+            }
+            if (!Buckets.hashable(f)) {
+                throw invalid("the bucket column '" + name + "' has the type " + f.getType() + ", which awswrangler's bucket hash "
+                        + "does not cover", "Bucket by integer (at most signed 64-bit), string or boolean columns.");
+            }
+            bucket.add(f);
+        }
+        return new Columns(data, parts, data.stream().map(this::renamed).toList(), parts.stream().map(this::renamed).toList(), bucket);
     }
 
     /**
@@ -755,13 +783,15 @@ public final class TableWrite {
     }
 
     /** Reads a replayable input once without I/O: every partition value and timestamp is checked before anything is written. */
-    private Prepass prepass(BatchSource source, Columns columns, Partitioner.NewPartition validator, Partitioner partitioner) {
+    private Prepass prepass(BatchSource source, Columns columns, Partitioner.NewPartition validator, Partitioner partitioner,
+                            Buckets buckets) {
         long rows = 0;
         List<int[]> assigned = new ArrayList<>();
         try {
             while (source.next()) {
                 VectorSchemaRoot batch = source.current();
-                assigned.add(partitioner.assign(batch, validator));
+                int[] ids = partitioner.assign(batch, validator);
+                assigned.add(buckets == null ? ids : buckets.assign(batch, ids, rows));
                 if (!spec.keepNanos()) {
                     checkNanos(batch, columns.data);
                 }
@@ -771,6 +801,8 @@ public final class TableWrite {
             throw invalid("the input could not be read (" + e.getMessage() + ")", "Check the input.");
         } catch (InvalidWriteException e) {
             throw e;
+        } catch (Buckets.NullValue e) {
+            throw invalid(e.getMessage(), "Fill the column, or bucket by columns without nulls; nothing was written.");
         } catch (IllegalArgumentException e) {
             // A value the input conversion refuses (a record's decimal that needs rounding, an instant finer than microseconds).
             throw invalid(e.getMessage(), "Nothing was written.");
@@ -820,7 +852,8 @@ public final class TableWrite {
         if (catalog == null) {
             return null;
         }
-        return catalog.prepare(new TableDefinition(table, columns.dataOut, columns.partitionsOut, spec.mode(), spec.compression()));
+        return catalog.prepare(new TableDefinition(table, columns.dataOut, columns.partitionsOut, spec.mode(), spec.compression(),
+                bucketNames(columns), columns.bucket.isEmpty() ? 0 : spec.buckets()));
     }
 
     private void checkBucket(S3Store store) {
@@ -881,7 +914,8 @@ public final class TableWrite {
         ordered.addAll(columns.partitionsOut);
         return new Manifest(Manifest.FORMAT, writeId, table, spec.mode(), Manifest.State.COMMITTED, keyId, Instant.now().toString(),
                 columns.partitionNames(), partitions, files, spec.catalog() == null ? null : spec.catalog().describe(),
-                new Schema(ordered).toJson(), spec.compression(), Manifest.Requests.of(spec.options()), null);
+                new Schema(ordered).toJson(), spec.compression(), Manifest.Requests.of(spec.options()), null,
+                columns.bucket.isEmpty() ? null : new Manifest.Bucketing(bucketNames(columns), spec.buckets()));
     }
 
     // ---- results ----

@@ -72,13 +72,13 @@ final class WriteIds {
     private static final java.util.regex.Pattern KEYED = java.util.regex.Pattern.compile("(k-[A-Za-z0-9-]{1,48}-[0-9a-f]{12})-[0-9a-f]{16}");
 
     /**
-     * A data file's name: {@code [<filenamePrefix>]part-<p>-<n>-<writeId>[.<codec>].parquet}, the write id in one of the
+     * A data file's name: {@code [<filenamePrefix>]part-<p>-<n>-<writeId>[_bucket-<b>][.<codec>].parquet}, the write id in one of the
      * two forms above. Exact after the prefix, so that another tool's file in the table (Spark's {@code
      * part-00000-<uuid>-c000.snappy.parquet}) is never taken for one of ours; the prefix is whatever the write's {@code
      * filenamePrefix} was (a keyed rerun with another prefix still finds the earlier run's files).
      */
     private static final java.util.regex.Pattern FILE = java.util.regex.Pattern.compile(
-            "[^/]*part-\\d{5,}-\\d{3,}-(" + ID + ")(\\.[a-z0-9_]+)?\\.parquet");
+            "[^/]*part-\\d{5,}-\\d{3,}-(" + ID + ")(?:_bucket-\\d{5,})?(\\.[a-z0-9_]+)?\\.parquet");
 
     /** The write id carried by a data file's key ({@code .../part-<p>-<n>-<writeId>.<codec>.parquet}), or null. */
     static String ofFile(String key) {

@@ -31,17 +31,21 @@ import software.amazon.awssdk.services.s3.S3Client;
  * @param commitMethod staged copies, or deferred multipart uploads completed at publish
  * @param filenamePrefix put before every data file's name ({@code ""}: none); checked by the builder
  * @param dtype Hive types asked for, by column name (input name or the catalog's), as awswrangler's {@code dtype}
+ * @param bucketBy the bucketing columns as the builder was given them (input names or the catalog's); empty: no bucketing
+ * @param buckets the number of buckets (0 without bucketing)
+ * @param int96 write timestamps as Parquet INT96 (Julian day and nanoseconds of the day) instead of INT64
  */
 public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> partitionBy, Compression compression,
                         long maxRowsPerFile, boolean keepNanos, CatalogTable catalog, StepHook hook, Tuning tuning,
                         String idempotencyKey, boolean lease, java.time.Duration leaseWait, io.wrangler.storage.RequestOptions options,
                         long targetFileSize, io.wrangler.Progress progress, java.nio.file.Path spillDirectory,
                         io.wrangler.CommitMethod commitMethod, String filenamePrefix,
-                        java.util.Map<String, String> dtype) {
+                        java.util.Map<String, String> dtype, List<String> bucketBy, int buckets, boolean int96) {
     public WriteSpec {
         partitionBy = List.copyOf(partitionBy);
         filenamePrefix = filenamePrefix == null ? "" : filenamePrefix;
         dtype = dtype == null ? java.util.Map.of() : java.util.Map.copyOf(dtype);
+        bucketBy = bucketBy == null ? List.of() : List.copyOf(bucketBy);
     }
 
     /**

@@ -74,14 +74,14 @@ final class ColumnarEncoder implements FileEncoder {
 
     ColumnarEncoder(Settings settings, OutputStream out) throws IOException {
         this.settings = settings;
-        this.schema = new ArrowSchemas(settings.keepNanos()).messageType(settings.columns());
+        this.schema = settings.schemas().messageType(settings.columns());
         this.props = baseProperties().build();
         this.file = new ParquetFileWriter(new RecordEncoder.StreamFile(out), schema, ParquetFileWriter.Mode.OVERWRITE,
                 settings.rowGroupBytes(), ParquetWriterDefaults.MAX_PADDING, null, props);
         file.start();
         this.leaves = new Leaf[settings.columns().size()];
         for (int i = 0; i < leaves.length; i++) {
-            leaves[i] = leaf(settings.columns().get(i), settings.keepNanos());
+            leaves[i] = leaf(settings.columns().get(i), settings.keepNanos(), settings.int96());
         }
     }
 
@@ -376,7 +376,7 @@ final class ColumnarEncoder implements FileEncoder {
         void write(FieldVector v, int from, int to, ColumnWriter w);
     }
 
-    private static Leaf leaf(Field field, boolean keepNanos) {
+    private static Leaf leaf(Field field, boolean keepNanos, boolean int96) {
         ArrowType t = field.getType();
         switch (t.getTypeID()) {
             case Int: {
@@ -511,6 +511,14 @@ final class ColumnarEncoder implements FileEncoder {
             case Timestamp: {
                 TimeUnit unit = ((ArrowType.Timestamp) t).getUnit();
                 String name = field.getName();
+                if (int96) {
+                    return (v, from, to, w) -> {
+                        TimeStampVector x = (TimeStampVector) v;
+                        for (int r = from; r < to; r++) {
+                            if (x.isNull(r)) w.writeNull(0, 0); else w.write(ArrowSchemas.int96(x.get(r), unit, name), 0, 1);
+                        }
+                    };
+                }
                 return (v, from, to, w) -> {
                     TimeStampVector x = (TimeStampVector) v;
                     for (int r = from; r < to; r++) {

@@ -16,21 +16,27 @@ public interface FileEncoder extends AutoCloseable {
     /**
      * Settings shared by every file of a write.
      *
+     * @param int96 timestamps are written as Parquet INT96 (Julian day and nanoseconds of the day), not INT64
      * @param helpers where a long run of rows of one file may encode some of its row groups in parallel, or null; a
      *     task not yet started there when its result is needed is run by the caller, so a busy pool only costs parallelism
      */
-    record Settings(List<Field> columns, Compression compression, boolean keepNanos, long rowGroupBytes, int pageBytes,
+    record Settings(List<Field> columns, Compression compression, boolean keepNanos, boolean int96, long rowGroupBytes, int pageBytes,
                     java.util.concurrent.Executor helpers) {
         public Settings {
             columns = List.copyOf(columns);
         }
 
-        public Settings(List<Field> columns, Compression compression, boolean keepNanos, long rowGroupBytes, int pageBytes) {
-            this(columns, compression, keepNanos, rowGroupBytes, pageBytes, null);
+        public Settings(List<Field> columns, Compression compression, boolean keepNanos, boolean int96, long rowGroupBytes, int pageBytes) {
+            this(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, null);
         }
 
         public Settings withHelpers(java.util.concurrent.Executor executor) {
-            return new Settings(columns, compression, keepNanos, rowGroupBytes, pageBytes, executor);
+            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, executor);
+        }
+
+        /** The schema mapping of these settings. */
+        ArrowSchemas schemas() {
+            return new ArrowSchemas(keepNanos, int96);
         }
     }
 

@@ -33,7 +33,7 @@ final class RecordEncoder implements FileEncoder {
 
     RecordEncoder(Settings settings, OutputStream out) throws IOException {
         this.out = out;
-        ArrowSchemas.Mapped mapped = new ArrowSchemas(settings.keepNanos()).map(settings.columns());
+        ArrowSchemas.Mapped mapped = settings.schemas().map(settings.columns());
         MessageType schema = new MessageType("schema", mapped.types());
         this.writer = new Builder(new StreamFile(out), schema, mapped.writers())
                 .withConf(new PlainParquetConfiguration())

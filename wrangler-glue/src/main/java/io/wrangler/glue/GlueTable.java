@@ -353,6 +353,7 @@ public final class GlueTable implements CatalogTable {
             }
             if (def.mode() != WriteMode.OVERWRITE) {
                 merged = merge(def, sd.columns(), columns);
+                checkBucketing(def, sd);
             }
             if (existing.parameters() != null) {
                 parameters.putAll(existing.parameters());
@@ -383,6 +384,24 @@ public final class GlueTable implements CatalogTable {
         parameters.putAll(o.parameters);
         return TableInput.builder().name(name()).description(description).tableType(tableType).parameters(parameters)
                 .partitionKeys(partitionKeys).storageDescriptor(storage(def, merged, def.location(), sdParameters)).build();
+    }
+
+    /**
+     * Refuses to add files bucketed otherwise than the table says: Athena reads only the files of the bucket a value
+     * hashes to, so a file of another bucketing (or none) would hide its rows from such queries.
+     */
+    private void checkBucketing(TableDefinition def, StorageDescriptor sd) {
+        int found = sd.numberOfBuckets() == null || sd.numberOfBuckets() <= 0 ? 0 : sd.numberOfBuckets();
+        List<String> foundColumns = found == 0 || sd.bucketColumns() == null ? List.of() : sd.bucketColumns();
+        if (found == def.buckets() && foundColumns.equals(def.bucketColumns())) {
+            return;
+        }
+        String table = found == 0 ? "is not bucketed" : "is bucketed by " + foundColumns + " into " + found + " buckets";
+        String write = def.bucketed() ? "this write by " + def.bucketColumns() + " into " + def.buckets() : "this write is not bucketed";
+        throw invalid(def, "the Glue table " + qualified() + " " + table + ", " + write + " (Athena reads only the files of "
+                + "the bucket a value hashes to, so files bucketed otherwise would hide rows)", found == 0
+                ? "Write without bucketBy, or OVERWRITE the table to redefine it as bucketed."
+                : "Call bucketBy(" + foundColumns + ", " + found + "), or OVERWRITE the table to redefine it.");
     }
 
     private List<Column> merge(TableDefinition def, List<Column> existing, List<Column> incoming) {
@@ -427,7 +446,8 @@ public final class GlueTable implements CatalogTable {
         Map<String, String> sdParameters = new LinkedHashMap<>(found);
         sdParameters.putAll(standardParameters(def));
         return StorageDescriptor.builder().columns(columns).location(location).inputFormat(INPUT_FORMAT).outputFormat(OUTPUT_FORMAT)
-                .compressed(def.compression() != io.wrangler.Compression.NONE).numberOfBuckets(-1).bucketColumns(List.of())
+                .compressed(def.compression() != io.wrangler.Compression.NONE)
+                .numberOfBuckets(def.bucketed() ? def.buckets() : -1).bucketColumns(def.bucketColumns())
                 .serdeInfo(SerDeInfo.builder().serializationLibrary(SERDE).parameters(Map.of("serialization.format", "1")).build())
                 .storedAsSubDirectories(false).sortColumns(List.of()).parameters(sdParameters).build();
     }
@@ -481,7 +501,7 @@ public final class GlueTable implements CatalogTable {
     /** The parts of a table definition that a write sets; two definitions with equal shapes need no update. */
     record Shape(String description, String tableType, Map<String, String> parameters, List<List<String>> keys, List<List<String>> columns,
                  String location, String inputFormat, String outputFormat, String serde, Map<String, String> serdeParameters,
-                 Boolean compressed, Map<String, String> sdParameters) {
+                 Boolean compressed, Map<String, String> sdParameters, int buckets, List<String> bucketColumns) {
         static Shape of(Table t) {
             return of(t.description(), t.tableType(), t.parameters(), t.partitionKeys(), t.storageDescriptor());
         }
@@ -494,7 +514,9 @@ public final class GlueTable implements CatalogTable {
             return new Shape(description, type, parameters == null ? Map.of() : Map.copyOf(parameters), columnsOf(keys), columnsOf(sd.columns()),
                     sd.location(), sd.inputFormat(), sd.outputFormat(), sd.serdeInfo() == null ? null : sd.serdeInfo().serializationLibrary(),
                     sd.serdeInfo() == null || sd.serdeInfo().parameters() == null ? Map.of() : Map.copyOf(sd.serdeInfo().parameters()),
-                    sd.compressed(), sd.parameters() == null ? Map.of() : Map.copyOf(sd.parameters()));
+                    sd.compressed(), sd.parameters() == null ? Map.of() : Map.copyOf(sd.parameters()),
+                    sd.numberOfBuckets() == null || sd.numberOfBuckets() <= 0 ? -1 : sd.numberOfBuckets(),
+                    sd.numberOfBuckets() == null || sd.numberOfBuckets() <= 0 || sd.bucketColumns() == null ? List.of() : List.copyOf(sd.bucketColumns()));
         }
 
         static List<List<String>> columnsOf(List<Column> columns) {
