@@ -149,6 +149,17 @@
  *       append then adds its rows again, as rerunning any completed append does.</li>
  * </ol>
  *
+ * <h2>Readers</h2>
+ * {@code S3Parquet.read} ({@link io.wrangler.commit.Visibility}) reads every manifest under {@code _tmp/} before it
+ * lists data files, and leaves out: everything under {@code _tmp/}; the files carrying the write id of a plain append
+ * with a manifest (in any state: its commit point is the manifest's deletion); those of a STARTED or ABORTING write; and
+ * for a COMMITTED overwrite, keyed append or compaction, either its new files (while every old file it records in
+ * {@code replaces} is still listed in the folders read: the table as before) or the old files it records (once one of
+ * them is gone, which happens only after all its copies are in place: the table as after). A PUBLISHED write is shown
+ * as it is (its old files are deleted). A reader takes no lease and changes nothing: a write that changes state between
+ * the reader's look at {@code _tmp/} and its listing can still show half, and a file deleted after the listing fails the
+ * read, which is then rerun.
+ *
  * <h2>Guarantees</h2>
  * <ul>
  *   <li>Each data file appears whole or not at all (PUT, CompleteMultipartUpload and CopyObject are atomic), with
