@@ -88,6 +88,14 @@ public final class S3Parquet {
         return new ReadBuilder(uri);
     }
 
+    /**
+     * A compaction of the table at {@code uri}: partitions with too many or too small files rewritten into few, under the
+     * table's lease and the commit protocol; see {@link CompactBuilder}.
+     */
+    public static CompactBuilder compact(String uri) {
+        return new CompactBuilder(uri);
+    }
+
     /** Finishes or undoes the interrupted writes of the table at {@code uri}, with the default S3 client. */
     public static RecoveryResult recover(String uri) {
         return recover(uri, defaultClient());

@@ -43,6 +43,7 @@ public final class WriteBuilder {
     private java.time.Duration leaseWait = java.time.Duration.ofMinutes(3);
     private String filenamePrefix = "";
     private java.util.Map<String, String> dtype = java.util.Map.of();
+    private WriteSpec.Replacement replacement;
     private boolean used;
 
     WriteBuilder(Supplier<BatchSource> input) {
@@ -275,6 +276,12 @@ public final class WriteBuilder {
         return this;
     }
 
+    /** For compactions: the write replaces exactly these files, after this check of its staged files. */
+    WriteBuilder replacing(WriteSpec.Replacement replacement) {
+        this.replacement = Objects.requireNonNull(replacement);
+        return this;
+    }
+
     /** For tests in this package: smaller buffers and limits. */
     WriteBuilder tuning(WriteSpec.Tuning tuning) {
         this.tuning = Objects.requireNonNull(tuning);
@@ -312,7 +319,7 @@ public final class WriteBuilder {
         used = true;
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
         WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos, catalog, hook, tuning, idempotencyKey,
-                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix, dtype);
+                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix, dtype, replacement);
         BatchSource source;
         try {
             source = input.get();

@@ -107,7 +107,11 @@
  *       inside its own is refused here: tables must not nest), then the lease is checked (fencing) and the manifest
  *       moves from STARTED to COMMITTED with every file: mode, partitions, staged and final keys (deferred: upload ids
  *       and part ETags), sizes, row counts, schema, catalog, and the keys of the old files it replaces. <b>This CAS is the commit point
- *       of an overwrite and of a keyed append.</b> Recovery deletes exactly the recorded old files, never a file
+ *       of an overwrite and of a keyed append.</b> A compaction ({@code S3Parquet.compact}: an {@code OVERWRITE_PARTITIONS}
+ *       with a {@link io.wrangler.commit.WriteSpec.Replacement}) lists nothing here: it first reads its staged files back
+ *       and checks them against the rows it read (a mismatch removes its staging: not applied), then records as replaced
+ *       exactly the files it read (listed before it took the lease), so a file that came into its partitions since is
+ *       never deleted; from here on it is an overwrite in every row of the state table. Recovery deletes exactly the recorded old files, never a file
  *       written after the commit point (by a table nested in this one, or a writer without the lease); manifests
  *       without that list (wrangler 0.1's) are listed again, counting only files no younger than the manifest, and a
  *       nested table's staging met there is refused.
