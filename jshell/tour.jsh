@@ -5,5 +5,11 @@ var r = S3Parquet.write(sales).partitionBy("dt", "country").catalog(GlueCatalog.
 r.partitionValues()
 DuckReader.query(s3, "lake", "sales/", "SELECT country, cents FROM t ORDER BY cents")
 if (!DuckReader.query(s3, "lake", "sales/", "SELECT sum(cents)::BIGINT FROM t").get(0).get(0).equals(350L)) throw new AssertionError("tour: wrong total");
+// Reading back: an ArrowReader of batches, partition columns restored, pruned partitions never listed or opened.
+var reader = S3Parquet.read("s3://lake/sales/").s3(s3.client()).filter(PartitionFilter.in("country", "DE")).columns("cents", "country").open();
+reader.loadNextBatch()
+reader.getVectorSchemaRoot().contentToTSVString()
+if (reader.getVectorSchemaRoot().getRowCount() != 1 || !reader.getVectorSchemaRoot().getVector("country").getObject(0).toString().equals("DE")) throw new AssertionError("tour: read");
+reader.close()
 System.out.println("tour ok");
 /exit

@@ -80,6 +80,22 @@ public final class S3Parquet {
         return new WriteBuilder(() -> copy.isEmpty() ? null : new RecordsInput(copy));
     }
 
+    /**
+     * A read of the table at {@code uri} ({@code s3://bucket/prefix}): its rows as Arrow batches, streamed file by file,
+     * with the partition columns restored from the folders (or the catalog); see {@link ReadBuilder}.
+     */
+    public static ReadBuilder read(String uri) {
+        return new ReadBuilder(uri);
+    }
+
+    /**
+     * A compaction of the table at {@code uri}: partitions with too many or too small files rewritten into few, under the
+     * table's lease and the commit protocol; see {@link CompactBuilder}.
+     */
+    public static CompactBuilder compact(String uri) {
+        return new CompactBuilder(uri);
+    }
+
     /** Finishes or undoes the interrupted writes of the table at {@code uri}, with the default S3 client. */
     public static RecoveryResult recover(String uri) {
         return recover(uri, defaultClient());

@@ -46,6 +46,7 @@ public final class WriteBuilder {
     private List<String> bucketBy = List.of();
     private int buckets;
     private boolean int96;
+    private WriteSpec.Replacement replacement;
     private boolean used;
 
     WriteBuilder(Supplier<BatchSource> input) {
@@ -322,6 +323,12 @@ public final class WriteBuilder {
         return this;
     }
 
+    /** For compactions: the write replaces exactly these files, after this check of its staged files. */
+    WriteBuilder replacing(WriteSpec.Replacement replacement) {
+        this.replacement = Objects.requireNonNull(replacement);
+        return this;
+    }
+
     /** For tests in this package: smaller buffers and limits. */
     WriteBuilder tuning(WriteSpec.Tuning tuning) {
         this.tuning = Objects.requireNonNull(tuning);
@@ -359,7 +366,7 @@ public final class WriteBuilder {
         used = true;
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
         WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos || int96, catalog, hook, tuning, idempotencyKey,
-                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix, dtype, bucketBy, buckets, int96);
+                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix, dtype, bucketBy, buckets, int96, replacement);
         BatchSource source;
         try {
             source = input.get();

@@ -12,7 +12,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Run by {@link WritesWithoutHadoopTest} in a JVM whose class path is wrangler-core's runtime class path: proves
- * that no Hadoop class is there and that a write with every codec works anyway. Args: endpoint, bucket.
+ * that no Hadoop class is there and that a write with every codec, and reading it back, work anyway. Args: endpoint, bucket.
  */
 public final class NoHadoopMain {
     private NoHadoopMain() {
@@ -34,6 +34,22 @@ public final class NoHadoopMain {
                 S3Parquet.write(Orders.orders(c.name(), List.of(LocalDate.of(2024, 1, 15)), List.of("RU", "DE"), 10))
                         .partitionBy("dt", "country").compression(c).s3(s3).to("s3://" + args[1] + "/nohadoop/");
             }
+            // Every codec's files read back, through parquet-java's decoders with wrangler's codec factory.
+            long rows = 0;
+            long amount = 0;
+            try (org.apache.arrow.vector.ipc.ArrowReader r = S3Parquet.read("s3://" + args[1] + "/nohadoop/").s3(s3).open()) {
+                while (r.loadNextBatch()) {
+                    org.apache.arrow.vector.VectorSchemaRoot b = r.getVectorSchemaRoot();
+                    org.apache.arrow.vector.BigIntVector v = (org.apache.arrow.vector.BigIntVector) b.getVector("amountCents");
+                    for (int i = 0; i < b.getRowCount(); i++) {
+                        amount += v.get(i);
+                    }
+                    rows += b.getRowCount();
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            System.out.println("read without hadoop: " + rows + " rows, amountCents " + amount);
         }
         System.out.println("written without hadoop");
     }

@@ -11,10 +11,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The write path runs on wrangler-core's runtime class path, which holds no Hadoop class. */
+/** The write and read paths run on wrangler-core's runtime class path, which holds no Hadoop class. */
 class WritesWithoutHadoopTest {
     @Test
-    void writesEveryCodecWithNoHadoopClassOnTheClassPath() throws Exception {
+    void writesAndReadsEveryCodecWithNoHadoopClassOnTheClassPath() throws Exception {
         String runtime = Files.readString(Path.of("target/runtime-classpath.txt"), StandardCharsets.UTF_8).trim();
         assertThat(runtime).doesNotContain("hadoop-client").doesNotContain("hadoop-common");
         String classPath = String.join(File.pathSeparator, Path.of("target/classes").toAbsolutePath().toString(),
@@ -31,5 +31,7 @@ class WritesWithoutHadoopTest {
 
         assertThat(TestLake.query(bucket, "nohadoop/", "SELECT country, count(*), count(DISTINCT split_part(\"orderId\", '-', 1)) FROM t GROUP BY ALL ORDER BY ALL"))
                 .containsExactly(List.of("DE", 50L, 5L), List.of("RU", 50L, 5L));
+        Object sum = TestLake.query(bucket, "nohadoop/", "SELECT sum(\"amountCents\")::BIGINT FROM t").get(0).get(0);
+        assertThat(output).contains("read without hadoop: 100 rows, amountCents " + sum);
     }
 }

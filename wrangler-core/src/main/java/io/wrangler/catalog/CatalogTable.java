@@ -58,4 +58,16 @@ public interface CatalogTable {
      * @throws io.wrangler.CatalogException when the catalog cannot be read
      */
     CatalogCommit prepare(TableDefinition definition);
+
+    /**
+     * The table as the catalog has it now, for {@code S3Parquet.read(uri).catalog(table)}: its location, column types and
+     * registered partitions with their folders; null when the catalog has no such table. Reads the catalog only. The
+     * default cannot be read through.
+     *
+     * @throws io.wrangler.CatalogException when the catalog cannot be read
+     * @throws UnsupportedOperationException when this catalog gives readers no layout
+     */
+    default TableLayout layout() {
+        throw new UnsupportedOperationException(describe() + " gives readers no table layout: read the table by its S3 location");
+    }
 }

@@ -34,18 +34,36 @@ import software.amazon.awssdk.services.s3.S3Client;
  * @param bucketBy the bucketing columns as the builder was given them (input names or the catalog's); empty: no bucketing
  * @param buckets the number of buckets (0 without bucketing)
  * @param int96 write timestamps as Parquet INT96 (Julian day and nanoseconds of the day) instead of INT64
+ * @param replacement for a compaction, the exact files it replaces and its check of the staged files; else null
  */
 public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> partitionBy, Compression compression,
                         long maxRowsPerFile, boolean keepNanos, CatalogTable catalog, StepHook hook, Tuning tuning,
                         String idempotencyKey, boolean lease, java.time.Duration leaseWait, io.wrangler.storage.RequestOptions options,
                         long targetFileSize, io.wrangler.Progress progress, java.nio.file.Path spillDirectory,
                         io.wrangler.CommitMethod commitMethod, String filenamePrefix,
-                        java.util.Map<String, String> dtype, List<String> bucketBy, int buckets, boolean int96) {
+                        java.util.Map<String, String> dtype, List<String> bucketBy, int buckets, boolean int96,
+                        Replacement replacement) {
     public WriteSpec {
         partitionBy = List.copyOf(partitionBy);
         filenamePrefix = filenamePrefix == null ? "" : filenamePrefix;
         dtype = dtype == null ? java.util.Map.of() : java.util.Map.copyOf(dtype);
         bucketBy = bucketBy == null ? List.of() : List.copyOf(bucketBy);
+    }
+
+    /**
+     * What a compaction replaces: exactly the files it read, not whatever its partitions hold by its commit point (a
+     * file written meanwhile by a writer without the lease, or before the compaction took the lease, stays). The write
+     * must be an {@code OVERWRITE_PARTITIONS} of the partitions those files are in.
+     *
+     * @param keys the keys of the files read, recorded as the manifest's {@code replaces} at the commit point instead
+     *     of a listing
+     * @param check run on the staged files after staging and before the commit point; it throws to refuse the commit
+     *     (the write then removes its staging and nothing changes)
+     */
+    public record Replacement(List<String> keys, java.util.function.Consumer<List<Manifest.File>> check) {
+        public Replacement {
+            keys = List.copyOf(keys);
+        }
     }
 
     /**

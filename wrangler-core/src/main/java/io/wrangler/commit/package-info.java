@@ -110,7 +110,11 @@
  *       inside its own is refused here: tables must not nest), then the lease is checked (fencing) and the manifest
  *       moves from STARTED to COMMITTED with every file: mode, partitions, staged and final keys (deferred: upload ids
  *       and part ETags), sizes, row counts, schema, catalog, and the keys of the old files it replaces. <b>This CAS is the commit point
- *       of an overwrite and of a keyed append.</b> Recovery deletes exactly the recorded old files, never a file
+ *       of an overwrite and of a keyed append.</b> A compaction ({@code S3Parquet.compact}: an {@code OVERWRITE_PARTITIONS}
+ *       with a {@link io.wrangler.commit.WriteSpec.Replacement}) lists nothing here: it first reads its staged files back
+ *       and checks them against the rows it read (a mismatch removes its staging: not applied), then records as replaced
+ *       exactly the files it read (listed before it took the lease), so a file that came into its partitions since is
+ *       never deleted; from here on it is an overwrite in every row of the state table. Recovery deletes exactly the recorded old files, never a file
  *       written after the commit point (by a table nested in this one, or a writer without the lease); manifests
  *       without that list (wrangler 0.1's) are listed again, counting only files no younger than the manifest, and a
  *       nested table's staging met there is refused.
@@ -151,6 +155,17 @@
  *       between that last DELETE and the caller seeing the result cannot be told from success: rerunning an
  *       append then adds its rows again, as rerunning any completed append does.</li>
  * </ol>
+ *
+ * <h2>Readers</h2>
+ * {@code S3Parquet.read} ({@link io.wrangler.commit.Visibility}) reads every manifest under {@code _tmp/} before it
+ * lists data files, and leaves out: everything under {@code _tmp/}; the files carrying the write id of a plain append
+ * with a manifest (in any state: its commit point is the manifest's deletion); those of a STARTED or ABORTING write; and
+ * for a COMMITTED overwrite, keyed append or compaction, either its new files (while every old file it records in
+ * {@code replaces} is still listed in the folders read: the table as before) or the old files it records (once one of
+ * them is gone, which happens only after all its copies are in place: the table as after). A PUBLISHED write is shown
+ * as it is (its old files are deleted). A reader takes no lease and changes nothing: a write that changes state between
+ * the reader's look at {@code _tmp/} and its listing can still show half, and a file deleted after the listing fails the
+ * read, which is then rerun.
  *
  * <h2>Guarantees</h2>
  * <ul>

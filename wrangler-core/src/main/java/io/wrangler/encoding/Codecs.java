@@ -13,7 +13,9 @@ import org.xerial.snappy.Snappy;
 
 /**
  * Codecs is a Parquet codec factory without Hadoop: snappy-java, zstd-jni, aircompressor's LZ4 (raw block
- * format, Parquet's LZ4_RAW) and java.util.zip's gzip. It only compresses; this library never reads Parquet.
+ * format, Parquet's LZ4_RAW) and java.util.zip's gzip, both ways: the writer compresses with it, the reader
+ * ({@code io.wrangler.read}) decompresses. A codec outside these (LZO, Brotli, Hadoop's framed LZ4) is refused with the
+ * codec's name.
  */
 public final class Codecs implements CompressionCodecFactory {
     private static final int ZSTD_LEVEL = 3;
@@ -76,7 +78,70 @@ public final class Codecs implements CompressionCodecFactory {
 
     @Override
     public BytesInputDecompressor getDecompressor(CompressionCodecName codec) {
-        throw new UnsupportedOperationException("wrangler only writes Parquet");
+        return switch (codec) {
+            case UNCOMPRESSED -> new Decompressor() {
+                @Override
+                byte[] decompress(byte[] in, int size) {
+                    return in;
+                }
+            };
+            case SNAPPY -> new Decompressor() {
+                @Override
+                byte[] decompress(byte[] in, int size) throws IOException {
+                    byte[] out = new byte[size];
+                    Snappy.uncompress(in, 0, in.length, out, 0);
+                    return out;
+                }
+            };
+            case ZSTD -> new Decompressor() {
+                @Override
+                byte[] decompress(byte[] in, int size) {
+                    return Zstd.decompress(in, size);
+                }
+            };
+            case GZIP -> new Decompressor() {
+                @Override
+                byte[] decompress(byte[] in, int size) throws IOException {
+                    try (java.util.zip.GZIPInputStream gz = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(in))) {
+                        return gz.readNBytes(size);
+                    }
+                }
+            };
+            case LZ4_RAW -> new Decompressor() {
+                private final io.airlift.compress.lz4.Lz4Decompressor lz4 = new io.airlift.compress.lz4.Lz4Decompressor();
+
+                @Override
+                byte[] decompress(byte[] in, int size) {
+                    byte[] out = new byte[size];
+                    lz4.decompress(in, 0, in.length, out, 0, size);
+                    return out;
+                }
+            };
+            default -> throw new IllegalArgumentException("the Parquet codec " + codec + " is not one wrangler reads (it reads "
+                    + "SNAPPY, ZSTD, GZIP, LZ4_RAW and UNCOMPRESSED)");
+        };
+    }
+
+    /** Decompression over byte arrays: Parquet pages are small (1 MiB by default), whole pages in, whole pages out. */
+    private abstract static class Decompressor implements BytesInputDecompressor {
+        abstract byte[] decompress(byte[] in, int size) throws IOException;
+
+        @Override
+        public BytesInput decompress(BytesInput bytes, int decompressedSize) throws IOException {
+            return BytesInput.from(decompress(bytes.toByteArray(), decompressedSize));
+        }
+
+        @Override
+        public void decompress(java.nio.ByteBuffer input, int compressedSize, java.nio.ByteBuffer output, int decompressedSize)
+                throws IOException {
+            byte[] in = new byte[compressedSize];
+            input.get(in);
+            output.put(decompress(in, decompressedSize), 0, decompressedSize);
+        }
+
+        @Override
+        public void release() {
+        }
     }
 
     @Override

@@ -148,7 +148,7 @@ public record RequestOptions(String sse, String kmsKeyId, String acl, String exp
         return b.expectedBucketOwner(expectedBucketOwner);
     }
 
-    GetObjectRequest.Builder apply(GetObjectRequest.Builder b) {
+    public GetObjectRequest.Builder apply(GetObjectRequest.Builder b) {
         return b.expectedBucketOwner(expectedBucketOwner);
     }
 }

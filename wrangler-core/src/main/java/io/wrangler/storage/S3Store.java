@@ -181,6 +181,20 @@ public final class S3Store {
         return out;
     }
 
+    /**
+     * At most {@code max} entries directly below {@code prefix} in key order, folders (ending with {@code /}) and
+     * objects together: one request, to learn how a table's folders are named without listing them all.
+     */
+    public List<String> firstEntries(String prefix, int max) {
+        ListObjectsV2Request r = options.apply(ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).delimiter("/").maxKeys(max)).build();
+        ListObjectsV2Response page = options.run(() -> client.listObjectsV2(r));
+        List<String> out = new ArrayList<>();
+        page.commonPrefixes().forEach(p -> out.add(p.prefix()));
+        page.contents().forEach(o -> out.add(o.key()));
+        java.util.Collections.sort(out);
+        return out;
+    }
+
     /** The "folders" directly below {@code prefix}: common prefixes for delimiter {@code /}, each ending with {@code /}. */
     public List<String> listFolders(String prefix) {
         List<String> out = new ArrayList<>();

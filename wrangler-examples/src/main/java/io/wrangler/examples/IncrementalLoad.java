@@ -2,6 +2,7 @@ package io.wrangler.examples;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.wrangler.CompactionResult;
 import io.wrangler.S3Parquet;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteResult;
@@ -34,7 +35,7 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
  * update leaves the checkpoint where it was, the rerun reads the same rows, writes the same files under the same key
  * and replaces what the crashed run wrote instead of adding it twice. (A crash inside the write is undone by the
  * library's recovery when the rerun starts.) Small files: each run adds a file per day it touches; {@link #compact}
- * rewrites a day's files as one with {@code OVERWRITE_PARTITIONS}, which replaces them copy-before-delete.
+ * rewrites each such day as one file with the library's compaction, deduplicated by id.
  */
 public final class IncrementalLoad {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -145,25 +146,14 @@ public final class IncrementalLoad {
         return new Run(from, to, r.rows(), r.writeId());
     }
 
-    /** Rewrites each day that has more than one file as a single file; returns the days compacted. */
-    static List<String> compact(ExampleLake lake) {
-        java.util.Map<String, Long> filesPerDay = new java.util.TreeMap<>();
-        for (String key : dataFiles(lake)) {
-            String folder = key.substring(lake.key(TABLE).length(), key.lastIndexOf('/'));
-            filesPerDay.merge(folder.substring("dt=".length()), 1L, Long::sum);
-        }
-        List<String> days = filesPerDay.entrySet().stream().filter(e -> e.getValue() > 1).map(java.util.Map.Entry::getKey).toList();
-        for (String day : days) {
-            List<Event> rows = new ArrayList<>();
-            for (List<Object> r : lake.query(TABLE, "SELECT id, userid, eventtype, payload, epoch_us(createdat) FROM t WHERE dt = '" + day + "' ORDER BY id")) {
-                long micros = (Long) r.get(4);
-                rows.add(new Event((Long) r.get(0), (String) r.get(1), (String) r.get(2), (String) r.get(3),
-                        Instant.EPOCH.plusNanos(micros * 1000), LocalDate.parse(day)));
-            }
-            S3Parquet.write(rows).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS)
-                    .catalog(GlueCatalog.of(lake.glue()).table("raw", "events_incremental")).s3(lake.s3()).to(lake.uri(TABLE));
-        }
-        return days;
+    /**
+     * Compacts every day with more than one file into one file, keeping one row per id (the one with the latest
+     * {@code createdat}), as the seed pipeline does with DuckDB's {@code ROW_NUMBER() OVER (PARTITION BY id ORDER BY
+     * created_at DESC)}: under the table's lease and the commit protocol, replacing exactly the files it read.
+     */
+    static CompactionResult compact(ExampleLake lake) {
+        return S3Parquet.compact(lake.uri(TABLE)).whenMoreFilesThan(1).dedupBy(List.of("id"), "createdat")
+                .catalog(GlueCatalog.of(lake.glue()).table("raw", "events_incremental")).s3(lake.s3()).run();
     }
 
     /** The keys of the table's data files (not its hidden {@code _tmp/}). */
@@ -197,9 +187,11 @@ public final class IncrementalLoad {
             System.out.println("4. run:   " + runOnce(lake, db, false) + "  table = " + state(lake));
             System.out.println("5. run:   " + (runOnce(lake, db, false) == null ? "no new rows" : "?") + "; checkpoint " + readCheckpoint(lake).lastId());
             List<Object> before = state(lake);
-            List<String> days = compact(lake);
+            CompactionResult c = compact(lake);
             List<Object> after = state(lake);
-            System.out.println("6. compacted " + days + ": files " + before.get(2) + " -> " + after.get(2) + ", rows " + before.get(0) + " -> " + after.get(0));
+            System.out.println("6. compacted " + c.partitions().size() + " days: files " + c.filesBefore() + " -> " + c.filesAfter() + " (table "
+                    + before.get(2) + " -> " + after.get(2) + "), rows " + before.get(0) + " -> " + after.get(0) + ", duplicates dropped "
+                    + c.duplicatesDropped());
             if (!before.get(0).equals(after.get(0)) || !after.get(0).equals(after.get(1))) {
                 throw new IllegalStateException("compaction changed the rows: " + before + " -> " + after);
             }

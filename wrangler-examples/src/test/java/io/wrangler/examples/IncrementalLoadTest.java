@@ -31,8 +31,13 @@ class IncrementalLoadTest {
             IncrementalLoad.produce(db, 30);
             IncrementalLoad.runOnce(lake, db, false);
             List<Object> before = IncrementalLoad.state(lake);
-            assertThat(IncrementalLoad.compact(lake)).containsExactly("2026-10-02");
+            io.wrangler.CompactionResult c = IncrementalLoad.compact(lake);
+            assertThat(c.partitions()).containsExactly(lake.uri(IncrementalLoad.TABLE) + "dt=2026-10-02/");
+            assertThat(c.filesAfter()).isEqualTo(1);
+            assertThat(c.duplicatesDropped()).isZero();
             assertThat(IncrementalLoad.state(lake)).containsExactly(before.get(0), before.get(1), 3L, 180L);
+            assertThat(lake.query(IncrementalLoad.TABLE, "SELECT CAST(sum(id) AS BIGINT), count(*) FILTER (WHERE eventtype = 'purchase') FROM t"))
+                    .containsExactly(List.of(180L * 181 / 2, 36L));
         }
     }
 

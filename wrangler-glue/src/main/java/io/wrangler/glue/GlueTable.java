@@ -270,6 +270,73 @@ public final class GlueTable implements CatalogTable {
         }
     }
 
+    /**
+     * The Glue table's location, column types and partitions (GetTable, then GetPartitions page by page), for reading
+     * through the catalog; null when the table or its database does not exist. A partition whose Location is empty is
+     * taken to be at the table's location followed by its Hive folder.
+     */
+    @Override
+    public io.wrangler.catalog.TableLayout layout() {
+        Table t = lookup(() -> {
+            try {
+                return glue.getTable(b -> b.catalogId(o.catalogId).databaseName(database).name(name())).table();
+            } catch (EntityNotFoundException e) {
+                return null;
+            }
+        });
+        if (t == null) {
+            return null;
+        }
+        String location = t.storageDescriptor() == null ? null : t.storageDescriptor().location();
+        if (location != null && !location.endsWith("/")) {
+            location = location + "/";
+        }
+        Map<String, String> types = new LinkedHashMap<>();
+        if (t.storageDescriptor() != null && t.storageDescriptor().columns() != null) {
+            t.storageDescriptor().columns().forEach(c -> types.put(c.name(), c.type()));
+        }
+        List<String> keys = new ArrayList<>();
+        if (t.partitionKeys() != null) {
+            t.partitionKeys().forEach(c -> {
+                types.put(c.name(), c.type());
+                keys.add(c.name());
+            });
+        }
+        List<PartitionEntry> partitions = new ArrayList<>();
+        if (!keys.isEmpty()) {
+            String token = null;
+            do {
+                final String tk = token;
+                GetPartitionsResponse page = lookup(() -> glue.getPartitions(b -> b.catalogId(o.catalogId).databaseName(database)
+                        .tableName(name()).maxResults(1000).nextToken(tk)));
+                for (Partition p : page.partitions()) {
+                    List<String> values = new ArrayList<>();
+                    for (String v : p.values()) {
+                        values.add(DEFAULT_PARTITION.equals(v) ? null : v);
+                    }
+                    String at = p.storageDescriptor() == null ? null : p.storageDescriptor().location();
+                    if (at == null || at.isEmpty()) {
+                        at = location + io.wrangler.partition.HivePaths.folder(keys, values);
+                    } else if (!at.endsWith("/")) {
+                        at = at + "/";
+                    }
+                    partitions.add(new PartitionEntry(values, at));
+                }
+                token = page.nextToken();
+            } while (token != null);
+        }
+        return new io.wrangler.catalog.TableLayout(location, keys, types, partitions);
+    }
+
+    private <T> T lookup(Supplier<T> call) {
+        try {
+            return o.retry.run(call);
+        } catch (SdkException e) {
+            throw new CatalogException(null, null, "Cannot read the Glue table " + qualified() + ": " + glueError(e) + ". Check the IAM "
+                    + "permissions (glue:GetTable, glue:GetPartitions) and the client's region.", e);
+        }
+    }
+
     @Override
     public CatalogCommit prepare(TableDefinition def) {
         if (name().isEmpty() || name().length() > 255) {

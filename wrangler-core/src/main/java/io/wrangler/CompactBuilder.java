@@ -1,0 +1,577 @@
+package io.wrangler;
+
+import io.wrangler.catalog.CatalogTable;
+import io.wrangler.catalog.TableLayout;
+import io.wrangler.commit.Manifest;
+import io.wrangler.commit.StepHook;
+import io.wrangler.commit.WriteSpec;
+import io.wrangler.read.TableFiles;
+import io.wrangler.read.TableReader;
+import io.wrangler.storage.RequestOptions;
+import io.wrangler.storage.S3Location;
+import io.wrangler.storage.S3Store;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * A CompactBuilder is a compaction of one table, being configured; {@link #run()} rewrites each partition that has too
+ * many or too small files into as few files as the target size allows, optionally keeping one row per key.
+ *
+ * <pre>{@code
+ * CompactionResult r = S3Parquet.compact("s3://bucket/events/")
+ *     .filter(PartitionFilter.in("year", "2024"))
+ *     .whenMoreFilesThan(4)
+ *     .dedupBy(List.of("id"), "created_at")
+ *     .targetFileSize(256L << 20)
+ *     .run();
+ * }</pre>
+ *
+ * <p>A compaction is a write of the commit protocol like any other: it takes the table's lease, stages the new files,
+ * reads them back and checks them against what it read (rows, and per column the count of values and a checksum of
+ * them, less the dropped duplicates), then commits an {@code OVERWRITE_PARTITIONS} whose manifest records as replaced
+ * exactly the files it read: a file that came into a partition after the compaction listed it stays. A crash at any step
+ * leaves the table as before (before the commit point: recovery removes the staging) or as after (from it: recovery
+ * finishes publishing), never rows lost or doubled. Its exceptions are those of {@link WriteBuilder#to}, plus
+ * {@link ReadException} for the listing and a {@link VerificationException} when the check fails (nothing changed).
+ *
+ * <p>Memory: batches stream from the files read to the files written; {@code dedupBy} also keeps, per partition, each
+ * distinct key and the order value of its last row, and reads the partition twice. Keys are deduplicated within a
+ * partition. Not thread-safe; each {@code run()} is a new compaction.
+ */
+public final class CompactBuilder {
+    private final String uri;
+    private S3Client s3;
+    private PartitionFilter filter = PartitionFilter.all();
+    private int moreFilesThan = -1;
+    private long smallerThan = -1;
+    private List<String> dedupKeys;
+    private String dedupOrder;
+    private Compression compression = Compression.SNAPPY;
+    private long targetFileSize = -1;
+    private CatalogTable catalog;
+    private boolean lease = true;
+    private java.time.Duration leaseWait;
+    private String sse;
+    private String kmsKey;
+    private int attempts = -1;
+    private java.time.Duration base;
+    private java.time.Duration cap;
+    private StepHook hook;
+    private WriteSpec.Tuning tuning;
+    private int batchRows = 65_536;
+
+    CompactBuilder(String uri) {
+        this.uri = Objects.requireNonNull(uri, "uri");
+    }
+
+    /** The S3 client to use; by default the SDK's default client. */
+    public CompactBuilder s3(S3Client client) {
+        this.s3 = Objects.requireNonNull(client, "client");
+        return this;
+    }
+
+    /** Compacts only the partitions that pass {@code filter}; nothing of the others is listed or opened. */
+    public CompactBuilder filter(PartitionFilter filter) {
+        this.filter = Objects.requireNonNull(filter, "filter");
+        return this;
+    }
+
+    /** Compacts a partition when it has more than {@code n} files (by default, when no threshold is set: more than 1). */
+    public CompactBuilder whenMoreFilesThan(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("whenMoreFilesThan must be at least 1, got " + n);
+        }
+        this.moreFilesThan = n;
+        return this;
+    }
+
+    /** Compacts a partition when it has at least two files and one of them is smaller than {@code bytes}. */
+    public CompactBuilder whenFilesSmallerThan(long bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("whenFilesSmallerThan must be at least 1 byte, got " + bytes);
+        }
+        this.smallerThan = bytes;
+        return this;
+    }
+
+    /**
+     * Keeps one row per value of {@code keys} in each partition: the one with the greatest {@code orderBy} (nulls
+     * lowest; among equal ones, the last read). The others are dropped and counted in {@link CompactionResult#duplicatesDropped()}.
+     */
+    public CompactBuilder dedupBy(List<String> keys, String orderBy) {
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("dedupBy needs at least one key column");
+        }
+        keys.forEach(k -> Objects.requireNonNull(k, "key column"));
+        this.dedupKeys = List.copyOf(keys);
+        this.dedupOrder = Objects.requireNonNull(orderBy, "orderBy");
+        return this;
+    }
+
+    /** The codec of the new files; {@link Compression#SNAPPY} by default. */
+    public CompactBuilder compression(Compression compression) {
+        this.compression = Objects.requireNonNull(compression, "compression");
+        return this;
+    }
+
+    /** Starts a new file in a partition once the current one holds about this many bytes; one file per partition by default. */
+    public CompactBuilder targetFileSize(long bytes) {
+        if (bytes < 1024) {
+            throw new IllegalArgumentException("targetFileSize must be at least 1 KiB, got " + bytes);
+        }
+        this.targetFileSize = bytes;
+        return this;
+    }
+
+    /** Reads the partitions and their types from this catalog table, and registers the result in it. */
+    public CompactBuilder catalog(CatalogTable table) {
+        this.catalog = Objects.requireNonNull(table, "catalog table");
+        return this;
+    }
+
+    /** As {@link WriteBuilder#lease(boolean)}. */
+    public CompactBuilder lease(boolean enabled) {
+        this.lease = enabled;
+        return this;
+    }
+
+    /** As {@link WriteBuilder#leaseWait}. */
+    public CompactBuilder leaseWait(java.time.Duration wait) {
+        this.leaseWait = Objects.requireNonNull(wait, "wait");
+        return this;
+    }
+
+    /** Encrypts the new files with SSE-S3. */
+    public CompactBuilder sseS3() {
+        this.sse = "AES256";
+        return this;
+    }
+
+    /** Encrypts the new files with SSE-KMS under {@code keyId} (null: the bucket's default key). */
+    public CompactBuilder sseKms(String keyId) {
+        this.sse = "aws:kms";
+        this.kmsKey = keyId;
+        return this;
+    }
+
+    /** As {@link WriteBuilder#retry}. */
+    public CompactBuilder retry(int attempts, java.time.Duration base, java.time.Duration cap) {
+        if (attempts < 1) {
+            throw new IllegalArgumentException("attempts must be at least 1, got " + attempts);
+        }
+        this.attempts = attempts;
+        this.base = Objects.requireNonNull(base, "base");
+        this.cap = Objects.requireNonNull(cap, "cap");
+        return this;
+    }
+
+    /** For tests in this package: told at each step of the commit protocol. */
+    CompactBuilder stepHook(StepHook hook) {
+        this.hook = Objects.requireNonNull(hook);
+        return this;
+    }
+
+    /** For tests in this package. */
+    CompactBuilder tuning(WriteSpec.Tuning tuning) {
+        this.tuning = Objects.requireNonNull(tuning);
+        return this;
+    }
+
+    /** For tests in this package: smaller batches. */
+    CompactBuilder batchRows(int rows) {
+        this.batchRows = rows;
+        return this;
+    }
+
+    /** Lists the table, picks the partitions to compact, and rewrites them in one commit. */
+    public CompactionResult run() {
+        S3Location location = S3Location.parse(uri, WriteStep.VALIDATE);
+        String table = location.uri();
+        S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
+        RequestOptions options = RequestOptions.defaults();
+        S3Store store = new S3Store(client, location.bucket(), options);
+        TableFiles.Listing listing;
+        Map<String, Field> partitionTypes = new HashMap<>();
+        try {
+            if (catalog != null) {
+                TableLayout layout = catalog.layout();
+                if (layout == null) {
+                    throw new ReadException(table, "Cannot compact " + table + " through " + catalog.describe() + ": the catalog has "
+                            + "no such table. Compact it without catalog(...).", null);
+                }
+                listing = new TableFiles(store, location).list(layout, filter, b -> {
+                    if (!b.equals(location.bucket())) {
+                        throw new ReadException(table, "Cannot compact " + table + ": a partition of " + catalog.describe() + " lies in "
+                                + "the bucket " + b + ", outside the table; compaction rewrites partitions in place only.", null);
+                    }
+                    return store;
+                });
+                for (String c : layout.partitionColumns()) {
+                    try {
+                        partitionTypes.put(c, io.wrangler.input.HiveTypes.parse(c, layout.types().get(c)));
+                    } catch (RuntimeException unknown) {
+                        // inferred below as text
+                    }
+                }
+            } else {
+                listing = new TableFiles(store, location).list(filter);
+            }
+        } catch (SdkException e) {
+            throw new ReadException(table, "Cannot compact " + table + ": listing the table failed: " + e.getMessage()
+                    + ". Nothing was changed; check s3:ListBucket and rerun.", e);
+        }
+        // Without a catalog the partition values are kept as their folder text, so that every new file lands in the very
+        // folder it came from (a value typed from its text could render otherwise: "007" as 7).
+        for (String c : listing.partitionColumns()) {
+            partitionTypes.putIfAbsent(c, new Field(c, FieldType.nullable(ArrowType.Utf8.INSTANCE), null));
+        }
+        List<List<TableFiles.DataFile>> chosen = new ArrayList<>();
+        for (List<TableFiles.DataFile> files : listing.byFolder().values()) {
+            if (wanted(files)) {
+                chosen.add(files);
+            }
+        }
+        List<String> folders = chosen.stream().map(fs -> table + fs.get(0).folder()).toList();
+        int before = chosen.stream().mapToInt(List::size).sum();
+        if (chosen.isEmpty()) {
+            return new CompactionResult(table, List.of(), 0, 0, 0, 0, 0, null);
+        }
+        try (BufferAllocator allocator = new RootAllocator()) {
+            Input input = new Input(allocator, client, options, table, listing.partitionColumns(), chosen, partitionTypes);
+            List<String> keys = new ArrayList<>();
+            chosen.forEach(fs -> fs.forEach(f -> keys.add(f.key())));
+            Map<String, List<String>> valuesByFolder = new HashMap<>();
+            chosen.forEach(fs -> valuesByFolder.put(fs.get(0).folder(), fs.get(0).values()));
+            WriteBuilder w = S3Parquet.write(input).s3(client).mode(WriteMode.OVERWRITE_PARTITIONS).compression(compression)
+                    .partitionBy(listing.partitionColumns().toArray(new String[0])).lease(lease)
+                    .replacing(new WriteSpec.Replacement(keys, staged -> input.verify(staged, valuesByFolder, location)));
+            if (targetFileSize > 0) {
+                w.targetFileSize(targetFileSize);
+            }
+            if (catalog != null) {
+                w.catalog(catalog);
+            }
+            if (leaseWait != null) {
+                w.leaseWait(leaseWait);
+            }
+            if ("AES256".equals(sse)) {
+                w.sseS3();
+            } else if (sse != null) {
+                w.sseKms(kmsKey);
+            }
+            if (attempts > 0) {
+                w.retry(attempts, base, cap);
+            }
+            if (hook != null) {
+                w.stepHook(hook);
+            }
+            if (tuning != null) {
+                w.tuning(tuning);
+            }
+            WriteResult result;
+            try {
+                result = w.to(table);
+            } finally {
+                input.closeQuietly();
+            }
+            int after = result.partitions().stream().mapToInt(p -> p.files().size()).sum();
+            return new CompactionResult(table, folders, before, after, input.rowsRead, result.rows(), input.dropped, result);
+        }
+    }
+
+    private boolean wanted(List<TableFiles.DataFile> files) {
+        if (moreFilesThan < 0 && smallerThan < 0) {
+            return files.size() > 1;
+        }
+        if (moreFilesThan >= 0 && files.size() > moreFilesThan) {
+            return true;
+        }
+        return smallerThan >= 0 && files.size() > 1 && files.stream().anyMatch(f -> f.size() < smallerThan);
+    }
+
+    /**
+     * The compaction's input: the chosen partitions one after another, each through its own reader (twice with
+     * dedup: once to find each key's last row, once to keep only those), with a digest of every row passed on.
+     */
+    private final class Input extends ArrowReader {
+        private final S3Client client;
+        private final RequestOptions options;
+        private final String table;
+        private final List<String> partitionColumns;
+        private final List<List<TableFiles.DataFile>> partitions;
+        private final Map<String, Field> partitionTypes;
+        private final BufferAllocator allocator;
+        private Schema schema;
+        private int partition = -1;
+        private TableReader current;
+        private BitSet keep;
+        private long ordinal;
+        long rowsRead;
+        long dropped;
+        final Digest passed = new Digest();
+
+        Input(BufferAllocator allocator, S3Client client, RequestOptions options, String table, List<String> partitionColumns,
+              List<List<TableFiles.DataFile>> partitions, Map<String, Field> partitionTypes) {
+            super(allocator);
+            this.allocator = allocator;
+            this.client = client;
+            this.options = options;
+            this.table = table;
+            this.partitionColumns = partitionColumns;
+            this.partitions = partitions;
+            this.partitionTypes = partitionTypes;
+        }
+
+        private TableReader reader(List<TableFiles.DataFile> files) {
+            return new TableReader(allocator, null, client, options, table, new TableFiles.Listing(partitionColumns, files), partitionTypes,
+                    null, batchRows);
+        }
+
+        @Override
+        protected Schema readSchema() {
+            if (schema == null) {
+                try (TableReader r = reader(partitions.get(0))) {
+                    schema = r.schema();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                if (dedupKeys != null) {
+                    for (String c : append(dedupKeys, dedupOrder)) {
+                        if (schema.getFields().stream().noneMatch(f -> f.getName().equals(c))) {
+                            throw new IllegalArgumentException("dedupBy names the column '" + c + "', which the table does not have; its "
+                                    + "columns are " + schema.getFields().stream().map(Field::getName).toList());
+                        }
+                    }
+                }
+            }
+            return schema;
+        }
+
+        @Override
+        public boolean loadNextBatch() throws IOException {
+            prepareLoadNextBatch();
+            VectorSchemaRoot out = getVectorSchemaRoot();
+            while (true) {
+                if (current == null) {
+                    if (++partition >= partitions.size()) {
+                        out.setRowCount(0);
+                        return false;
+                    }
+                    keep = dedupKeys == null ? null : winners(partitions.get(partition));
+                    ordinal = 0;
+                    current = reader(partitions.get(partition));
+                    if (!current.schema().equals(schema)) {
+                        throw new IOException("the partition " + partitions.get(partition).get(0).folder() + " has the columns "
+                                + current.schema() + ", not those of " + partitions.get(0).get(0).folder() + " (" + schema
+                                + "): compact partitions of one schema at a time (filter)");
+                    }
+                }
+                if (!current.loadNextBatch()) {
+                    current.close();
+                    current = null;
+                    continue;
+                }
+                VectorSchemaRoot in = current.getVectorSchemaRoot();
+                int n = in.getRowCount();
+                rowsRead += n;
+                if (keep == null) {
+                    for (int c = 0; c < in.getFieldVectors().size(); c++) {
+                        in.getVector(c).makeTransferPair(out.getVector(c)).transfer();
+                    }
+                    out.setRowCount(n);
+                } else {
+                    out.allocateNew();
+                    int k = 0;
+                    for (int i = 0; i < n; i++) {
+                        if (keep.get((int) (ordinal + i))) {
+                            for (int c = 0; c < in.getFieldVectors().size(); c++) {
+                                out.getVector(c).copyFromSafe(i, k, in.getVector(c));
+                            }
+                            k++;
+                        }
+                    }
+                    ordinal += n;
+                    dropped += n - k;
+                    out.setRowCount(k);
+                }
+                passed.add(out);
+                return true;
+            }
+        }
+
+        /** The ordinals of the rows to keep: for each key, the last row with the greatest order value. */
+        private BitSet winners(List<TableFiles.DataFile> files) throws IOException {
+            Map<List<Object>, long[]> best = new HashMap<>();
+            Map<List<Object>, Comparable<Object>> bestOrder = new HashMap<>();
+            long at = 0;
+            try (TableReader r = reader(files)) {
+                while (r.loadNextBatch()) {
+                    VectorSchemaRoot b = r.getVectorSchemaRoot();
+                    List<FieldVector> keys = dedupKeys.stream().map(b::getVector).toList();
+                    FieldVector order = b.getVector(dedupOrder);
+                    for (int i = 0; i < b.getRowCount(); i++, at++) {
+                        List<Object> key = new ArrayList<>(keys.size());
+                        for (FieldVector k : keys) {
+                            key.add(comparable(k.getObject(i)));
+                        }
+                        @SuppressWarnings("unchecked")
+                        Comparable<Object> o = (Comparable<Object>) comparable(order.getObject(i));
+                        Comparable<Object> was = bestOrder.get(key);
+                        boolean take = !best.containsKey(key)
+                                || (o == null ? was == null : was == null || o.compareTo(was) >= 0);
+                        if (take) {
+                            best.put(key, new long[] {at});
+                            bestOrder.put(key, o);
+                        }
+                    }
+                }
+            }
+            if (at > Integer.MAX_VALUE) {
+                throw new IOException("a partition of more than 2^31 rows cannot be deduplicated");
+            }
+            BitSet keep = new BitSet((int) at);
+            best.values().forEach(v -> keep.set((int) v[0]));
+            return keep;
+        }
+
+        /** Checks the staged files: read back, they must hold exactly the rows passed on. */
+        void verify(List<Manifest.File> staged, Map<String, List<String>> valuesByFolder, S3Location location) {
+            long rows = staged.stream().mapToLong(Manifest.File::rows).sum();
+            long expected = rowsRead - dropped;
+            if (rows != expected) {
+                throw refused("its new files hold " + rows + " rows where " + expected + " were read"
+                        + (dropped > 0 ? " and kept (" + dropped + " duplicates dropped)" : ""));
+            }
+            List<TableFiles.DataFile> files = new ArrayList<>();
+            for (Manifest.File f : staged) {
+                List<String> values = valuesByFolder.get(f.folder());
+                if (values == null || f.stagedKey() == null) {
+                    throw refused("it staged " + f.finalKey() + ", outside the partitions it read");
+                }
+                files.add(new TableFiles.DataFile(location.bucket(), f.stagedKey(), f.bytes(), f.folder(), values));
+            }
+            Digest back = new Digest();
+            try (TableReader r = reader(files)) {
+                while (r.loadNextBatch()) {
+                    back.add(r.getVectorSchemaRoot());
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            String diff = passed.difference(back);
+            if (diff != null) {
+                throw refused("read back, its new files differ from the rows read: " + diff);
+            }
+        }
+
+        private VerificationException refused(String what) {
+            return new VerificationException(table, "Cannot compact " + table + " (step: commit): " + what + ". Nothing was changed: "
+                    + "the new files were removed before the commit point. Report this with the message; the table is as before.");
+        }
+
+        void closeQuietly() {
+            try {
+                if (current != null) {
+                    current.close();
+                    current = null;
+                }
+                close();
+            } catch (IOException | RuntimeException ignored) {
+                // the write's outcome is what the caller needs
+            }
+        }
+
+        @Override
+        public long bytesRead() {
+            return 0;
+        }
+
+        @Override
+        protected void closeReadSource() {
+        }
+    }
+
+    private static Object comparable(Object o) {
+        return o instanceof org.apache.arrow.vector.util.Text t ? t.toString() : o;
+    }
+
+    private static List<String> append(List<String> list, String last) {
+        List<String> out = new ArrayList<>(list);
+        out.add(last);
+        return out;
+    }
+
+    /**
+     * Per column, the count of non-null values and a checksum of them that does not depend on row order: the sum of a
+     * 64-bit hash of each value's text.
+     */
+    static final class Digest {
+        private final Map<String, long[]> columns = new LinkedHashMap<>();
+        private long rows;
+
+        void add(VectorSchemaRoot b) {
+            rows += b.getRowCount();
+            for (FieldVector v : b.getFieldVectors()) {
+                long[] d = columns.computeIfAbsent(v.getName(), k -> new long[2]);
+                for (int i = 0; i < b.getRowCount(); i++) {
+                    if (!v.isNull(i)) {
+                        d[0]++;
+                        d[1] += hash(text(v.getObject(i)));
+                    }
+                }
+            }
+        }
+
+        private static String text(Object o) {
+            return o instanceof byte[] b ? java.util.HexFormat.of().formatHex(b) : String.valueOf(o);
+        }
+
+        private static long hash(String s) {
+            long h = 0xcbf29ce484222325L;
+            for (int i = 0; i < s.length(); i++) {
+                h ^= s.charAt(i);
+                h *= 0x100000001b3L;
+            }
+            h ^= h >>> 33;
+            h *= 0xff51afd7ed558ccdL;
+            return h ^ (h >>> 33);
+        }
+
+        /** What differs, or null. */
+        String difference(Digest other) {
+            if (rows != other.rows) {
+                return rows + " rows read, " + other.rows + " written";
+            }
+            for (Map.Entry<String, long[]> e : columns.entrySet()) {
+                long[] o = other.columns.get(e.getKey());
+                if (o == null) {
+                    return "the column '" + e.getKey() + "' is missing";
+                }
+                if (o[0] != e.getValue()[0]) {
+                    return "the column '" + e.getKey() + "' has " + e.getValue()[0] + " values read, " + o[0] + " written";
+                }
+                if (o[1] != e.getValue()[1]) {
+                    return "the values of the column '" + e.getKey() + "' differ (checksum)";
+                }
+            }
+            return null;
+        }
+    }
+}

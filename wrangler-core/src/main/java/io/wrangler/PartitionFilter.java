@@ -1,0 +1,90 @@
+package io.wrangler;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * A PartitionFilter selects partitions of a table by their values, as text (unescaped, as in Glue's partition values:
+ * {@code "2024-01-15"}, {@code "RU"}; null for the default partition {@code __HIVE_DEFAULT_PARTITION__}), so that a read
+ * or a compaction lists and opens nothing outside them.
+ *
+ * <p>{@link #in} fixes a column to a set of values: where it fixes the leading partition columns, the partitions' folders
+ * are listed by their exact prefixes and nothing else of the table is listed. {@link #where} tests each partition's
+ * values as a whole (awswrangler's {@code partition_filter}): the folders it rejects are seen by their names (a listing
+ * with a delimiter) and never listed or opened. Immutable.
+ *
+ * <pre>{@code
+ * PartitionFilter f = PartitionFilter.in("dt", "2024-01-15", "2024-01-16")
+ *     .and(PartitionFilter.where(p -> !"XX".equals(p.get("country"))));
+ * }</pre>
+ */
+public final class PartitionFilter {
+    private static final PartitionFilter ALL = new PartitionFilter(Map.of(), p -> true);
+
+    private final Map<String, Set<String>> fixed;
+    private final Predicate<Map<String, String>> test;
+
+    private PartitionFilter(Map<String, Set<String>> fixed, Predicate<Map<String, String>> test) {
+        this.fixed = fixed;
+        this.test = test;
+    }
+
+    /** Every partition. */
+    public static PartitionFilter all() {
+        return ALL;
+    }
+
+    /** The partitions whose {@code column} is one of {@code values} (a null value: the default partition). */
+    public static PartitionFilter in(String column, String... values) {
+        Objects.requireNonNull(column, "column");
+        if (values.length == 0) {
+            throw new IllegalArgumentException("PartitionFilter.in(\"" + column + "\") needs at least one value");
+        }
+        Map<String, Set<String>> m = new LinkedHashMap<>();
+        m.put(column, Collections.unmodifiableSet(new HashSet<>(Arrays.asList(values))));
+        return new PartitionFilter(Collections.unmodifiableMap(m), p -> true);
+    }
+
+    /** The partitions whose values (column to text, null for the default partition) pass {@code test}. */
+    public static PartitionFilter where(Predicate<Map<String, String>> test) {
+        return new PartitionFilter(Map.of(), Objects.requireNonNull(test, "test"));
+    }
+
+    /** The partitions that pass both filters. */
+    public PartitionFilter and(PartitionFilter other) {
+        Map<String, Set<String>> m = new LinkedHashMap<>(fixed);
+        other.fixed.forEach((c, vs) -> m.merge(c, vs, (a, b) -> {
+            Set<String> both = new HashSet<>(a);
+            both.retainAll(b);
+            return Collections.unmodifiableSet(both);
+        }));
+        Predicate<Map<String, String>> mine = test;
+        return new PartitionFilter(Collections.unmodifiableMap(m), p -> mine.test(p) && other.test.test(p));
+    }
+
+    /** The values {@code column} is fixed to, or null when this filter does not fix it. */
+    public Set<String> fixedValues(String column) {
+        return fixed.get(column);
+    }
+
+    /** The columns this filter fixes with {@link #in}. */
+    public Set<String> fixedColumns() {
+        return fixed.keySet();
+    }
+
+    /** True when the partition with these values passes. */
+    public boolean test(Map<String, String> values) {
+        for (Map.Entry<String, Set<String>> e : fixed.entrySet()) {
+            if (!e.getValue().contains(values.get(e.getKey()))) {
+                return false;
+            }
+        }
+        return test.test(Collections.unmodifiableMap(values));
+    }
+}

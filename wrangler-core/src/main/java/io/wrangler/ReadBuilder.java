@@ -1,0 +1,164 @@
+package io.wrangler;
+
+import io.wrangler.catalog.CatalogTable;
+import io.wrangler.catalog.TableLayout;
+import io.wrangler.read.TableFiles;
+import io.wrangler.read.TableReader;
+import io.wrangler.storage.RequestOptions;
+import io.wrangler.storage.S3Location;
+import io.wrangler.storage.S3Store;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * A ReadBuilder is a read of one table, being configured; {@link #open()} lists the table and returns its rows as a
+ * stream of Arrow batches.
+ *
+ * <pre>{@code
+ * try (ArrowReader r = S3Parquet.read("s3://bucket/marts/orders/")
+ *         .columns("order_id", "amount", "dt")
+ *         .filter(PartitionFilter.in("dt", "2024-01-15"))
+ *         .open()) {
+ *     while (r.loadNextBatch()) {
+ *         VectorSchemaRoot batch = r.getVectorSchemaRoot();
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>What a read sees: the files listed when it is opened, less those of writes in flight (their manifests under
+ * {@code _tmp/} say which): a write is seen whole or not at all, as long as it does not change state between the read's
+ * look at {@code _tmp/} and its listing of the files (a reader holds no lease). A file deleted after the listing fails
+ * the read with a {@link ReadException}; rerun it. Not thread-safe; each {@code open()} is a new read.
+ */
+public final class ReadBuilder {
+    private final String uri;
+    private S3Client s3;
+    private List<String> columns;
+    private PartitionFilter filter = PartitionFilter.all();
+    private CatalogTable catalog;
+    private BufferAllocator allocator;
+    private int batchRows = 65_536;
+    private RequestOptions options = RequestOptions.defaults();
+
+    ReadBuilder(String uri) {
+        this.uri = Objects.requireNonNull(uri, "uri");
+    }
+
+    /** The S3 client to use; by default the SDK's default client. */
+    public ReadBuilder s3(S3Client client) {
+        this.s3 = Objects.requireNonNull(client, "client");
+        return this;
+    }
+
+    /** Reads only these columns (data or partition columns), in this order; all by default. Only their bytes are fetched. */
+    public ReadBuilder columns(String... names) {
+        for (String n : names) {
+            Objects.requireNonNull(n, "column");
+        }
+        if (names.length == 0) {
+            throw new IllegalArgumentException("columns() needs at least one column");
+        }
+        this.columns = List.of(names);
+        return this;
+    }
+
+    /** Reads only the partitions that pass {@code filter}; nothing of the others is listed or opened. */
+    public ReadBuilder filter(PartitionFilter filter) {
+        this.filter = Objects.requireNonNull(filter, "filter");
+        return this;
+    }
+
+    /**
+     * Reads the partitions this catalog table registers, each from its Location, with the partition columns typed as the
+     * catalog types them. Without a catalog the partitions are the table's Hive folders, and their columns' types are
+     * inferred from the folder names (see the README).
+     */
+    public ReadBuilder catalog(CatalogTable table) {
+        this.catalog = Objects.requireNonNull(table, "catalog table");
+        return this;
+    }
+
+    /** The allocator of the batches; by default one the reader owns and closes with itself. */
+    public ReadBuilder allocator(BufferAllocator allocator) {
+        this.allocator = Objects.requireNonNull(allocator, "allocator");
+        return this;
+    }
+
+    /** The most rows a batch holds (65,536 by default). A batch never spans two files. */
+    public ReadBuilder batchRows(int rows) {
+        if (rows < 1) {
+            throw new IllegalArgumentException("batchRows must be at least 1, got " + rows);
+        }
+        this.batchRows = rows;
+        return this;
+    }
+
+    /**
+     * Lists the table and opens the first file's footer for the schema; the rows are read batch by batch by the
+     * returned reader, which the caller closes.
+     *
+     * @throws InvalidWriteException the URI is not {@code s3://bucket/prefix}
+     * @throws ReadException S3 or the catalog failed, a column is unknown, or the table's folders are not Hive folders
+     */
+    public ArrowReader open() {
+        S3Location location = S3Location.parse(uri, null);
+        String table = location.uri();
+        S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
+        Map<String, S3Store> stores = new HashMap<>();
+        S3Store store = new S3Store(client, location.bucket(), options);
+        stores.put(location.bucket(), store);
+        TableFiles.Listing listing;
+        Map<String, Field> partitionTypes = new HashMap<>();
+        try {
+            if (catalog != null) {
+                TableLayout layout;
+                try {
+                    layout = catalog.layout();
+                } catch (CatalogException e) {
+                    throw new ReadException(table, "Cannot read " + table + ": " + e.getMessage(), e);
+                }
+                if (layout == null) {
+                    throw new ReadException(table, "Cannot read " + table + " through " + catalog.describe() + ": the catalog has no "
+                            + "such table. Read it without catalog(...), or write it with this catalog first.", null);
+                }
+                listing = new TableFiles(store, location).list(layout, filter,
+                        b -> stores.computeIfAbsent(b, k -> new S3Store(client, k, options)));
+                for (String c : layout.partitionColumns()) {
+                    String hive = layout.types().get(c);
+                    try {
+                        partitionTypes.put(c, io.wrangler.input.HiveTypes.parse(c, hive));
+                    } catch (IllegalArgumentException unknown) {
+                        // a type wrangler does not write (varchar(10)): inferred from the values instead
+                    }
+                }
+            } else {
+                listing = new TableFiles(store, location).list(filter);
+            }
+        } catch (SdkException e) {
+            throw new ReadException(table, "Cannot read " + table + ": listing the table failed: " + e.getMessage()
+                    + ". Check the credentials and s3:ListBucket, then read again.", e);
+        }
+        BufferAllocator owned = allocator == null ? new RootAllocator() : null;
+        TableReader reader = new TableReader(allocator != null ? allocator : owned, owned, client, options, table, listing,
+                partitionTypes, columns, batchRows);
+        try {
+            reader.schema();
+        } catch (RuntimeException e) {
+            try {
+                reader.close();
+            } catch (java.io.IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        return reader;
+    }
+}

@@ -1,0 +1,155 @@
+package io.wrangler.read;
+
+import io.wrangler.storage.RequestOptions;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.apache.parquet.io.InputFile;
+import org.apache.parquet.io.SeekableInputStream;
+import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+
+/**
+ * An S3InputFile is one S3 object as parquet-java's {@link InputFile}: every read is a ranged GET of exactly the bytes
+ * asked for, except the file's last {@link #TAIL} bytes, fetched with one GET when the file is opened, from which the
+ * footer is read. A row group's projected column chunks are one contiguous read each, so one GET each.
+ */
+final class S3InputFile implements InputFile {
+    /** Enough for the footer of most files: one GET gives parquet-java its length, magic and metadata. */
+    static final int TAIL = 64 * 1024;
+
+    private final S3Client s3;
+    private final String bucket;
+    private final String key;
+    private final long length;
+    private final RequestOptions options;
+    private byte[] tail;
+    private long bytesRead;
+
+    S3InputFile(S3Client s3, String bucket, String key, long length, RequestOptions options) {
+        this.s3 = s3;
+        this.bucket = bucket;
+        this.key = key;
+        this.length = length;
+        this.options = options;
+    }
+
+    @Override
+    public long getLength() {
+        return length;
+    }
+
+    long bytesRead() {
+        return bytesRead;
+    }
+
+    String key() {
+        return key;
+    }
+
+    private byte[] get(long from, int n) {
+        if (n == 0) {
+            return new byte[0];
+        }
+        GetObjectRequest r = options.apply(GetObjectRequest.builder().bucket(bucket).key(key)
+                .range("bytes=" + from + "-" + (from + n - 1))).build();
+        ResponseBytes<GetObjectResponse> bytes = options.run(() -> s3.getObjectAsBytes(r));
+        byte[] out = bytes.asByteArray();
+        bytesRead += out.length;
+        return out;
+    }
+
+    private void read(long pos, byte[] into, int off, int len) throws IOException {
+        if (pos < 0 || pos + len > length) {
+            throw new EOFException("read of " + len + " bytes at " + pos + " past the end of s3://" + bucket + "/" + key + " (" + length
+                    + " bytes)");
+        }
+        long tailStart = length - Math.min(length, TAIL);
+        if (pos >= tailStart) {
+            if (tail == null) {
+                tail = get(tailStart, (int) (length - tailStart));
+            }
+            System.arraycopy(tail, (int) (pos - tailStart), into, off, len);
+            return;
+        }
+        byte[] got = get(pos, len);
+        if (got.length != len) {
+            throw new EOFException("s3://" + bucket + "/" + key + " answered " + got.length + " bytes for a range of " + len
+                    + ": the object changed while it was read");
+        }
+        System.arraycopy(got, 0, into, off, len);
+    }
+
+    @Override
+    public SeekableInputStream newStream() {
+        return new SeekableInputStream() {
+            private long pos;
+
+            @Override
+            public long getPos() {
+                return pos;
+            }
+
+            @Override
+            public void seek(long newPos) {
+                pos = newPos;
+            }
+
+            @Override
+            public int read() throws IOException {
+                if (pos >= length) {
+                    return -1;
+                }
+                byte[] one = new byte[1];
+                S3InputFile.this.read(pos++, one, 0, 1);
+                return one[0] & 0xFF;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                if (pos >= length) {
+                    return -1;
+                }
+                int n = (int) Math.min(len, length - pos);
+                S3InputFile.this.read(pos, b, off, n);
+                pos += n;
+                return n;
+            }
+
+            @Override
+            public void readFully(byte[] bytes) throws IOException {
+                readFully(bytes, 0, bytes.length);
+            }
+
+            @Override
+            public void readFully(byte[] bytes, int start, int len) throws IOException {
+                S3InputFile.this.read(pos, bytes, start, len);
+                pos += len;
+            }
+
+            @Override
+            public int read(ByteBuffer buf) throws IOException {
+                if (pos >= length) {
+                    return -1;
+                }
+                int n = (int) Math.min(buf.remaining(), length - pos);
+                byte[] b = new byte[n];
+                S3InputFile.this.read(pos, b, 0, n);
+                pos += n;
+                buf.put(b);
+                return n;
+            }
+
+            @Override
+            public void readFully(ByteBuffer buf) throws IOException {
+                int n = buf.remaining();
+                byte[] b = new byte[n];
+                S3InputFile.this.read(pos, b, 0, n);
+                pos += n;
+                buf.put(b);
+            }
+        };
+    }
+}

@@ -1,0 +1,84 @@
+package io.wrangler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+
+/** A partition filter keeps a read out of every other partition: it lists and GETs nothing there. */
+class ReadRequestsTest {
+    /** Every GET (its key) and listing (prefix, delimiter) a client sends. */
+    static final class Requests implements ExecutionInterceptor {
+        final List<String> gets = Collections.synchronizedList(new ArrayList<>());
+        final List<String> lists = Collections.synchronizedList(new ArrayList<>());
+
+        @Override
+        public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+            if (context.request() instanceof GetObjectRequest g) {
+                gets.add(g.key());
+            } else if (context.request() instanceof ListObjectsV2Request l) {
+                lists.add(l.prefix() + (l.delimiter() == null ? "" : " (delimiter " + l.delimiter() + ")"));
+            }
+        }
+    }
+
+    @Test
+    void filterOnLeadingColumnsListsAndOpensOnlyItsPartitions() throws Exception {
+        String bucket = TestLake.bucket();
+        List<LocalDate> days = List.of(LocalDate.of(2024, 1, 15), LocalDate.of(2024, 1, 16), LocalDate.of(2024, 1, 17));
+        for (int run = 0; run < 2; run++) {
+            S3Parquet.write(Orders.orders("r" + run, days, List.of("RU", "DE", "R"), 5)).partitionBy("dt", "country")
+                    .s3(TestLake.s3().client()).to("s3://" + bucket + "/orders/");
+        }
+        Requests seen = new Requests();
+        S3Client counting = TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c.addExecutionInterceptor(seen)));
+        Object expected = TestLake.query(bucket, "orders/", "SELECT sum(\"amountCents\")::BIGINT FROM t WHERE dt = DATE '2024-01-16' AND country = 'R'").get(0).get(0);
+
+        long rows = 0;
+        long amount = 0;
+        try (ArrowReader r = S3Parquet.read("s3://" + bucket + "/orders/").s3(counting)
+                .filter(PartitionFilter.in("dt", "2024-01-16").and(PartitionFilter.in("country", "R"))).open()) {
+            while (r.loadNextBatch()) {
+                var b = r.getVectorSchemaRoot();
+                var v = (org.apache.arrow.vector.BigIntVector) b.getVector("amountCents");
+                for (int i = 0; i < b.getRowCount(); i++) {
+                    amount += v.get(i);
+                    assertThat(b.getVector("country").getObject(i).toString()).isEqualTo("R");
+                }
+                rows += b.getRowCount();
+            }
+        }
+        assertThat(rows).isEqualTo(10);
+        assertThat(amount).isEqualTo(expected);
+        // The first file's footer for the schema, then each file's last 64 KiB, which hold the whole of these small files.
+        assertThat(seen.gets).hasSize(1 + 2).allMatch(k -> k.startsWith("orders/dt=2024-01-16/country=R/"));
+        // The staging area (writes in flight), one probe per level to learn the column names (the first entries only:
+        // never the whole level), then the one partition's own folder ("country=R/", never "country=RU/").
+        assertThat(seen.lists).containsExactly("orders/_tmp/", "orders/ (delimiter /)", "orders/dt=2024-01-16/ (delimiter /)",
+                "orders/dt=2024-01-16/country=R/ (delimiter /)", "orders/dt=2024-01-16/country=R/");
+
+        seen.gets.clear();
+        seen.lists.clear();
+        try (ArrowReader r = S3Parquet.read("s3://" + bucket + "/orders/").s3(counting)
+                .filter(PartitionFilter.where(p -> p.get("country").equals("DE") && p.get("dt").equals("2024-01-15"))).open()) {
+            rows = 0;
+            while (r.loadNextBatch()) {
+                rows += r.getVectorSchemaRoot().getRowCount();
+            }
+        }
+        assertThat(rows).isEqualTo(10);
+        assertThat(seen.gets).isNotEmpty().allMatch(k -> k.startsWith("orders/dt=2024-01-15/country=DE/"));
+        assertThat(seen.lists.stream().filter(l -> !l.endsWith("(delimiter /)")))
+                .containsExactlyInAnyOrder("orders/_tmp/", "orders/dt=2024-01-15/country=DE/");
+    }
+}
