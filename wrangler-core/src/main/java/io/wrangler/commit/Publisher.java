@@ -154,33 +154,32 @@ final class Publisher {
     }
 
     /**
-     * The old files of the written partitions. Partitions that share their first folder ({@code dt=2024-01-15/}) are
-     * listed with one listing of that folder, filtered to the written partitions' exact folders, instead of one
-     * listing each; a lone partition is listed by its own folder.
+     * The old files of the written partitions: the objects directly in each partition's folder (its Hive folder, or
+     * where the catalog registers it). Deeper objects are not the partition's files: they may be another partition's,
+     * registered by another tool at a folder below this one (awswrangler puts {@code country=a/b c=d:e/} under
+     * {@code country=a/}), and a write never deletes what it cannot tell is its partition's. Partitions that share their
+     * first folder ({@code dt=2024-01-15/}) are listed with one listing of that folder instead of one listing each.
+     * Without partition columns the one partition is the table, replaced whole, as an OVERWRITE.
      */
     private List<String> oldFilesOf(List<Manifest.Partition> partitions, Set<String> mine, String carrying, List<String> nested,
                                     Map<String, java.time.Instant> written) {
-        Map<String, Set<String>> byFirst = new LinkedHashMap<>();
+        Set<String> folders = new HashSet<>();
+        Set<String> firsts = new java.util.LinkedHashSet<>();
         for (Manifest.Partition p : partitions) {
-            String first = p.folder().isEmpty() ? "" : p.folder().substring(0, p.folder().indexOf('/') + 1);
-            byFirst.computeIfAbsent(first, k -> new HashSet<>()).add(p.folder());
+            if (p.folder().isEmpty()) {
+                return oldFiles(location.prefix(), mine, carrying, nested, written);
+            }
+            folders.add(p.folder());
+            firsts.add(p.folder().substring(0, p.folder().indexOf('/') + 1));
         }
         List<String> out = new ArrayList<>();
-        for (Map.Entry<String, Set<String>> group : byFirst.entrySet()) {
-            Set<String> folders = group.getValue();
-            if (folders.size() == 1) {
-                out.addAll(oldFiles(location.prefix() + folders.iterator().next(), mine, carrying, nested, written));
-                continue;
-            }
-            // The folders of a group may differ in depth: a partition the catalog registers at its own Location
-            // (country=a/b c=d:e/) next to Hive folders. A key is old when one of its parent folders is written.
-            for (String key : oldFiles(location.prefix() + group.getKey(), mine, carrying, nested, written)) {
+        for (String first : firsts) {
+            long here = folders.stream().filter(f -> f.startsWith(first)).count();
+            String prefix = here == 1 ? folders.stream().filter(f -> f.startsWith(first)).findFirst().orElseThrow() : first;
+            for (String key : oldFiles(location.prefix() + prefix, mine, carrying, nested, written)) {
                 String rel = key.substring(location.prefix().length());
-                for (int end = rel.indexOf('/'); end >= 0; end = rel.indexOf('/', end + 1)) {
-                    if (folders.contains(rel.substring(0, end + 1))) {
-                        out.add(key);
-                        break;
-                    }
+                if (folders.contains(rel.substring(0, rel.lastIndexOf('/') + 1))) {
+                    out.add(key);
                 }
             }
         }

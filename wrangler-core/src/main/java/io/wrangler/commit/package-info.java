@@ -121,7 +121,8 @@
  *       <br><i>Crash after it:</i> an overwrite or keyed append is rolled forward by recovery; a plain append is rolled
  *       back.</li>
  *   <li><b>Publish</b>: (a) list the old files of the touched partitions by their exact folders with trailing slash
- *       ({@code country=R/} never matches {@code country=RU/}); partitions sharing a first folder are listed with one
+ *       ({@code country=R/} never matches {@code country=RU/}), and only the objects directly in each folder (a deeper one
+ *       may be another partition's: awswrangler registers {@code country=a/b c=d:e/} inside {@code country=a/}); partitions sharing a first folder are listed with one
  *       listing of it, filtered to their exact folders; the whole table for {@code OVERWRITE}. {@code _tmp/} and the
  *       files this write publishes (its manifest's final keys) are never old files. {@code APPEND} lists nothing,
  *       except a keyed append ({@code idempotencyKey}), whose old files are those an earlier run with the same key left directly in its partitions' folders (never

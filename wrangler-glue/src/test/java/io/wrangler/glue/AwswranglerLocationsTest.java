@@ -153,6 +153,25 @@ class AwswranglerLocationsTest {
     }
 
     @Test
+    void anOverwriteOfAPartitionLeavesAPartitionRegisteredBelowItsFolder() {
+        // awswrangler's 'a/b c=d:e' lies inside the Hive folder of 'a': replacing 'a' alone must not delete it.
+        put("country=a/", List.of(new Old("a-old", 1)));
+        AwswranglerTables.partition(glue, db, "sales", List.of("a"), table + "country=a/", COLUMNS);
+        Set<String> nested = keys().stream().filter(k -> k.startsWith("sales/country=" + VALUE + "/")).collect(Collectors.toSet());
+        assertThat(nested).hasSize(1);
+
+        S3Parquet.write(List.of(new Sale("a-new", 2, "a"))).partitionBy("country").mode(WriteMode.OVERWRITE_PARTITIONS)
+                .catalog(catalog()).s3(s3).to(table);
+
+        assertThat(keys()).containsAll(nested).hasSize(2);
+        assertThat(rowsAt(registered)).containsExactly(List.of("o1", 10L), List.of("o2", 20L));
+        String direct = keys().stream().filter(k -> k.lastIndexOf('/') == "sales/country=a/".length() - 1).findFirst().orElseThrow();
+        assertThat(io.wrangler.testkit.DuckReader.queryFile(Lake.s3().get(bucket, direct), "SELECT orderid, amount FROM $file"))
+                .containsExactly(List.of("a-new", 2L));
+        assertThat(locationOf(VALUE)).isEqualTo(registered);
+    }
+
+    @Test
     void aStreamedAppendLooksUpEachPartitionAsItComes() throws IOException {
         try (BufferAllocator allocator = new RootAllocator(); ArrowStreamReader reader = stream(allocator, "o6", 60, VALUE)) {
             S3Parquet.write(reader).partitionBy("country").mode(WriteMode.APPEND).catalog(catalog()).s3(s3).to(table);
