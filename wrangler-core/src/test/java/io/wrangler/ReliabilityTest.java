@@ -110,8 +110,13 @@ class ReliabilityTest {
         // Applied, answer lost: the retry finds no upload, and the object at its key with the right size counts as done.
         proxy.failNth("CompleteMultipartUpload", 2, S3Fault.APPLIED_RESPONSE_LOST);
         proxy.failNth("UploadPartCopy", 1, S3Fault.SLOW_DOWN);
-        WriteResult r = S3Parquet.write(rows).partitionBy("dt", "country").compression(Compression.NONE).tuning(Tunings.smallParts())
-                .retry(6, Duration.ofMillis(1), Duration.ofMillis(20)).s3(client).to(table);
+        // No TIMEOUT fault here, so a generous attempt timeout: 5 MiB parts through two proxies on a loaded machine can
+        // take longer than the 1 s the other tests use to turn a held connection into a timeout.
+        WriteResult r;
+        try (S3Client patient = proxy.client(1, Duration.ofSeconds(30))) {
+            r = S3Parquet.write(rows).partitionBy("dt", "country").compression(Compression.NONE).tuning(Tunings.smallParts())
+                    .retry(6, Duration.ofMillis(1), Duration.ofMillis(20)).s3(patient).to(table);
+        }
 
         assertThat(r.partitions().get(0).bytes()).isGreaterThan(6L * Tunings.MIB);
         assertThat(proxy.requests()).extracting(FaultyS3.Request::operation).contains("UploadPart", "UploadPartCopy", "CompleteMultipartUpload");
