@@ -19,5 +19,6 @@ elif [ "${1:-}" = "--loop" ]; then
   main=io.wrangler.bench.EncodeLoop
   shift
 fi
+# The modules' own classes first: the shared ~/.m2 may hold another checkout's wrangler jars by the time this runs.
 exec java -Xmx${BENCH_HEAP:-4g} --add-opens=java.base/java.nio=ALL-UNNAMED \
-  -cp "wrangler-bench/target/classes:$(cat wrangler-bench/target/bench-classpath.txt)" "$main" "$@"
+  -cp "wrangler-bench/target/classes:wrangler-testkit/target/classes:wrangler-core/target/classes:$(cat wrangler-bench/target/bench-classpath.txt)" "$main" "$@"
