@@ -3,6 +3,7 @@
 # Usage: ./bench.sh [rows, default 5000000] [repetitions, default 3]
 #        BENCH_HEAP=512m ./bench.sh --stream [rows, default 50000000] [days, default 50]
 #        ./bench.sh --loop partitioned|flat [rows] [repetitions]   (one encode-only write, repeated; for a profiler)
+#        ./bench.sh --network [rows, default 5000000] [repetitions, default 1] [first-byte ms, default 30] [MB/s per connection, default 80]
 set -euo pipefail
 cd "$(dirname "$0")"
 mvn -q -B -pl wrangler-bench -am -DskipTests install
@@ -11,9 +12,13 @@ main=io.wrangler.bench.Bench
 if [ "${1:-}" = "--stream" ]; then
   main=io.wrangler.bench.StreamBench
   shift
+elif [ "${1:-}" = "--network" ]; then
+  main=io.wrangler.bench.NetworkBench
+  shift
 elif [ "${1:-}" = "--loop" ]; then
   main=io.wrangler.bench.EncodeLoop
   shift
 fi
+# The modules' own classes first: the shared ~/.m2 may hold another checkout's wrangler jars by the time this runs.
 exec java -Xmx${BENCH_HEAP:-4g} --add-opens=java.base/java.nio=ALL-UNNAMED \
-  -cp "wrangler-bench/target/classes:$(cat wrangler-bench/target/bench-classpath.txt)" "$main" "$@"
+  -cp "wrangler-bench/target/classes:wrangler-testkit/target/classes:wrangler-core/target/classes:$(cat wrangler-bench/target/bench-classpath.txt)" "$main" "$@"

@@ -16,6 +16,8 @@ import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
 import software.amazon.awssdk.services.s3.model.CopyObjectResponse;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadResponse;
+import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
+import software.amazon.awssdk.services.s3.model.DeleteObjectResponse;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsRequest;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
@@ -83,6 +85,12 @@ final class NullS3 implements S3Client {
     @Override
     public CopyObjectResponse copyObject(CopyObjectRequest r) {
         return CopyObjectResponse.builder().build();
+    }
+
+    /** The conditional deletes of commit protocol 2 (the write's record at its end). */
+    @Override
+    public DeleteObjectResponse deleteObject(DeleteObjectRequest r) {
+        return DeleteObjectResponse.builder().build();
     }
 
     @Override

@@ -23,6 +23,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
@@ -40,6 +42,10 @@ import java.util.zip.Checksum;
  * references, which XML 1.0 parsers refuse: list such keys with {@code encoding-type=url}, on AWS as here). A key longer than 1,024 bytes is refused with {@code KeyTooLongError},
  * as AWS does. Only {@code /} works as a listing delimiter (the only one S3 clients commonly use). Bodies of objects pass
  * through as streams.
+ *
+ * <p>With a {@link NetworkProfile} it also answers as S3 over a network does: the status line of each answer waits until
+ * the profile's first-byte delay for that type of request has passed since the request's body was received, bodies in
+ * both directions flow at the profile's rate, and at most the profile's number of requests are served at once.
  */
 final class KeyProxy implements AutoCloseable {
     private static final Set<String> NOT_FORWARDED = Set.of("host", "content-length", "connection", "expect", "upgrade",
@@ -54,14 +60,22 @@ final class KeyProxy implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService executor;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final NetworkProfile profile;
+    private final Semaphore slots;
 
-    private KeyProxy(URI target, HttpServer server, ExecutorService executor) {
+    private KeyProxy(URI target, HttpServer server, ExecutorService executor, NetworkProfile profile) {
         this.target = target;
         this.server = server;
         this.executor = executor;
+        this.profile = profile;
+        this.slots = profile.maxConcurrentRequests() == 0 ? null : new Semaphore(profile.maxConcurrentRequests(), true);
     }
 
     static KeyProxy start(URI target) {
+        return start(target, NetworkProfile.none());
+    }
+
+    static KeyProxy start(URI target, NetworkProfile profile) {
         try {
             HttpServer server = LoopbackHttp.create();
             ExecutorService executor = Executors.newCachedThreadPool(r -> {
@@ -70,9 +84,14 @@ final class KeyProxy implements AutoCloseable {
                 return t;
             });
             server.setExecutor(executor);
-            KeyProxy proxy = new KeyProxy(target, server, executor);
+            KeyProxy proxy = new KeyProxy(target, server, executor, profile);
             server.createContext("/", exchange -> {
+                boolean slot = false;
                 try {
+                    if (proxy.slots != null) {
+                        proxy.slots.acquire();
+                        slot = true;
+                    }
                     proxy.handle(exchange);
                 } catch (IOException | RuntimeException e) {
                     exchange.close();
@@ -80,6 +99,10 @@ final class KeyProxy implements AutoCloseable {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     exchange.close();
+                } finally {
+                    if (slot) {
+                        proxy.slots.release();
+                    }
                 }
             });
             server.start();
@@ -100,10 +123,14 @@ final class KeyProxy implements AutoCloseable {
     }
 
     private void handle(HttpExchange exchange) throws IOException, InterruptedException {
+        long arrived = System.nanoTime();
         String method = exchange.getRequestMethod();
         URI uri = exchange.getRequestURI();
         Map<String, String> headers = new TreeMap<>();
         exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), String.join(",", v)));
+        long firstByte = profile.firstByte(type(method, uri, headers)).toNanos();
+        long rate = profile.bytesPerSecond();
+        ThrottledInput requestBody = new ThrottledInput(exchange.getRequestBody(), rate, arrived);
 
         String rawPath = uri.getRawPath();
         int slash = rawPath.indexOf('/', 1);
@@ -112,7 +139,8 @@ final class KeyProxy implements AutoCloseable {
         if (objectRequest) {
             String key = percentDecode(rawPath.substring(slash + 1));
             if (key.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
-                drain(exchange);
+                drain(requestBody);
+                waitUntil(requestBody.done() + firstByte);
                 error(exchange, 400, "KeyTooLongError", "Your key is too long");
                 return;
             }
@@ -154,7 +182,7 @@ final class KeyProxy implements AutoCloseable {
         String length = headers.get("content-length");
         boolean quiet = false;
         if (deleteObjects) {
-            byte[] bytes = exchange.getRequestBody().readAllBytes();
+            byte[] bytes = requestBody.readAllBytes();
             quiet = new String(bytes, StandardCharsets.UTF_8).contains("<Quiet>true</Quiet>");
             byte[] rewritten = rewrite(REQUEST_KEYS, new String(bytes, StandardCharsets.UTF_8), m ->
                     "<Key>" + KeyCodec.encode(xmlUnescape(m.group(1))) + "</Key>").getBytes(StandardCharsets.UTF_8);
@@ -163,9 +191,9 @@ final class KeyProxy implements AutoCloseable {
         } else if (length != null && !headers.containsKey("transfer-encoding")) {
             long n = Long.parseLong(length.trim());
             body = n == 0 ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofInputStream(exchange::getRequestBody), n);
+                    : HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofInputStream(() -> requestBody), n);
         } else {
-            byte[] bytes = exchange.getRequestBody().readAllBytes();
+            byte[] bytes = requestBody.readAllBytes();
             body = bytes.length == 0 ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(bytes);
         }
 
@@ -189,6 +217,7 @@ final class KeyProxy implements AutoCloseable {
         boolean noBody = method.equals("HEAD") || answer.statusCode() == 204 || answer.statusCode() == 304;
         try (InputStream in = answer.body()) {
             if (noBody) {
+                waitUntil(requestBody.done() + firstByte);
                 answer.headers().firstValue("content-length").ifPresent(l -> exchange.getResponseHeaders().set("Content-Length", l));
                 exchange.sendResponseHeaders(answer.statusCode(), -1);
                 exchange.close();
@@ -209,15 +238,17 @@ final class KeyProxy implements AutoCloseable {
                     String shown = encodedAnswer ? URLEncoder.encode(key, StandardCharsets.UTF_8) : xmlEscape(key);
                     return "<" + m.group(1) + ">" + shown + "</" + m.group(1) + ">";
                 }).getBytes(StandardCharsets.UTF_8);
+                waitUntil(requestBody.done() + firstByte);
                 exchange.sendResponseHeaders(answer.statusCode(), out.length == 0 ? -1 : out.length);
-                try (OutputStream os = exchange.getResponseBody()) {
+                try (OutputStream os = new ThrottledOutput(exchange.getResponseBody(), rate)) {
                     os.write(out);
                 }
             } else {
                 long n = answer.headers().firstValueAsLong("content-length").orElse(-1);
+                waitUntil(requestBody.done() + firstByte);
                 exchange.sendResponseHeaders(answer.statusCode(), n == 0 ? -1 : n < 0 ? 0 : n);
                 if (n != 0) {
-                    try (OutputStream os = exchange.getResponseBody()) {
+                    try (OutputStream os = new ThrottledOutput(exchange.getResponseBody(), rate)) {
                         in.transferTo(os);
                     }
                 }
@@ -226,9 +257,146 @@ final class KeyProxy implements AutoCloseable {
         exchange.close();
     }
 
-    private static void drain(HttpExchange exchange) throws IOException {
-        try (InputStream in = exchange.getRequestBody()) {
+    private static void drain(InputStream body) throws IOException {
+        try (InputStream in = body) {
             in.transferTo(OutputStream.nullOutputStream());
+        }
+    }
+
+    /** The type of an S3 request, by its method, query and headers, for the profile's first-byte delays. */
+    static NetworkProfile.RequestType type(String method, URI uri, Map<String, String> headers) {
+        Set<String> params = new java.util.HashSet<>();
+        if (uri.getRawQuery() != null) {
+            for (String p : uri.getRawQuery().split("&")) {
+                int eq = p.indexOf('=');
+                params.add(eq < 0 ? p : p.substring(0, eq));
+            }
+        }
+        String rawPath = uri.getRawPath();
+        int slash = rawPath.indexOf('/', 1);
+        boolean object = slash > 0 && slash < rawPath.length() - 1;
+        boolean upload = params.contains("uploadId");
+        return switch (method) {
+            case "HEAD" -> NetworkProfile.RequestType.HEAD;
+            case "GET" -> object ? (upload ? NetworkProfile.RequestType.LIST : NetworkProfile.RequestType.GET)
+                    : params.isEmpty() || params.contains("list-type") || params.contains("uploads") || params.contains("prefix")
+                            || params.contains("delimiter") || params.contains("marker") || params.contains("max-keys")
+                            ? NetworkProfile.RequestType.LIST : NetworkProfile.RequestType.OTHER;
+            case "PUT" -> !object ? NetworkProfile.RequestType.OTHER
+                    : headers.containsKey("x-amz-copy-source") ? NetworkProfile.RequestType.COPY
+                    : upload ? NetworkProfile.RequestType.UPLOAD_PART : NetworkProfile.RequestType.PUT;
+            case "POST" -> params.contains("delete") ? NetworkProfile.RequestType.DELETE
+                    : params.contains("uploads") ? NetworkProfile.RequestType.CREATE_MULTIPART
+                    : upload ? NetworkProfile.RequestType.COMPLETE_MULTIPART : NetworkProfile.RequestType.OTHER;
+            case "DELETE" -> object ? NetworkProfile.RequestType.DELETE : NetworkProfile.RequestType.OTHER;
+            default -> NetworkProfile.RequestType.OTHER;
+        };
+    }
+
+    private static void waitUntil(long deadline) {
+        for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {
+            LockSupport.parkNanos(left);
+        }
+    }
+
+    /** Bytes at most {@code rate} per second since the first one, in slices small enough to keep the rate smooth. */
+    private static final class Pace {
+        private static final int SLICE = 64 * 1024;
+        private final long rate;
+        private long start = -1;
+        private long bytes;
+
+        Pace(long rate) {
+            this.rate = rate;
+        }
+
+        int slice(int len) {
+            return rate == 0 ? len : Math.min(len, SLICE);
+        }
+
+        void spent(int n) {
+            if (rate == 0 || n <= 0) {
+                return;
+            }
+            if (start < 0) {
+                start = System.nanoTime();
+            }
+            bytes += n;
+            waitUntil(start + (long) (bytes * 1e9 / rate));
+        }
+    }
+
+    /** A request body read at most at the profile's rate, remembering when its last byte came. */
+    private static final class ThrottledInput extends InputStream {
+        private final InputStream in;
+        private final Pace pace;
+        private volatile long done;
+
+        ThrottledInput(InputStream in, long rate, long arrived) {
+            this.in = in;
+            this.pace = new Pace(rate);
+            this.done = arrived;
+        }
+
+        /** When the body's last byte was read so far (the request's arrival if it had none). */
+        long done() {
+            return done;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = in.read(b, off, pace.slice(len));
+            pace.spent(n);
+            done = System.nanoTime();
+            return n;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+    }
+
+    /** A response body written at most at the profile's rate. */
+    private static final class ThrottledOutput extends OutputStream {
+        private final OutputStream out;
+        private final Pace pace;
+
+        ThrottledOutput(OutputStream out, long rate) {
+            this.out = out;
+            this.pace = new Pace(rate);
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            while (len > 0) {
+                int n = pace.slice(len);
+                out.write(b, off, n);
+                pace.spent(n);
+                off += n;
+                len -= n;
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+
+        @Override
+        public void close() throws IOException {
+            out.close();
         }
     }
 

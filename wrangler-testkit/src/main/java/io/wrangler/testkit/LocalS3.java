@@ -63,10 +63,12 @@ public final class LocalS3 implements AutoCloseable {
     private final Path root;
     private final boolean deleteRootOnClose;
     private final S3Client client;
+    private final NetworkProfile profile;
 
-    private LocalS3(S3MockApplication app, KeyProxy keys, Path root, boolean deleteRootOnClose) {
+    private LocalS3(S3MockApplication app, KeyProxy keys, Path root, boolean deleteRootOnClose, NetworkProfile profile) {
         this.app = app;
         this.keys = keys;
+        this.profile = profile;
         this.root = root;
         this.deleteRootOnClose = deleteRootOnClose;
         this.client = newClient();
@@ -74,8 +76,18 @@ public final class LocalS3 implements AutoCloseable {
 
     /** Starts a server whose objects live in a temporary folder, removed on {@link #close()}. */
     public static LocalS3 start() {
+        return start(NetworkProfile.none());
+    }
+
+    /**
+     * Starts a server whose objects live in a temporary folder, removed on {@link #close()}, that answers as S3 over
+     * the network {@code profile} describes: first-byte delays per type of request, a bandwidth per connection, a cap
+     * on the requests served at once. Every client of {@link #endpoint()} sees the profile, {@link #client()} too.
+     */
+    public static LocalS3 start(NetworkProfile profile) {
+        java.util.Objects.requireNonNull(profile, "profile");
         try {
-            return start(Files.createTempDirectory("wrangler-local-s3-"), true);
+            return start(Files.createTempDirectory("wrangler-local-s3-"), true, profile);
         } catch (java.io.IOException e) {
             throw new IllegalStateException("Cannot start LocalS3: cannot create a temporary folder", e);
         }
@@ -91,10 +103,10 @@ public final class LocalS3 implements AutoCloseable {
         } catch (java.io.IOException e) {
             throw new IllegalStateException("Cannot start LocalS3: cannot create " + folder, e);
         }
-        return start(folder.toAbsolutePath(), false);
+        return start(folder.toAbsolutePath(), false, NetworkProfile.none());
     }
 
-    private static LocalS3 start(Path root, boolean deleteRootOnClose) {
+    private static LocalS3 start(Path root, boolean deleteRootOnClose, NetworkProfile profile) {
         Map<String, Object> props = new HashMap<>();
         props.put(S3MockApplication.PROP_HTTP_PORT, S3MockApplication.RANDOM_PORT);
         props.put(S3MockApplication.PROP_HTTPS_PORT, S3MockApplication.RANDOM_PORT);
@@ -113,12 +125,17 @@ public final class LocalS3 implements AutoCloseable {
         int port = app.getHttpPort();
         KeyProxy keys;
         try {
-            keys = KeyProxy.start(URI.create("http://127.0.0.1:" + port));
+            keys = KeyProxy.start(URI.create("http://127.0.0.1:" + port), profile);
         } catch (RuntimeException e) {
             app.stop();
             throw e;
         }
-        return new LocalS3(app, keys, root, deleteRootOnClose);
+        return new LocalS3(app, keys, root, deleteRootOnClose, profile);
+    }
+
+    /** The network this server simulates; {@link NetworkProfile#none()} unless started with one. */
+    public NetworkProfile profile() {
+        return profile;
     }
 
     /** The endpoint to give any S3 client: {@code http://127.0.0.1:<port>}. */
