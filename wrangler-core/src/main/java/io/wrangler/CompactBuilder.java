@@ -202,7 +202,7 @@ public final class CompactBuilder {
 
     /** Lists the table, picks the partitions to compact, and rewrites them in one commit. */
     public CompactionResult run() {
-        S3Location location = S3Location.parse(uri, WriteStep.VALIDATE);
+        S3Location location = S3Location.parse(uri, WriteStep.VALIDATE, "compact");
         String table = location.uri();
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
         RequestOptions options = RequestOptions.defaults();
