@@ -202,7 +202,7 @@ public final class CompactBuilder {
 
     /** Lists the table, picks the partitions to compact, and rewrites them in one commit. */
     public CompactionResult run() {
-        S3Location location = S3Location.parse(uri, WriteStep.VALIDATE);
+        S3Location location = S3Location.parse(uri, WriteStep.VALIDATE, "compact");
         String table = location.uri();
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
         RequestOptions options = RequestOptions.defaults();
@@ -474,6 +474,12 @@ public final class CompactBuilder {
                 }
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
+            } catch (ReadException e) {
+                if (causedBy(e, SdkException.class)) {
+                    throw e; // S3 failed: nothing is known about the files
+                }
+                // A staged file that does not decode (a failed page checksum, another size than staged) differs from the rows read.
+                throw refused("read back, its new files could not be read (" + e.getCause() + ")", e);
             }
             String diff = passed.difference(back);
             if (diff != null) {
@@ -482,8 +488,12 @@ public final class CompactBuilder {
         }
 
         private VerificationException refused(String what) {
+            return refused(what, null);
+        }
+
+        private VerificationException refused(String what, Throwable cause) {
             return new VerificationException(table, "Cannot compact " + table + " (step: commit): " + what + ". Nothing was changed: "
-                    + "the new files were removed before the commit point. Report this with the message; the table is as before.");
+                    + "the new files were removed before the commit point. Report this with the message; the table is as before.", cause);
         }
 
         void closeQuietly() {
@@ -506,6 +516,15 @@ public final class CompactBuilder {
         @Override
         protected void closeReadSource() {
         }
+    }
+
+    private static boolean causedBy(Throwable t, Class<? extends Throwable> type) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Object comparable(Object o) {

@@ -109,7 +109,7 @@ public final class ReadBuilder {
      * @throws ReadException S3 or the catalog failed, a column is unknown, or the table's folders are not Hive folders
      */
     public ArrowReader open() {
-        S3Location location = S3Location.parse(uri, null);
+        S3Location location = S3Location.parse(uri, null, "read");
         String table = location.uri();
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
         Map<String, S3Store> stores = new HashMap<>();

@@ -181,4 +181,27 @@ class CompactionTest {
         assertThat(contents(bucket)).isEqualTo(rows);
     }
 
+    @Test
+    void anInvalidUriIsRefusedAsACompactionBeforeAnyRequest() {
+        software.amazon.awssdk.services.s3.S3Client none = TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c.addExecutionInterceptor(
+                new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
+                    @Override
+                    public void beforeExecution(software.amazon.awssdk.core.interceptor.Context.BeforeExecution context,
+                                                software.amazon.awssdk.core.interceptor.ExecutionAttributes attributes) {
+                        throw new AssertionError("a request was sent: " + context.request());
+                    }
+                })));
+        Map<String, String> messages = new java.util.LinkedHashMap<>();
+        messages.put("gs://bucket/t/", "Cannot compact gs://bucket/t/: the scheme is not s3:// or s3a://. Pass the table root as "
+                + "s3://bucket/prefix/.");
+        messages.put("s3://Bad_Bucket/t/", "Cannot compact s3://Bad_Bucket/t/: 'Bad_Bucket' is not a valid bucket name (3 to 63 characters "
+                + "of a-z, 0-9, '.' and '-'). Check the URI.");
+        messages.put("s3://bucket//t/", "Cannot compact s3://bucket//t/: the prefix has an empty path segment ('//'). Remove the extra "
+                + "slash.");
+        messages.put("s3://bucket/t/./u/", "Cannot compact s3://bucket/t/./u/: the prefix has a '.' segment, which S3 keeps literally but "
+                + "other tools resolve. Use a plain prefix.");
+        messages.forEach((uri, message) -> assertThatThrownBy(() -> S3Parquet.compact(uri).s3(none).run())
+                .isInstanceOf(InvalidWriteException.class).hasMessage(message)
+                .satisfies(e -> assertThat(((InvalidWriteException) e).step()).isEqualTo(WriteStep.VALIDATE)));
+    }
 }

@@ -1,6 +1,7 @@
 package io.wrangler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -14,6 +15,10 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /** S3Parquet.read gives back what wrangler wrote: every type with its values, partition columns restored, filters. */
 class ReadTest {
@@ -179,5 +184,24 @@ class ReadTest {
                 .isInstanceOf(ReadException.class)
                 .hasMessage("Cannot read s3://" + bucket + "/sales/: there is no column 'amount'; the table's columns are [sku, qty, "
                         + "region, dt]. Select columns of the table.");
+    }
+
+    @Test
+    void anInvalidUriIsRefusedAsAReadBeforeAnyRequest() {
+        S3Client none = TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c.addExecutionInterceptor(new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                throw new AssertionError("a request was sent: " + context.request());
+            }
+        })));
+        Map<String, String> messages = new LinkedHashMap<>();
+        messages.put("gs://bucket/t/", "Cannot read gs://bucket/t/: the scheme is not s3:// or s3a://. Pass the table root as s3://bucket/prefix/.");
+        messages.put("s3://Bad_Bucket/t/", "Cannot read s3://Bad_Bucket/t/: 'Bad_Bucket' is not a valid bucket name (3 to 63 characters of "
+                + "a-z, 0-9, '.' and '-'). Check the URI.");
+        messages.put("s3://bucket//t/", "Cannot read s3://bucket//t/: the prefix has an empty path segment ('//'). Remove the extra slash.");
+        messages.put("s3://bucket/t/../u/", "Cannot read s3://bucket/t/../u/: the prefix has a '..' segment, which S3 keeps literally but "
+                + "other tools resolve. Use a plain prefix.");
+        messages.forEach((uri, message) -> assertThatThrownBy(() -> S3Parquet.read(uri).s3(none).open())
+                .isInstanceOf(InvalidWriteException.class).hasMessage(message));
     }
 }

@@ -49,6 +49,12 @@ final class S3InputFile implements InputFile {
         return key;
     }
 
+    /** Its URI: parquet-java names the file by it in its errors. */
+    @Override
+    public String toString() {
+        return "s3://" + bucket + "/" + key;
+    }
+
     private byte[] get(long from, int n) {
         if (n == 0) {
             return new byte[0];
@@ -69,7 +75,12 @@ final class S3InputFile implements InputFile {
         long tailStart = length - Math.min(length, TAIL);
         if (pos >= tailStart) {
             if (tail == null) {
-                tail = get(tailStart, (int) (length - tailStart));
+                byte[] got = get(tailStart, (int) (length - tailStart));
+                if (got.length != length - tailStart) {
+                    throw new EOFException("s3://" + bucket + "/" + key + " answered " + got.length + " bytes for a range of "
+                            + (length - tailStart) + ": the object changed while it was read");
+                }
+                tail = got;
             }
             System.arraycopy(tail, (int) (pos - tailStart), into, off, len);
             return;

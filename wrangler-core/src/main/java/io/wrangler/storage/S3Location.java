@@ -15,6 +15,14 @@ public record S3Location(String bucket, String prefix) {
      * @throws InvalidWriteException for any other form, naming what is wrong
      */
     public static S3Location parse(String uri, io.wrangler.WriteStep step) {
+        return parse(uri, step, "write");
+    }
+
+    /**
+     * As {@link #parse(String, io.wrangler.WriteStep)}, with the messages saying what could not be done:
+     * {@code "Cannot " + verb + " " + uri + ": ..."} ("read", "compact").
+     */
+    public static S3Location parse(String uri, io.wrangler.WriteStep step, String verb) {
         if (uri == null) {
             throw new InvalidWriteException(null, step, "Cannot write: the table URI is null. Pass s3://bucket/prefix/ to to(...).");
         }
@@ -24,26 +32,26 @@ public record S3Location(String bucket, String prefix) {
         } else if (uri.startsWith("s3a://")) {
             rest = uri.substring(6);
         } else {
-            throw new InvalidWriteException(uri, step, "Cannot write " + uri + ": the scheme is not s3:// or s3a://. "
+            throw new InvalidWriteException(uri, step, "Cannot " + verb + " " + uri + ": the scheme is not s3:// or s3a://. "
                     + "Pass the table root as s3://bucket/prefix/.");
         }
         int slash = rest.indexOf('/');
         String bucket = slash < 0 ? rest : rest.substring(0, slash);
         String prefix = slash < 0 ? "" : rest.substring(slash + 1);
         if (!BUCKET.matcher(bucket).matches() || bucket.contains("..")) {
-            throw new InvalidWriteException(uri, step, "Cannot write " + uri + ": '" + bucket
+            throw new InvalidWriteException(uri, step, "Cannot " + verb + " " + uri + ": '" + bucket
                     + "' is not a valid bucket name (3 to 63 characters of a-z, 0-9, '.' and '-'). Check the URI.");
         }
         if (!prefix.isEmpty() && !prefix.endsWith("/")) {
             prefix = prefix + "/";
         }
         if (prefix.startsWith("/") || prefix.contains("//")) {
-            throw new InvalidWriteException(uri, step, "Cannot write " + uri + ": the prefix has an empty path segment ('//'). "
+            throw new InvalidWriteException(uri, step, "Cannot " + verb + " " + uri + ": the prefix has an empty path segment ('//'). "
                     + "Remove the extra slash.");
         }
         for (String segment : prefix.split("/")) {
             if (segment.equals(".") || segment.equals("..")) {
-                throw new InvalidWriteException(uri, step, "Cannot write " + uri + ": the prefix has a '" + segment
+                throw new InvalidWriteException(uri, step, "Cannot " + verb + " " + uri + ": the prefix has a '" + segment
                         + "' segment, which S3 keeps literally but other tools resolve. Use a plain prefix.");
             }
         }
