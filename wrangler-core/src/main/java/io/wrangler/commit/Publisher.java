@@ -84,16 +84,8 @@ final class Publisher {
                 old.addAll(oldFilesOf(m.partitions(), mine, null, nested, written));
             } else if (m.keyed()) {
                 // A keyed append replaces what earlier runs with the same key left in these partitions: their files carry
-                // the key's id, and those this run does not write again would otherwise double rows. Only files directly in
-                // a partition's folder: deeper ones belong to no partition of this table (without partition columns the
-                // folder is the table root, and a table below it may carry the same key).
-                Set<String> folders = new HashSet<>();
-                m.partitions().forEach(p -> folders.add(location.prefix() + p.folder()));
-                for (String key : oldFilesOf(m.partitions(), mine, m.keyId(), nested, written)) {
-                    if (folders.contains(key.substring(0, key.lastIndexOf('/') + 1))) {
-                        old.add(key);
-                    }
-                }
+                // the key's id, and those this run does not write again would otherwise double rows.
+                old.addAll(oldFilesOf(m.partitions(), mine, m.keyId(), nested, written));
             }
             if (committedAt != null) {
                 long commitSecond = committedAt.getEpochSecond();
@@ -159,15 +151,16 @@ final class Publisher {
      * registered by another tool at a folder below this one (awswrangler puts {@code country=a/b c=d:e/} under
      * {@code country=a/}), and a write never deletes what it cannot tell is its partition's. Partitions that share their
      * first folder ({@code dt=2024-01-15/}) are listed with one listing of that folder instead of one listing each.
-     * Without partition columns the one partition is the table, replaced whole, as an OVERWRITE.
+     * Without partition columns an overwrite's one partition is the table, replaced whole (an OVERWRITE); a keyed
+     * append's is the files directly at the root, as anywhere else (a table below the root may carry the same key).
      */
     private List<String> oldFilesOf(List<Manifest.Partition> partitions, Set<String> mine, String carrying, List<String> nested,
                                     Map<String, java.time.Instant> written) {
         Set<String> folders = new HashSet<>();
         Set<String> firsts = new java.util.LinkedHashSet<>();
         for (Manifest.Partition p : partitions) {
-            if (p.folder().isEmpty()) {
-                return oldFiles(location.prefix(), mine, carrying, nested, written);
+            if (p.folder().isEmpty() && carrying == null) {
+                return oldFiles(location.prefix(), mine, null, nested, written);
             }
             folders.add(p.folder());
             firsts.add(p.folder().substring(0, p.folder().indexOf('/') + 1));

@@ -177,26 +177,21 @@ public final class Buckets {
         }
         if (v instanceof BaseVariableWidthVector s) {
             ArrowBuf offsets = s.getOffsetBuffer();
-            ArrowBuf data = s.getDataBuffer();
-            int start = offsets.getInt(4L * r);
-            int end = offsets.getInt(4L * r + 4);
-            int h = 0;
-            for (int i = start; i < end; i++) {
-                h = (31 * h + (data.getByte(i) & 0xFF)) & MASK;
-            }
-            return h;
+            return bytesHash(s.getDataBuffer(), offsets.getInt(4L * r), offsets.getInt(4L * r + 4));
         }
         if (v instanceof BaseLargeVariableWidthVector s) {
             ArrowBuf offsets = s.getOffsetBuffer();
-            ArrowBuf data = s.getDataBuffer();
-            long start = offsets.getLong(8L * r);
-            long end = offsets.getLong(8L * r + 8);
-            int h = 0;
-            for (long i = start; i < end; i++) {
-                h = (31 * h + (data.getByte(i) & 0xFF)) & MASK;
-            }
-            return h;
+            return bytesHash(s.getDataBuffer(), offsets.getLong(8L * r), offsets.getLong(8L * r + 8));
         }
         throw new IllegalStateException("no bucket hash for " + v.getField());
+    }
+
+    /** A string's hash: its UTF-8 bytes, unsigned, folded as {@code h = 31 * h + byte} within 31 bits. */
+    private static int bytesHash(ArrowBuf data, long start, long end) {
+        int h = 0;
+        for (long i = start; i < end; i++) {
+            h = (31 * h + (data.getByte(i) & 0xFF)) & MASK;
+        }
+        return h;
     }
 }
