@@ -195,7 +195,7 @@ public final class TableWrite {
                 Manifest touched = pre == null || spec.replacement() != null ? null
                         : manifest(writeId, keyId, partitioner.keys(), List.of(), schema, columns, true);
                 java.util.concurrent.CompletableFuture<Publisher.Listing> early = touched == null ? null
-                        : java.util.concurrent.CompletableFuture.supplyAsync(() -> publisher.listOldFiles(touched, null), pool);
+                        : beside(() -> publisher.listOldFiles(touched, null));
                 Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
                 Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads,
                         partitioner, buckets, validator, encoders, key -> folderOf(columns.partitionNames(), key));
@@ -254,8 +254,8 @@ public final class TableWrite {
                 List<java.util.concurrent.CompletableFuture<List<String>>> removing = new ArrayList<>();
                 Publisher.Outcome outcome;
                 try {
-                    outcome = publish(store, log, publisher, listing, fence, () -> removing.add(java.util.concurrent.CompletableFuture
-                            .supplyAsync(() -> Staging.removeStaged(store, log.folder(), pool, stagedKeys), pool)));
+                    outcome = publish(store, log, publisher, listing, fence, () -> removing.add(
+                            beside(() -> Staging.removeStaged(store, log.folder(), pool, stagedKeys))));
                 } catch (RuntimeException e) {
                     removing.forEach(TableWrite::awaitQuietly);
                     throw e;
@@ -1033,6 +1033,18 @@ public final class TableWrite {
 
     private static List<String> names(List<Field> fields) {
         return fields.stream().map(Field::getName).toList();
+    }
+
+    /**
+     * Runs {@code step} on a thread of its own, beside the write's thread: a step that sends its requests on the pool and
+     * waits for them must not take a pool thread itself (with few threads the pool would wait for itself).
+     */
+    static <T> java.util.concurrent.CompletableFuture<T> beside(java.util.function.Supplier<T> step) {
+        return java.util.concurrent.CompletableFuture.supplyAsync(step, r -> {
+            Thread t = new Thread(r, "wrangler-io-beside");
+            t.setDaemon(true);
+            t.start();
+        });
     }
 
     static ExecutorService pool(int threads) {
