@@ -57,7 +57,7 @@ public final class PartitionsBench {
             }
             int n = 0;
             // warm-up, untimed
-            try (VectorSchemaRoot warm = table(allocator, 500)) {
+            try (VectorSchemaRoot warm = table(allocator, 5000)) {
                 S3Client c = localClient != null ? localClient : new SimS3(profile, 50, null);
                 if (!store.equals("floor")) {
                     write(warm, c, method, "s3://bench/warm/");
