@@ -3,17 +3,23 @@
 # Usage: ./bench.sh [rows, default 5000000] [repetitions, default 3]
 #        BENCH_HEAP=512m ./bench.sh --stream [rows, default 50000000] [days, default 50]
 #        ./bench.sh --loop partitioned|flat [rows] [repetitions]   (one encode-only write, repeated; for a profiler)
-#        ./bench.sh --network [rows, default 5000000] [repetitions, default 1] [first-byte ms, default 30] [MB/s per connection, default 80]
+#        ./bench.sh --network [sim|local, default sim] [rows, default 5000000] [repetitions, default 3] [first-byte ms, default 30]
+#                             [MB/s per connection, default 80] [shapes, default standard,wide,large]
+#        ./bench.sh --partitions [sim|local|floor] [stage|deferred] [counts, default 1000,10000,50000] [first-byte ms, sim only, default 0]
+# Maven options (a local repository of your own: MVN_OPTS="-Dmaven.repo.local=/path") are passed to every mvn call.
 set -euo pipefail
 cd "$(dirname "$0")"
-mvn -q -B -pl wrangler-bench -am -DskipTests install
-mvn -q -B -pl wrangler-bench dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt -Dmdep.includeScope=runtime
+mvn ${MVN_OPTS:-} -q -B -pl wrangler-bench -am -DskipTests install
+mvn ${MVN_OPTS:-} -q -B -pl wrangler-bench dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt -Dmdep.includeScope=runtime
 main=io.wrangler.bench.Bench
 if [ "${1:-}" = "--stream" ]; then
   main=io.wrangler.bench.StreamBench
   shift
 elif [ "${1:-}" = "--network" ]; then
   main=io.wrangler.bench.NetworkBench
+  shift
+elif [ "${1:-}" = "--partitions" ]; then
+  main=io.wrangler.bench.PartitionsBench
   shift
 elif [ "${1:-}" = "--loop" ]; then
   main=io.wrangler.bench.EncodeLoop

@@ -305,6 +305,22 @@ public final class WriteBuilder {
         return this;
     }
 
+    /**
+     * How many S3 requests of the write's data path are in flight at once (uploads, copies or completions, listings,
+     * deletes); 48 by default. Against S3 a request waits tens of milliseconds before its first byte, so a write of
+     * many small files is bound by this number, not by bandwidth: raise it for tables of thousands of partitions, lower it
+     * to share a prefix's request rate (3,500 PUT/COPY/DELETE a second) with other writers. The client's HTTP
+     * connection pool must be at least as large (the SDK's default Apache client has 50), or requests wait for a
+     * connection. Memory does not grow with it: upload buffers stay within their own bound.
+     */
+    public WriteBuilder concurrency(int requests) {
+        if (requests < 1) {
+            throw new IllegalArgumentException("concurrency must be at least 1, got " + requests);
+        }
+        this.tuning = tuning.withThreads(requests);
+        return this;
+    }
+
     /** The S3 client to use; by default the SDK's default client (default region and credentials chains). */
     public WriteBuilder s3(S3Client client) {
         this.s3 = Objects.requireNonNull(client, "client");

@@ -71,6 +71,33 @@ class WriteModesTest {
     }
 
     @Test
+    void aWriteWithOneRequestInFlightReplacesPartitionsAsWithMany() {
+        // One request thread: every step that overlaps requests (listings while staging, staged copies removed while the old
+        // files are deleted, uploads created beside the encoder) must still finish, in both commit methods.
+        write(Orders.orders("a", List.of(D15, D16), List.of("RU", "DE"), 2), WriteMode.APPEND);
+        for (CommitMethod method : List.of(CommitMethod.STAGE_AND_COPY, CommitMethod.DEFERRED_UPLOADS)) {
+            WriteResult r = S3Parquet.write(Orders.orders(method == CommitMethod.STAGE_AND_COPY ? "b" : "c", List.of(D16), List.of("RU", "DE"), 3))
+                    .partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).commitMethod(method).concurrency(1)
+                    .s3(TestLake.s3().client()).to(table);
+            assertThat(r.deletedFiles()).hasSize(2);
+        }
+        assertThat(totals()).containsExactly(
+                List.of("2024-01-15", "DE", 2L, 700L, "a-2024-01-15-DE-0"),
+                List.of("2024-01-15", "RU", 2L, 300L, "a-2024-01-15-RU-0"),
+                List.of("2024-01-16", "DE", 3L, 1500L, "c-2024-01-16-DE-0"),
+                List.of("2024-01-16", "RU", 3L, 600L, "c-2024-01-16-RU-0"));
+        assertThat(TestLake.keys(bucket, "marts/orders/_tmp/")).isEmpty();
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+    }
+
+    @Test
+    void concurrencyBelowOneIsRefused() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> S3Parquet.write(Orders.orders("a", List.of(D15), List.of("RU"), 1))
+                        .concurrency(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("concurrency must be at least 1, got 0");
+    }
+
+    @Test
     void rerunOfTheSameOverwriteLeavesIdenticalTotals() {
         List<Order> day = Orders.orders("a", List.of(D15, D16), List.of("RU", "DE", "US"), 4);
         write(day, WriteMode.OVERWRITE_PARTITIONS);

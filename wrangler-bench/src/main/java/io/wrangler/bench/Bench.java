@@ -256,4 +256,13 @@ public final class Bench {
         return sb.toString();
     }
 
+
+    /** The system's load averages (/proc/loadavg), to print with each figure: the machine may be shared. */
+    static String load() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim();
+        } catch (java.io.IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
 }

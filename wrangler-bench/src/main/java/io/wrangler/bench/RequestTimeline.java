@@ -81,6 +81,11 @@ final class RequestTimeline implements ExecutionInterceptor {
         }
     }
 
+    /** Records a request made without the SDK's pipeline ({@link SimS3}). */
+    void add(Request r) {
+        requests.add(r);
+    }
+
     void reset() {
         requests.clear();
     }

@@ -41,6 +41,22 @@ final class Failures {
     }
 
     /** The real failure inside a future's wrapper; Errors (a simulated or real crash) pass through untouched. */
+    /** The value of a completed future, its failure rethrown unwrapped (an Error or unchecked exception as it is). */
+    static <T> T joined(java.util.concurrent.CompletableFuture<T> f) {
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            Throwable t = unwrap(e);
+            if (t instanceof Error err) {
+                throw err;
+            }
+            if (t instanceof RuntimeException r) {
+                throw r;
+            }
+            throw e;
+        }
+    }
+
     static Throwable unwrap(Throwable t) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();

@@ -72,6 +72,13 @@ final class Publisher {
      * since is not this write's to replace.
      */
     Listing listOld(Manifest m, java.time.Instant committedAt) {
+        Listing listing = listOldFiles(m, committedAt);
+        hook.reached(Step.LISTED_OLD_FILES, 1);
+        return listing;
+    }
+
+    /** {@link #listOld(Manifest)} without telling the hook: a write that lists while it stages tells it once staged. */
+    Listing listOldFiles(Manifest m, java.time.Instant committedAt) {
         List<String> old = new ArrayList<>();
         List<String> nested = new ArrayList<>();
         Map<String, java.time.Instant> written = new HashMap<>();
@@ -95,7 +102,6 @@ final class Publisher {
             throw Failures.storage(m.table(), WriteStep.PUBLISH, "list the old files", e,
                     "Nothing of the table has changed yet; rerun the write.");
         }
-        hook.reached(Step.LISTED_OLD_FILES, 1);
         return new Listing(old, nested);
     }
 
@@ -104,6 +110,14 @@ final class Publisher {
      * after a fencing check. Idempotent.
      */
     Outcome publish(Manifest m, List<String> old, Runnable fence) {
+        return publish(m, old, fence, () -> { });
+    }
+
+    /**
+     * Like {@link #publish(Manifest, List, Runnable)}, running {@code placed} once every file is in place and before the
+     * first delete: the writer starts removing its staged copies there, alongside the deletes.
+     */
+    Outcome publish(Manifest m, List<String> old, Runnable fence, Runnable placed) {
         String table = m.table();
         Map<String, List<String>> replaced = new LinkedHashMap<>();
         Set<String> written = new HashSet<>();
@@ -119,6 +133,7 @@ final class Publisher {
         }
 
         copyAll(m, fence);
+        placed.run();
 
         AtomicInteger batches = new AtomicInteger();
         for (int from = 0; from < old.size(); from += tuning.deleteBatch()) {
@@ -157,26 +172,59 @@ final class Publisher {
     private List<String> oldFilesOf(List<Manifest.Partition> partitions, Set<String> mine, String carrying, List<String> nested,
                                     Map<String, java.time.Instant> written) {
         Set<String> folders = new HashSet<>();
-        Set<String> firsts = new java.util.LinkedHashSet<>();
+        Map<String, List<String>> byFirst = new LinkedHashMap<>();
         for (Manifest.Partition p : partitions) {
             if (p.folder().isEmpty() && carrying == null) {
                 return oldFiles(location.prefix(), mine, null, nested, written);
             }
-            folders.add(p.folder());
-            firsts.add(p.folder().substring(0, p.folder().indexOf('/') + 1));
+            if (folders.add(p.folder())) {
+                byFirst.computeIfAbsent(p.folder().substring(0, p.folder().indexOf('/') + 1), k -> new ArrayList<>()).add(p.folder());
+            }
+        }
+        // The listings are independent reads: they run at once on the pool, so a write's listings cost about one round
+        // trip instead of one per first folder. Their results are merged in the same order as before.
+        List<CompletableFuture<Found>> listings = new ArrayList<>();
+        for (Map.Entry<String, List<String>> e : byFirst.entrySet()) {
+            String prefix = e.getValue().size() == 1 ? e.getValue().get(0) : e.getKey();
+            listings.add(CompletableFuture.supplyAsync(() -> {
+                Found found = new Found(new ArrayList<>(), new ArrayList<>(), new HashMap<>());
+                found.keys.addAll(oldFiles(location.prefix() + prefix, mine, carrying, found.nested, found.written));
+                return found;
+            }, pool));
         }
         List<String> out = new ArrayList<>();
-        for (String first : firsts) {
-            long here = folders.stream().filter(f -> f.startsWith(first)).count();
-            String prefix = here == 1 ? folders.stream().filter(f -> f.startsWith(first)).findFirst().orElseThrow() : first;
-            for (String key : oldFiles(location.prefix() + prefix, mine, carrying, nested, written)) {
+        RuntimeException failure = null;
+        for (CompletableFuture<Found> listing : listings) {
+            Found found;
+            try {
+                found = listing.join();
+            } catch (RuntimeException e) {
+                Throwable t = Failures.unwrap(e);
+                if (t instanceof Error err) {
+                    throw err;
+                }
+                if (failure == null) {
+                    failure = t instanceof RuntimeException r ? r : e;
+                }
+                continue;
+            }
+            nested.addAll(found.nested);
+            written.putAll(found.written);
+            for (String key : found.keys) {
                 String rel = key.substring(location.prefix().length());
                 if (folders.contains(rel.substring(0, rel.lastIndexOf('/') + 1))) {
                     out.add(key);
                 }
             }
         }
+        if (failure != null) {
+            throw failure;
+        }
         return out;
+    }
+
+    /** What one listing found: candidate old files, nested staging, and when each candidate was written. */
+    private record Found(List<String> keys, List<String> nested, Map<String, java.time.Instant> written) {
     }
 
     /**

@@ -72,7 +72,21 @@ final class Recovery {
         try {
             String tmp = location.tmpPrefix();
             TreeSet<String> ids = new TreeSet<>();
-            for (String folder : store.listFolders(tmp)) {
+            // Two independent reads: sent at once, so a table with nothing to recover costs one round trip here, not two.
+            java.util.concurrent.CompletableFuture<List<MultipartUpload>> open =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> store.openUploads(location.prefix()), pool);
+            List<String> folders;
+            try {
+                folders = store.listFolders(tmp);
+            } finally {
+                // never leave the other listing running behind a failure
+                try {
+                    open.join();
+                } catch (RuntimeException ignored) {
+                    // reported below when it is read
+                }
+            }
+            for (String folder : folders) {
                 String name = folder.substring(tmp.length(), folder.length() - 1);
                 if (WriteIds.isWriteId(name)) {
                     ids.add(name);
@@ -81,7 +95,13 @@ final class Recovery {
             // A write cut short in its first multipart upload has no object yet, only the upload; deferred uploads
             // (CommitMethod.DEFERRED_UPLOADS) are at final keys, each file name carrying its write id.
             Map<String, List<MultipartUpload>> deferred = new HashMap<>();
-            for (MultipartUpload u : store.openUploads(location.prefix())) {
+            List<MultipartUpload> uploads;
+            try {
+                uploads = open.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                throw e.getCause() instanceof RuntimeException r ? r : e;
+            }
+            for (MultipartUpload u : uploads) {
                 if (u.key().startsWith(tmp)) {
                     int slash = u.key().indexOf('/', tmp.length());
                     String name = slash > 0 ? u.key().substring(tmp.length(), slash) : "";

@@ -23,8 +23,66 @@ final class Staging {
      * @return the keys of the aborted uploads
      */
     static List<String> removeStaged(S3Store store, String folder) {
+        return removeStaged(store, folder, null);
+    }
+
+    /**
+     * Like {@link #removeStaged(S3Store, String)}, with the open uploads listed and aborted on {@code pool} while the
+     * objects are listed and deleted on this thread: two independent chains of requests, so one round trip less.
+     */
+    static List<String> removeStaged(S3Store store, String folder, java.util.concurrent.Executor pool) {
+        return removeStaged(store, folder, pool, List.of());
+    }
+
+    /**
+     * Like {@link #removeStaged(S3Store, String, java.util.concurrent.Executor)}, deleting the {@code known} staged keys
+     * (the manifest's) at once, while the folder is listed for anything else: the listing then usually finds nothing
+     * left to delete, and the removal costs one round trip.
+     */
+    static List<String> removeStaged(S3Store store, String folder, java.util.concurrent.Executor pool, List<String> known) {
         String manifest = folder + Manifest.FILE_NAME;
-        List<String> aborted = abortUploads(store, folder);
+        java.util.concurrent.CompletableFuture<List<String>> aborting = pool == null
+                ? java.util.concurrent.CompletableFuture.completedFuture(abortUploads(store, folder))
+                : java.util.concurrent.CompletableFuture.supplyAsync(() -> abortUploads(store, folder), pool);
+        try {
+            if (known.isEmpty() || pool == null) {
+                deleteObjects(store, folder, manifest);
+            } else {
+                java.util.concurrent.CompletableFuture<Void> deleting =
+                        java.util.concurrent.CompletableFuture.runAsync(() -> throwIfAny(store.delete(known), folder), pool);
+                List<String> listed = new ArrayList<>();
+                try {
+                    for (S3Object o : store.list(folder)) {
+                        listed.add(o.key());
+                    }
+                } finally {
+                    try {
+                        deleting.join();
+                    } catch (RuntimeException ignored) {
+                        // rethrown just below
+                    }
+                }
+                Failures.joined(deleting);
+                java.util.Set<String> gone = new java.util.HashSet<>(known);
+                List<String> rest = new ArrayList<>();
+                for (String key : listed) {
+                    if (!key.equals(manifest) && !gone.contains(key)) {
+                        rest.add(key);
+                    }
+                }
+                throwIfAny(store.delete(rest), folder);
+            }
+        } finally {
+            try {
+                aborting.join();
+            } catch (RuntimeException ignored) {
+                // rethrown below when there is no earlier failure
+            }
+        }
+        return Failures.joined(aborting);
+    }
+
+    private static void deleteObjects(S3Store store, String folder, String manifest) {
         List<String> keys = new ArrayList<>();
         for (S3Object o : store.list(folder)) {
             if (!o.key().equals(manifest)) {
@@ -32,7 +90,6 @@ final class Staging {
             }
         }
         throwIfAny(store.delete(keys), folder);
-        return aborted;
     }
 
     /**

@@ -189,18 +189,33 @@ public final class TableWrite {
                 RecoveryResult recovered = recoverFirst(store, pool, fence);
                 WriteLog log = start(store, fence, writeId, keyId);
                 spec.hook().reached(Step.STARTED, 1);
+                Publisher publisher = new Publisher(store, location, pool, spec.tuning(), spec.hook());
+                // An input known in advance has its partitions known before staging: their old files are listed while the
+                // files are encoded and uploaded (reads only, after the lease and recovery), not after the last upload.
+                Manifest touched = pre == null || spec.replacement() != null ? null
+                        : manifest(writeId, keyId, partitioner.keys(), List.of(), schema, columns, true);
+                java.util.concurrent.CompletableFuture<Publisher.Listing> early = touched == null ? null
+                        : beside(() -> publisher.listOldFiles(touched, null));
                 Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
                 Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads,
                         partitioner, buckets, validator, encoders, key -> folderOf(columns.partitionNames(), key));
-                List<Manifest.File> files = stage(stager, source, allocator, store, log, columns.partitionNames(),
-                        pre == null ? null : pre.assigned);
+                List<Manifest.File> files;
+                try {
+                    files = stage(stager, source, allocator, store, log, columns.partitionNames(), pre == null ? null : pre.assigned);
+                } catch (RuntimeException e) {
+                    awaitQuietly(early);
+                    throw e;
+                }
                 if (files.isEmpty()) {
+                    awaitQuietly(early);
                     abandon(store, log, null);
                     return empty(writeId, recovered);
                 }
-                checkNotAllNull(stager.partitions(), () -> abandon(store, log, null));
-                Manifest manifest = manifest(writeId, keyId, stager.partitions(), files, schema, columns);
-                Publisher publisher = new Publisher(store, location, pool, spec.tuning(), spec.hook());
+                checkNotAllNull(stager.partitions(), () -> {
+                    awaitQuietly(early);
+                    abandon(store, log, null);
+                });
+                Manifest manifest = manifest(writeId, keyId, stager.partitions(), files, schema, columns, false);
                 Publisher.Listing listing;
                 try {
                     if (spec.replacement() != null) {
@@ -208,7 +223,11 @@ public final class TableWrite {
                         spec.replacement().check().accept(files);
                         listing = new Publisher.Listing(spec.replacement().keys(), List.of());
                         spec.hook().reached(Step.LISTED_OLD_FILES, 1);
+                    } else if (early != null && folders(touched).containsAll(folders(manifest))) {
+                        listing = joinListing(early, manifest);
+                        spec.hook().reached(Step.LISTED_OLD_FILES, 1);
                     } else {
+                        awaitQuietly(early);
                         listing = publisher.listOld(manifest);
                     }
                 } catch (RuntimeException e) {
@@ -224,10 +243,30 @@ public final class TableWrite {
                 commit(store, log, manifest.replacing(listing.old()));
                 spec.hook().reached(Step.MANIFEST_WRITTEN, 1);
 
-                Publisher.Outcome outcome = publish(store, log, publisher, listing, fence);
+                // The staged copies are removed from the moment every file is in place, alongside the deletes of the old
+                // files: a recovery that finds them gone finds every file in place at its final key instead.
+                List<String> stagedKeys = new ArrayList<>();
+                log.manifest().files().forEach(f -> {
+                    if (f.stagedKey() != null) {
+                        stagedKeys.add(f.stagedKey());
+                    }
+                });
+                List<java.util.concurrent.CompletableFuture<List<String>>> removing = new ArrayList<>();
+                Publisher.Outcome outcome;
+                try {
+                    outcome = publish(store, log, publisher, listing, fence, () -> removing.add(
+                            beside(() -> Staging.removeStaged(store, log.folder(), pool, stagedKeys))));
+                } catch (RuntimeException e) {
+                    removing.forEach(TableWrite::awaitQuietly);
+                    throw e;
+                }
                 spec.progress().partitionsPublished(manifest.partitions().size(), manifest.partitions().size());
                 afterCommit(log, () -> {
-                    Staging.removeStaged(store, log.folder());
+                    if (removing.isEmpty()) {
+                        Staging.removeStaged(store, log.folder(), pool, stagedKeys);
+                    } else {
+                        Failures.joined(removing.get(0));
+                    }
                     log.published();
                 }, WriteStep.PUBLISH, store, null);
                 spec.hook().reached(Step.BEFORE_CATALOG, 1);
@@ -331,10 +370,11 @@ public final class TableWrite {
         }
     }
 
-    private Publisher.Outcome publish(S3Store store, WriteLog log, Publisher publisher, Publisher.Listing listing, Runnable fence) {
+    private Publisher.Outcome publish(S3Store store, WriteLog log, Publisher publisher, Publisher.Listing listing, Runnable fence,
+                                      Runnable placed) {
         Manifest manifest = log.manifest();
         try {
-            return publisher.publish(manifest, listing.old(), fence);
+            return publisher.publish(manifest, listing.old(), fence, placed);
         } catch (Publisher.UploadsLost e) {
             // An upload is missing: a lifecycle rule aborted it, or the holder that took the table over completed it while
             // this writer stalled. Only the first may be undone, and only by the lease's holder.
@@ -902,7 +942,39 @@ public final class TableWrite {
 
     // ---- manifest ----
 
-    private Manifest manifest(String writeId, String keyId, List<PartitionKey> keys, List<Manifest.File> files, Schema schema, Columns columns) {
+    private static java.util.Set<String> folders(Manifest m) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        m.partitions().forEach(p -> out.add(p.folder()));
+        return out;
+    }
+
+    /** The early listing's result, its failure mapped as a listing after staging would be (nothing changed yet). */
+    private Publisher.Listing joinListing(java.util.concurrent.CompletableFuture<Publisher.Listing> early, Manifest m) {
+        try {
+            return Failures.joined(early);
+        } catch (SdkException e) {
+            throw Failures.storage(m.table(), WriteStep.PUBLISH, "list the old files", e,
+                    "Nothing of the table has changed yet; rerun the write.");
+        }
+    }
+
+    /** Lets a read still running finish before the write cleans up or lists again; its outcome no longer matters. */
+    private static void awaitQuietly(java.util.concurrent.CompletableFuture<?> f) {
+        if (f != null) {
+            try {
+                f.join();
+            } catch (RuntimeException ignored) {
+                // a listing whose result is not used
+            }
+        }
+    }
+
+    /**
+     * The manifest of the staged {@code files}. With {@code everyKey}, every partition of {@code keys} is in it whether
+     * or not it has a file yet: the partitions an input known in advance touches, for listing their old files early.
+     */
+    private Manifest manifest(String writeId, String keyId, List<PartitionKey> keys, List<Manifest.File> files, Schema schema, Columns columns,
+                              boolean everyKey) {
         Map<String, long[]> totals = new LinkedHashMap<>();
         for (Manifest.File f : files) {
             long[] t = totals.computeIfAbsent(f.folder(), k -> new long[2]);
@@ -912,7 +984,7 @@ public final class TableWrite {
         List<Manifest.Partition> partitions = new ArrayList<>();
         for (PartitionKey key : keys) {
             String folder = folderOf(columns.partitionNames(), key);
-            long[] t = totals.get(folder);
+            long[] t = everyKey ? totals.getOrDefault(folder, new long[2]) : totals.get(folder);
             if (t != null) {
                 partitions.add(new Manifest.Partition(folder, key.values(), t[0], t[1]));
             }
@@ -941,8 +1013,13 @@ public final class TableWrite {
     private WriteResult result(String writeId, Manifest m, Publisher.Outcome outcome, RecoveryResult recovered) {
         List<PartitionResult> partitions = new ArrayList<>();
         long rows = 0;
+        // grouped once: a filter per partition would cost partitions x files, minutes at 50,000 partitions
+        Map<String, List<String>> byFolder = new HashMap<>();
+        for (Manifest.File f : m.files()) {
+            byFolder.computeIfAbsent(f.folder(), k -> new ArrayList<>()).add(location.uriOf(f.finalKey()));
+        }
         for (Manifest.Partition p : m.partitions()) {
-            List<String> files = m.files().stream().filter(f -> f.folder().equals(p.folder())).map(f -> location.uriOf(f.finalKey())).toList();
+            List<String> files = byFolder.getOrDefault(p.folder(), List.of());
             List<String> replaced = outcome.replaced().getOrDefault(p.folder(), List.of()).stream().map(location::uriOf).toList();
             List<String> shown = new PartitionKey(p.values()).displayValues();
             partitions.add(new PartitionResult(table + p.folder(), shown, files, p.rows(), p.bytes(), replaced));
@@ -956,6 +1033,18 @@ public final class TableWrite {
 
     private static List<String> names(List<Field> fields) {
         return fields.stream().map(Field::getName).toList();
+    }
+
+    /**
+     * Runs {@code step} on a thread of its own, beside the write's thread: a step that sends its requests on the pool and
+     * waits for them must not take a pool thread itself (with few threads the pool would wait for itself).
+     */
+    static <T> java.util.concurrent.CompletableFuture<T> beside(java.util.function.Supplier<T> step) {
+        return java.util.concurrent.CompletableFuture.supplyAsync(step, r -> {
+            Thread t = new Thread(r, "wrangler-io-beside");
+            t.setDaemon(true);
+            t.start();
+        });
     }
 
     static ExecutorService pool(int threads) {

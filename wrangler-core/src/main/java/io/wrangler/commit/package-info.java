@@ -107,7 +107,12 @@
  *       id) and the STARTED manifest: recovery removes them (roll back), finding deferred uploads with one listing of the
  *       table's open uploads.</li>
  *   <li><b>Manifest</b>: the old files are listed first (reads only; a write that finds another table's {@code _tmp/}
- *       inside its own is refused here: tables must not nest), then the lease is checked (fencing) and the manifest
+ *       inside its own is refused here: tables must not nest). For an input known in advance (a root, records: its
+ *       partitions are known from the validation pass) this listing runs while step 5 stages, after the lease and the
+ *       recovery: the files this write publishes cannot be among them (they carry its new write id and are not at their
+ *       final keys yet), and a file that appears between the listing and the commit point is not recorded, so it is
+ *       never deleted, as for a listing after staging; a staged partition the early listing did not cover makes the
+ *       write list again. Then the lease is checked (fencing) and the manifest
  *       moves from STARTED to COMMITTED with every file: mode, partitions, staged and final keys (deferred: upload ids
  *       and part ETags), sizes, row counts, schema, catalog, and the keys of the old files it replaces. <b>This CAS is the commit point
  *       of an overwrite and of a keyed append.</b> A compaction ({@code S3Parquet.compact}: an {@code OVERWRITE_PARTITIONS}
@@ -123,7 +128,8 @@
  *   <li><b>Publish</b>: (a) list the old files of the touched partitions by their exact folders with trailing slash
  *       ({@code country=R/} never matches {@code country=RU/}), and only the objects directly in each folder (a deeper one
  *       may be another partition's: awswrangler registers {@code country=a/b c=d:e/} inside {@code country=a/}); partitions sharing a first folder are listed with one
- *       listing of it, filtered to their exact folders; the whole table for {@code OVERWRITE}. {@code _tmp/} and the
+ *       listing of it, filtered to their exact folders; the listings run at once, on the write's request threads; the whole
+ *       table for {@code OVERWRITE}. {@code _tmp/} and the
  *       files this write publishes (its manifest's final keys) are never old files. {@code APPEND} lists nothing,
  *       except a keyed append ({@code idempotencyKey}), whose old files are those an earlier run with the same key left directly in its partitions' folders (never
  *       deeper: without partition columns the folder is the table root, and a table below it may carry the same key).
@@ -134,7 +140,9 @@
  *       yet, the write is undone (its completed files deleted, its open uploads aborted, its staging removed) and
  *       fails; recovery does the same when it meets such a write.
  *       (c) delete the old files with DeleteObjects in batches of at most 1,000, each right after a fence, reading per-key
- *       errors. (d) delete the staged copies, then CAS the manifest to PUBLISHED: it is never published again.
+ *       errors. (d) delete the staged copies: started once every file of (b) is in place, alongside (c) (a recovery that
+ *       then finds a staged copy gone finds its file at the final key with its size, and counts it copied), then, once
+ *       (c) and (d) are both done, CAS the manifest to PUBLISHED: it is never published again.
  *       <br><i>Readers:</i> during (b) and (c) a partition may show old and new files side by side (rows
  *       doubled for a moment); never a partition with neither, because nothing is deleted before every new
  *       file is in place. Nothing outside the touched partitions (the table root for {@code OVERWRITE}) is ever

@@ -36,7 +36,8 @@ public final class S3OutputStream extends OutputStream {
     private final List<CompletableFuture<CompletedPart>> parts = new ArrayList<>();
     private PartBuffer buffer;
     private long position;
-    private String uploadId;
+    /** The multipart upload, created in the background when the first part is full (null before). */
+    private CompletableFuture<String> uploadId;
     private CompletableFuture<Long> done;
     private boolean aborted;
     private final boolean deferred;
@@ -103,8 +104,11 @@ public final class S3OutputStream extends OutputStream {
 
     private void sendPart() throws IOException {
         if (uploadId == null) {
+            // Created on the pool, not on the encoding thread: its round trip overlaps the encoding of the next bytes,
+            // and the first part is sent as soon as it is known.
             CreateMultipartUploadRequest req = store.options().apply(CreateMultipartUploadRequest.builder().bucket(store.bucket()).key(key)).build();
-            uploadId = store.options().run(() -> store.client().createMultipartUpload(req)).uploadId();
+            uploadId = CompletableFuture.supplyAsync(() -> store.options().run(() -> store.client().createMultipartUpload(req)).uploadId(),
+                    uploads.pool());
         }
         if (parts.size() == PartSizes.MAX_PARTS) {
             throw new IllegalArgumentException("the file " + key + " would need more than S3's 10,000 parts: set targetFileSize "
@@ -114,9 +118,14 @@ public final class S3OutputStream extends OutputStream {
         acquire(permits);
         final PartBuffer data = buffer;
         final int partNumber = parts.size() + 1;
-        final String id = uploadId;
+        final CompletableFuture<String> created = uploadId;
         buffer = new PartBuffer(uploads);
-        parts.add(CompletableFuture.supplyAsync(() -> {
+        parts.add(created.whenComplete((v, e) -> {
+            if (e != null) {
+                data.release();
+                uploads.permits().release(permits);
+            }
+        }).thenApplyAsync(id -> {
             try {
                 UploadPartRequest req = store.options().apply(UploadPartRequest.builder().bucket(store.bucket()).key(key).uploadId(id)
                         .partNumber(partNumber).contentLength((long) data.length())).build();
@@ -130,12 +139,11 @@ public final class S3OutputStream extends OutputStream {
     }
 
     /**
-     * The permits a buffer of this size takes: one per base part size, so that the pending buffers stay within
+     * The permits a buffer of this size takes (one per chunk, {@link Uploads}), so that the pending buffers stay within
      * maxPendingParts base parts of memory as parts grow (a part larger than all of it takes every permit, and waits alone).
      */
     private int permits(int bytes) {
-        int n = (int) Math.max(1, ((long) bytes + uploads.partSize() - 1) / uploads.partSize());
-        return Math.min(n, uploads.maxPendingParts());
+        return uploads.permitsFor(bytes);
     }
 
     private void acquire(int permits) throws IOException {
@@ -157,7 +165,8 @@ public final class S3OutputStream extends OutputStream {
             return;
         }
         if (uploadId == null && !deferred) {
-            acquire(1);
+            final int permits = permits(buffer.length());
+            acquire(permits);
             final PartBuffer data = buffer;
             buffer = null;
             done = CompletableFuture.supplyAsync(() -> {
@@ -166,7 +175,7 @@ public final class S3OutputStream extends OutputStream {
                     return (long) data.length();
                 } finally {
                     data.release();
-                    uploads.permits().release();
+                    uploads.permits().release(permits);
                 }
             }, uploads.pool());
             return;
@@ -175,18 +184,18 @@ public final class S3OutputStream extends OutputStream {
             sendPart(); // the last part; none when the object ended exactly on a part boundary
         }
         buffer = null;
-        final String id = uploadId;
+        final CompletableFuture<String> created = uploadId;
         final long size = position;
         CompletableFuture<Void> sent = CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]));
         // A deferred upload is left open for the commit to complete; any other is completed as soon as its parts are in.
         CompletableFuture<Long> object = deferred ? sent.thenApply(v -> size) : sent.thenApplyAsync(v -> {
             List<CompletedPart> completed = parts.stream().map(CompletableFuture::join).toList();
-            store.complete(key, id, completed, size);
+            store.complete(key, created.join(), completed, size);
             return size;
         }, uploads.pool());
         done = object.whenComplete((v, e) -> {
             if (e != null) {
-                store.abortQuietly(key, id, e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+                abortCreated(created, e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
             }
         });
     }
@@ -201,7 +210,7 @@ public final class S3OutputStream extends OutputStream {
 
     /** The multipart upload of a deferred stream, once {@link #completion()} succeeded. */
     public String uploadId() {
-        return uploadId;
+        return uploadId == null ? null : uploadId.join();
     }
 
     /** The ETags of a deferred stream's parts in part order, once {@link #completion()} succeeded. */
@@ -224,7 +233,18 @@ public final class S3OutputStream extends OutputStream {
                     // the part failed; aborting the upload discards what was sent either way
                 }
             }
-            store.abortQuietly(key, uploadId, new IOException("aborted"));
+            abortCreated(uploadId, new IOException("aborted"));
         }
+    }
+
+    /** Aborts the multipart upload once its creation is known; one whose creation failed left nothing open. */
+    private void abortCreated(CompletableFuture<String> created, Throwable failure) {
+        String id;
+        try {
+            id = created.join();
+        } catch (RuntimeException e) {
+            return;
+        }
+        store.abortQuietly(key, id, failure);
     }
 }
