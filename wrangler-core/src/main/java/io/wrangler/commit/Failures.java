@@ -40,7 +40,6 @@ final class Failures {
                 + "): S3 answered " + found(e) + ". " + whatToDo, e);
     }
 
-    /** The real failure inside a future's wrapper; Errors (a simulated or real crash) pass through untouched. */
     /** The value of a completed future, its failure rethrown unwrapped (an Error or unchecked exception as it is). */
     static <T> T joined(java.util.concurrent.CompletableFuture<T> f) {
         try {
@@ -57,6 +56,7 @@ final class Failures {
         }
     }
 
+    /** The real failure inside a future's wrapper; Errors (a simulated or real crash) pass through untouched. */
     static Throwable unwrap(Throwable t) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();

@@ -31,8 +31,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *   <li>a folder named like a write id with no manifest (a write of wrangler 0.1 cut short before its manifest, or a
  *       stale writer's late uploads): its staged objects and open uploads are removed;</li>
  *   <li>roll back (STARTED, ABORTING, and a plain append in any state): claimed with a compare-and-swap to ABORTING,
- *       then its uploads are aborted, the files it published deleted (objects its own run created, never another's), its
- *       staging removed, the partitions it registered that are now empty removed from the catalog, its manifest ended;</li>
+ *       then its staging removed, its uploads aborted, the files it published deleted (objects its own run created, never
+ *       another's), the partitions it registered that are now empty removed from the catalog, its manifest ended;</li>
  *   <li>roll forward (an overwrite or keyed append COMMITTED): published again (idempotent), its staged copies removed,
  *       recorded PUBLISHED, then as below;</li>
  *   <li>catalog only (PUBLISHED): never published again; its catalog step runs with the table as it is now, when the
@@ -188,6 +188,10 @@ final class Recovery {
         log.aborting();
         Manifest m = log.manifest();
         aborted.addAll(abortStray(uploads, m));
+        // Staging before the final keys: the write's own process may have stalled inside its copies and resume now, and a
+        // single CopyObject is not fenced. Once its source is gone a late copy fails; one that landed before is deleted
+        // with the final keys below. The other order lets a copy land between the two, and stay.
+        aborted.addAll(Staging.removeStaged(store, log.folder()));
         if (!m.files().isEmpty()) {
             fence.run();
             if (!Publisher.unpublish(store, m).isEmpty()) {
@@ -196,7 +200,6 @@ final class Recovery {
                         + "Fix the permission and run S3Parquet.recover again.", null);
             }
         }
-        aborted.addAll(Staging.removeStaged(store, log.folder()));
         if (!m.files().isEmpty() && m.catalog() != null && m.mode() == WriteMode.APPEND) {
             // The append may have registered partitions before it was cut short: those left empty go too.
             if (!sameCatalog(m)) {

@@ -73,6 +73,8 @@ public final class TableWrite {
      * folder, by partition values: the write puts its files there ({@link CatalogTable#partitionLocations}).
      */
     private final Map<List<String>, String> registeredFolders = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The threads {@link #beside} started for this write (its early listing, its staged copies' removal). */
+    private final List<Thread> besides = java.util.Collections.synchronizedList(new ArrayList<>());
 
     private TableWrite(WriteSpec spec, S3Location location) {
         this.spec = spec;
@@ -278,13 +280,16 @@ public final class TableWrite {
                 end(store, log);
                 return result(writeId, manifest, outcome, recovered);
             } catch (Error e) {
-                // A crash leaves its lease behind to expire, as a killed process would.
+                // A crash leaves its lease behind to expire, as a killed process would, and sends nothing more: what it runs
+                // beside its thread is stopped before the Error leaves the write.
+                stopBesides(true);
                 if (lease != null) {
                     lease.abandon();
                     lease = null;
                 }
                 throw e;
             } finally {
+                stopBesides(false);
                 shutdown(encoders);
                 shutdown(pool);
                 if (lease != null) {
@@ -1037,14 +1042,38 @@ public final class TableWrite {
 
     /**
      * Runs {@code step} on a thread of its own, beside the write's thread: a step that sends its requests on the pool and
-     * waits for them must not take a pool thread itself (with few threads the pool would wait for itself).
+     * waits for them must not take a pool thread itself (with few threads the pool would wait for itself). The thread is
+     * the write's: the write does not end while it runs ({@link #stopBesides}).
      */
-    static <T> java.util.concurrent.CompletableFuture<T> beside(java.util.function.Supplier<T> step) {
+    private <T> java.util.concurrent.CompletableFuture<T> beside(java.util.function.Supplier<T> step) {
         return java.util.concurrent.CompletableFuture.supplyAsync(step, r -> {
             Thread t = new Thread(r, "wrangler-io-beside");
             t.setDaemon(true);
+            besides.add(t);
             t.start();
         });
+    }
+
+    /**
+     * Waits for the threads {@link #beside} started, before the pool they send on is shut down; with {@code interrupt}
+     * (a crash: an Error) they are interrupted first, so that they stop at their next request instead of finishing.
+     */
+    private void stopBesides(boolean interrupt) {
+        List<Thread> threads;
+        synchronized (besides) {
+            threads = List.copyOf(besides);
+        }
+        if (interrupt) {
+            threads.forEach(Thread::interrupt);
+        }
+        for (Thread t : threads) {
+            try {
+                t.join(TimeUnit.SECONDS.toMillis(60));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     static ExecutorService pool(int threads) {

@@ -51,8 +51,10 @@
  *       (catalogPending) when it is a plain append with files and a catalog (its partitions may need removing from the
  *       catalog); else end</td><td>stops, not applied</td></tr>
  * </table>
- * <i>Roll back</i>: abort the write's deferred uploads (found by its recorded id), delete the final keys its manifest
- * lists (objects its own run created), delete its staging. Folders under {@code _tmp/} that are not wrangler's exact forms,
+ * <i>Roll back</i>: delete its staging (and abort the uploads there), then abort the write's deferred uploads (found by
+ * its recorded id) and delete the final keys its manifest lists (objects its own run created). Staging first: the write's
+ * own process may have stalled inside its copies and resume, and once a copy's source is gone it fails, while a copy that
+ * landed before is deleted with the final keys (in the other order a copy could land between the two and stay). Folders under {@code _tmp/} that are not wrangler's exact forms,
  * and open uploads whose id this table does not record (a nested table's, another tool's), are never touched. A manifest
  * whose table, write id or keys are not this table's (a table copied with its {@code _tmp/}) is refused and nothing is
  * touched. Manifests of wrangler 0.1 (format 1) record no state and are read as COMMITTED, with one exception: 0.1
@@ -68,7 +70,8 @@
  * source is removed before any later write can replace its target, so a late one fails). What remains: a writer that
  * stalls longer than the lease's time to live exactly between a successful fence and the one request it guards can still
  * send that request; S3 has no multi-object transaction to close this, and the time to live (2 minutes by default) makes
- * it a stall of minutes inside one request's preparation. And a writer that stalls after its record was rolled back,
+ * it a stall of minutes inside one request's preparation; likewise a CopyObject that S3 accepted before a roll back deleted
+ * its source and that completes only after the roll back deleted its target. And a writer that stalls after its record was rolled back,
  * opens deferred uploads and dies before its next fence leaves uploads no manifest records: invisible, never completed,
  * billed until a lifecycle rule {@code AbortIncompleteMultipartUpload} removes them (README recommends one).
  *
