@@ -225,7 +225,7 @@ public final class TableWrite {
                         spec.replacement().check().accept(files);
                         listing = new Publisher.Listing(spec.replacement().keys(), List.of());
                         spec.hook().reached(Step.LISTED_OLD_FILES, 1);
-                    } else if (early != null && folders(touched).containsAll(folders(manifest))) {
+                    } else if (early != null && folders(touched).equals(folders(manifest))) {
                         listing = joinListing(early, manifest);
                         spec.hook().reached(Step.LISTED_OLD_FILES, 1);
                     } else {

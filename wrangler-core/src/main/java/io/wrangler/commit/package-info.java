@@ -114,8 +114,8 @@
  *       partitions are known from the validation pass) this listing runs while step 5 stages, after the lease and the
  *       recovery: the files this write publishes cannot be among them (they carry its new write id and are not at their
  *       final keys yet), and a file that appears between the listing and the commit point is not recorded, so it is
- *       never deleted, as for a listing after staging; a staged partition the early listing did not cover makes the
- *       write list again. Then the lease is checked (fencing) and the manifest
+ *       never deleted, as for a listing after staging; the early listing is used only when it covers exactly the staged
+ *       partitions (one more would have its files deleted, one fewer would keep them), otherwise the write lists again. Then the lease is checked (fencing) and the manifest
  *       moves from STARTED to COMMITTED with every file: mode, partitions, staged and final keys (deferred: upload ids
  *       and part ETags), sizes, row counts, schema, catalog, and the keys of the old files it replaces. <b>This CAS is the commit point
  *       of an overwrite and of a keyed append.</b> A compaction ({@code S3Parquet.compact}: an {@code OVERWRITE_PARTITIONS}

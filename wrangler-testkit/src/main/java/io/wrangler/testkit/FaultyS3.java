@@ -102,7 +102,7 @@ public final class FaultyS3 implements AutoCloseable {
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .overrideConfiguration(ClientOverrideConfiguration.builder().apiCallAttemptTimeout(attemptTimeout)
                         .retryStrategy(b -> b.maxAttempts(attempts)).build())
-                .httpClientBuilder(ApacheHttpClient.builder().maxConnections(32))
+                .httpClientBuilder(ApacheHttpClient.builder().maxConnections(64))
                 .build();
     }
 
