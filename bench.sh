@@ -3,6 +3,7 @@
 # Usage: ./bench.sh [rows, default 5000000] [repetitions, default 3]
 #        BENCH_HEAP=512m ./bench.sh --stream [rows, default 50000000] [days, default 50]
 #        ./bench.sh --loop partitioned|flat [rows] [repetitions]   (one encode-only write, repeated; for a profiler)
+#        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000]
 #        ./bench.sh --network [rows, default 5000000] [repetitions, default 1] [first-byte ms, default 30] [MB/s per connection, default 80]
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -11,6 +12,9 @@ mvn -q -B -pl wrangler-bench dependency:build-classpath -Dmdep.outputFile=target
 main=io.wrangler.bench.Bench
 if [ "${1:-}" = "--stream" ]; then
   main=io.wrangler.bench.StreamBench
+  shift
+elif [ "${1:-}" = "--read" ]; then
+  main=io.wrangler.bench.ReadBench
   shift
 elif [ "${1:-}" = "--network" ]; then
   main=io.wrangler.bench.NetworkBench

@@ -48,7 +48,7 @@ final class RowGroupPages implements PageReadStore {
     private final long rows;
     private final Map<List<String>, ColumnPages> columns = new HashMap<>();
 
-    RowGroupPages(S3InputFile file, BlockMetaData block, List<ColumnDescriptor> wanted, long budget) throws IOException {
+    RowGroupPages(S3InputFile file, BlockMetaData block, List<ColumnDescriptor> wanted, long budget, int minWindow) throws IOException {
         this.rows = block.getRowCount();
         ColumnChunkMetaData[] chunks = new ColumnChunkMetaData[wanted.size()];
         long from = Long.MAX_VALUE;
@@ -66,7 +66,7 @@ final class RowGroupPages implements PageReadStore {
             whole = new byte[Math.toIntExact(to - from)];
             file.read(from, whole, 0, whole.length);
         }
-        int window = (int) Math.max(MIN_WINDOW, Math.min(Integer.MAX_VALUE - 16, budget / Math.max(1, chunks.length)));
+        int window = (int) Math.max(minWindow, Math.min(Integer.MAX_VALUE - 16, budget / Math.max(1, chunks.length)));
         for (int i = 0; i < chunks.length; i++) {
             ColumnChunkMetaData c = chunks[i];
             if (c == null) {

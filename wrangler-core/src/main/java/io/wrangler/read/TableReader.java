@@ -141,6 +141,19 @@ public final class TableReader extends ArrowReader {
         this.selected = selected;
     }
 
+    private long readBudget = READ_BUDGET;
+    private int minWindow = RowGroupPages.MIN_WINDOW;
+
+    /**
+     * Fetches at most {@code budget} bytes of a row group at once, through windows of at least {@code minWindow} bytes
+     * per column ({@link #READ_BUDGET} and {@link RowGroupPages#MIN_WINDOW} by default); for tests. Call before the first batch.
+     */
+    public TableReader readBudget(long budget, int minWindow) {
+        this.readBudget = budget;
+        this.minWindow = minWindow;
+        return this;
+    }
+
     /** Every file this reader reads, in order. */
     public List<TableFiles.DataFile> files() {
         return files;
@@ -280,7 +293,7 @@ public final class TableReader extends ArrowReader {
 
     /** Readers over the row group's pages, streamed in bounded memory ({@link RowGroupPages}). */
     private void startGroup(BlockMetaData block) throws IOException {
-        RowGroupPages pages = new RowGroupPages(input, block, requested.getColumns(), READ_BUDGET);
+        RowGroupPages pages = new RowGroupPages(input, block, requested.getColumns(), readBudget, minWindow);
         records = nestedSchema.getFieldCount() == 0 ? null
                 : new ColumnIOFactory().getColumnIO(nestedSchema, fileSchema).getRecordReader(pages, materializer(), FilterCompat.NOOP);
         if (flatSchema.getFieldCount() > 0) {
