@@ -216,7 +216,7 @@ public final class CompactBuilder {
                     throw new ReadException(table, "Cannot compact " + table + " through " + catalog.describe() + ": the catalog has "
                             + "no such table. Compact it without catalog(...).", null);
                 }
-                listing = new TableFiles(store, location).list(layout, filter, b -> {
+                listing = new TableFiles(store, location).verb("compact").list(layout, filter, b -> {
                     if (!b.equals(location.bucket())) {
                         throw new ReadException(table, "Cannot compact " + table + ": a partition of " + catalog.describe() + " lies in "
                                 + "the bucket " + b + ", outside the table; compaction rewrites partitions in place only.", null);
@@ -255,6 +255,7 @@ public final class CompactBuilder {
         }
         try (BufferAllocator allocator = new RootAllocator()) {
             Input input = new Input(allocator, client, options, table, listing.partitionColumns(), chosen, partitionTypes);
+            input.readSchema(); // refuses a dedupBy of unknown columns before the write takes the lease or stages anything
             List<String> keys = new ArrayList<>();
             chosen.forEach(fs -> fs.forEach(f -> keys.add(f.key())));
             Map<String, List<String>> valuesByFolder = new HashMap<>();
@@ -355,8 +356,10 @@ public final class CompactBuilder {
                 if (dedupKeys != null) {
                     for (String c : append(dedupKeys, dedupOrder)) {
                         if (schema.getFields().stream().noneMatch(f -> f.getName().equals(c))) {
-                            throw new IllegalArgumentException("dedupBy names the column '" + c + "', which the table does not have; its "
-                                    + "columns are " + schema.getFields().stream().map(Field::getName).toList());
+                            throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot compact " + table + " (step: validate): "
+                                    + "dedupBy names the column '" + c + "', which the table does not have; its columns are "
+                                    + schema.getFields().stream().map(Field::getName).toList() + ". Name columns of the table in dedupBy; "
+                                    + "nothing was changed.");
                         }
                     }
                 }

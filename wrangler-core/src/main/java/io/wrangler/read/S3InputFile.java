@@ -14,13 +14,19 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
 /**
  * An S3InputFile is one S3 object as parquet-java's {@link InputFile}: every read is a ranged GET of exactly the bytes
- * asked for, except the file's last {@link #TAIL} bytes, fetched with one GET when the file is opened, from which the
- * footer is read. {@link RowGroupPages} reads a row group's column chunks through {@link #read}: a small row group
+ * asked for, except the file's last {@link #TAIL} bytes (the whole file up to {@link #WHOLE} bytes), fetched with one
+ * GET when the file is opened, from which the footer is read. {@link RowGroupPages} reads a row group's column chunks through {@link #read}: a small row group
  * whole, a large one column by column in windows of bounded size.
  */
 final class S3InputFile implements InputFile {
     /** Enough for the footer of most files: one GET gives parquet-java its length, magic and metadata. */
     static final int TAIL = 64 * 1024;
+    /**
+     * A file of at most this many bytes is fetched whole by that first GET: a request costs more than the bytes (tens of
+     * milliseconds on S3, several megabytes' worth), so a small file costs one GET, not one for its footer and more for
+     * its row groups.
+     */
+    static final int WHOLE = 1024 * 1024;
 
     private final S3Client s3;
     private final String bucket;
@@ -93,7 +99,7 @@ final class S3InputFile implements InputFile {
             throw new EOFException("read of " + len + " bytes at " + pos + " past the end of s3://" + bucket + "/" + key + " (" + length
                     + " bytes)");
         }
-        long tailStart = length - Math.min(length, TAIL);
+        long tailStart = length <= WHOLE ? 0 : length - TAIL;
         if (pos >= tailStart) {
             if (tail == null) {
                 byte[] got = new byte[(int) (length - tailStart)];
