@@ -6,6 +6,7 @@
 #        ./bench.sh --network [sim|local, default sim] [rows, default 5000000] [repetitions, default 3] [first-byte ms, default 30]
 #                             [MB/s per connection, default 80] [shapes, default standard,wide,large]
 #        ./bench.sh --partitions [sim|local|floor] [stage|deferred] [counts, default 1000,10000,50000] [first-byte ms, sim only, default 0]
+#        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000]
 # Maven options (a local repository of your own: MVN_OPTS="-Dmaven.repo.local=/path") are passed to every mvn call.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -14,6 +15,9 @@ mvn ${MVN_OPTS:-} -q -B -pl wrangler-bench dependency:build-classpath -Dmdep.out
 main=io.wrangler.bench.Bench
 if [ "${1:-}" = "--stream" ]; then
   main=io.wrangler.bench.StreamBench
+  shift
+elif [ "${1:-}" = "--read" ]; then
+  main=io.wrangler.bench.ReadBench
   shift
 elif [ "${1:-}" = "--network" ]; then
   main=io.wrangler.bench.NetworkBench

@@ -216,7 +216,7 @@ public final class CompactBuilder {
                     throw new ReadException(table, "Cannot compact " + table + " through " + catalog.describe() + ": the catalog has "
                             + "no such table. Compact it without catalog(...).", null);
                 }
-                listing = new TableFiles(store, location).list(layout, filter, b -> {
+                listing = new TableFiles(store, location).verb("compact").list(layout, filter, b -> {
                     if (!b.equals(location.bucket())) {
                         throw new ReadException(table, "Cannot compact " + table + ": a partition of " + catalog.describe() + " lies in "
                                 + "the bucket " + b + ", outside the table; compaction rewrites partitions in place only.", null);
@@ -255,6 +255,7 @@ public final class CompactBuilder {
         }
         try (BufferAllocator allocator = new RootAllocator()) {
             Input input = new Input(allocator, client, options, table, listing.partitionColumns(), chosen, partitionTypes);
+            input.readSchema(); // refuses a dedupBy of unknown columns before the write takes the lease or stages anything
             List<String> keys = new ArrayList<>();
             chosen.forEach(fs -> fs.forEach(f -> keys.add(f.key())));
             Map<String, List<String>> valuesByFolder = new HashMap<>();
@@ -355,8 +356,10 @@ public final class CompactBuilder {
                 if (dedupKeys != null) {
                     for (String c : append(dedupKeys, dedupOrder)) {
                         if (schema.getFields().stream().noneMatch(f -> f.getName().equals(c))) {
-                            throw new IllegalArgumentException("dedupBy names the column '" + c + "', which the table does not have; its "
-                                    + "columns are " + schema.getFields().stream().map(Field::getName).toList());
+                            throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot compact " + table + " (step: validate): "
+                                    + "dedupBy names the column '" + c + "', which the table does not have; its columns are "
+                                    + schema.getFields().stream().map(Field::getName).toList() + ". Name columns of the table in dedupBy; "
+                                    + "nothing was changed.");
                         }
                     }
                 }
@@ -539,7 +542,9 @@ public final class CompactBuilder {
 
     /**
      * Per column, the count of non-null values and a checksum of them that does not depend on row order: the sum of a
-     * 64-bit hash of each value's text.
+     * 64-bit hash of each value. Both sides of a check are read by the same reader into the same Arrow types, so a flat
+     * value is hashed by its bytes in the vector (fixed width: its slot; variable width: its bytes), a nested one by its
+     * text.
      */
     static final class Digest {
         private final Map<String, long[]> columns = new LinkedHashMap<>();
@@ -549,13 +554,62 @@ public final class CompactBuilder {
             rows += b.getRowCount();
             for (FieldVector v : b.getFieldVectors()) {
                 long[] d = columns.computeIfAbsent(v.getName(), k -> new long[2]);
-                for (int i = 0; i < b.getRowCount(); i++) {
-                    if (!v.isNull(i)) {
-                        d[0]++;
-                        d[1] += hash(text(v.getObject(i)));
+                int n = b.getRowCount();
+                if (v instanceof org.apache.arrow.vector.BitVector bits) {
+                    for (int i = 0; i < n; i++) {
+                        if (!bits.isNull(i)) {
+                            d[0]++;
+                            d[1] += mix(bits.get(i) + 1);
+                        }
+                    }
+                } else if (v instanceof org.apache.arrow.vector.BaseFixedWidthVector f) {
+                    org.apache.arrow.memory.ArrowBuf data = f.getDataBuffer();
+                    int width = f.getTypeWidth();
+                    for (int i = 0; i < n; i++) {
+                        if (!f.isNull(i)) {
+                            d[0]++;
+                            d[1] += bytes(data, (long) i * width, width);
+                        }
+                    }
+                } else if (v instanceof org.apache.arrow.vector.BaseVariableWidthVector w) {
+                    org.apache.arrow.memory.ArrowBuf data = w.getDataBuffer();
+                    org.apache.arrow.memory.ArrowBuf offsets = w.getOffsetBuffer();
+                    for (int i = 0; i < n; i++) {
+                        if (!w.isNull(i)) {
+                            d[0]++;
+                            int from = offsets.getInt((long) i * 4);
+                            d[1] += bytes(data, from, offsets.getInt((long) (i + 1) * 4) - from);
+                        }
+                    }
+                } else {
+                    for (int i = 0; i < n; i++) {
+                        if (!v.isNull(i)) {
+                            d[0]++;
+                            d[1] += hash(text(v.getObject(i)));
+                        }
                     }
                 }
             }
+        }
+
+        /** A hash of {@code length} bytes at {@code at}, eight at a time. */
+        private static long bytes(org.apache.arrow.memory.ArrowBuf data, long at, int length) {
+            long h = 0x9E3779B97F4A7C15L ^ length;
+            int i = 0;
+            for (; i + 8 <= length; i += 8) {
+                h = mix(h ^ data.getLong(at + i));
+            }
+            long last = 0;
+            for (; i < length; i++) {
+                last = last << 8 | (data.getByte(at + i) & 0xFF);
+            }
+            return mix(h ^ last);
+        }
+
+        private static long mix(long z) {
+            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+            return z ^ (z >>> 31);
         }
 
         private static String text(Object o) {

@@ -133,8 +133,9 @@ class CompactionTest {
         Map<String, byte[]> before = TestLake.snapshot(bucket, "t/");
         assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.s3().client()).dedupBy(List.of("id"), "orderId").run())
                 .isInstanceOf(InvalidWriteException.class)
-                .hasMessage("Cannot write " + table + " (step: validate): dedupBy names the column 'id', which the table does not have; "
-                        + "its columns are [orderId, amountCents, price, dt, country]. Nothing was written.");
+                .hasMessage("Cannot compact " + table + " (step: validate): dedupBy names the column 'id', which the table does not have; "
+                        + "its columns are [orderId, amountCents, price, dt, country]. Name columns of the table in dedupBy; nothing was "
+                        + "changed.");
         assertThat(TestLake.snapshot(bucket, "t/").keySet()).isEqualTo(before.keySet());
     }
 

@@ -167,7 +167,7 @@ public final class Bench {
         }
     }
 
-    private static void copy(Connection duck, String sql) throws SQLException {
+    static void copy(Connection duck, String sql) throws SQLException {
         try (Statement st = duck.createStatement()) {
             st.execute(sql);
         }
@@ -207,7 +207,7 @@ public final class Bench {
      * wrote are flushed to disk ({@code sync}), then a full GC, then a short pause. Without it, the kernel's writeback
      * of one run's gigabyte and the collection of its garbage land in the next run's time.
      */
-    private static void settle() throws Exception {
+    static void settle() throws Exception {
         try {
             new ProcessBuilder("sync").inheritIO().start().waitFor();
         } catch (java.io.IOException e) {
@@ -217,7 +217,7 @@ public final class Bench {
         Thread.sleep(500);
     }
 
-    private static long sizeOf(Path path) throws java.io.IOException {
+    static long sizeOf(Path path) throws java.io.IOException {
         try (var walk = Files.walk(path)) {
             return walk.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
         }
@@ -241,14 +241,14 @@ public final class Bench {
         return sum;
     }
 
-    private static double median(List<Double> v) {
+    static double median(List<Double> v) {
         List<Double> s = new ArrayList<>(v);
         Collections.sort(s);
         int m = s.size() / 2;
         return s.size() % 2 == 1 ? s.get(m) : (s.get(m - 1) + s.get(m)) / 2;
     }
 
-    private static String format(List<Double> v) {
+    static String format(List<Double> v) {
         StringBuilder sb = new StringBuilder();
         for (double d : v) {
             sb.append(sb.length() == 0 ? "" : " ").append(String.format("%.2f", d));

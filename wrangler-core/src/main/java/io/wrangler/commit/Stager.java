@@ -37,7 +37,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * partition, on the encoding pool (a file is only ever touched by one task at a time). Files roll over at
  * {@code maxRowsPerFile} and {@code targetFileSize}. In the last batch of an input known in advance, each file is
  * finished as soon as its run is encoded. Between batches of a stream, beyond {@code maxOpenFiles} open files or
- * {@code openBytes} held, files are finished early (least recently written, then largest).
+ * {@code openBytes} held in memory (open row groups and parts being filled), files are finished early (least recently written, then largest).
  *
  * <p>A stream that interleaves more partitions than can stay open (a batch would open more than {@code maxOpenFiles},
  * or brings rows of a partition finished early) switches to spilling: the files open then are finished, every later
@@ -130,6 +130,14 @@ final class Stager {
             this.relative = relative;
             this.out = out;
             this.encoder = encoder;
+        }
+
+        /**
+         * The bytes this file holds in memory: its open row group (what the encoder has that the stream has not) and
+         * the part being filled. Parts handed to an upload are bounded by maxPendingParts, not here.
+         */
+        long held() {
+            return Math.max(0, encoder.size() - out.position()) + out.unsent();
         }
     }
 
@@ -406,18 +414,18 @@ final class Stager {
         long held = 0;
         for (Open o : open.values()) {
             if (!finishing.contains(o)) {
-                held += o.encoder.size();
+                held += o.held();
             }
         }
         if (held > tuning.openBytes()) {
             List<Open> bySize = new ArrayList<>(open.values());
             bySize.removeAll(finishing);
-            bySize.sort(Comparator.comparingLong((Open o) -> o.encoder.size()).reversed());
+            bySize.sort(Comparator.comparingLong(Open::held).reversed());
             for (Open o : bySize) {
                 if (held <= tuning.openBytes() / 2) {
                     break;
                 }
-                held -= o.encoder.size();
+                held -= o.held();
                 finishing.add(o);
             }
         }

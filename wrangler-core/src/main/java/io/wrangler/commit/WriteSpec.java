@@ -100,13 +100,16 @@ public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> pa
 
         /**
          * The defaults, scaled to the heap where memory is at stake: part buffers waiting for upload take at most a
-         * quarter of it (16 parts of 8 MiB from a 512 MiB heap up; at least 2), open files another quarter.
+         * quarter of it (16 parts of 8 MiB from a 512 MiB heap up; at least 2), open files another quarter, and a row
+         * group is buffered whole before it is written, so it is at most an eighth of the heap (64 MiB from a 512 MiB
+         * heap up, 8 MiB in 64 MiB).
          */
         public static Tuning defaults() {
             long heap = Runtime.getRuntime().maxMemory();
             int partSize = 8 * 1024 * 1024;
             int pendingParts = (int) Math.max(2, Math.min(16, heap / 4 / partSize));
-            return new Tuning(DEFAULT_THREADS, partSize, pendingParts, 64L * 1024 * 1024, 1024 * 1024, 256, 1000,
+            long rowGroup = Math.max(1L << 20, Math.min(64L << 20, heap / 8));
+            return new Tuning(DEFAULT_THREADS, partSize, pendingParts, rowGroup, 1024 * 1024, 256, 1000,
                     5L * 1024 * 1024 * 1024, 512L * 1024 * 1024, java.time.Duration.ofMinutes(2),
                     Math.min(512L << 20, heap / 4), java.time.Duration.ZERO);
         }

@@ -6,19 +6,27 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.SeekableInputStream;
-import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
 /**
  * An S3InputFile is one S3 object as parquet-java's {@link InputFile}: every read is a ranged GET of exactly the bytes
- * asked for, except the file's last {@link #TAIL} bytes, fetched with one GET when the file is opened, from which the
- * footer is read. A row group's projected column chunks are one contiguous read each, so one GET each.
+ * asked for, except the file's last {@link #TAIL} bytes (the whole file up to {@link #WHOLE} bytes), fetched with one
+ * GET when the file is opened, from which the footer is read. {@link RowGroupPages} reads a row group's column chunks through {@link #read}: a small row group
+ * whole, a large one column by column in windows of bounded size.
  */
 final class S3InputFile implements InputFile {
     /** Enough for the footer of most files: one GET gives parquet-java its length, magic and metadata. */
     static final int TAIL = 64 * 1024;
+    /**
+     * A file of at most this many bytes is fetched whole by that first GET: a request costs more than the bytes (tens of
+     * milliseconds on S3, several megabytes' worth), so a small file costs one GET, not one for its footer and more for
+     * its row groups.
+     */
+    static final int WHOLE = 1024 * 1024;
 
     private final S3Client s3;
     private final String bucket;
@@ -55,42 +63,53 @@ final class S3InputFile implements InputFile {
         return "s3://" + bucket + "/" + key;
     }
 
-    private byte[] get(long from, int n) {
+    /**
+     * One ranged GET of {@code [from, from + n)} straight into {@code into}: the body is read from the response stream,
+     * with no array of the SDK's in between. Retried as a whole by the request options.
+     */
+    private void get(long from, byte[] into, int off, int n) throws IOException {
         if (n == 0) {
-            return new byte[0];
+            return;
         }
         GetObjectRequest r = options.apply(GetObjectRequest.builder().bucket(bucket).key(key)
                 .range("bytes=" + from + "-" + (from + n - 1))).build();
-        ResponseBytes<GetObjectResponse> bytes = options.run(() -> s3.getObjectAsBytes(r));
-        byte[] out = bytes.asByteArray();
-        bytesRead += out.length;
-        return out;
+        long answered = options.run(() -> {
+            try (ResponseInputStream<GetObjectResponse> in = s3.getObject(r)) {
+                Long length = in.response().contentLength();
+                if (length != null && length != n) {
+                    return length;
+                }
+                int got = in.readNBytes(into, off, n);
+                return got == n && in.read() < 0 ? (long) n : (long) got;
+            } catch (IOException e) {
+                // A body cut short is a broken connection: transient, so the whole GET is retried.
+                throw SdkClientException.create("reading " + this + " bytes " + from + "-" + (from + n - 1) + " failed: " + e, e);
+            }
+        });
+        if (answered != n) {
+            throw new EOFException("s3://" + bucket + "/" + key + " answered " + answered + " bytes for a range of " + n
+                    + ": the object changed while it was read");
+        }
+        bytesRead += n;
     }
 
-    private void read(long pos, byte[] into, int off, int len) throws IOException {
+    /** Reads {@code [pos, pos + len)} of the file into {@code into}: from the tail when it lies there, else one GET. */
+    void read(long pos, byte[] into, int off, int len) throws IOException {
         if (pos < 0 || pos + len > length) {
             throw new EOFException("read of " + len + " bytes at " + pos + " past the end of s3://" + bucket + "/" + key + " (" + length
                     + " bytes)");
         }
-        long tailStart = length - Math.min(length, TAIL);
+        long tailStart = length <= WHOLE ? 0 : length - TAIL;
         if (pos >= tailStart) {
             if (tail == null) {
-                byte[] got = get(tailStart, (int) (length - tailStart));
-                if (got.length != length - tailStart) {
-                    throw new EOFException("s3://" + bucket + "/" + key + " answered " + got.length + " bytes for a range of "
-                            + (length - tailStart) + ": the object changed while it was read");
-                }
+                byte[] got = new byte[(int) (length - tailStart)];
+                get(tailStart, got, 0, got.length);
                 tail = got;
             }
             System.arraycopy(tail, (int) (pos - tailStart), into, off, len);
             return;
         }
-        byte[] got = get(pos, len);
-        if (got.length != len) {
-            throw new EOFException("s3://" + bucket + "/" + key + " answered " + got.length + " bytes for a range of " + len
-                    + ": the object changed while it was read");
-        }
-        System.arraycopy(got, 0, into, off, len);
+        get(pos, into, off, len);
     }
 
     @Override

@@ -63,6 +63,15 @@ public final class TableFiles {
     private final S3Location location;
     private final String table;
 
+    /** What the caller does, for messages: "read" or "compact". */
+    private String verb = "read";
+
+    /** Names the caller's verb in this listing's messages ("compact"); "read" by default. */
+    public TableFiles verb(String verb) {
+        this.verb = verb;
+        return this;
+    }
+
     public TableFiles(S3Store store, S3Location location) {
         this.store = store;
         this.location = location;
@@ -210,7 +219,14 @@ public final class TableFiles {
             if (!filter.test(values)) {
                 continue;
             }
-            S3Location at = S3Location.parse(p.location(), null);
+            S3Location at;
+            try {
+                at = S3Location.parse(p.location(), null, "read");
+            } catch (io.wrangler.InvalidWriteException e) {
+                throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): the catalog registers the partition "
+                        + values + " at '" + p.location() + "', which is not a location wrangler can read (" + e.getMessage() + "). Fix "
+                        + "the partition's Location in the catalog, or " + verb + " the table without catalog(...).", e);
+            }
             S3Store s = stores.apply(at.bucket());
             List<S3Object> listed = new ArrayList<>();
             for (S3Object o : s.list(at.prefix())) {

@@ -40,7 +40,10 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.parquet.ParquetReadOptions;
-import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.impl.ColumnReadStoreImpl;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.format.converter.ParquetMetadataConverter;
@@ -57,8 +60,10 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * A TableReader streams the files of a table as Arrow batches: file by file, row group by row group, at most
- * {@code batchRows} rows a batch, with the partition columns restored from each file's folder. Memory is bounded by one
- * row group's projected column chunks (compressed) plus one batch.
+ * {@code batchRows} rows a batch, with the partition columns restored from each file's folder. Flat columns are decoded
+ * column by column with parquet-java's column readers; lists, maps and structs are assembled record by record. Memory is
+ * bounded whatever the size of the files and their row groups: {@link #READ_BUDGET} bytes of fetched column chunks, plus
+ * per column the page being decoded and its dictionary, plus one batch.
  *
  * <p>The schema is the selected data columns as the first file has them, then the partition columns. A later file
  * that lacks a column gives nulls for it; one whose column has another type is refused.
@@ -66,6 +71,11 @@ import software.amazon.awssdk.services.s3.S3Client;
 public final class TableReader extends ArrowReader {
     /** parquet-java 1.18's ParquetReadOptions.Builder creates Hadoop's codec factory in its constructor. */
     private static final Constructor<?> OPTIONS = optionsConstructor();
+    /**
+     * The most bytes of one row group fetched at once: a sixteenth of the heap, 4 to 64 MiB. A row group of more is
+     * streamed column by column ({@link RowGroupPages}).
+     */
+    static final long READ_BUDGET = Math.max(4L << 20, Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 16));
 
     private final S3Client s3;
     private final RequestOptions options;
@@ -82,7 +92,18 @@ public final class TableReader extends ArrowReader {
     private int fileIndex = -1;
     private ParquetFileReader reader;
     private S3InputFile input;
+    private MessageType fileSchema;
     private MessageType requested;
+    private List<BlockMetaData> groups;
+    private int groupIndex;
+    /** The selected columns that are flat (one leaf, not repeated): decoded column by column. */
+    private MessageType flatSchema;
+    private GroupConverter flatRoot;
+    private ColumnReader[] flat = new ColumnReader[0];
+    private int[] flatMaxDefinition = new int[0];
+    private final int[] flatRow = new int[1];
+    /** The selected columns that are lists, maps or structs: assembled record by record. */
+    private MessageType nestedSchema;
     private RecordReader<Object> records;
     private long rowsLeftInGroup;
     private final int[] row = new int[1];
@@ -118,6 +139,19 @@ public final class TableReader extends ArrowReader {
         }
         this.partitionFields = parts;
         this.selected = selected;
+    }
+
+    private long readBudget = READ_BUDGET;
+    private int minWindow = RowGroupPages.MIN_WINDOW;
+
+    /**
+     * Fetches at most {@code budget} bytes of a row group at once, through windows of at least {@code minWindow} bytes
+     * per column ({@link #READ_BUDGET} and {@link RowGroupPages#MIN_WINDOW} by default); for tests. Call before the first batch.
+     */
+    public TableReader readBudget(long budget, int minWindow) {
+        this.readBudget = budget;
+        this.minWindow = minWindow;
+        return this;
     }
 
     /** Every file this reader reads, in order. */
@@ -206,8 +240,21 @@ public final class TableReader extends ArrowReader {
         int n = (int) Math.min(batchRows, rowsLeftInGroup);
         row[0] = 0;
         try {
-            for (int i = 0; i < n; i++) {
-                records.read();
+            for (int c = 0; c < flat.length; c++) {
+                ColumnReader r = flat[c];
+                int defined = flatMaxDefinition[c];
+                for (int i = 0; i < n; i++) {
+                    if (r.getCurrentDefinitionLevel() == defined) {
+                        flatRow[0] = i;
+                        r.writeCurrentValueToConverter();
+                    }
+                    r.consume();
+                }
+            }
+            if (records != null) {
+                for (int i = 0; i < n; i++) {
+                    records.read();
+                }
             }
         } catch (RuntimeException e) {
             throw failed(files.get(fileIndex), e);
@@ -222,20 +269,18 @@ public final class TableReader extends ArrowReader {
     private boolean nextGroup() throws IOException {
         while (true) {
             if (reader != null) {
-                PageReadStore pages;
-                try {
-                    pages = reader.readNextRowGroup();
-                } catch (IOException | RuntimeException e) {
-                    throw failed(files.get(fileIndex), e);
-                }
-                if (pages != null) {
-                    MessageColumnIO io = new ColumnIOFactory().getColumnIO(requested, reader.getFooter().getFileMetaData().getSchema());
-                    records = io.getRecordReader(pages, materializer(), FilterCompat.NOOP);
-                    rowsLeftInGroup = pages.getRowCount();
-                    if (rowsLeftInGroup > 0) {
-                        return true;
+                if (groupIndex < groups.size()) {
+                    BlockMetaData block = groups.get(groupIndex++);
+                    if (block.getRowCount() == 0) {
+                        continue;
                     }
-                    continue;
+                    try {
+                        startGroup(block);
+                    } catch (IOException | RuntimeException e) {
+                        throw failed(files.get(fileIndex), e);
+                    }
+                    rowsLeftInGroup = block.getRowCount();
+                    return true;
                 }
                 closeFile();
             }
@@ -246,12 +291,31 @@ public final class TableReader extends ArrowReader {
         }
     }
 
+    /** Readers over the row group's pages, streamed in bounded memory ({@link RowGroupPages}). */
+    private void startGroup(BlockMetaData block) throws IOException {
+        RowGroupPages pages = new RowGroupPages(input, block, requested.getColumns(), readBudget, minWindow);
+        records = nestedSchema.getFieldCount() == 0 ? null
+                : new ColumnIOFactory().getColumnIO(nestedSchema, fileSchema).getRecordReader(pages, materializer(), FilterCompat.NOOP);
+        if (flatSchema.getFieldCount() > 0) {
+            ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, flatRoot, flatSchema, reader.getFooter().getFileMetaData().getCreatedBy());
+            List<ColumnDescriptor> columns = flatSchema.getColumns();
+            for (int i = 0; i < flat.length; i++) {
+                flat[i] = store.getColumnReader(columns.get(i));
+            }
+        }
+    }
+
     private void openFile(TableFiles.DataFile f) throws IOException {
         reader = open(f);
-        MessageType fileSchema = reader.getFooter().getFileMetaData().getSchema();
+        fileSchema = reader.getFooter().getFileMetaData().getSchema();
+        groups = reader.getRowGroups();
+        groupIndex = 0;
         VectorSchemaRoot out = getVectorSchemaRoot();
-        List<Type> types = new ArrayList<>();
-        List<Converter> converters = new ArrayList<>();
+        List<Type> all = new ArrayList<>();
+        List<Type> flatTypes = new ArrayList<>();
+        List<Converter> flatConverters = new ArrayList<>();
+        List<Type> nestedTypes = new ArrayList<>();
+        List<Converter> nestedConverters = new ArrayList<>();
         for (Field want : dataFields) {
             if (!fileSchema.containsField(want.getName())) {
                 continue; // nulls
@@ -263,16 +327,32 @@ public final class TableReader extends ArrowReader {
                         + " in " + uri(f) + " but " + describe(want) + " in " + uri(files.get(0)) + ". Rewrite one of them with the "
                         + "other's type.", null);
             }
-            types.add(t);
-            converters.add(ParquetArrow.converter(t, out.getVector(want.getName()), () -> row[0]));
+            all.add(t);
+            if (t.isPrimitive() && !t.isRepetition(Type.Repetition.REPEATED)) {
+                flatTypes.add(t);
+                flatConverters.add(ParquetArrow.converter(t, out.getVector(want.getName()), () -> flatRow[0]));
+            } else {
+                nestedTypes.add(t);
+                nestedConverters.add(ParquetArrow.converter(t, out.getVector(want.getName()), () -> row[0]));
+            }
         }
-        requested = new MessageType(fileSchema.getName(), types);
-        reader.setRequestedSchema(requested);
-        Converter[] cs = converters.toArray(new Converter[0]);
-        root = new GroupConverter() {
+        requested = new MessageType(fileSchema.getName(), all);
+        flatSchema = new MessageType(fileSchema.getName(), flatTypes);
+        nestedSchema = new MessageType(fileSchema.getName(), nestedTypes);
+        flat = new ColumnReader[flatTypes.size()];
+        flatMaxDefinition = new int[flatTypes.size()];
+        for (int i = 0; i < flat.length; i++) {
+            flatMaxDefinition[i] = flatSchema.getColumns().get(i).getMaxDefinitionLevel();
+        }
+        flatRoot = group(flatConverters.toArray(new Converter[0]), () -> { });
+        root = group(nestedConverters.toArray(new Converter[0]), () -> row[0]++);
+    }
+
+    private static GroupConverter group(Converter[] children, Runnable end) {
+        return new GroupConverter() {
             @Override
             public Converter getConverter(int i) {
-                return cs[i];
+                return children[i];
             }
 
             @Override
@@ -281,7 +361,7 @@ public final class TableReader extends ArrowReader {
 
             @Override
             public void end() {
-                row[0]++;
+                end.run();
             }
         };
     }

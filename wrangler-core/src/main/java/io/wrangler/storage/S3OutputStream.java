@@ -59,6 +59,11 @@ public final class S3OutputStream extends OutputStream {
         return position;
     }
 
+    /** Bytes written and held here, not yet handed to an upload: the part being filled. */
+    public long unsent() {
+        return buffer == null ? 0 : buffer.length();
+    }
+
     /** The size of the part being filled: it grows with the file ({@link PartSizes}). */
     private int partSize() {
         return PartSizes.size(uploads.partSize(), parts.size() + 1);

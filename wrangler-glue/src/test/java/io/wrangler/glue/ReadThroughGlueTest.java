@@ -169,4 +169,22 @@ class ReadThroughGlueTest {
         assertThat(rows(S3Parquet.read(table).catalog(catalog()).s3(s3).open())).isEqualTo(EXPECTED).isEqualTo(duckThroughGlue());
         assertThat(Lake.s3().list(bucket, "sales/_tmp/")).isEmpty();
     }
+
+    @Test
+    void aPartitionLocationOutsideS3IsRefusedByReadAndCompactWithWhatToFix() throws Exception {
+        AwswranglerTables.partition(glue, db, "sales", List.of("XX"), "gs://elsewhere/sales/country=XX/", COLUMNS);
+        Map<String, Long> before = Lake.s3().list(bucket, "sales/");
+        String found = "the catalog registers the partition {country=XX} at 'gs://elsewhere/sales/country=XX/', which is not a location "
+                + "wrangler can read (Cannot read gs://elsewhere/sales/country=XX/: the scheme is not s3:// or s3a://. Pass the table root "
+                + "as s3://bucket/prefix/.). Fix the partition's Location in the catalog, or ";
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> S3Parquet.read(table).catalog(catalog()).s3(s3).open())
+                .isInstanceOf(io.wrangler.ReadException.class)
+                .hasMessage("Cannot read " + table + " (step: list): " + found + "read the table without catalog(...).");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> S3Parquet.compact(table).catalog(catalog()).s3(s3).run())
+                .isInstanceOf(io.wrangler.ReadException.class)
+                .hasMessage("Cannot compact " + table + " (step: list): " + found + "compact the table without catalog(...).");
+        assertThat(Lake.s3().list(bucket, "sales/")).isEqualTo(before);
+        // The other partitions are still read through the catalog once the filter leaves the bad one out.
+        assertThat(rows(S3Parquet.read(table).catalog(catalog()).filter(PartitionFilter.in("country", "DE")).s3(s3).open())).isNotEmpty();
+    }
 }

@@ -1,0 +1,242 @@
+package io.wrangler.bench;
+
+import io.wrangler.CompactionResult;
+import io.wrangler.PartitionFilter;
+import io.wrangler.S3Parquet;
+import io.wrangler.testkit.LocalS3;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * Reading and compaction against DuckDB, in one JVM (BENCHMARKS.md, "Reading and compaction"). Arguments: rows of the
+ * standard table (default 5,000,000), repetitions (default 3), rows of the compaction table (default 2,000,000).
+ *
+ * <p>Read: the standard table written by wrangler partitioned by (dt, country) to LocalS3, then read back whole and one
+ * partition of it, by wrangler from LocalS3 and by DuckDB from local copies of the very same files (DuckDB's httpfs
+ * cannot be loaded offline). So that the comparison is fair, the LocalS3 floor is timed too: the same files fetched
+ * whole with one GET each, sequentially as wrangler reads them, and nothing else. DuckDB is made to decode every column
+ * (an aggregate of each); wrangler decodes every column into Arrow vectors and does nothing with them.
+ *
+ * <p>Compaction: 200 partitions (10 days x 20 countries) of 20 small files each (20 appends), compacted by wrangler
+ * on LocalS3, against DuckDB's {@code COPY (SELECT * FROM read_parquet(...)) TO ... (PARTITION_BY (dt, country))} of
+ * local copies of the same files. Each compaction run gets a fresh copy of the table, built before its clock starts.
+ */
+public final class ReadBench {
+    private ReadBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        long rows = args.length > 0 ? Long.parseLong(args[0]) : 5_000_000L;
+        int reps = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        long compactRows = args.length > 2 ? Long.parseLong(args[2]) : 2_000_000L;
+        System.out.printf("# wrangler read bench: %,d rows, %d repetitions, compaction of %,d rows, %d cores, max heap %d MiB, %s%n", rows,
+                reps, compactRows, Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
+                System.getProperty("java.version"));
+        System.out.println("# load before: " + load());
+        Path work = Files.createTempDirectory("wrangler-read-bench-");
+        try (RootAllocator allocator = new RootAllocator();
+             LocalS3 local = LocalS3.start();
+             Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
+            try (Statement st = duck.createStatement()) {
+                st.execute("SET threads = " + Runtime.getRuntime().availableProcessors());
+                st.execute("SET TimeZone = 'UTC'");
+            }
+            S3Client s3 = local.newClient(b -> { });
+            local.createBucket("bench");
+            try (VectorSchemaRoot table = StandardTable.rows(allocator, 0, Math.toIntExact(rows))) {
+                S3Parquet.write(table).partitionBy("dt", "country").s3(s3).to("s3://bench/std/");
+            }
+            Path copies = work.resolve("std");
+            List<String> keys = download(local, "bench", "std/", copies);
+            System.out.printf("# standard table: %d files, %,d bytes%n", keys.size(), Bench.sizeOf(copies));
+            String glob = copies + "/**/*.parquet";
+            String all = "SELECT count(*), max(user_id), max(country), sum(amount_cents), sum(price), max(ts), max(dt) FROM read_parquet('"
+                    + glob + "', hive_partitioning = true)";
+            String one = all + " WHERE dt = DATE '2025-01-03' AND country = 'US'";
+            PartitionFilter us3 = PartitionFilter.in("dt", "2025-01-03").and(PartitionFilter.in("country", "US"));
+
+            long[] expected = {rows, duckLong(duck, one)};
+            Map<String, Bench.Run> runs = new LinkedHashMap<>();
+            runs.put("duckdb read all columns (local copies)", () -> duckLong(duck, all));
+            runs.put("wrangler read all columns (LocalS3)", () -> check(read(s3, "s3://bench/std/", null), expected[0]));
+            runs.put("LocalS3 floor: GET each file whole, sequentially", () -> getAll(s3, "bench", keys));
+            runs.put("duckdb read one partition (local copies)", () -> duckLong(duck, one));
+            runs.put("wrangler read one partition (LocalS3)", () -> check(read(s3, "s3://bench/std/", us3), expected[1]));
+            Map<String, List<Double>> seconds = time(runs, reps);
+            seconds.forEach((k, v) -> System.out.println("# " + k + ": " + Bench.format(v) + " s"));
+
+            // Compaction: a fresh table of 200 partitions x 20 files per run.
+            int[] n = {0};
+            Map<String, Bench.Run> compactions = new LinkedHashMap<>();
+            Path small = work.resolve("small");
+            String smallTable = smallFiles(allocator, s3, "s3://bench/small0/", compactRows);
+            download(local, "bench", "small0/", small);
+            System.out.printf("# compaction table: %d files, %,d bytes%n", local.list("bench", "small0/").keySet().stream()
+                    .filter(k -> k.endsWith(".parquet")).count(), Bench.sizeOf(small));
+            String[] next = {smallTable};
+            compactions.put("duckdb COPY ... PARTITION_BY (local copies)", () -> Bench.copy(duck, "COPY (SELECT * FROM read_parquet('" + small
+                    + "/**/*.parquet', hive_partitioning = true)) TO '" + work.resolve("duck-c" + n[0]++) + "' (FORMAT PARQUET, "
+                    + "PARTITION_BY (dt, country), COMPRESSION SNAPPY)"));
+            compactions.put("wrangler compact (LocalS3)", () -> {
+                CompactionResult r = S3Parquet.compact(next[0]).s3(s3).run();
+                if (r.rowsWritten() != compactRows || r.partitions().size() != 200 || r.filesAfter() != 200) {
+                    throw new IllegalStateException("the compaction did other work than expected: " + r);
+                }
+            });
+            // No untimed run here (the read runs warmed the JIT): each one would cost a table of 4,000 files.
+            boolean[] used = {false};
+            Map<String, List<Double>> compactSeconds = timeEach(compactions, reps, false, name -> {
+                if (name.startsWith("wrangler")) {
+                    if (used[0]) {
+                        next[0] = smallFiles(allocator, s3, "s3://bench/small" + (++n[0]) + "/", compactRows);
+                    }
+                    used[0] = true;
+                }
+            });
+            compactSeconds.forEach((k, v) -> System.out.println("# " + k + ": " + Bench.format(v) + " s"));
+            seconds.putAll(compactSeconds);
+
+            Map<String, Double> median = new LinkedHashMap<>();
+            seconds.forEach((k, v) -> median.put(k, Bench.median(v)));
+            System.out.println();
+            System.out.println("| run | median s | runs s |");
+            System.out.println("| --- | --- | --- |");
+            median.forEach((k, v) -> System.out.printf("| %s | %.3f | %s |%n", k, v, Bench.format(seconds.get(k))));
+            System.out.println();
+            double readAll = median.get("wrangler read all columns (LocalS3)");
+            double floor = median.get("LocalS3 floor: GET each file whole, sequentially");
+            double duckAll = median.get("duckdb read all columns (local copies)");
+            System.out.printf("read all / DuckDB: %.2fx; (read all - LocalS3 floor) / DuckDB: %.2fx%n", readAll / duckAll, (readAll - floor) / duckAll);
+            System.out.printf("read one partition / DuckDB: %.2fx%n", median.get("wrangler read one partition (LocalS3)")
+                    / median.get("duckdb read one partition (local copies)"));
+            System.out.printf("compact / DuckDB COPY: %.2fx%n", median.get("wrangler compact (LocalS3)")
+                    / median.get("duckdb COPY ... PARTITION_BY (local copies)"));
+            System.out.println("# load after: " + load());
+            s3.close();
+        } finally {
+            try (var walk = Files.walk(work)) {
+                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static String load() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        } catch (java.io.IOException e) {
+            return "unknown";
+        }
+    }
+
+    /** Reads the table, every column decoded; returns the rows. */
+    private static long read(S3Client s3, String table, PartitionFilter filter) throws Exception {
+        var b = S3Parquet.read(table).s3(s3);
+        if (filter != null) {
+            b.filter(filter);
+        }
+        long rows = 0;
+        try (ArrowReader r = b.open()) {
+            while (r.loadNextBatch()) {
+                rows += r.getVectorSchemaRoot().getRowCount();
+            }
+        }
+        return rows;
+    }
+
+    private static void check(long got, long expected) {
+        if (got != expected) {
+            throw new IllegalStateException("wrangler read " + got + " rows where DuckDB counts " + expected);
+        }
+    }
+
+    private static long duckLong(Connection duck, String sql) throws Exception {
+        try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static void getAll(S3Client s3, String bucket, List<String> keys) {
+        for (String k : keys) {
+            s3.getObjectAsBytes(b -> b.bucket(bucket).key(k));
+        }
+    }
+
+    /** Copies the table's data files to {@code dir}, at the same relative paths; returns their keys. */
+    private static List<String> download(LocalS3 local, String bucket, String prefix, Path dir) throws Exception {
+        List<String> keys = new ArrayList<>();
+        for (String k : local.list(bucket, prefix).keySet()) {
+            if (!k.endsWith(".parquet") || k.contains("/_")) {
+                continue;
+            }
+            Path p = dir.resolve(k.substring(prefix.length()));
+            Files.createDirectories(p.getParent());
+            Files.write(p, local.get(bucket, k));
+            keys.add(k);
+        }
+        Collections.sort(keys);
+        return keys;
+    }
+
+    /** 200 partitions of 20 files each: 20 appends of the standard table's rows over 10 days and 20 countries. */
+    private static String smallFiles(RootAllocator allocator, S3Client s3, String table, long rows) {
+        int appends = 20;
+        long per = rows / appends;
+        for (int a = 0; a < appends; a++) {
+            try (VectorSchemaRoot part = StandardTable.rows(allocator, a * per, Math.toIntExact(per))) {
+                S3Parquet.write(part).partitionBy("dt", "country").s3(s3).to(table);
+            }
+        }
+        return table;
+    }
+
+    private static Map<String, List<Double>> time(Map<String, Bench.Run> runs, int reps) throws Exception {
+        return timeEach(runs, reps, true, name -> { });
+    }
+
+    interface Before {
+        void prepare(String name) throws Exception;
+    }
+
+    /**
+     * Optionally one untimed run of each, then {@code reps} timed rounds, alternating the order; {@code before} runs
+     * before each timed run, off the clock.
+     */
+    private static Map<String, List<Double>> timeEach(Map<String, Bench.Run> runs, int reps, boolean warmUp, Before before) throws Exception {
+        Map<String, List<Double>> seconds = new LinkedHashMap<>();
+        runs.keySet().forEach(k -> seconds.put(k, new ArrayList<>()));
+        if (warmUp) {
+            for (Bench.Run r : runs.values()) {
+                r.run();
+            }
+        }
+        for (int rep = 0; rep < reps; rep++) {
+            List<String> order = new ArrayList<>(runs.keySet());
+            if (rep % 2 == 1) {
+                Collections.reverse(order);
+            }
+            for (String name : order) {
+                before.prepare(name);
+                Bench.settle();
+                long start = System.nanoTime();
+                runs.get(name).run();
+                seconds.get(name).add((System.nanoTime() - start) / 1e9);
+            }
+        }
+        return seconds;
+    }
+}

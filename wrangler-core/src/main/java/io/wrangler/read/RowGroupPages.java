@@ -1,0 +1,324 @@
+package io.wrangler.read;
+
+import io.wrangler.encoding.Codecs;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.CRC32;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DataPageV1;
+import org.apache.parquet.column.page.DataPageV2;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.format.DataPageHeader;
+import org.apache.parquet.format.DataPageHeaderV2;
+import org.apache.parquet.format.PageHeader;
+import org.apache.parquet.format.Util;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.io.ParquetDecodingException;
+
+/**
+ * RowGroupPages is one row group of a file as parquet-java's {@link PageReadStore}, read page by page as its column
+ * readers ask for pages, in bounded memory.
+ *
+ * <p>A row group whose projected column chunks span at most {@code budget} bytes is fetched whole with one GET (small
+ * files: as few requests as possible). A larger one is read column by column: each column chunk through a window of at
+ * most {@code budget / columns} bytes (at least {@link #MIN_WINDOW}), refilled with a ranged GET as its pages are
+ * consumed; a page larger than the window is fetched by itself. So memory is bounded by the budget, plus per column the
+ * page being decoded (compressed and decompressed) and its dictionary, whatever the size of the row group.
+ *
+ * <p>Pages are checked against their CRC when they carry one, and decompressed by wrangler's {@link Codecs}. Data
+ * pages V1 and V2 and dictionary pages are read; index pages are skipped; encrypted column chunks are not read.
+ */
+final class RowGroupPages implements PageReadStore {
+    /** The least window of a column chunk: a ranged GET of less costs more in requests than it saves in memory. */
+    static final int MIN_WINDOW = 256 * 1024;
+    private static final CompressionCodecFactory CODECS = new Codecs();
+
+    private final long rows;
+    private final Map<List<String>, ColumnPages> columns = new HashMap<>();
+
+    RowGroupPages(S3InputFile file, BlockMetaData block, List<ColumnDescriptor> wanted, long budget, int minWindow) throws IOException {
+        this.rows = block.getRowCount();
+        ColumnChunkMetaData[] chunks = new ColumnChunkMetaData[wanted.size()];
+        long from = Long.MAX_VALUE;
+        long to = 0;
+        for (int i = 0; i < chunks.length; i++) {
+            chunks[i] = chunk(block, wanted.get(i));
+            if (chunks[i] == null) {
+                continue;
+            }
+            from = Math.min(from, chunks[i].getStartingPos());
+            to = Math.max(to, chunks[i].getStartingPos() + chunks[i].getTotalSize());
+        }
+        byte[] whole = null;
+        if (to > from && to - from <= budget) {
+            whole = new byte[Math.toIntExact(to - from)];
+            file.read(from, whole, 0, whole.length);
+        }
+        int window = (int) Math.max(minWindow, Math.min(Integer.MAX_VALUE - 16, budget / Math.max(1, chunks.length)));
+        for (int i = 0; i < chunks.length; i++) {
+            ColumnChunkMetaData c = chunks[i];
+            if (c == null) {
+                continue;
+            }
+            if (c.isEncrypted()) {
+                throw new ParquetDecodingException("the column " + wanted.get(i) + " of " + file + " is encrypted, which wrangler "
+                        + "does not read");
+            }
+            ChunkStream in = whole != null
+                    ? new ChunkStream(file, whole, (int) (c.getStartingPos() - from), c.getTotalSize())
+                    : new ChunkStream(file, c.getStartingPos(), c.getTotalSize(), window);
+            columns.put(List.of(wanted.get(i).getPath()), new ColumnPages(file, wanted.get(i), c, in));
+        }
+    }
+
+    private static ColumnChunkMetaData chunk(BlockMetaData block, ColumnDescriptor column) {
+        for (ColumnChunkMetaData c : block.getColumns()) {
+            if (Arrays.equals(c.getPath().toArray(), column.getPath())) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public PageReader getPageReader(ColumnDescriptor column) {
+        ColumnPages p = columns.get(List.of(column.getPath()));
+        if (p == null) {
+            throw new ParquetDecodingException("no column chunk for " + Arrays.toString(column.getPath()) + " in this row group");
+        }
+        return p;
+    }
+
+    @Override
+    public long getRowCount() {
+        return rows;
+    }
+
+    /**
+     * The bytes of one column chunk as a stream: either a slice of the row group fetched whole, or a window over the
+     * object refilled by ranged GETs.
+     */
+    static final class ChunkStream extends InputStream {
+        private final S3InputFile file;
+        private final long end;
+        private final int window;
+        private byte[] buf;
+        private int pos;
+        private int limit;
+        /** Where in the file the byte after {@code buf[limit - 1]} is. */
+        private long next;
+
+        ChunkStream(S3InputFile file, byte[] whole, int offset, long length) {
+            this.file = file;
+            this.buf = whole;
+            this.pos = offset;
+            this.limit = Math.toIntExact(offset + length);
+            this.end = 0;
+            this.next = 0;
+            this.window = 0;
+        }
+
+        ChunkStream(S3InputFile file, long start, long length, int window) {
+            this.file = file;
+            this.next = start;
+            this.end = start + length;
+            this.window = window;
+            this.buf = new byte[0];
+        }
+
+        private boolean fill() throws IOException {
+            if (next >= end) {
+                return false;
+            }
+            int n = (int) Math.min(window, end - next);
+            if (buf.length < n) {
+                buf = new byte[n];
+            }
+            file.read(next, buf, 0, n);
+            next += n;
+            pos = 0;
+            limit = n;
+            return true;
+        }
+
+        @Override
+        public int read() throws IOException {
+            if (pos == limit && !fill()) {
+                return -1;
+            }
+            return buf[pos++] & 0xFF;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (len == 0) {
+                return 0;
+            }
+            if (pos == limit && !fill()) {
+                return -1;
+            }
+            int n = Math.min(len, limit - pos);
+            System.arraycopy(buf, pos, b, off, n);
+            pos += n;
+            return n;
+        }
+
+        /** The next {@code n} bytes in a new array; a run longer than the window is fetched by itself. */
+        byte[] take(int n) throws IOException {
+            byte[] out = new byte[n];
+            int have = Math.min(n, limit - pos);
+            System.arraycopy(buf, pos, out, 0, have);
+            pos += have;
+            int rest = n - have;
+            if (rest == 0) {
+                return out;
+            }
+            if (rest > end - next) {
+                throw new EOFException("a page of " + file + " runs past the end of its column chunk");
+            }
+            if (rest >= window) {
+                file.read(next, out, have, rest);
+                next += rest;
+                return out;
+            }
+            fill();
+            System.arraycopy(buf, 0, out, have, rest);
+            pos = rest;
+            return out;
+        }
+
+        void release() {
+            buf = null;
+        }
+    }
+
+    /** The pages of one column chunk, read as they are asked for. */
+    private static final class ColumnPages implements PageReader {
+        private final S3InputFile file;
+        private final ColumnDescriptor column;
+        private final ColumnChunkMetaData meta;
+        private final ChunkStream in;
+        private final CompressionCodecFactory.BytesInputDecompressor decompressor;
+        private final CRC32 crc = new CRC32();
+        private PageHeader pending;
+        private boolean dictionaryRead;
+        private long valuesRead;
+
+        ColumnPages(S3InputFile file, ColumnDescriptor column, ColumnChunkMetaData meta, ChunkStream in) {
+            this.file = file;
+            this.column = column;
+            this.meta = meta;
+            this.in = in;
+            this.decompressor = CODECS.getDecompressor(meta.getCodec());
+        }
+
+        @Override
+        public long getTotalValueCount() {
+            return meta.getValueCount();
+        }
+
+        @Override
+        public DictionaryPage readDictionaryPage() {
+            if (dictionaryRead) {
+                return null;
+            }
+            dictionaryRead = true;
+            if (meta.getValueCount() == 0) {
+                return null;
+            }
+            try {
+                PageHeader h = header();
+                if (h.type != org.apache.parquet.format.PageType.DICTIONARY_PAGE) {
+                    pending = h;
+                    return null;
+                }
+                byte[] body = body(h);
+                byte[] plain = decompress(body, h.getUncompressed_page_size());
+                return new DictionaryPage(BytesInput.from(plain), h.getUncompressed_page_size(), h.getDictionary_page_header().getNum_values(),
+                        Encoding.valueOf(h.getDictionary_page_header().getEncoding().name()));
+            } catch (IOException e) {
+                throw new ParquetDecodingException("could not read the dictionary page of " + Arrays.toString(column.getPath()) + " in "
+                        + file + ": " + e, e);
+            }
+        }
+
+        @Override
+        public DataPage readPage() {
+            if (!dictionaryRead) {
+                readDictionaryPage();
+            }
+            try {
+                while (valuesRead < meta.getValueCount()) {
+                    PageHeader h = pending != null ? pending : header();
+                    pending = null;
+                    switch (h.type) {
+                        case DATA_PAGE: {
+                            DataPageHeader d = h.getData_page_header();
+                            byte[] plain = decompress(body(h), h.getUncompressed_page_size());
+                            valuesRead += d.getNum_values();
+                            return new DataPageV1(BytesInput.from(plain), d.getNum_values(), h.getUncompressed_page_size(), null,
+                                    Encoding.valueOf(d.getRepetition_level_encoding().name()),
+                                    Encoding.valueOf(d.getDefinition_level_encoding().name()), Encoding.valueOf(d.getEncoding().name()));
+                        }
+                        case DATA_PAGE_V2: {
+                            DataPageHeaderV2 d = h.getData_page_header_v2();
+                            byte[] body = body(h);
+                            int rl = d.getRepetition_levels_byte_length();
+                            int dl = d.getDefinition_levels_byte_length();
+                            byte[] data = Arrays.copyOfRange(body, rl + dl, body.length);
+                            if (d.isIs_compressed()) {
+                                data = decompress(data, h.getUncompressed_page_size() - rl - dl);
+                            }
+                            valuesRead += d.getNum_values();
+                            return DataPageV2.uncompressed(d.getNum_rows(), d.getNum_nulls(), d.getNum_values(),
+                                    BytesInput.from(body, 0, rl), BytesInput.from(body, rl, dl), Encoding.valueOf(d.getEncoding().name()),
+                                    BytesInput.from(data), null);
+                        }
+                        case DICTIONARY_PAGE:
+                            throw new ParquetDecodingException("more than one dictionary page in the column chunk "
+                                    + Arrays.toString(column.getPath()) + " of " + file);
+                        default:
+                            body(h); // an index page: not needed to decode
+                    }
+                }
+                in.release();
+                return null;
+            } catch (IOException e) {
+                throw new ParquetDecodingException("could not read a page of " + Arrays.toString(column.getPath()) + " in " + file + ": "
+                        + e, e);
+            }
+        }
+
+        private PageHeader header() throws IOException {
+            return Util.readPageHeader(in);
+        }
+
+        private byte[] body(PageHeader h) throws IOException {
+            byte[] b = in.take(h.getCompressed_page_size());
+            if (h.isSetCrc()) {
+                crc.reset();
+                crc.update(b);
+                if (crc.getValue() != (h.getCrc() & 0xFFFFFFFFL)) {
+                    throw new ParquetDecodingException("could not verify page integrity, CRC checksum verification failed");
+                }
+            }
+            return b;
+        }
+
+        private byte[] decompress(byte[] body, int size) throws IOException {
+            return decompressor.decompress(BytesInput.from(body), size).toByteArray();
+        }
+    }
+}
