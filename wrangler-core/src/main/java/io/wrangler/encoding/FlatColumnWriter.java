@@ -693,6 +693,9 @@ abstract class FlatColumnWriter {
             for (int i = 0; i < bytes; i++) {
                 out.buf[out.size + i] = (byte) (bits[i >>> 3] >>> (8 * (i & 7)));
             }
+            if (count % 8 != 0) {
+                out.buf[out.size + bytes - 1] &= (byte) ((1 << (count % 8)) - 1); // zero padding, not an earlier page's bits
+            }
             out.size += bytes;
             return Encoding.PLAIN;
         }

@@ -311,6 +311,12 @@ class FlatColumnWriterTest {
                 assertThat(a.getSchema()).isEqualTo(b.getSchema());
                 assertThat(a.getColumn_orders()).isEqualTo(b.getColumn_orders());
                 assertSameStatistics(mine, a.getRow_groups().get(0), theirs, b.getRow_groups().get(0), true);
+                if (!int96) {
+                    // Where the two make the same encoding choices (here every column: INT96 aside, the sample's choice and
+                    // parquet-java's fallback agree) the files are the same to the byte. A parquet-java upgrade that changes
+                    // its RLE runs or page cuts would break only this line; the statistics above are the contract.
+                    assertThat(mine).isEqualTo(theirs);
+                }
                 // 20,000-row pages, and a dictionary where values repeat
                 ColumnChunk country = a.getRow_groups().get(0).getColumns().stream().filter(c -> path(c).equals("country"))
                         .findFirst().orElseThrow();
@@ -318,7 +324,9 @@ class FlatColumnWriterTest {
                 assertThat(country.getMeta_data().getDictionary_page_offset()).isPositive();
 
                 List<List<String>> read = duck(mine, "mine" + int96 + ".parquet");
-                assertThat(read).isEqualTo(duck(theirs, "theirs" + int96 + ".parquet"));
+                if (int96) {
+                    assertThat(read).isEqualTo(duck(theirs, "theirs" + int96 + ".parquet"));
+                }
                 assertValues(read, root, int96);
             }
         }
@@ -326,9 +334,9 @@ class FlatColumnWriterTest {
 
     @Test
     void manyPagesAndRowGroupsHoldTheStatisticsOfTheirRows() throws Exception {
-        try (RootAllocator allocator = new RootAllocator(); VectorSchemaRoot root = rows(allocator, 60_000, 2)) {
+        try (RootAllocator allocator = new RootAllocator(); VectorSchemaRoot root = rows(allocator, 40_000, 2)) {
             FileEncoder.Settings s = new FileEncoder.Settings(fields(), Compression.ZSTD, false, false, 512L << 10, 16 << 10);
-            byte[] mine = flat(s, root, 0, 60_000);
+            byte[] mine = flat(s, root, 0, 40_000);
             FileMetaData a = footer(mine);
             assertThat(a.getRow_groups().size()).isGreaterThan(2);
             int from = 0;
@@ -345,9 +353,9 @@ class FlatColumnWriterTest {
                 }
                 from += rows;
             }
-            assertThat(from).isEqualTo(60_000);
+            assertThat(from).isEqualTo(40_000);
             List<List<String>> read = duck(mine, "mine.parquet");
-            assertThat(read).isEqualTo(duck(reference(s, root, 0, 60_000), "theirs.parquet"));
+            assertThat(read).isEqualTo(duck(reference(s, root, 0, 40_000), "theirs.parquet"));
             assertValues(read, root, false);
         }
     }
