@@ -32,13 +32,14 @@ import org.apache.parquet.schema.PrimitiveType;
  * NaN counted apart and zeros normalized, so only the extremes matter).
  *
  * <p>What it keeps of parquet-java's writer: pages end at {@code pageRows} rows or when the buffered page reaches 90% of
- * {@code pageBytes}; a dictionary is tried where parquet-java would try one (every type but boolean and fixed-length
+ * {@code pageBytes}, checked at least 100 rows apart as parquet-java checks; a dictionary is tried where parquet-java would try one (every type but boolean and fixed-length
  * byte arrays) when the file's encoding choice allows it, and given up for plain, the current page re-encoded, when the
  * dictionary outgrows {@code dictionaryBytes} or when the first page does not come out smaller than plain. Pages
  * already written with the dictionary keep it. Not thread-safe; one per column per row group.
  */
 abstract class FlatColumnWriter {
     private static final double PAGE_TOLERANCE = 0.1;
+    private static final int MIN_CHECK = 100;
 
     final PrimitiveType type;
     private final PageWriter pages;
@@ -52,6 +53,8 @@ abstract class FlatColumnWriter {
     private int nulls;
     private int[] levels = new int[0];
     private boolean hasNulls;
+    /** Bytes per row of the last page written, 0 before the first. */
+    private long lastPerRow;
 
     FlatColumnWriter(ColumnDescriptor column, PageWriter pages, int pageBytes, int pageRows) {
         this.type = column.getPrimitiveType();
@@ -64,9 +67,15 @@ abstract class FlatColumnWriter {
     final void write(FieldVector v, int from, int to) {
         while (from < to) {
             int n = Math.min(to - from, pageRows - rows);
-            long buffered = pageBuffered();
-            long perRow = rows == 0 ? 8 : Math.max(1, (buffered + rows - 1) / rows);
-            n = (int) Math.min(n, Math.max(64, (pageCut - buffered) / perRow));
+            // The page's size is checked as parquet-java checks it: first after 100 rows, then after as many rows as the
+            // bytes per row so far say fit, but never sooner than 100 rows on (so a page of large values holds 100).
+            if (rows == 0) {
+                n = (int) Math.min(n, lastPerRow == 0 ? MIN_CHECK : Math.max(MIN_CHECK, pageCut / lastPerRow));
+            } else {
+                long buffered = pageBuffered();
+                long perRow = Math.max(1, (buffered + rows - 1) / rows);
+                n = (int) Math.min(n, Math.max(MIN_CHECK, (pageCut - buffered) / perRow));
+            }
             validity.load(v, from, from + n);
             if (validity.nulls > 0 || hasNulls) {
                 levels(from, from + n);
@@ -115,6 +124,7 @@ abstract class FlatColumnWriter {
     }
 
     private void writePage() {
+        lastPerRow = Math.max(1, (pageBuffered() + rows - 1) / rows);
         levelBytes.reset();
         if (hasNulls) {
             levelBytes.hybrid(levels, rows, 1);

@@ -410,4 +410,27 @@ class FlatColumnWriterTest {
             }
         }
     }
+    @Test
+    void pagesOfLargeValuesEndWhereParquetJavasEnd() throws Exception {
+        List<Field> fields = List.of(f("id", new ArrowType.Int(32, true)), f("s", ArrowType.Utf8.INSTANCE));
+        try (RootAllocator allocator = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(fields), allocator)) {
+            root.allocateNew();
+            int n = 600;
+            for (int r = 0; r < n; r++) {
+                ((IntVector) root.getVector("id")).setSafe(r, r);
+                ((VarCharVector) root.getVector("s")).setSafe(r, String.format("%010d", r).repeat(2_000).getBytes(StandardCharsets.US_ASCII));
+            }
+            root.setRowCount(n);
+            int page = 64 << 10;
+            FileEncoder.Settings s = new FileEncoder.Settings(fields, Compression.NONE, false, false, 128L << 20, page);
+            byte[] mine = flat(s, root, 0, n);
+            byte[] theirs = reference(s, root, 0, n);
+            RowGroup a = footer(mine).getRow_groups().get(0);
+            RowGroup b = footer(theirs).getRow_groups().get(0);
+            // pages of 100 rows (the size is checked 100 rows apart), the same pages and page statistics as parquet-java's
+            assertSameStatistics(mine, a, theirs, b, true);
+            assertThat(offsetIndex(mine, a.getColumns().get(1)).getPage_locations()).hasSize(6)
+                    .allSatisfy(p -> assertThat(p.getFirst_row_index() % 100).isZero());
+        }
+    }
 }
