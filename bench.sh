@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark of BENCHMARKS.md: wrangler against DuckDB on the standard table, in one JVM.
 # Usage: ./bench.sh [rows, default 5000000] [repetitions, default 3]
+#        ./bench.sh --encode [rows] [repetitions]   (DuckDB's COPYs and wrangler's encode-only writes only)
 #        BENCH_HEAP=512m ./bench.sh --stream [rows, default 50000000] [days, default 50]
 #        ./bench.sh --loop partitioned|flat [rows] [repetitions]   (one encode-only write, repeated; for a profiler)
 #        ./bench.sh --network [sim|local, default sim] [rows, default 5000000] [repetitions, default 3] [first-byte ms, default 30]
@@ -25,6 +26,8 @@ elif [ "${1:-}" = "--network" ]; then
 elif [ "${1:-}" = "--partitions" ]; then
   main=io.wrangler.bench.PartitionsBench
   shift
+elif [ "${1:-}" = "--encode" ]; then
+  :  # Bench itself reads the flag
 elif [ "${1:-}" = "--loop" ]; then
   main=io.wrangler.bench.EncodeLoop
   shift

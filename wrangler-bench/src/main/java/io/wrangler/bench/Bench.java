@@ -42,6 +42,11 @@ public final class Bench {
     private static final String DEFERRED = "wrangler partitioned, end to end to LocalS3, deferred uploads";
 
     public static void main(String[] args) throws Exception {
+        // --encode: the four encode runs only (DuckDB's two COPYs and wrangler's two encode-only writes), no LocalS3 run
+        boolean encodeOnly = args.length > 0 && args[0].equals("--encode");
+        if (encodeOnly) {
+            args = java.util.Arrays.copyOfRange(args, 1, args.length);
+        }
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 5_000_000L;
         int reps = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         System.out.printf("# wrangler bench: %,d rows, %d repetitions, %d cores, max heap %d MiB, %s%n", rows, reps,
@@ -69,34 +74,36 @@ public final class Bench {
             runs.put("duckdb flat", () -> copy(duck, "COPY t TO '" + work.resolve("duck-f" + n[0]++ + ".parquet") + "' (FORMAT PARQUET, COMPRESSION SNAPPY)"));
             runs.put("wrangler partitioned, encode only", () -> S3Parquet.write(table).partitionBy("dt", "country").lease(false).s3(sink).to("s3://sink/p/"));
             runs.put("wrangler flat, encode only", () -> S3Parquet.write(table).lease(false).s3(sink).to("s3://sink/f/"));
-            runs.put("wrangler partitioned, end to end to LocalS3", () -> S3Parquet.write(table).partitionBy("dt", "country")
-                    .mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/e2e" + n[0]++ + "/"));
-            runs.put(DEFERRED, () -> S3Parquet.write(table).partitionBy("dt", "country").commitMethod(CommitMethod.DEFERRED_UPLOADS)
-                    .mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/e2e" + n[0]++ + "/"));
-
-            // The floor of the end-to-end runs: LocalS3's own cost for the same requests with no wrangler work at all, one
-            // PUT to a staging key and one CopyObject per file of the partitioned write, on as many threads as wrangler uses.
-            WriteResult sample = S3Parquet.write(table).partitionBy("dt", "country").s3(counted).to("s3://bench/sample/");
-            List<byte[]> files = new ArrayList<>();
-            for (String path : sample.paths()) {
-                files.add(local.get("bench", path.substring("s3://bench/".length())));
-            }
             java.util.concurrent.ExecutorService floorPool = java.util.concurrent.Executors.newFixedThreadPool(8);
-            runs.put(FLOOR, () -> {
-                String prefix = "floor" + n[0]++ + "/";
-                List<java.util.concurrent.Future<?>> done = new ArrayList<>();
-                for (int f = 0; f < files.size(); f++) {
-                    byte[] bytes = files.get(f);
-                    String key = prefix + "p" + f + ".parquet";
-                    done.add(floorPool.submit(() -> {
-                        counted.putObject(b -> b.bucket("bench").key(prefix + "_tmp/" + key), software.amazon.awssdk.core.sync.RequestBody.fromBytes(bytes));
-                        counted.copyObject(b -> b.sourceBucket("bench").sourceKey(prefix + "_tmp/" + key).destinationBucket("bench").destinationKey(key));
-                    }));
+            if (!encodeOnly) {
+                runs.put("wrangler partitioned, end to end to LocalS3", () -> S3Parquet.write(table).partitionBy("dt", "country")
+                        .mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/e2e" + n[0]++ + "/"));
+                runs.put(DEFERRED, () -> S3Parquet.write(table).partitionBy("dt", "country").commitMethod(CommitMethod.DEFERRED_UPLOADS)
+                        .mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/e2e" + n[0]++ + "/"));
+
+                // The floor of the end-to-end runs: LocalS3's own cost for the same requests with no wrangler work at all, one
+                // PUT to a staging key and one CopyObject per file of the partitioned write, on as many threads as wrangler uses.
+                WriteResult sample = S3Parquet.write(table).partitionBy("dt", "country").s3(counted).to("s3://bench/sample/");
+                List<byte[]> files = new ArrayList<>();
+                for (String path : sample.paths()) {
+                    files.add(local.get("bench", path.substring("s3://bench/".length())));
                 }
-                for (java.util.concurrent.Future<?> d : done) {
-                    d.get();
-                }
-            });
+                runs.put(FLOOR, () -> {
+                    String prefix = "floor" + n[0]++ + "/";
+                    List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+                    for (int f = 0; f < files.size(); f++) {
+                        byte[] bytes = files.get(f);
+                        String key = prefix + "p" + f + ".parquet";
+                        done.add(floorPool.submit(() -> {
+                            counted.putObject(b -> b.bucket("bench").key(prefix + "_tmp/" + key), software.amazon.awssdk.core.sync.RequestBody.fromBytes(bytes));
+                            counted.copyObject(b -> b.sourceBucket("bench").sourceKey(prefix + "_tmp/" + key).destinationBucket("bench").destinationKey(key));
+                        }));
+                    }
+                    for (java.util.concurrent.Future<?> d : done) {
+                        d.get();
+                    }
+                });
+            }
 
             Map<String, List<Double>> seconds = new LinkedHashMap<>();
             Map<String, Long> peakHeap = new LinkedHashMap<>();
@@ -127,12 +134,14 @@ public final class Bench {
             System.out.println();
             System.out.printf("partitioned encode / DuckDB partitioned: %.2fx%n", median.get("wrangler partitioned, encode only") / median.get("duckdb partitioned"));
             System.out.printf("flat encode / DuckDB flat: %.2fx%n", median.get("wrangler flat, encode only") / median.get("duckdb flat"));
-            System.out.printf("end to end / partitioned encode only: %.2fx%n",
-                    median.get("wrangler partitioned, end to end to LocalS3") / median.get("wrangler partitioned, encode only"));
-            System.out.printf("end to end with deferred uploads / partitioned encode only: %.2fx%n",
-                    median.get(DEFERRED) / median.get("wrangler partitioned, encode only"));
-            System.out.printf("end to end / (LocalS3 floor + partitioned encode only): %.2fx%n",
-                    median.get("wrangler partitioned, end to end to LocalS3") / (median.get(FLOOR) + median.get("wrangler partitioned, encode only")));
+            if (!encodeOnly) {
+                System.out.printf("end to end / partitioned encode only: %.2fx%n",
+                        median.get("wrangler partitioned, end to end to LocalS3") / median.get("wrangler partitioned, encode only"));
+                System.out.printf("end to end with deferred uploads / partitioned encode only: %.2fx%n",
+                        median.get(DEFERRED) / median.get("wrangler partitioned, encode only"));
+                System.out.printf("end to end / (LocalS3 floor + partitioned encode only): %.2fx%n",
+                        median.get("wrangler partitioned, end to end to LocalS3") / (median.get(FLOOR) + median.get("wrangler partitioned, encode only")));
+            }
 
             // Output sizes of one write each, so that the times compare like with like.
             copy(duck, "COPY t TO '" + work.resolve("size-p") + "' (FORMAT PARQUET, PARTITION_BY (dt, country), COMPRESSION SNAPPY)");
@@ -146,6 +155,11 @@ public final class Bench {
             System.out.printf("output bytes: duckdb partitioned %,d, wrangler partitioned %,d (incl. the manifest); duckdb flat %,d, "
                     + "wrangler flat %,d%n", sizeOf(work.resolve("size-p")), wranglerPartitioned, sizeOf(work.resolve("size-f.parquet")), wranglerFlat);
 
+            if (encodeOnly) {
+                floorPool.shutdown();
+                counted.close();
+                return;
+            }
             counter.reset();
             WriteResult first = S3Parquet.write(table).partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/req/");
             System.out.println();

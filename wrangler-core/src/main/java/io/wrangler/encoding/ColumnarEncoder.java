@@ -12,44 +12,32 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
-import org.apache.arrow.vector.BaseLargeVariableWidthVector;
-import org.apache.arrow.vector.BaseVariableWidthVector;
-import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.DateMilliVector;
 import org.apache.arrow.vector.Decimal256Vector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
-import org.apache.arrow.vector.Float4Vector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.SmallIntVector;
 import org.apache.arrow.vector.TimeStampVector;
-import org.apache.arrow.vector.TinyIntVector;
-import org.apache.arrow.vector.UInt1Vector;
-import org.apache.arrow.vector.UInt2Vector;
-import org.apache.arrow.vector.UInt4Vector;
-import org.apache.arrow.vector.UInt8Vector;
+import org.apache.arrow.vector.types.DateUnit;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.parquet.bytes.HeapByteBufferAllocator;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.ColumnWriteStore;
-import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
 import org.apache.parquet.hadoop.ParquetFileWriter;
-import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.MessageType;
 
 /**
  * A ColumnarEncoder encodes flat Arrow columns into one Parquet file column by column: for each chunk of rows it
- * hands every value of one column to that column's Parquet writer before moving to the next column, with no
- * per-row record assembly. Pages still end on row boundaries (the page size check runs between chunks), and the
- * Parquet types are those of {@link ArrowSchemas}, as for {@link RecordEncoder}.
+ * hands the chunk of one column to that column's {@link FlatColumnWriter}, which encodes pages straight from the Arrow
+ * buffers, before moving to the next column, with no per-row record assembly and no per-value call into parquet-java.
+ * Pages end on row boundaries, and the Parquet types are those of {@link ArrowSchemas}, as for {@link RecordEncoder}
+ * (parquet-java's own writer, which nested columns use); parquet-java still lays out the file: page headers,
+ * checksums, compression, column and offset indexes, footer.
  *
  * <p>Memory is about one row group of encoded pages. Not thread-safe.
  */
@@ -61,7 +49,7 @@ final class ColumnarEncoder implements FileEncoder {
     private final MessageType schema;
     private final ParquetProperties props;
     private final ParquetFileWriter file;
-    private final Leaf[] leaves;
+    private final FlatColumnWriter.Source[] sources;
     /** Rows of one row group when a long run is encoded on several threads. */
     static final int PARALLEL_ROWS = 1 << 20;
     private static final int SAMPLE = 1024;
@@ -79,9 +67,9 @@ final class ColumnarEncoder implements FileEncoder {
         this.file = new ParquetFileWriter(new RecordEncoder.StreamFile(out), schema, ParquetFileWriter.Mode.OVERWRITE,
                 settings.rowGroupBytes(), ParquetWriterDefaults.MAX_PADDING, null, props);
         file.start();
-        this.leaves = new Leaf[settings.columns().size()];
-        for (int i = 0; i < leaves.length; i++) {
-            leaves[i] = leaf(settings.columns().get(i), settings.keepNanos(), settings.int96());
+        this.sources = new FlatColumnWriter.Source[settings.columns().size()];
+        for (int i = 0; i < sources.length; i++) {
+            sources[i] = source(settings.columns().get(i), settings.keepNanos(), settings.int96());
         }
     }
 
@@ -163,8 +151,7 @@ final class ColumnarEncoder implements FileEncoder {
     /** One row group being encoded: its column writers and the pages they produced, held in memory until flushed. */
     private final class Group {
         final ColumnChunkPageWriteStore pages;
-        final ColumnWriteStore store;
-        final ColumnWriter[] writers;
+        final FlatColumnWriter[] writers;
         long rows;
 
         Group() {
@@ -173,24 +160,23 @@ final class ColumnarEncoder implements FileEncoder {
                     .withSchema(schema).withAllocator(props.getAllocator())
                     .withColumnIndexTruncateLength(props.getColumnIndexTruncateLength())
                     .withPageWriteChecksumEnabled(props.getPageWriteChecksumEnabled()).build();
-            store = encodings.newColumnWriteStore(schema, pages, pages);
             List<ColumnDescriptor> columns = schema.getColumns();
-            writers = new ColumnWriter[columns.size()];
+            writers = new FlatColumnWriter[columns.size()];
             for (int i = 0; i < writers.length; i++) {
-                writers[i] = store.getColumnWriter(columns.get(i));
+                ColumnDescriptor c = columns.get(i);
+                writers[i] = FlatColumnWriter.of(c, pages.getPageWriter(c), props.getPageSizeThreshold(),
+                        props.getPageRowCountLimit(), props.getDictionaryPageSizeThreshold(), encodings.isDictionaryEnabled(c),
+                        sources[i]);
             }
         }
 
         /** Encodes rows {@code [from, to)} column by column, a chunk at a time; stops early when the group is full. */
         int encode(List<FieldVector> columns, int from, int to) {
             int start = from;
-            while (start < to && store.getBufferedSize() < settings.rowGroupBytes()) {
+            while (start < to && bufferedSize() < settings.rowGroupBytes()) {
                 int end = Math.min(to, start + CHUNK);
-                for (int c = 0; c < leaves.length; c++) {
-                    leaves[c].write(columns.get(c), start, end, writers[c]);
-                }
-                for (int r = start; r < end; r++) {
-                    store.endRecord();
+                for (int c = 0; c < writers.length; c++) {
+                    writers[c].write(columns.get(c), start, end);
                 }
                 rows += end - start;
                 start = end;
@@ -198,13 +184,23 @@ final class ColumnarEncoder implements FileEncoder {
             return start;
         }
 
-        boolean full() {
-            return store.getBufferedSize() >= settings.rowGroupBytes();
+        long bufferedSize() {
+            long total = 0;
+            for (FlatColumnWriter w : writers) {
+                total += w.bufferedSize();
+            }
+            return total;
         }
 
-        /** Closes the column writers so that every page is in the page store; may run on any thread. */
+        boolean full() {
+            return bufferedSize() >= settings.rowGroupBytes();
+        }
+
+        /** Writes every column's last page and dictionary into the page store; may run on any thread. */
         void seal() {
-            store.flush();
+            for (FlatColumnWriter w : writers) {
+                w.finish();
+            }
         }
 
         void flushTo(ParquetFileWriter file) throws IOException {
@@ -215,13 +211,11 @@ final class ColumnarEncoder implements FileEncoder {
                     file.endBlock();
                 }
             } finally {
-                store.close();
                 pages.close();
             }
         }
 
         void discard() {
-            store.close();
             pages.close();
         }
     }
@@ -350,9 +344,9 @@ final class ColumnarEncoder implements FileEncoder {
     @Override
     public long size() {
         try {
-            return file.getPos() + (group == null ? 0 : group.store.getBufferedSize());
+            return file.getPos() + (group == null ? 0 : group.bufferedSize());
         } catch (IOException e) {
-            return group == null ? 0 : group.store.getBufferedSize();
+            return group == null ? 0 : group.bufferedSize();
         }
     }
 
@@ -369,178 +363,73 @@ final class ColumnarEncoder implements FileEncoder {
         file.end(Map.of("writer.model.name", "wrangler"));
     }
 
-    // ---- leaves: one per Arrow type, writing a run of values of a flat optional column ----
+    // ---- sources: how each Arrow type's values become its Parquet type's ----
 
-    @FunctionalInterface
-    private interface Leaf {
-        void write(FieldVector v, int from, int to, ColumnWriter w);
-    }
-
-    private static Leaf leaf(Field field, boolean keepNanos, boolean int96) {
+    private static FlatColumnWriter.Source source(Field field, boolean keepNanos, boolean int96) {
         ArrowType t = field.getType();
         switch (t.getTypeID()) {
             case Int: {
                 ArrowType.Int it = (ArrowType.Int) t;
-                if (it.getBitWidth() == 64) {
-                    return (v, from, to, w) -> {
-                        if (v instanceof BigIntVector x) {
-                            for (int r = from; r < to; r++) {
-                                if (x.isNull(r)) w.writeNull(0, 0); else w.write(x.get(r), 0, 1);
-                            }
-                        } else {
-                            UInt8Vector x = (UInt8Vector) v;
-                            for (int r = from; r < to; r++) {
-                                if (x.isNull(r)) w.writeNull(0, 0); else w.write(x.get(r), 0, 1);
-                            }
-                        }
-                    };
-                }
-                return (v, from, to, w) -> {
-                    for (int r = from; r < to; r++) {
-                        if (v.isNull(r)) {
-                            w.writeNull(0, 0);
-                        } else if (v instanceof IntVector x) {
-                            w.write(x.get(r), 0, 1);
-                        } else if (v instanceof SmallIntVector x) {
-                            w.write((int) x.get(r), 0, 1);
-                        } else if (v instanceof TinyIntVector x) {
-                            w.write((int) x.get(r), 0, 1);
-                        } else if (v instanceof UInt1Vector x) {
-                            w.write(x.get(r) & 0xFF, 0, 1);
-                        } else if (v instanceof UInt2Vector x) {
-                            w.write((int) x.get(r), 0, 1);
-                        } else {
-                            w.write(((UInt4Vector) v).get(r), 0, 1);
-                        }
-                    }
+                return switch (it.getBitWidth()) {
+                    case 64 -> FlatColumnWriter.LONGS;
+                    case 32 -> it.getIsSigned() ? FlatColumnWriter.INTS : FlatColumnWriter.UINTS;
+                    case 16 -> it.getIsSigned() ? FlatColumnWriter.each((v, r) -> v.getDataBuffer().getShort(2L * r))
+                            : FlatColumnWriter.each((v, r) -> v.getDataBuffer().getShort(2L * r) & 0xFFFF);
+                    default -> it.getIsSigned() ? FlatColumnWriter.each((v, r) -> v.getDataBuffer().getByte(r))
+                            : FlatColumnWriter.each((v, r) -> v.getDataBuffer().getByte(r) & 0xFF);
                 };
             }
             case FloatingPoint:
-                return (v, from, to, w) -> {
-                    if (v instanceof Float8Vector x) {
-                        for (int r = from; r < to; r++) {
-                            if (x.isNull(r)) w.writeNull(0, 0); else w.write(x.get(r), 0, 1);
-                        }
-                    } else {
-                        Float4Vector x = (Float4Vector) v;
-                        for (int r = from; r < to; r++) {
-                            if (x.isNull(r)) w.writeNull(0, 0); else w.write(x.get(r), 0, 1);
-                        }
-                    }
-                };
+                // the raw bits: Arrow and Parquet PLAIN are both IEEE 754 little-endian
+                return ((ArrowType.FloatingPoint) t).getPrecision() == FloatingPointPrecision.DOUBLE
+                        ? FlatColumnWriter.LONGS : FlatColumnWriter.INTS;
             case Bool:
-                return (v, from, to, w) -> {
-                    BitVector x = (BitVector) v;
-                    for (int r = from; r < to; r++) {
-                        if (x.isNull(r)) w.writeNull(0, 0); else w.write(x.get(r) == 1, 0, 1);
-                    }
-                };
             case Utf8:
             case LargeUtf8:
             case Binary:
             case LargeBinary:
-                return (v, from, to, w) -> {
-                    if (v instanceof BaseVariableWidthVector x) {
-                        // One scratch array per chunk, passed as a "reused" Binary: parquet-java copies what it keeps
-                        // (dictionary keys, min and max), so no array is allocated per value.
-                        ArrowBuf offsets = x.getOffsetBuffer();
-                        ArrowBuf data = x.getDataBuffer();
-                        byte[] scratch = new byte[256];
-                        for (int r = from; r < to; r++) {
-                            if (x.isNull(r)) {
-                                w.writeNull(0, 0);
-                                continue;
-                            }
-                            int start = offsets.getInt(4L * r);
-                            int length = offsets.getInt(4L * r + 4) - start;
-                            if (length > scratch.length) {
-                                scratch = new byte[Math.max(length, 2 * scratch.length)];
-                            }
-                            data.getBytes(start, scratch, 0, length);
-                            w.write(Binary.fromReusedByteArray(scratch, 0, length), 0, 1);
-                        }
-                        return;
-                    }
-                    BaseLargeVariableWidthVector x = (BaseLargeVariableWidthVector) v;
-                    for (int r = from; r < to; r++) {
-                        if (x.isNull(r)) {
-                            w.writeNull(0, 0);
-                        } else {
-                            w.write(Binary.fromConstantByteArray(x.get(r)), 0, 1);
-                        }
-                    }
-                };
+                return FlatColumnWriter.Source.Plain.INSTANCE;
             case FixedSizeBinary:
-                return (v, from, to, w) -> {
-                    FixedSizeBinaryVector x = (FixedSizeBinaryVector) v;
-                    for (int r = from; r < to; r++) {
-                        if (x.isNull(r)) w.writeNull(0, 0); else w.write(Binary.fromConstantByteArray(x.get(r)), 0, 1);
-                    }
-                };
+                return (FlatColumnWriter.Source.Bytes) (v, r) -> ((FixedSizeBinaryVector) v).get(r);
             case Decimal: {
                 int precision = ((ArrowType.Decimal) t).getPrecision();
-                int width = ArrowSchemas.bytesFor(Math.max(precision, 1));
-                return (v, from, to, w) -> {
-                    for (int r = from; r < to; r++) {
-                        if (v.isNull(r)) {
-                            w.writeNull(0, 0);
-                        } else if (precision <= 9) {
-                            w.write((int) ArrowSchemas.lowLong(v, r), 0, 1);
-                        } else if (precision <= 18) {
-                            w.write(ArrowSchemas.lowLong(v, r), 0, 1);
-                        } else {
-                            BigDecimal d = v instanceof DecimalVector x ? x.getObject(r) : ((Decimal256Vector) v).getObject(r);
-                            w.write(Binary.fromConstantByteArray(ArrowSchemas.twosComplement(d.unscaledValue(), width)), 0, 1);
-                        }
-                    }
+                if (precision <= 9) {
+                    return FlatColumnWriter.each((v, r) -> (int) ArrowSchemas.lowLong(v, r));
+                }
+                if (precision <= 18) {
+                    return FlatColumnWriter.each(ArrowSchemas::lowLong);
+                }
+                int width = ArrowSchemas.bytesFor(precision);
+                return (FlatColumnWriter.Source.Bytes) (v, r) -> {
+                    BigDecimal d = v instanceof DecimalVector x ? x.getObject(r) : ((Decimal256Vector) v).getObject(r);
+                    return ArrowSchemas.twosComplement(d.unscaledValue(), width);
                 };
             }
             case Date:
-                return (v, from, to, w) -> {
-                    if (v instanceof DateDayVector x) {
-                        for (int r = from; r < to; r++) {
-                            if (x.isNull(r)) w.writeNull(0, 0); else w.write(x.get(r), 0, 1);
-                        }
-                    } else {
-                        DateMilliVector x = (DateMilliVector) v;
-                        for (int r = from; r < to; r++) {
-                            if (x.isNull(r)) w.writeNull(0, 0); else w.write(Math.toIntExact(Math.floorDiv(x.get(r), 86_400_000L)), 0, 1);
-                        }
-                    }
-                };
+                return ((ArrowType.Date) t).getUnit() == DateUnit.DAY ? FlatColumnWriter.INTS
+                        : FlatColumnWriter.each((v, r) -> Math.toIntExact(Math.floorDiv(((DateMilliVector) v).get(r), 86_400_000L)));
             case Timestamp: {
                 TimeUnit unit = ((ArrowType.Timestamp) t).getUnit();
                 String name = field.getName();
                 if (int96) {
-                    return (v, from, to, w) -> {
-                        TimeStampVector x = (TimeStampVector) v;
-                        for (int r = from; r < to; r++) {
-                            if (x.isNull(r)) w.writeNull(0, 0); else w.write(ArrowSchemas.int96(x.get(r), unit, name), 0, 1);
-                        }
-                    };
+                    return (FlatColumnWriter.Source.Bytes) (v, r) -> ArrowSchemas.int96(((TimeStampVector) v).get(r), unit, name).getBytes();
                 }
-                return (v, from, to, w) -> {
-                    TimeStampVector x = (TimeStampVector) v;
-                    for (int r = from; r < to; r++) {
-                        if (x.isNull(r)) {
-                            w.writeNull(0, 0);
-                            continue;
+                if (unit == TimeUnit.SECOND) {
+                    return FlatColumnWriter.each((v, r) -> Math.multiplyExact(((TimeStampVector) v).get(r), 1000L));
+                }
+                if (unit == TimeUnit.NANOSECOND && !keepNanos) {
+                    return FlatColumnWriter.each((v, r) -> {
+                        long value = ((TimeStampVector) v).get(r);
+                        if (value % 1000 != 0) {
+                            throw new UnsupportedTypeException("column '" + name + "' holds the nanosecond timestamp " + value
+                                    + " at row " + r + ", which a microsecond timestamp cannot hold without losing digits: truncate "
+                                    + "the column to microseconds, or call preserveNanoseconds(true) (Spark and Athena cannot read "
+                                    + "nanosecond Parquet timestamps)");
                         }
-                        long value = x.get(r);
-                        if (unit == TimeUnit.SECOND) {
-                            value = Math.multiplyExact(value, 1000L);
-                        } else if (unit == TimeUnit.NANOSECOND && !keepNanos) {
-                            if (value % 1000 != 0) {
-                                throw new UnsupportedTypeException("column '" + name + "' holds the nanosecond timestamp " + value
-                                        + " at row " + r + ", which a microsecond timestamp cannot hold without losing digits: truncate "
-                                        + "the column to microseconds, or call preserveNanoseconds(true) (Spark and Athena cannot read "
-                                        + "nanosecond Parquet timestamps)");
-                            }
-                            value /= 1000;
-                        }
-                        w.write(value, 0, 1);
-                    }
-                };
+                        return value / 1000;
+                    });
+                }
+                return FlatColumnWriter.LONGS;
             }
             default:
                 throw new UnsupportedTypeException("column '" + field.getName() + "' has the Arrow type " + t

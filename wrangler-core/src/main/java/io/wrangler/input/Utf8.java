@@ -35,6 +35,37 @@ public final class Utf8 {
         return -1;
     }
 
+    private static final java.lang.invoke.VarHandle LONGS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    /**
+     * Whether {@code [start, end)} of {@code data} is all ASCII; false, not an exception, for a span outside the buffer, so
+     * that the caller's checks of each value report it. Copies the span out in blocks: one bounds check per block, not per
+     * eight bytes.
+     */
+    public static boolean allAscii(ArrowBuf data, long start, long end) {
+        if (start < 0 || end < start || end > data.capacity()) {
+            return false;
+        }
+        byte[] block = new byte[(int) Math.min(end - start, 1 << 16)];
+        for (long p = start; p < end; p += block.length) {
+            int n = (int) Math.min(block.length, end - p);
+            data.getBytes(p, block, 0, n);
+            long any = 0;
+            int i = 0;
+            for (; i + 8 <= n; i += 8) {
+                any |= (long) LONGS.get(block, i);
+            }
+            for (; i < n; i++) {
+                any |= block[i];
+            }
+            if ((any & 0x8080808080808080L) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The index of the first byte of an ill-formed sequence in {@code bytes}, or -1. */
     public static int firstInvalid(byte[] bytes) {
         int p = 0;

@@ -239,6 +239,9 @@ final class ValueChecks {
                         "the vector is shorter than its rows (or than the offsets of its parent list); set its values and value count");
             }
             ArrowBuf data = v.getDataBuffer();
+            if (utf8 && range.slots == null && Utf8.allAscii(data, offsets.getInt(4L * range.from), offsets.getInt(4L * range.to))) {
+                utf8 = false; // every byte of the rows' span is ASCII, so every value is well-formed whatever its bounds
+            }
             for (int i = 0; i < n; i++) {
                 int s = range.slot(i);
                 if (v.isNull(s)) {
@@ -269,6 +272,9 @@ final class ValueChecks {
                         "the vector is shorter than its rows (or than the offsets of its parent list); set its values and value count");
             }
             ArrowBuf data = v.getDataBuffer();
+            if (utf8 && range.slots == null && Utf8.allAscii(data, offsets.getLong(8L * range.from), offsets.getLong(8L * range.to))) {
+                utf8 = false; // as in variableWidth
+            }
             for (int i = 0; i < n; i++) {
                 int s = range.slot(i);
                 if (v.isNull(s)) {

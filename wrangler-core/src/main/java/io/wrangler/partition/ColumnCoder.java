@@ -23,6 +23,8 @@ import org.apache.arrow.vector.FieldVector;
 final class ColumnCoder {
     private final List<String> rendered = new ArrayList<>();
     private final LongIntMap byBits = new LongIntMap();
+    /** Strings of at most 7 bytes by their bytes: the same codes as byText gives, kept across batches. */
+    private final LongIntMap byShortBytes = new LongIntMap();
     private final Map<String, Integer> byText = new HashMap<>();
 
     ColumnCoder() {
@@ -88,9 +90,31 @@ final class ColumnCoder {
         // Keys point into this batch's buffers: the map lives for this batch only; codes come from byText.
         Map<ArrowBufPointer, Integer> batch = new HashMap<>();
         ArrowBufPointer probe = new ArrowBufPointer();
+        ArrowBuf offsets = v.getOffsetBuffer();
+        ArrowBuf data = v.getDataBuffer();
         for (int r = 0; r < rows; r++) {
-            if (v.isNull(r) || v.getValueLength(r) == 0) {
+            if (v.isNull(r)) {
                 out[r] = 0;
+                continue;
+            }
+            int start = offsets.getInt(4L * r);
+            int length = offsets.getInt(4L * r + 4) - start;
+            if (length == 0) {
+                out[r] = 0;
+                continue;
+            }
+            if (length <= 7) {
+                // A short value (country codes, flags) is its own key: its bytes and length packed in a long, no hashing of buffers.
+                long key = (long) length << 56;
+                for (int b = 0; b < length; b++) {
+                    key |= (data.getByte(start + b) & 0xFFL) << (8 * b);
+                }
+                int code = byShortBytes.get(key);
+                if (code < 0) {
+                    code = byText(PartitionValues.render(v, r));
+                    byShortBytes.put(key, code);
+                }
+                out[r] = code;
                 continue;
             }
             v.getDataPointer(r, probe);
