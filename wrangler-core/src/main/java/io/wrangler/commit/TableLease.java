@@ -174,7 +174,7 @@ final class TableLease implements AutoCloseable {
                 + "lease(false) and make sure yourself that only one writer runs per table.", null, 200, null);
     }
 
-    private record Held(String owner, String etag, Duration age, Duration ttl) {
+    private record Held(String owner, String token, String etag, Duration age, Duration ttl) {
         boolean expired() {
             return age.compareTo(ttl) > 0;
         }
@@ -197,7 +197,7 @@ final class TableLease implements AutoCloseable {
                 .plus(clockOffset);
         // Last-Modified and Date have second precision: count the lease as one second younger to be safe.
         Duration age = Duration.between(modified, now).minusSeconds(1);
-        return new Held(owner, r.response().eTag(), age.isNegative() ? Duration.ZERO : age, Duration.ofMillis(ttl));
+        return new Held(owner, field(json, "token"), r.response().eTag(), age.isNegative() ? Duration.ZERO : age, Duration.ofMillis(ttl));
     }
 
     private static String field(String json, String name) {
@@ -260,13 +260,29 @@ final class TableLease implements AutoCloseable {
     public void close() {
         renewer.shutdownNow();
         synchronized (this) {
-            if (!lost && !released) {
-                released = true;
+            if (released) {
+                return;
+            }
+            released = true;
+            if (!lost) {
                 try {
                     store.deleteIf(key, etag);
+                    return;
                 } catch (RuntimeException e) {
-                    // taken over meanwhile (412), or S3 failed: it expires on its own
+                    // taken over meanwhile (412), our own last renewal applied but unanswered, or S3 failed: see below
                 }
+            }
+            // A renewal whose answer was lost (interrupted, timed out, or answered 409 while another writer polled) can
+            // leave this acquisition's lease in place under an ETag it never learned, and the next writer would wait out
+            // the whole time to live. The token is this acquisition's alone: while the lease still holds it, nobody took
+            // it over, and a conditional delete on the ETag just read removes exactly it.
+            try {
+                Held held = read(store, key, Duration.ZERO);
+                if (held != null && token.equals(held.token())) {
+                    store.deleteIf(key, held.etag());
+                }
+            } catch (RuntimeException e) {
+                // S3 failed, or taken over between the read and the delete: it expires on its own
             }
         }
     }
