@@ -109,8 +109,8 @@ class CompactionGuaranteesTest {
         assertThat(append).isNotDone();
         releaseCompaction.countDown();
 
-        CompactionResult compacted = compaction.get(60, TimeUnit.SECONDS);
-        WriteResult written = append.get(60, TimeUnit.SECONDS);
+        CompactionResult compacted = Stalls.within(compaction, 60, bucket);
+        WriteResult written = Stalls.within(append, 60, bucket);
         assertThat(compacted.partitions()).containsExactlyInAnyOrder(table + "region=EU/", table + "region=US/");
         assertThat(compacted.rowsRead()).isEqualTo(52);
         assertThat(compacted.rowsWritten()).isEqualTo(52);
@@ -149,7 +149,7 @@ class CompactionGuaranteesTest {
         releaseAppend.countDown();
         assertThat(Stalls.failureOf(append)).isNull();
 
-        CompactionResult r = compaction.get(60, TimeUnit.SECONDS);
+        CompactionResult r = Stalls.within(compaction, 60, bucket);
         assertThat(r.filesBefore()).isEqualTo(3);
         assertThat(r.filesAfter()).isEqualTo(1);
         assertThat(r.rowsRead()).isEqualTo(15);

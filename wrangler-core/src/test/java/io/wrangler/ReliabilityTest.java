@@ -240,6 +240,19 @@ class ReliabilityTest {
     }
 
     @Test
+    void aLeaseWhoseCreateWasAppliedButNotAnsweredIsTheWritersOwnAtOnce() {
+        // The create's answer is lost after S3 applied it; its retry is answered 412 by the writer's own lease. Without
+        // recognising its own token the writer would wait out its own lease (2 minutes) and here fail after 3 s.
+        proxy.failNth("PutObject", 1, S3Fault.APPLIED_RESPONSE_LOST);
+        WriteResult r = write(Orders.orders("a", List.of(D15), List.of("RU"), 2), WriteMode.APPEND).leaseWait(Duration.ofSeconds(3)).to(table);
+
+        assertThat(r.rows()).isEqualTo(2);
+        assertThat(contents()).containsExactly(List.of("a-2024-01-15-RU-0"), List.of("a-2024-01-15-RU-1"));
+        assertThat(proxy.requests()).filteredOn(q -> q.operation().equals("PutObject") && q.path().endsWith("_lease.json")).hasSizeGreaterThan(2);
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty(); // released
+    }
+
+    @Test
     void aServerThatIgnoresConditionalWritesIsRefusedUnlessTheLeaseIsOff() {
         proxy.ignoreConditionalWrites(true);
         assertThatThrownBy(() -> write(Orders.orders("a", List.of(D15), List.of("RU"), 1), WriteMode.APPEND).to(table))

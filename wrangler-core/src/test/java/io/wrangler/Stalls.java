@@ -30,6 +30,29 @@ final class Stalls {
         }).to(uri));
     }
 
+    /**
+     * The future's result within {@code seconds}; if it has not finished by then, the test fails with every thread's stack
+     * and the table's lease object, so that a hang in CI says where it was.
+     */
+    static <T> T within(CompletableFuture<T> f, int seconds, String bucket) throws Exception {
+        try {
+            return f.get(seconds, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            StringBuilder dump = new StringBuilder("not finished after " + seconds + " s; lease objects: ");
+            TestLake.keys(bucket, "").stream().filter(k -> k.endsWith("_lease.json"))
+                    .forEach(k -> dump.append(k).append(' ').append(new String(TestLake.snapshot(bucket, k).get(k),
+                            java.nio.charset.StandardCharsets.UTF_8)).append("; "));
+            dump.append("\nthreads:\n");
+            Thread.getAllStackTraces().forEach((t, stack) -> {
+                dump.append('"').append(t.getName()).append("\" ").append(t.getState()).append('\n');
+                for (StackTraceElement el : stack) {
+                    dump.append("    at ").append(el).append('\n');
+                }
+            });
+            throw new AssertionError(dump.toString(), e);
+        }
+    }
+
     /** The stalled write's failure once it ends, or null if it succeeded. */
     static Throwable failureOf(CompletableFuture<?> f) throws InterruptedException {
         try {

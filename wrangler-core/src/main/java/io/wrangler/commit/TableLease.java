@@ -106,6 +106,13 @@ final class TableLease implements AutoCloseable {
                 }
             }
             Held held = read(store, key, clockOffset);
+            if (held != null && token.equals(held.token())) {
+                // This acquisition's own create was applied though its answer said otherwise (a conflict answered to a
+                // create racing the previous holder's release, or a retried create): the lease is ours, under the ETag
+                // just read. Without this the writer would wait out its own lease's whole time to live.
+                checkEnforced(store, key, body, held.etag(), table);
+                return new TableLease(store, key, table, owner, token, ttl, held.etag());
+            }
             if (held != null && held.expired()) {
                 try {
                     String etag = store.putIf(key, body, held.etag);

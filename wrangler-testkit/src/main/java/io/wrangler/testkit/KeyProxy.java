@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
@@ -55,6 +56,7 @@ final class KeyProxy implements AutoCloseable {
             "<(Key|Prefix|StartAfter|Marker|NextMarker|KeyMarker|NextKeyMarker)>(.*?)</\\1>", Pattern.DOTALL);
     private static final Pattern REQUEST_KEYS = Pattern.compile("<Key>(.*?)</Key>", Pattern.DOTALL);
     private static final int MAX_KEY_BYTES = 1024;
+    private static final int STRIPES = 256;
 
     private final URI target;
     private final HttpServer server;
@@ -62,6 +64,13 @@ final class KeyProxy implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final NetworkProfile profile;
     private final Semaphore slots;
+    /**
+     * S3Mock checks a request's precondition (If-None-Match, If-Match) and then stores or deletes, with no lock between:
+     * eight racing creates of one key all succeed there, where AWS S3 lets exactly one through. Every request that changes
+     * what a key holds is therefore forwarded under its key's lock (a stripe of these, by the key's hash), which makes
+     * each one atomic against the others on the same key, as on S3. A batch delete takes its keys' stripes in order.
+     */
+    private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
 
     private KeyProxy(URI target, HttpServer server, ExecutorService executor, NetworkProfile profile) {
         this.target = target;
@@ -69,6 +78,20 @@ final class KeyProxy implements AutoCloseable {
         this.executor = executor;
         this.profile = profile;
         this.slots = profile.maxConcurrentRequests() == 0 ? null : new Semaphore(profile.maxConcurrentRequests(), true);
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new ReentrantLock();
+        }
+    }
+
+    /** The stripes guarding these keys of {@code bucket}, in ascending order (so that two batches cannot deadlock). */
+    private List<ReentrantLock> stripesOf(String bucket, List<String> keys) {
+        java.util.TreeSet<Integer> at = new java.util.TreeSet<>();
+        for (String k : keys) {
+            at.add(Math.floorMod((bucket + "/" + k).hashCode(), STRIPES));
+        }
+        List<ReentrantLock> locks = new ArrayList<>();
+        at.forEach(i -> locks.add(stripes[i]));
+        return locks;
     }
 
     static KeyProxy start(URI target) {
@@ -136,8 +159,11 @@ final class KeyProxy implements AutoCloseable {
         int slash = rawPath.indexOf('/', 1);
         String path = rawPath;
         boolean objectRequest = slash > 0 && slash < rawPath.length() - 1;
+        String bucket = slash > 0 ? rawPath.substring(1, slash) : rawPath.substring(1);
+        List<String> changed = new ArrayList<>();
         if (objectRequest) {
             String key = percentDecode(rawPath.substring(slash + 1));
+            changed.add(key);
             if (key.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
                 drain(requestBody);
                 waitUntil(requestBody.done() + firstByte);
@@ -149,6 +175,7 @@ final class KeyProxy implements AutoCloseable {
         List<String> query = new ArrayList<>();
         boolean urlEncoded = false;
         boolean deleteObjects = false;
+        boolean upload = false;
         if (uri.getRawQuery() != null) {
             for (String p : uri.getRawQuery().split("&")) {
                 int eq = p.indexOf('=');
@@ -158,6 +185,9 @@ final class KeyProxy implements AutoCloseable {
                 }
                 if (name.equals("delete")) {
                     deleteObjects = true;
+                }
+                if (name.equals("uploadId")) {
+                    upload = true;
                 }
                 if (eq >= 0 && KEY_PARAMETERS.contains(name)) {
                     p = name + "=" + KeyCodec.encode(percentDecode(p.substring(eq + 1)));
@@ -184,8 +214,11 @@ final class KeyProxy implements AutoCloseable {
         if (deleteObjects) {
             byte[] bytes = requestBody.readAllBytes();
             quiet = new String(bytes, StandardCharsets.UTF_8).contains("<Quiet>true</Quiet>");
-            byte[] rewritten = rewrite(REQUEST_KEYS, new String(bytes, StandardCharsets.UTF_8), m ->
-                    "<Key>" + KeyCodec.encode(xmlUnescape(m.group(1))) + "</Key>").getBytes(StandardCharsets.UTF_8);
+            byte[] rewritten = rewrite(REQUEST_KEYS, new String(bytes, StandardCharsets.UTF_8), m -> {
+                String key = xmlUnescape(m.group(1));
+                changed.add(key);
+                return "<Key>" + KeyCodec.encode(key) + "</Key>";
+            }).getBytes(StandardCharsets.UTF_8);
             rechecksum(headers, rewritten);
             body = HttpRequest.BodyPublishers.ofByteArray(rewritten);
         } else if (length != null && !headers.containsKey("transfer-encoding")) {
@@ -208,7 +241,20 @@ final class KeyProxy implements AutoCloseable {
                 }
             }
         });
-        HttpResponse<InputStream> answer = http.send(req.build(), HttpResponse.BodyHandlers.ofInputStream());
+        // What changes a key: a PUT (object or copy) or DELETE of it, the completion of its multipart upload (POST with
+        // uploadId), a batch delete; not a part upload, an abort, or any read.
+        boolean changes = (method.equals("PUT") || method.equals("DELETE")) && objectRequest && !upload
+                || method.equals("POST") && (objectRequest && upload || deleteObjects);
+        List<ReentrantLock> held = changes ? stripesOf(bucket, changed) : List.of();
+        HttpResponse<InputStream> answer;
+        held.forEach(ReentrantLock::lock);
+        try {
+            answer = http.send(req.build(), HttpResponse.BodyHandlers.ofInputStream());
+        } finally {
+            for (int i = held.size() - 1; i >= 0; i--) {
+                held.get(i).unlock();
+            }
+        }
         answer.headers().map().forEach((k, v) -> {
             if (!NOT_FORWARDED.contains(k.toLowerCase(Locale.ROOT)) && !k.startsWith(":")) {
                 exchange.getResponseHeaders().put(k, v);
