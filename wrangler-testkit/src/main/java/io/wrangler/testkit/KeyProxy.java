@@ -25,7 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
@@ -66,11 +66,13 @@ final class KeyProxy implements AutoCloseable {
     private final Semaphore slots;
     /**
      * S3Mock checks a request's precondition (If-None-Match, If-Match) and then stores or deletes, with no lock between:
-     * eight racing creates of one key all succeed there, where AWS S3 lets exactly one through. Every request that changes
-     * what a key holds is therefore forwarded under its key's lock (a stripe of these, by the key's hash), which makes
-     * each one atomic against the others on the same key, as on S3. A batch delete takes its keys' stripes in order.
+     * eight racing creates of one key all succeed there, where AWS S3 lets exactly one through. And a GET racing a
+     * DELETE of its key can have its headers sent and its body never (the file went), where S3 answers the whole object
+     * or 404. Every request is therefore served under its keys' locks (stripes of these, by the key's hash): the write
+     * lock of a key it changes, the read lock of a key it reads, until its answer is sent. Each is then atomic against
+     * the others on the same key, as on S3.
      */
-    private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+    private final ReentrantReadWriteLock[] stripes = new ReentrantReadWriteLock[STRIPES];
 
     private KeyProxy(URI target, HttpServer server, ExecutorService executor, NetworkProfile profile) {
         this.target = target;
@@ -79,19 +81,30 @@ final class KeyProxy implements AutoCloseable {
         this.profile = profile;
         this.slots = profile.maxConcurrentRequests() == 0 ? null : new Semaphore(profile.maxConcurrentRequests(), true);
         for (int i = 0; i < STRIPES; i++) {
-            stripes[i] = new ReentrantLock();
+            stripes[i] = new ReentrantReadWriteLock();
         }
     }
 
-    /** The stripes guarding these keys of {@code bucket}, in ascending order (so that two batches cannot deadlock). */
-    private List<ReentrantLock> stripesOf(String bucket, List<String> keys) {
-        java.util.TreeSet<Integer> at = new java.util.TreeSet<>();
-        for (String k : keys) {
-            at.add(Math.floorMod((bucket + "/" + k).hashCode(), STRIPES));
+    /**
+     * The locks to hold while a request that changes {@code written} and reads {@code read} (keys of {@code bucket}) is
+     * served: the write lock of each written key's stripe, the read lock of each other read key's, in ascending stripe
+     * order so that no two requests can wait on each other.
+     */
+    private List<java.util.concurrent.locks.Lock> locks(String bucket, List<String> written, List<String> read) {
+        java.util.TreeMap<Integer, Boolean> at = new java.util.TreeMap<>();
+        for (String k : read) {
+            at.put(stripe(bucket, k), false);
         }
-        List<ReentrantLock> locks = new ArrayList<>();
-        at.forEach(i -> locks.add(stripes[i]));
+        for (String k : written) {
+            at.put(stripe(bucket, k), true);
+        }
+        List<java.util.concurrent.locks.Lock> locks = new ArrayList<>();
+        at.forEach((i, write) -> locks.add(write ? stripes[i].writeLock() : stripes[i].readLock()));
         return locks;
+    }
+
+    private static int stripe(String bucket, String key) {
+        return Math.floorMod((bucket + "/" + key).hashCode(), STRIPES);
     }
 
     static KeyProxy start(URI target) {
@@ -242,19 +255,37 @@ final class KeyProxy implements AutoCloseable {
             }
         });
         // What changes a key: a PUT (object or copy) or DELETE of it, the completion of its multipart upload (POST with
-        // uploadId), a batch delete; not a part upload, an abort, or any read.
+        // uploadId), a batch delete; not a part upload or an abort. What reads one: a GET or HEAD of it, a copy's source.
         boolean changes = (method.equals("PUT") || method.equals("DELETE")) && objectRequest && !upload
                 || method.equals("POST") && (objectRequest && upload || deleteObjects);
-        List<ReentrantLock> held = changes ? stripesOf(bucket, changed) : List.of();
-        HttpResponse<InputStream> answer;
-        held.forEach(ReentrantLock::lock);
+        boolean reads = (method.equals("GET") || method.equals("HEAD")) && objectRequest;
+        List<String> read = new ArrayList<>();
+        if (reads) {
+            read.addAll(changed);
+        }
+        if (copySource != null) {
+            String source = copySource.startsWith("/") ? copySource.substring(1) : copySource;
+            int q = source.indexOf('?');
+            source = q >= 0 ? source.substring(0, q) : source;
+            int s = source.indexOf('/');
+            if (s > 0 && source.substring(0, s).equals(bucket)) {
+                read.add(percentDecode(source.substring(s + 1)));
+            }
+        }
+        List<java.util.concurrent.locks.Lock> held = locks(bucket, changes ? changed : List.of(), read);
+        held.forEach(java.util.concurrent.locks.Lock::lock);
         try {
-            answer = http.send(req.build(), HttpResponse.BodyHandlers.ofInputStream());
+            forward(exchange, req.build(), method, objectRequest, urlEncoded, quiet, requestBody, firstByte, rate);
         } finally {
             for (int i = held.size() - 1; i >= 0; i--) {
                 held.get(i).unlock();
             }
         }
+    }
+
+    private void forward(HttpExchange exchange, HttpRequest request, String method, boolean objectRequest, boolean urlEncoded,
+                         boolean quiet, ThrottledInput requestBody, long firstByte, long rate) throws IOException, InterruptedException {
+        HttpResponse<InputStream> answer = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
         answer.headers().map().forEach((k, v) -> {
             if (!NOT_FORWARDED.contains(k.toLowerCase(Locale.ROOT)) && !k.startsWith(":")) {
                 exchange.getResponseHeaders().put(k, v);
