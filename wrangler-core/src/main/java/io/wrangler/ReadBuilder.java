@@ -39,6 +39,12 @@ import software.amazon.awssdk.services.s3.S3Client;
  * the read with a {@link ReadException}; rerun it. Not thread-safe; each {@code open()} is a new read.
  */
 public final class ReadBuilder {
+    /**
+     * Files decoded at once, each on a thread of its own (batches still come in file order): the machine's cores, at
+     * most 4. Each holds its row group and two decoded batches.
+     */
+    private static final int READ_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+
     private final String uri;
     private S3Client s3;
     private List<String> columns;
@@ -148,7 +154,7 @@ public final class ReadBuilder {
         }
         BufferAllocator owned = allocator == null ? new RootAllocator() : null;
         TableReader reader = new TableReader(allocator != null ? allocator : owned, owned, client, options, table, listing,
-                partitionTypes, columns, batchRows);
+                partitionTypes, columns, batchRows).threads(READ_THREADS);
         try {
             reader.schema();
         } catch (RuntimeException e) {

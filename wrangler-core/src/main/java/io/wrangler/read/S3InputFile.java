@@ -35,13 +35,34 @@ final class S3InputFile implements InputFile {
     private final RequestOptions options;
     private byte[] tail;
     private long bytesRead;
+    /** The first GET's bytes, fetched ahead by {@link Prefetch}, or null. */
+    private java.util.concurrent.CompletableFuture<byte[]> head;
 
     S3InputFile(S3Client s3, String bucket, String key, long length, RequestOptions options) {
+        this(s3, bucket, key, length, options, null);
+    }
+
+    S3InputFile(S3Client s3, String bucket, String key, long length, RequestOptions options,
+                java.util.concurrent.CompletableFuture<byte[]> head) {
         this.s3 = s3;
         this.bucket = bucket;
         this.key = key;
         this.length = length;
         this.options = options;
+        this.head = head;
+    }
+
+    /** Where the bytes of the first GET start: the whole file up to {@link #WHOLE} bytes, else its last {@link #TAIL}. */
+    private long tailStart() {
+        return length <= WHOLE ? 0 : length - TAIL;
+    }
+
+    /** Fetches the bytes the first read of this file would fetch (for {@link Prefetch}); counts nothing as read. */
+    byte[] fetchHead() throws IOException {
+        long from = tailStart();
+        byte[] got = new byte[(int) (length - from)];
+        get(from, got, 0, got.length);
+        return got;
     }
 
     @Override
@@ -99,8 +120,17 @@ final class S3InputFile implements InputFile {
             throw new EOFException("read of " + len + " bytes at " + pos + " past the end of s3://" + bucket + "/" + key + " (" + length
                     + " bytes)");
         }
-        long tailStart = length <= WHOLE ? 0 : length - TAIL;
+        long tailStart = tailStart();
         if (pos >= tailStart) {
+            if (tail == null && head != null) {
+                try {
+                    tail = head.join();
+                    bytesRead += tail.length;
+                } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+                    // fetched again below: a failed prefetch costs a request, not the read
+                }
+                head = null;
+            }
             if (tail == null) {
                 byte[] got = new byte[(int) (length - tailStart)];
                 get(tailStart, got, 0, got.length);

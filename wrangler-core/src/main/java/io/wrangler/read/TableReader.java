@@ -89,26 +89,14 @@ public final class TableReader extends ArrowReader {
     private Schema schema;
     private List<Field> dataFields;
 
+    /** Files read one after another on the caller's thread: the one being read. */
     private int fileIndex = -1;
-    private ParquetFileReader reader;
-    private S3InputFile input;
-    private MessageType fileSchema;
-    private MessageType requested;
-    private List<BlockMetaData> groups;
-    private int groupIndex;
-    /** The selected columns that are flat (one leaf, not repeated): decoded column by column. */
-    private MessageType flatSchema;
-    private GroupConverter flatRoot;
-    private ColumnReader[] flat = new ColumnReader[0];
-    private int[] flatMaxDefinition = new int[0];
-    private final int[] flatRow = new int[1];
-    /** The selected columns that are lists, maps or structs: assembled record by record. */
-    private MessageType nestedSchema;
-    private RecordReader<Object> records;
-    private long rowsLeftInGroup;
-    private final int[] row = new int[1];
-    private GroupConverter root;
-    private long bytesRead;
+    private FileDecoder current;
+    /** Files decoded on worker threads, batches handed over in file order: set when {@link #threads} is above 1. */
+    private Pipeline pipeline;
+    private Prefetch prefetch;
+    private int threads = 1;
+    private final java.util.concurrent.atomic.AtomicLong bytesRead = new java.util.concurrent.atomic.AtomicLong();
     private long rowsRead;
 
     /**
@@ -154,6 +142,20 @@ public final class TableReader extends ArrowReader {
         return this;
     }
 
+    /**
+     * Decodes up to {@code threads} files at once, each on a thread of its own, and hands their batches over in file
+     * order: the rows and batches are the same as with one thread. Memory grows with it: each thread holds the
+     * row group it decodes (its share of the read budget) and up to {@link Pipeline#AHEAD} decoded batches. 1 (the
+     * default) decodes on the caller's thread. Call before the first batch.
+     */
+    public TableReader threads(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be at least 1, got " + threads);
+        }
+        this.threads = threads;
+        return this;
+    }
+
     /** Every file this reader reads, in order. */
     public List<TableFiles.DataFile> files() {
         return files;
@@ -174,7 +176,7 @@ public final class TableReader extends ArrowReader {
         List<Field> data = new ArrayList<>();
         if (!files.isEmpty()) {
             TableFiles.DataFile first = files.get(0);
-            try (ParquetFileReader r = open(first)) {
+            try (ParquetFileReader r = open(first, prefetch().input(0, s3, options))) {
                 for (Type t : r.getFooter().getFileMetaData().getSchema().getFields()) {
                     data.add(field(t, first));
                 }
@@ -230,122 +232,341 @@ public final class TableReader extends ArrowReader {
     public boolean loadNextBatch() throws IOException {
         prepareLoadNextBatch();
         VectorSchemaRoot out = getVectorSchemaRoot();
-        while (rowsLeftInGroup == 0) {
-            if (!nextGroup()) {
-                out.setRowCount(0);
-                return false;
-            }
+        boolean more = threads > 1 && files.size() > 1 ? pipeline().next(out) : nextOnThisThread(out);
+        if (!more) {
+            out.setRowCount(0);
+            return false;
         }
-        out.allocateNew();
-        int n = (int) Math.min(batchRows, rowsLeftInGroup);
-        row[0] = 0;
-        try {
-            for (int c = 0; c < flat.length; c++) {
-                ColumnReader r = flat[c];
-                int defined = flatMaxDefinition[c];
-                for (int i = 0; i < n; i++) {
-                    if (r.getCurrentDefinitionLevel() == defined) {
-                        flatRow[0] = i;
-                        r.writeCurrentValueToConverter();
-                    }
-                    r.consume();
-                }
-            }
-            if (records != null) {
-                for (int i = 0; i < n; i++) {
-                    records.read();
-                }
-            }
-        } catch (RuntimeException e) {
-            throw failed(files.get(fileIndex), e);
-        }
-        rowsLeftInGroup -= n;
-        fillPartitions(out, n, files.get(fileIndex));
-        out.setRowCount(n);
-        rowsRead += n;
+        rowsRead += out.getRowCount();
         return true;
     }
 
-    private boolean nextGroup() throws IOException {
+    private boolean nextOnThisThread(VectorSchemaRoot out) throws IOException {
         while (true) {
-            if (reader != null) {
-                if (groupIndex < groups.size()) {
-                    BlockMetaData block = groups.get(groupIndex++);
-                    if (block.getRowCount() == 0) {
-                        continue;
-                    }
-                    try {
-                        startGroup(block);
-                    } catch (IOException | RuntimeException e) {
-                        throw failed(files.get(fileIndex), e);
-                    }
-                    rowsLeftInGroup = block.getRowCount();
+            if (current != null) {
+                if (current.next()) {
                     return true;
                 }
-                closeFile();
+                closeCurrent();
             }
             if (++fileIndex >= files.size()) {
                 return false;
             }
-            openFile(files.get(fileIndex));
+            current = new FileDecoder(fileIndex, out, readBudget);
         }
     }
 
-    /** Readers over the row group's pages, streamed in bounded memory ({@link RowGroupPages}). */
-    private void startGroup(BlockMetaData block) throws IOException {
-        RowGroupPages pages = new RowGroupPages(input, block, requested.getColumns(), readBudget, minWindow);
-        records = nestedSchema.getFieldCount() == 0 ? null
-                : new ColumnIOFactory().getColumnIO(nestedSchema, fileSchema).getRecordReader(pages, materializer(), FilterCompat.NOOP);
-        if (flatSchema.getFieldCount() > 0) {
-            ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, flatRoot, flatSchema, reader.getFooter().getFileMetaData().getCreatedBy());
-            List<ColumnDescriptor> columns = flatSchema.getColumns();
-            for (int i = 0; i < flat.length; i++) {
-                flat[i] = store.getColumnReader(columns.get(i));
+    private void closeCurrent() {
+        if (current != null) {
+            bytesRead.addAndGet(current.input.bytesRead());
+            current.close();
+            current = null;
+        }
+    }
+
+    private Pipeline pipeline() {
+        if (pipeline == null) {
+            pipeline = new Pipeline();
+        }
+        return pipeline;
+    }
+
+    private synchronized Prefetch prefetch() {
+        if (prefetch == null) {
+            prefetch = new Prefetch(files, readBudget);
+        }
+        return prefetch;
+    }
+
+    /**
+     * A FileDecoder reads one file's row groups into batches of at most {@code batchRows} rows in {@code out}, whose
+     * vectors its converters write: flat columns column by column, the others record by record.
+     */
+    private final class FileDecoder {
+        private final TableFiles.DataFile file;
+        private final VectorSchemaRoot out;
+        private final long budget;
+        private final S3InputFile input;
+        private final ParquetFileReader reader;
+        private final MessageType fileSchema;
+        private final List<BlockMetaData> groups;
+        private int groupIndex;
+        private final MessageType requested;
+        /** The selected columns that are flat (one leaf, not repeated): decoded column by column. */
+        private final MessageType flatSchema;
+        private final GroupConverter flatRoot;
+        private final ColumnReader[] flat;
+        private final int[] flatMaxDefinition;
+        private final int[] flatRow = new int[1];
+        /** The selected columns that are lists, maps or structs: assembled record by record. */
+        private final MessageType nestedSchema;
+        private RecordReader<Object> records;
+        private long rowsLeftInGroup;
+        private final int[] row = new int[1];
+        private final GroupConverter root;
+
+        FileDecoder(int index, VectorSchemaRoot out, long budget) throws IOException {
+            this.file = files.get(index);
+            this.out = out;
+            this.budget = budget;
+            this.input = prefetch().input(index, s3, options);
+            this.reader = open(file, input);
+            try {
+                fileSchema = reader.getFooter().getFileMetaData().getSchema();
+                groups = reader.getRowGroups();
+                List<Type> all = new ArrayList<>();
+                List<Type> flatTypes = new ArrayList<>();
+                List<Converter> flatConverters = new ArrayList<>();
+                List<Type> nestedTypes = new ArrayList<>();
+                List<Converter> nestedConverters = new ArrayList<>();
+                for (Field want : dataFields) {
+                    if (!fileSchema.containsField(want.getName())) {
+                        continue; // nulls
+                    }
+                    Type t = fileSchema.getType(want.getName());
+                    Field has = field(t, file);
+                    if (!has.equals(want)) {
+                        throw new ReadException(table, "Cannot read " + table + ": the column '" + want.getName() + "' is " + describe(has)
+                                + " in " + uri(file) + " but " + describe(want) + " in " + uri(files.get(0)) + ". Rewrite one of them with "
+                                + "the other's type.", null);
+                    }
+                    all.add(t);
+                    if (t.isPrimitive() && !t.isRepetition(Type.Repetition.REPEATED)) {
+                        flatTypes.add(t);
+                        flatConverters.add(ParquetArrow.converter(t, out.getVector(want.getName()), () -> flatRow[0]));
+                    } else {
+                        nestedTypes.add(t);
+                        nestedConverters.add(ParquetArrow.converter(t, out.getVector(want.getName()), () -> row[0]));
+                    }
+                }
+                requested = new MessageType(fileSchema.getName(), all);
+                flatSchema = new MessageType(fileSchema.getName(), flatTypes);
+                nestedSchema = new MessageType(fileSchema.getName(), nestedTypes);
+                flat = new ColumnReader[flatTypes.size()];
+                flatMaxDefinition = new int[flatTypes.size()];
+                for (int i = 0; i < flat.length; i++) {
+                    flatMaxDefinition[i] = flatSchema.getColumns().get(i).getMaxDefinitionLevel();
+                }
+                flatRoot = group(flatConverters.toArray(new Converter[0]), () -> { });
+                root = group(nestedConverters.toArray(new Converter[0]), () -> row[0]++);
+            } catch (RuntimeException e) {
+                close();
+                throw e;
+            }
+        }
+
+        /** Fills {@code out} with the file's next batch; false at the end of the file. */
+        boolean next() throws IOException {
+            while (rowsLeftInGroup == 0) {
+                if (!nextGroup()) {
+                    return false;
+                }
+            }
+            out.allocateNew();
+            int n = (int) Math.min(batchRows, rowsLeftInGroup);
+            row[0] = 0;
+            try {
+                for (int c = 0; c < flat.length; c++) {
+                    ColumnReader r = flat[c];
+                    int defined = flatMaxDefinition[c];
+                    for (int i = 0; i < n; i++) {
+                        if (r.getCurrentDefinitionLevel() == defined) {
+                            flatRow[0] = i;
+                            r.writeCurrentValueToConverter();
+                        }
+                        r.consume();
+                    }
+                }
+                if (records != null) {
+                    for (int i = 0; i < n; i++) {
+                        records.read();
+                    }
+                }
+            } catch (RuntimeException e) {
+                throw failed(file, e);
+            }
+            rowsLeftInGroup -= n;
+            fillPartitions(out, n, file);
+            out.setRowCount(n);
+            return true;
+        }
+
+        private boolean nextGroup() throws IOException {
+            while (groupIndex < groups.size()) {
+                BlockMetaData block = groups.get(groupIndex++);
+                if (block.getRowCount() == 0) {
+                    continue;
+                }
+                try {
+                    startGroup(block);
+                } catch (IOException | RuntimeException e) {
+                    throw failed(file, e);
+                }
+                rowsLeftInGroup = block.getRowCount();
+                return true;
+            }
+            return false;
+        }
+
+        /** Readers over the row group's pages, streamed in bounded memory ({@link RowGroupPages}). */
+        private void startGroup(BlockMetaData block) throws IOException {
+            RowGroupPages pages = new RowGroupPages(input, block, requested.getColumns(), budget, minWindow);
+            records = nestedSchema.getFieldCount() == 0 ? null
+                    : new ColumnIOFactory().getColumnIO(nestedSchema, fileSchema).getRecordReader(pages, materializer(root), FilterCompat.NOOP);
+            if (flatSchema.getFieldCount() > 0) {
+                ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, flatRoot, flatSchema, reader.getFooter().getFileMetaData().getCreatedBy());
+                List<ColumnDescriptor> columns = flatSchema.getColumns();
+                for (int i = 0; i < flat.length; i++) {
+                    flat[i] = store.getColumnReader(columns.get(i));
+                }
+            }
+        }
+
+        void close() {
+            try {
+                reader.close();
+            } catch (IOException e) {
+                // an S3InputFile holds no connection between reads: nothing to release
             }
         }
     }
 
-    private void openFile(TableFiles.DataFile f) throws IOException {
-        reader = open(f);
-        fileSchema = reader.getFooter().getFileMetaData().getSchema();
-        groups = reader.getRowGroups();
-        groupIndex = 0;
-        VectorSchemaRoot out = getVectorSchemaRoot();
-        List<Type> all = new ArrayList<>();
-        List<Type> flatTypes = new ArrayList<>();
-        List<Converter> flatConverters = new ArrayList<>();
-        List<Type> nestedTypes = new ArrayList<>();
-        List<Converter> nestedConverters = new ArrayList<>();
-        for (Field want : dataFields) {
-            if (!fileSchema.containsField(want.getName())) {
-                continue; // nulls
-            }
-            Type t = fileSchema.getType(want.getName());
-            Field has = field(t, f);
-            if (!has.equals(want)) {
-                throw new ReadException(table, "Cannot read " + table + ": the column '" + want.getName() + "' is " + describe(has)
-                        + " in " + uri(f) + " but " + describe(want) + " in " + uri(files.get(0)) + ". Rewrite one of them with the "
-                        + "other's type.", null);
-            }
-            all.add(t);
-            if (t.isPrimitive() && !t.isRepetition(Type.Repetition.REPEATED)) {
-                flatTypes.add(t);
-                flatConverters.add(ParquetArrow.converter(t, out.getVector(want.getName()), () -> flatRow[0]));
-            } else {
-                nestedTypes.add(t);
-                nestedConverters.add(ParquetArrow.converter(t, out.getVector(want.getName()), () -> row[0]));
+    /**
+     * A Pipeline decodes files on {@code threads} workers, each taking the next file not yet taken, and hands their batches
+     * to the caller in file order. Each file has a queue of at most {@link #AHEAD} decoded batches; a worker whose queue is
+     * full waits. Files are taken in order, so the file the caller is on is always one a worker holds or has finished:
+     * the caller never waits on a worker that waits on it.
+     */
+    private final class Pipeline {
+        /** Decoded batches a worker may hold ready for the caller, per file. */
+        static final int AHEAD = 2;
+        private static final Object END = new Object();
+        private final java.util.concurrent.ExecutorService workers;
+        private final java.util.concurrent.atomic.AtomicInteger nextFile = new java.util.concurrent.atomic.AtomicInteger();
+        private final java.util.concurrent.ConcurrentHashMap<Integer, java.util.concurrent.BlockingQueue<Object>> queues =
+                new java.util.concurrent.ConcurrentHashMap<>();
+        private volatile boolean closed;
+        private int reading;
+
+        Pipeline() {
+            int n = Math.min(threads, files.size());
+            workers = java.util.concurrent.Executors.newFixedThreadPool(n, r -> {
+                Thread t = new Thread(r, "wrangler-read");
+                t.setDaemon(true);
+                return t;
+            });
+            long share = Math.max(1L << 20, readBudget / n);
+            for (int i = 0; i < n; i++) {
+                workers.execute(() -> work(share));
             }
         }
-        requested = new MessageType(fileSchema.getName(), all);
-        flatSchema = new MessageType(fileSchema.getName(), flatTypes);
-        nestedSchema = new MessageType(fileSchema.getName(), nestedTypes);
-        flat = new ColumnReader[flatTypes.size()];
-        flatMaxDefinition = new int[flatTypes.size()];
-        for (int i = 0; i < flat.length; i++) {
-            flatMaxDefinition[i] = flatSchema.getColumns().get(i).getMaxDefinitionLevel();
+
+        private java.util.concurrent.BlockingQueue<Object> queue(int file) {
+            return queues.computeIfAbsent(file, k -> new java.util.concurrent.ArrayBlockingQueue<>(AHEAD + 1));
         }
-        flatRoot = group(flatConverters.toArray(new Converter[0]), () -> { });
-        root = group(nestedConverters.toArray(new Converter[0]), () -> row[0]++);
+
+        private void work(long budget) {
+            while (!closed) {
+                int i = nextFile.getAndIncrement();
+                if (i >= files.size()) {
+                    return;
+                }
+                java.util.concurrent.BlockingQueue<Object> q = queue(i);
+                try (VectorSchemaRoot work = VectorSchemaRoot.create(schema, allocator)) {
+                    FileDecoder d = new FileDecoder(i, work, budget);
+                    try {
+                        while (d.next()) {
+                            VectorSchemaRoot batch = detach(work);
+                            try {
+                                q.put(batch);
+                            } catch (InterruptedException e) {
+                                batch.close();
+                                throw e;
+                            }
+                        }
+                        bytesRead.addAndGet(d.input.bytesRead());
+                    } finally {
+                        d.close();
+                    }
+                    q.put(END);
+                } catch (InterruptedException e) {
+                    return; // closed
+                } catch (Throwable e) {
+                    q.offer(e); // room for it: the batches before it are in the queue or taken, and END was not put
+                    return;
+                }
+            }
+        }
+
+        /** Moves the next batch in file order into {@code out}; false when every file is read. */
+        boolean next(VectorSchemaRoot out) throws IOException {
+            while (reading < files.size()) {
+                java.util.concurrent.BlockingQueue<Object> q = queue(reading);
+                Object x;
+                try {
+                    x = q.take();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("interrupted while reading " + table);
+                }
+                if (x == END) {
+                    queues.remove(reading);
+                    reading++;
+                    continue;
+                }
+                if (x instanceof IOException e) {
+                    throw failed(files.get(reading), e);
+                }
+                if (x instanceof RuntimeException e) {
+                    throw failed(files.get(reading), e);
+                }
+                if (x instanceof Error e) {
+                    throw e;
+                }
+                try (VectorSchemaRoot batch = (VectorSchemaRoot) x) {
+                    List<FieldVector> from = batch.getFieldVectors();
+                    List<FieldVector> to = out.getFieldVectors();
+                    for (int c = 0; c < from.size(); c++) {
+                        from.get(c).makeTransferPair(to.get(c)).transfer();
+                    }
+                    out.setRowCount(batch.getRowCount());
+                }
+                return true;
+            }
+            return false;
+        }
+
+        /** Stops the workers and releases every batch not handed over. */
+        void close() {
+            closed = true;
+            workers.shutdownNow();
+            try {
+                if (!workers.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the read workers of " + table + " did not stop within 60 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            for (java.util.concurrent.BlockingQueue<Object> q : queues.values()) {
+                for (Object x : q) {
+                    if (x instanceof VectorSchemaRoot r) {
+                        r.close();
+                    }
+                }
+            }
+            queues.clear();
+        }
+    }
+
+    /** The batch in {@code work}, moved into vectors of its own; {@code work} is left empty for the next one. */
+    private VectorSchemaRoot detach(VectorSchemaRoot work) {
+        List<FieldVector> moved = new ArrayList<>();
+        for (FieldVector v : work.getFieldVectors()) {
+            org.apache.arrow.vector.util.TransferPair t = v.getTransferPair(allocator);
+            t.transfer();
+            moved.add((FieldVector) t.getTo());
+        }
+        return new VectorSchemaRoot(work.getSchema().getFields(), moved, work.getRowCount());
     }
 
     private static GroupConverter group(Converter[] children, Runnable end) {
@@ -370,7 +591,7 @@ public final class TableReader extends ArrowReader {
         return f.getType() + (f.getChildren().isEmpty() ? "" : " " + f.getChildren());
     }
 
-    private RecordMaterializer<Object> materializer() {
+    private static RecordMaterializer<Object> materializer(GroupConverter root) {
         return new RecordMaterializer<>() {
             @Override
             public Object getCurrentRecord() {
@@ -384,20 +605,11 @@ public final class TableReader extends ArrowReader {
         };
     }
 
-    private ParquetFileReader open(TableFiles.DataFile f) throws IOException {
-        input = new S3InputFile(s3, f.bucket(), f.key(), f.size(), options);
+    private ParquetFileReader open(TableFiles.DataFile f, S3InputFile in) throws IOException {
         try {
-            return ParquetFileReader.open(input, readOptions());
+            return ParquetFileReader.open(in, readOptions());
         } catch (IOException | RuntimeException e) {
             throw failed(f, e);
-        }
-    }
-
-    private void closeFile() throws IOException {
-        if (reader != null) {
-            bytesRead += input.bytesRead();
-            reader.close();
-            reader = null;
         }
     }
 
@@ -575,12 +787,19 @@ public final class TableReader extends ArrowReader {
 
     @Override
     public long bytesRead() {
-        return bytesRead + (input == null || reader == null ? 0 : input.bytesRead());
+        FileDecoder c = current;
+        return bytesRead.get() + (c == null ? 0 : c.input.bytesRead());
     }
 
     @Override
     protected void closeReadSource() throws IOException {
-        closeFile();
+        if (pipeline != null) {
+            pipeline.close();
+        }
+        closeCurrent();
+        if (prefetch != null) {
+            prefetch.close();
+        }
         if (owned != null) {
             owned.close();
         }

@@ -1,0 +1,79 @@
+package io.wrangler.read;
+
+import io.wrangler.storage.RequestOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * A Prefetch keeps the first GET of the next few files of a read in flight while the current one is decoded: for a
+ * table of small files a GET's round trip (tens of milliseconds on S3) costs more than decoding the file, and several
+ * GETs at once cost no more than one. The first GET of a file is its footer, or the whole file when it is at most
+ * {@link S3InputFile#WHOLE} bytes, so at most {@code ahead} times 1 MiB is held ahead.
+ *
+ * <p>Only an optimisation: a file whose prefetch failed or was dropped is fetched again when it is read, with the
+ * read's own retries and errors.
+ */
+final class Prefetch implements AutoCloseable {
+    /** Files fetched ahead at the most. */
+    static final int MAX_AHEAD = 8;
+    private static final int THREADS = 4;
+
+    private final List<TableFiles.DataFile> files;
+    private final int ahead;
+    private final ConcurrentHashMap<Integer, CompletableFuture<byte[]>> heads = new ConcurrentHashMap<>();
+    private ExecutorService pool;
+    private int scheduled = -1;
+    private boolean closed;
+
+    /** @param budget the read's memory budget: a file ahead holds up to 1 MiB of it */
+    Prefetch(List<TableFiles.DataFile> files, long budget) {
+        this.files = files;
+        this.ahead = (int) Math.max(1, Math.min(MAX_AHEAD, budget / S3InputFile.WHOLE / 2));
+    }
+
+    /** The input of file {@code index}, with its first GET's bytes if they were fetched ahead; starts the next ones. */
+    synchronized S3InputFile input(int index, S3Client s3, RequestOptions options) {
+        TableFiles.DataFile f = files.get(index);
+        CompletableFuture<byte[]> head = heads.remove(index);
+        // Heads of files well behind this one will not be asked for (one before it may still be, by another worker).
+        heads.keySet().removeIf(k -> k < index - 1);
+        if (!closed) {
+            if (pool == null) {
+                pool = Executors.newFixedThreadPool(THREADS, r -> {
+                    Thread t = new Thread(r, "wrangler-prefetch");
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
+            for (int i = Math.max(index + 1, scheduled + 1); i <= index + ahead && i < files.size(); i++) {
+                TableFiles.DataFile next = files.get(i);
+                S3InputFile in = new S3InputFile(s3, next.bucket(), next.key(), next.size(), options);
+                heads.put(i, CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return in.fetchHead();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }, pool));
+                scheduled = i;
+            }
+        }
+        return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head);
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        heads.values().forEach(h -> h.cancel(true));
+        heads.clear();
+        if (pool != null) {
+            pool.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.wrangler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.wrangler.read.TableReader;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A read that decodes several files at once (each on a thread of its own) hands over the same batches, in the same
+ * order, as a read on the caller's thread, and releases every buffer when closed in the middle.
+ */
+class ParallelReadTest {
+    private static String table;
+
+    /** One table for both tests: 9 appends of every type, so many files in every partition. */
+    private static synchronized String table() {
+        if (table != null) {
+            return table;
+        }
+        String bucket = TestLake.bucket();
+        String uri = "s3://" + bucket + "/types/";
+        try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(EveryType.schema(), a)) {
+            EveryType.fill(root);
+            for (int run = 0; run < 9; run++) {
+                S3Parquet.write(root).partitionBy("k").mode(WriteMode.APPEND).s3(TestLake.s3().client()).to(uri);
+            }
+        }
+        table = uri;
+        return uri;
+    }
+
+    private static TableReader open(String uri, BufferAllocator a, int threads, int batchRows) {
+        return ((TableReader) S3Parquet.read(uri).s3(TestLake.s3().client()).allocator(a).batchRows(batchRows).open()).threads(threads);
+    }
+
+    @Test
+    void batchesFromManyThreadsAreTheBatchesOfOneInFileOrder() throws Exception {
+        String uri = table();
+        try (BufferAllocator a = new RootAllocator()) {
+            Map<String, List<String>> one = ReadTest.readAll(open(uri, a, 1, 1));
+            Map<String, List<String>> four = ReadTest.readAll(open(uri, a, 4, 1));
+            Map<String, List<String>> fourLarge = ReadTest.readAll(open(uri, a, 4, 65_536));
+            assertThat(one.get("i64")).hasSize(9 * 3); // 9 appends of EveryType's 3 rows
+            assertThat(four).isEqualTo(one);
+            assertThat(fourLarge).isEqualTo(one);
+            // Nested columns too (lists, structs, maps), through the record path.
+            assertThat(EveryType.NESTED).allSatisfy(c -> assertThat(four.get(c)).isEqualTo(one.get(c)).isNotEmpty());
+            assertThat(a.getAllocatedMemory()).isZero();
+        }
+    }
+
+    @Test
+    void aParallelReadClosedAfterItsFirstBatchReleasesEveryBuffer() throws Exception {
+        String uri = table();
+        try (BufferAllocator a = new RootAllocator()) {
+            TableReader r = open(uri, a, 4, 1);
+            assertThat(r.loadNextBatch()).isTrue();
+            assertThat(r.getVectorSchemaRoot().getRowCount()).isEqualTo(1);
+            Thread.sleep(200); // the workers fill their queues meanwhile
+            r.close();
+            assertThat(a.getAllocatedMemory()).isZero();
+        } // RootAllocator.close() fails on a leaked buffer
+    }
+}
