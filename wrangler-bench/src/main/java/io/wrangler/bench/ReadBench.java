@@ -72,10 +72,11 @@ public final class ReadBench {
             long[] expected = {rows, duckLong(duck, one)};
             Map<String, Bench.Run> runs = new LinkedHashMap<>();
             runs.put("duckdb read all columns (local copies)", () -> duckLong(duck, all));
-            runs.put("wrangler read all columns (LocalS3)", () -> check(read(s3, "s3://bench/std/", null), expected[0]));
+            runs.put("wrangler read all columns (LocalS3)", () -> check(read(s3, "s3://bench/std/", null, 0), expected[0]));
+            runs.put("wrangler read all columns, one thread (LocalS3)", () -> check(read(s3, "s3://bench/std/", null, 1), expected[0]));
             runs.put("LocalS3 floor: GET each file whole, sequentially", () -> getAll(s3, "bench", keys));
             runs.put("duckdb read one partition (local copies)", () -> duckLong(duck, one));
-            runs.put("wrangler read one partition (LocalS3)", () -> check(read(s3, "s3://bench/std/", us3), expected[1]));
+            runs.put("wrangler read one partition (LocalS3)", () -> check(read(s3, "s3://bench/std/", us3, 0), expected[1]));
             Map<String, List<Double>> seconds = time(runs, reps);
             seconds.forEach((k, v) -> System.out.println("# " + k + ": " + Bench.format(v) + " s"));
 
@@ -142,14 +143,17 @@ public final class ReadBench {
         }
     }
 
-    /** Reads the table, every column decoded; returns the rows. */
-    private static long read(S3Client s3, String table, PartitionFilter filter) throws Exception {
+    /** Reads the table, every column decoded, on {@code threads} decoding threads (0: the default); returns the rows. */
+    private static long read(S3Client s3, String table, PartitionFilter filter, int threads) throws Exception {
         var b = S3Parquet.read(table).s3(s3);
         if (filter != null) {
             b.filter(filter);
         }
         long rows = 0;
         try (ArrowReader r = b.open()) {
+            if (threads > 0) {
+                ((io.wrangler.read.TableReader) r).threads(threads);
+            }
             while (r.loadNextBatch()) {
                 rows += r.getVectorSchemaRoot().getRowCount();
             }
