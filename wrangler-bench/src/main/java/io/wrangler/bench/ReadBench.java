@@ -84,9 +84,11 @@ public final class ReadBench {
             int[] n = {0};
             Map<String, Bench.Run> compactions = new LinkedHashMap<>();
             Path small = work.resolve("small");
-            String smallTable = smallFiles(allocator, s3, "s3://bench/small0/", compactRows);
-            download(local, "bench", "small0/", small);
-            System.out.printf("# compaction table: %d files, %,d bytes%n", local.list("bench", "small0/").keySet().stream()
+            // Each compaction table in a bucket of its own: S3Mock's cost per request grows with the objects in the bucket.
+            local.createBucket("small0");
+            String smallTable = smallFiles(allocator, s3, "s3://small0/t/", compactRows);
+            download(local, "small0", "t/", small);
+            System.out.printf("# compaction table: %d files, %,d bytes%n", local.list("small0", "t/").keySet().stream()
                     .filter(k -> k.endsWith(".parquet")).count(), Bench.sizeOf(small));
             String[] next = {smallTable};
             compactions.put("duckdb COPY ... PARTITION_BY (local copies)", () -> Bench.copy(duck, "COPY (SELECT * FROM read_parquet('" + small
@@ -103,7 +105,9 @@ public final class ReadBench {
             Map<String, List<Double>> compactSeconds = timeEach(compactions, reps, false, name -> {
                 if (name.startsWith("wrangler")) {
                     if (used[0]) {
-                        next[0] = smallFiles(allocator, s3, "s3://bench/small" + (++n[0]) + "/", compactRows);
+                        String bucket = "small" + (++n[0]);
+                        local.createBucket(bucket);
+                        next[0] = smallFiles(allocator, s3, "s3://" + bucket + "/t/", compactRows);
                     }
                     used[0] = true;
                 }

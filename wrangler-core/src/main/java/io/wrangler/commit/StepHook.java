@@ -3,7 +3,8 @@ package io.wrangler.commit;
 /**
  * A StepHook is told each time a write passes a step of the commit protocol. Tests use it to simulate a
  * crash at every step boundary (by throwing an {@link Error}, which the write does not clean up after,
- * as a killed process would not); progress reporting can use it too.
+ * as a killed process would not) or to hold a writer there while others act. Progress is reported to
+ * users through {@link io.wrangler.Progress}, not through this hook.
  */
 @FunctionalInterface
 public interface StepHook {

@@ -50,10 +50,6 @@ public final class S3OutputStream extends OutputStream {
         this.buffer = new PartBuffer(uploads);
     }
 
-    public String key() {
-        return key;
-    }
-
     /** Bytes written so far. */
     public long position() {
         return position;
