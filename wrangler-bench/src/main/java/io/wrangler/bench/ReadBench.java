@@ -60,6 +60,12 @@ public final class ReadBench {
             try (VectorSchemaRoot table = StandardTable.rows(allocator, 0, Math.toIntExact(rows))) {
                 S3Parquet.write(table).partitionBy("dt", "country").s3(s3).to("s3://bench/std/");
             }
+            // The same table in an in-memory S3 (SimS3 without delays): wrangler's own read cost, no server's CPU, as
+            // DuckDB reading local copies pays none either.
+            S3Client sim = new SimS3(io.wrangler.testkit.NetworkProfile.none(), 64, null).keepingData();
+            try (VectorSchemaRoot table = StandardTable.rows(allocator, 0, Math.toIntExact(rows))) {
+                S3Parquet.write(table).partitionBy("dt", "country").s3(sim).to("s3://sim/std/");
+            }
             Path copies = work.resolve("std");
             List<String> keys = download(local, "bench", "std/", copies);
             System.out.printf("# standard table: %d files, %,d bytes%n", keys.size(), Bench.sizeOf(copies));
@@ -75,6 +81,8 @@ public final class ReadBench {
             runs.put("wrangler read all columns (LocalS3)", () -> check(read(s3, "s3://bench/std/", null, 0), expected[0]));
             runs.put("wrangler read all columns, one thread (LocalS3)", () -> check(read(s3, "s3://bench/std/", null, 1), expected[0]));
             runs.put("LocalS3 floor: GET each file whole, sequentially", () -> getAll(s3, "bench", keys));
+            runs.put("wrangler read all columns (in-memory S3)", () -> check(read(sim, "s3://sim/std/", null, 0), expected[0]));
+            runs.put("wrangler read one partition (in-memory S3)", () -> check(read(sim, "s3://sim/std/", us3, 0), expected[1]));
             runs.put("duckdb read one partition (local copies)", () -> duckLong(duck, one));
             runs.put("wrangler read one partition (LocalS3)", () -> check(read(s3, "s3://bench/std/", us3, 0), expected[1]));
             Map<String, List<Double>> seconds = time(runs, reps);
@@ -100,10 +108,21 @@ public final class ReadBench {
                     throw new IllegalStateException("the compaction did other work than expected: " + r);
                 }
             });
+            // The same compaction in an in-memory S3 (a fresh table per run): wrangler's own cost without S3Mock's,
+            // whose time per request grows with the objects of the bucket (4,000 here).
+            String[] nextSim = {null};
+            compactions.put("wrangler compact (in-memory S3)", () -> {
+                CompactionResult r = S3Parquet.compact(nextSim[0]).s3(sim).run();
+                if (r.rowsWritten() != compactRows || r.partitions().size() != 200 || r.filesAfter() != 200) {
+                    throw new IllegalStateException("the compaction did other work than expected: " + r);
+                }
+            });
             // No untimed run here (the read runs warmed the JIT): each one would cost a table of 4,000 files.
             boolean[] used = {false};
             Map<String, List<Double>> compactSeconds = timeEach(compactions, reps, false, name -> {
-                if (name.startsWith("wrangler")) {
+                if (name.contains("in-memory")) {
+                    nextSim[0] = smallFiles(allocator, sim, "s3://sim/small" + (++n[0]) + "/", compactRows);
+                } else if (name.startsWith("wrangler")) {
                     if (used[0]) {
                         String bucket = "small" + (++n[0]);
                         local.createBucket(bucket);
@@ -128,7 +147,11 @@ public final class ReadBench {
             System.out.printf("read all / DuckDB: %.2fx; (read all - LocalS3 floor) / DuckDB: %.2fx%n", readAll / duckAll, (readAll - floor) / duckAll);
             System.out.printf("read one partition / DuckDB: %.2fx%n", median.get("wrangler read one partition (LocalS3)")
                     / median.get("duckdb read one partition (local copies)"));
-            System.out.printf("compact / DuckDB COPY: %.2fx%n", median.get("wrangler compact (LocalS3)")
+            System.out.printf("in-memory S3: read all / DuckDB: %.2fx; read one partition / DuckDB: %.2fx%n",
+                    median.get("wrangler read all columns (in-memory S3)") / duckAll,
+                    median.get("wrangler read one partition (in-memory S3)") / median.get("duckdb read one partition (local copies)"));
+            System.out.printf("compact / DuckDB COPY: %.2fx; in-memory S3: %.2fx%n", median.get("wrangler compact (LocalS3)")
+                    / median.get("duckdb COPY ... PARTITION_BY (local copies)"), median.get("wrangler compact (in-memory S3)")
                     / median.get("duckdb COPY ... PARTITION_BY (local copies)"));
             System.out.println("# load after: " + load());
             s3.close();

@@ -83,6 +83,8 @@ final class SimS3 implements S3Client {
     private final NavigableMap<String, Obj> objects = new TreeMap<>();
     private final Map<String, Upload> uploads = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
+    /** Keep the bytes of data files too (for reads); by default they are dropped, and read back as zeros. */
+    private volatile boolean keepData;
 
     SimS3(NetworkProfile profile, int connections, RequestTimeline timeline) {
         this.profile = profile;
@@ -154,7 +156,7 @@ final class SimS3 implements S3Client {
     @Override
     public PutObjectResponse putObject(PutObjectRequest r, RequestBody body) {
         byte[] bytes = read(body);
-        boolean data = r.key().endsWith(".parquet");
+        boolean data = r.key().endsWith(".parquet") && !keepData;
         return request("PutObject", r.key(), RequestType.PUT, bytes.length, () -> {
             synchronized (objects) {
                 Obj now = objects.get(r.key());
@@ -174,6 +176,39 @@ final class SimS3 implements S3Client {
                 return PutObjectResponse.builder().eTag(etag).build();
             }
         }, x -> 0);
+    }
+
+    /** Keeps the bytes of data files (PUTs of single objects), so that a table written here can be read back. */
+    SimS3 keepingData() {
+        keepData = true;
+        return this;
+    }
+
+    /** A GET of the whole object or of its {@code bytes=a-b} range, as a stream. */
+    @Override
+    public software.amazon.awssdk.core.ResponseInputStream<GetObjectResponse> getObject(GetObjectRequest r) {
+        return request("GetObject", r.key(), RequestType.GET, 0, () -> {
+            Obj o;
+            synchronized (objects) {
+                o = objects.get(r.key());
+            }
+            if (o == null) {
+                throw noSuchKey(r.key());
+            }
+            byte[] content = o.content == null ? new byte[(int) o.size] : o.content;
+            int from = 0;
+            int to = content.length;
+            if (r.range() != null && r.range().startsWith("bytes=")) {
+                String[] ab = r.range().substring(6).split("-");
+                from = Integer.parseInt(ab[0]);
+                to = ab.length > 1 && !ab[1].isEmpty() ? Math.min(content.length, Integer.parseInt(ab[1]) + 1) : content.length;
+            }
+            byte[] slice = java.util.Arrays.copyOfRange(content, from, to);
+            GetObjectResponse response = GetObjectResponse.builder().eTag(o.etag).lastModified(o.modified).contentLength((long) slice.length)
+                    .build();
+            return new software.amazon.awssdk.core.ResponseInputStream<>(response,
+                    software.amazon.awssdk.http.AbortableInputStream.create(new java.io.ByteArrayInputStream(slice)));
+        }, x -> x.response().contentLength());
     }
 
     @Override
