@@ -149,7 +149,7 @@ public final class SparkWriteBuilder {
                 w.save(uri);
             } catch (WranglerException e) {
                 throw e;
-            } catch (RuntimeException e) {
+            } catch (Exception e) { // SparkException is checked, and thrown through Scala undeclared
                 for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
                     if (c instanceof WranglerException w2) {
                         w2.addSuppressed(e);

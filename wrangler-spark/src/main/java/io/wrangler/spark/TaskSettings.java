@@ -22,7 +22,7 @@ import org.apache.spark.sql.types.StructType;
 record TaskSettings(String uri, String writeId, WriteMode mode, List<String> partitionBy, StructType schema, Compression compression,
                     long maxRowsPerFile, long targetFileSize, String filenamePrefix, String idempotencyKey, String sse, String kmsKeyId,
                     String acl, String expectedBucketOwner, int retryAttempts, long retryBaseMillis, long retryCapMillis, int taskConcurrency,
-                    S3Settings s3) implements Serializable {
+                    int batchRows, S3Settings s3) implements Serializable {
 
     /** The spec of one task attempt: its files' names start with the user's prefix, then {@code t<partition>-a<task id>-}. */
     WriteSpec taskSpec(int partitionId, long taskId) {

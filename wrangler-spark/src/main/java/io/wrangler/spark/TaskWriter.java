@@ -18,11 +18,10 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
 /**
  * A TaskWriter stages one task attempt's rows: Spark pushes rows into it, wrangler-core's stager pulls Arrow batches,
  * so the stager runs on a thread of its own, fed through a hand-off of two batches (one filled while the other is
- * encoded; memory stays at two batches of {@link #BATCH_ROWS} rows plus the stager's own bounds). {@link #commit}
+ * encoded; memory stays at two batches of {@code batchRows} rows (8,192 by default) plus the stager's own bounds). {@link #commit}
  * returns what the attempt staged; Spark hands the driver the message of exactly one attempt per task.
  */
 final class TaskWriter implements DataWriter<InternalRow> {
-    static final int BATCH_ROWS = 8192;
     private static final Object END = new Object();
     private static final Object ABORT = new Object();
 
@@ -33,10 +32,12 @@ final class TaskWriter implements DataWriter<InternalRow> {
     private final Thread stager;
     private volatile TableWrite.TaskStaged staged;
     private volatile Throwable failure;
+    private final int batchRows;
     private RowsToArrow filling;
     private boolean ended;
 
     TaskWriter(TaskSettings settings, int partitionId, long taskId) {
+        this.batchRows = settings.batchRows();
         Schema schema = SparkSchemas.arrow(settings.schema());
         for (int i = 0; i < 2; i++) {
             roots[i] = VectorSchemaRoot.create(schema, allocator);
@@ -110,7 +111,7 @@ final class TaskWriter implements DataWriter<InternalRow> {
             filling.reset();
         }
         filling.add(row);
-        if (filling.rows() >= BATCH_ROWS) {
+        if (filling.rows() >= batchRows) {
             hand(filling);
             filling = null;
         }

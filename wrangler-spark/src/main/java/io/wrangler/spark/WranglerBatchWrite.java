@@ -87,7 +87,7 @@ final class WranglerBatchWrite implements BatchWrite {
         TaskSettings settings = new TaskSettings(options.uri, write.writeId(), mode, partitions, named, options.compression(),
                 options.maxRowsPerFile(), options.targetFileSize(), options.filenamePrefix(), key, requests.sse(), requests.kmsKeyId(),
                 requests.acl(), requests.expectedBucketOwner(), requests.attempts(), requests.base().toMillis(), requests.cap().toMillis(),
-                options.taskConcurrency(), s3);
+                options.taskConcurrency(), options.batchRows(), s3);
         return new Factory(settings);
     }
 

@@ -148,6 +148,11 @@ final class WriteOptions {
         return (int) Math.min(256, longOption("taskConcurrency", 8));
     }
 
+    /** Rows a task hands its encoder at a time (8,192): the rows in flight per task are at most twice this. */
+    int batchRows() {
+        return (int) Math.min(1 << 20, longOption("batchRows", 8192));
+    }
+
     int retryAttempts() {
         return (int) longOption("retryAttempts", 4);
     }
