@@ -199,8 +199,8 @@ final class RowsToArrow {
         if (vector instanceof MapVector v) {
             MapType m = (MapType) type;
             StructVector entries = (StructVector) v.getDataVector();
-            Writer keys = writer((FieldVector) entries.getChildrenFromFields().get(0), m.keyType());
-            Writer values = writer((FieldVector) entries.getChildrenFromFields().get(1), m.valueType());
+            Writer keys = writer(entries.getChildrenFromFields().get(0), m.keyType());
+            Writer values = writer(entries.getChildrenFromFields().get(1), m.valueType());
             return new Writer(v) {
                 void writeValue(SpecializedGetters from, int o, int i) {
                     MapData map = from.getMap(o);
@@ -218,7 +218,7 @@ final class RowsToArrow {
             };
         }
         if (vector instanceof ListVector v) {
-            Writer element = writer((FieldVector) v.getDataVector(), ((ArrayType) type).elementType());
+            Writer element = writer(v.getDataVector(), ((ArrayType) type).elementType());
             return new Writer(v) {
                 void writeValue(SpecializedGetters from, int o, int i) {
                     ArrayData a = from.getArray(o);
@@ -235,7 +235,7 @@ final class RowsToArrow {
             StructType s = (StructType) type;
             List<Writer> children = new ArrayList<>();
             for (int c = 0; c < s.fields().length; c++) {
-                children.add(writer((FieldVector) v.getChildrenFromFields().get(c), s.fields()[c].dataType()));
+                children.add(writer(v.getChildrenFromFields().get(c), s.fields()[c].dataType()));
             }
             int width = s.fields().length;
             return new Writer(v) {

@@ -15,20 +15,18 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The jar that goes to a cluster, on the class path a cluster gives it: wrangler-spark's shaded jar next to Spark 4.0.1
- * as it ships (its own Arrow 18.1 and parquet-java 1.15.2, no wrangler-core, no unrelocated Arrow or parquet-java of
- * ours, no AWS SDK but the jar's), in a child JVM. The write succeeds, Spark's own reader reads the values back, and so
- * does DuckDB.
+ * The jar that goes to a cluster, on the class path a cluster gives it: wrangler-spark's shaded jar next to Spark as
+ * it ships (4.0.1 with its own Arrow 18.1 and parquet-java 1.15.2; 3.5.5 with Arrow 12 and parquet-java 1.13; no
+ * wrangler-core, no unrelocated Arrow or parquet-java of ours, no AWS SDK but the jar's), in a child JVM. The write
+ * succeeds, Spark's own reader reads the values back, and so does DuckDB.
  */
 class ShadedJarIT {
     @Test
-    void theShadedJarWritesNextToSparksOwnArrowAndParquet() throws Exception {
-        Path shaded = Path.of(System.getProperty("wrangler.shadedJar"));
-        Path own = Path.of(System.getProperty("wrangler.sparksOwnJars"));
+    void theShadedJarWritesOnSpark40WithItsOwnArrowAndParquet() throws Exception {
         List<String> cp = new ArrayList<>();
-        cp.add(shaded.toString());
+        cp.add(System.getProperty("wrangler.shadedJar"));
         cp.add(System.getProperty("wrangler.testClasses"));
-        try (Stream<Path> jars = Files.list(own)) {
+        try (Stream<Path> jars = Files.list(Path.of(System.getProperty("wrangler.sparksOwnJars")))) {
             jars.forEach(j -> cp.add(j.toString()));
         }
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
@@ -40,6 +38,21 @@ class ShadedJarIT {
             }
             cp.add(entry);
         }
+        runChild(cp, "arrow-vector-18.1.0.jar", "parquet-hadoop-1.15.2.jar");
+    }
+
+    /** Spark 3.5.5 (Scala 2.12), as AWS Glue 5.0 and EMR 7 run it: its whole class path, as Maven resolves it, and the shaded jar. */
+    @Test
+    void theShadedJarWritesOnSpark35WithItsOwnArrowAndParquet() throws Exception {
+        List<String> cp = new ArrayList<>();
+        cp.add(System.getProperty("wrangler.shadedJar"));
+        cp.add(System.getProperty("wrangler.testClasses"));
+        cp.addAll(List.of(Files.readString(Path.of(System.getProperty("wrangler.spark35ClassPath"))).trim().split(File.pathSeparator)));
+        assertThat(cp).anyMatch(e -> e.endsWith("spark-sql_2.12-3.5.5.jar"));
+        runChild(cp, "arrow-vector-12.0.1.jar", "parquet-hadoop-1.13.1.jar");
+    }
+
+    private static void runChild(List<String> cp, String sparksArrow, String sparksParquet) throws Exception {
         try (LocalS3 s3 = LocalS3.start()) {
             s3.createBucket("lake");
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
@@ -63,8 +76,8 @@ class ShadedJarIT {
             assertThat(p.exitValue()).as(log).isZero();
             List<String> lines = log.lines().filter(l -> l.startsWith("ARROW ") || l.startsWith("PARQUET ") || l.startsWith("RESULT ")
                     || l.startsWith("ROW ")).toList();
-            assertThat(lines.get(0)).startsWith("ARROW ").contains("arrow-vector-18.1.0.jar");
-            assertThat(lines.get(1)).startsWith("PARQUET ").contains("parquet-hadoop-1.15.2.jar");
+            assertThat(lines.get(0)).startsWith("ARROW ").contains(sparksArrow);
+            assertThat(lines.get(1)).startsWith("PARQUET ").contains(sparksParquet);
             assertThat(lines.subList(2, lines.size())).containsExactly("RESULT rows=6 partitions=2",
                     "ROW 0|0.00|2026-10-01 12:00:00|[0,1]|0", "ROW 1|1.50|2026-10-01 12:00:01|[1,2]|1",
                     "ROW 2|3.00|2026-10-01 12:00:02|[2,3]|0", "ROW 3|4.50|2026-10-01 12:00:03|[3,4]|1",
