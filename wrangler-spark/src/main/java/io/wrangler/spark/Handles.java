@@ -21,12 +21,14 @@ final class Handles {
         final CatalogTable catalog;
         final S3Settings s3;
         final StepHook hook;
+        final io.wrangler.commit.WriteSpec.Tuning tuning;
         volatile WriteResult result;
 
-        Handle(CatalogTable catalog, S3Settings s3, StepHook hook) {
+        Handle(CatalogTable catalog, S3Settings s3, StepHook hook, io.wrangler.commit.WriteSpec.Tuning tuning) {
             this.catalog = catalog;
             this.s3 = s3;
             this.hook = hook;
+            this.tuning = tuning;
         }
     }
 

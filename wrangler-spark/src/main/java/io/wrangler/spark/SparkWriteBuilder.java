@@ -29,6 +29,7 @@ public final class SparkWriteBuilder {
     private CatalogTable catalog;
     private S3Settings s3 = S3Settings.defaults();
     private StepHook hook;
+    private io.wrangler.commit.WriteSpec.Tuning tuning;
     private final Map<String, String> options = new LinkedHashMap<>();
 
     SparkWriteBuilder(Dataset<Row> df) {
@@ -128,6 +129,12 @@ public final class SparkWriteBuilder {
         return this;
     }
 
+    /** Tests: the driver's tunings (a clock offset to take over a killed driver's lease at once). */
+    SparkWriteBuilder tuning(io.wrangler.commit.WriteSpec.Tuning tuning) {
+        this.tuning = tuning;
+        return this;
+    }
+
     /**
      * Runs the write: a Spark job whose tasks stage the files, then the driver's commit. Throws what {@code S3Parquet}'s
      * {@code to} throws; a Spark job that fails (a task failed more often than Spark retries it) leaves the table
@@ -135,7 +142,7 @@ public final class SparkWriteBuilder {
      * (the input could not be computed).
      */
     public WriteResult to(String uri) {
-        String id = Handles.open(new Handles.Handle(catalog, s3, hook));
+        String id = Handles.open(new Handles.Handle(catalog, s3, hook, tuning));
         try {
             DataFrameWriter<Row> w = df.write().format(WranglerSource.class.getName())
                     .mode(mode == WriteMode.APPEND ? SaveMode.Append : SaveMode.Overwrite)

@@ -80,7 +80,7 @@ final class WranglerBatchWrite implements BatchWrite {
         String key = options.get("idempotencyKey");
         WriteSpec spec = new WriteSpec(options.uri, driverClient, mode, partitions, options.compression(), options.maxRowsPerFile(), false,
                 catalog, handle != null && handle.hook != null ? handle.hook : StepHook.NONE,
-                WriteSpec.Tuning.defaults().withThreads(options.concurrency()), key, options.lease(), options.leaseWait(), requests,
+                (handle != null && handle.tuning != null ? handle.tuning : WriteSpec.Tuning.defaults()).withThreads(options.concurrency()), key, options.lease(), options.leaseWait(), requests,
                 options.targetFileSize(), new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), CommitMethod.STAGE_AND_COPY,
                 options.filenamePrefix(), Map.of(), List.of(), 0, false, null);
         write = TableWrite.begin(spec, arrow);
