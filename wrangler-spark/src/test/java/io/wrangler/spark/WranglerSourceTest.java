@@ -58,6 +58,10 @@ class WranglerSourceTest {
                 .hasMessage("Cannot write " + uri + " (step: validate): the column 'gap' has the Spark type interval day, which wrangler "
                         + "does not write (booleans, integers, float, double, decimal, string, binary, date, timestamp, timestamp_ntz, and "
                         + "arrays, structs and maps of them are written). Cast or drop the column before writing; nothing was written.");
+        // Spark's default mode (error if exists) is Spark's to refuse for a source like this one
+        assertThatThrownBy(() -> day("2026-10-01", 0, 5).write().format("wrangler").options(SparkLake.options()).save(uri))
+                .hasMessageContaining("The data source \"wrangler\" cannot be written in the \"ErrorIfExists\" mode. Please use either "
+                        + "the \"Append\" or \"Overwrite\" mode instead.");
         assertThat(SparkLake.keys(bucket, "")).isEmpty();
     }
 }
