@@ -56,6 +56,7 @@ class ShadedJarIT {
         try (LocalS3 s3 = LocalS3.start()) {
             s3.createBucket("lake");
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
+                    "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                     "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
                     "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
                     "--add-opens=java.base/java.net=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
