@@ -241,77 +241,77 @@ public final class TableWrite {
                                      String writeId, String keyId, List<PartitionKey> keys, List<Manifest.File> files, Schema schema,
                                      Columns columns, CatalogCommit catalogCommit, RecoveryResult recovered, Manifest touched,
                                      java.util.concurrent.CompletableFuture<Publisher.Listing> early) {
-            if (files.isEmpty()) {
+        if (files.isEmpty()) {
+            awaitQuietly(early);
+            abandon(store, log, null);
+            return empty(writeId, recovered);
+        }
+        checkNotAllNull(keys, () -> {
+            awaitQuietly(early);
+            abandon(store, log, null);
+        });
+        Manifest manifest = manifest(writeId, keyId, keys, files, schema, columns, false);
+        Publisher.Listing listing;
+        try {
+            if (spec.replacement() != null) {
+                // A compaction replaces exactly the files it read: a file that came meanwhile is not its to delete.
+                spec.replacement().check().accept(files);
+                listing = new Publisher.Listing(spec.replacement().keys(), List.of());
+                spec.hook().reached(Step.LISTED_OLD_FILES, 1);
+            } else if (early != null && folders(touched).equals(folders(manifest))) {
+                listing = joinListing(early, manifest);
+                spec.hook().reached(Step.LISTED_OLD_FILES, 1);
+            } else {
                 awaitQuietly(early);
-                abandon(store, log, null);
-                return empty(writeId, recovered);
+                listing = publisher.listOld(manifest);
             }
-            checkNotAllNull(keys, () -> {
-                awaitQuietly(early);
-                abandon(store, log, null);
-            });
-            Manifest manifest = manifest(writeId, keyId, keys, files, schema, columns, false);
-            Publisher.Listing listing;
-            try {
-                if (spec.replacement() != null) {
-                    // A compaction replaces exactly the files it read: a file that came meanwhile is not its to delete.
-                    spec.replacement().check().accept(files);
-                    listing = new Publisher.Listing(spec.replacement().keys(), List.of());
-                    spec.hook().reached(Step.LISTED_OLD_FILES, 1);
-                } else if (early != null && folders(touched).equals(folders(manifest))) {
-                    listing = joinListing(early, manifest);
-                    spec.hook().reached(Step.LISTED_OLD_FILES, 1);
-                } else {
-                    awaitQuietly(early);
-                    listing = publisher.listOld(manifest);
-                }
-            } catch (RuntimeException e) {
-                abandon(store, log, e);
-                throw e;
-            }
-            if (!listing.nested().isEmpty()) {
-                abandon(store, log, null);
-                throw invalid("another table lies inside this one: " + location.uriOf(listing.nested().get(0)) + " is the "
-                        + "staging of a write to a table under " + table + ", and tables must not nest (this write would "
-                        + "replace that table's files)", "Give each table a prefix of its own. Nothing of either table was changed.");
-            }
-            commit(store, log, manifest.replacing(listing.old()));
-            spec.hook().reached(Step.MANIFEST_WRITTEN, 1);
+        } catch (RuntimeException e) {
+            abandon(store, log, e);
+            throw e;
+        }
+        if (!listing.nested().isEmpty()) {
+            abandon(store, log, null);
+            throw invalid("another table lies inside this one: " + location.uriOf(listing.nested().get(0)) + " is the "
+                    + "staging of a write to a table under " + table + ", and tables must not nest (this write would "
+                    + "replace that table's files)", "Give each table a prefix of its own. Nothing of either table was changed.");
+        }
+        commit(store, log, manifest.replacing(listing.old()));
+        spec.hook().reached(Step.MANIFEST_WRITTEN, 1);
 
-            // The staged copies are removed from the moment every file is in place, alongside the deletes of the old
-            // files: a recovery that finds them gone finds every file in place at its final key instead.
-            List<String> stagedKeys = new ArrayList<>();
-            log.manifest().files().forEach(f -> {
-                if (f.stagedKey() != null) {
-                    stagedKeys.add(f.stagedKey());
-                }
-            });
-            List<java.util.concurrent.CompletableFuture<List<String>>> removing = new ArrayList<>();
-            Publisher.Outcome outcome;
-            try {
-                outcome = publish(store, log, publisher, listing, fence, () -> removing.add(
-                        beside(() -> Staging.removeStaged(store, log.folder(), pool, stagedKeys))));
-            } catch (RuntimeException e) {
-                removing.forEach(TableWrite::awaitQuietly);
-                throw e;
+        // The staged copies are removed from the moment every file is in place, alongside the deletes of the old
+        // files: a recovery that finds them gone finds every file in place at its final key instead.
+        List<String> stagedKeys = new ArrayList<>();
+        log.manifest().files().forEach(f -> {
+            if (f.stagedKey() != null) {
+                stagedKeys.add(f.stagedKey());
             }
-            spec.progress().partitionsPublished(manifest.partitions().size(), manifest.partitions().size());
-            afterCommit(log, () -> {
-                if (removing.isEmpty()) {
-                    Staging.removeStaged(store, log.folder(), pool, stagedKeys);
-                } else {
-                    Failures.joined(removing.get(0));
-                }
-                log.published();
-            }, WriteStep.PUBLISH, store, null);
-            spec.hook().reached(Step.BEFORE_CATALOG, 1);
-            if (catalogCommit != null) {
-                catalogStep(store, log, catalogCommit, fence);
+        });
+        List<java.util.concurrent.CompletableFuture<List<String>>> removing = new ArrayList<>();
+        Publisher.Outcome outcome;
+        try {
+            outcome = publish(store, log, publisher, listing, fence, () -> removing.add(
+                    beside(() -> Staging.removeStaged(store, log.folder(), pool, stagedKeys))));
+        } catch (RuntimeException e) {
+            removing.forEach(TableWrite::awaitQuietly);
+            throw e;
+        }
+        spec.progress().partitionsPublished(manifest.partitions().size(), manifest.partitions().size());
+        afterCommit(log, () -> {
+            if (removing.isEmpty()) {
+                Staging.removeStaged(store, log.folder(), pool, stagedKeys);
+            } else {
+                Failures.joined(removing.get(0));
             }
-            spec.hook().reached(Step.BEFORE_CLEANUP, 1);
-            spec.hook().reached(Step.STAGING_REMOVED, 1);
-            end(store, log);
-            return result(writeId, manifest, outcome, recovered);
+            log.published();
+        }, WriteStep.PUBLISH, store, null);
+        spec.hook().reached(Step.BEFORE_CATALOG, 1);
+        if (catalogCommit != null) {
+            catalogStep(store, log, catalogCommit, fence);
+        }
+        spec.hook().reached(Step.BEFORE_CLEANUP, 1);
+        spec.hook().reached(Step.STAGING_REMOVED, 1);
+        end(store, log);
+        return result(writeId, manifest, outcome, recovered);
     }
 
     // ---- a write staged by other processes (the tasks of a Spark job) ----
