@@ -48,6 +48,15 @@ final class WranglerBatchWrite implements BatchWrite {
 
     @Override
     public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
+        try {
+            return begin();
+        } catch (RuntimeException | Error e) {
+            options.close(); // the Glue client the options made; nothing else is held before the write began
+            throw e;
+        }
+    }
+
+    private DataWriterFactory begin() {
         handle = Handles.get(options.get(Handles.OPTION));
         options.checkCommitMethod();
         CatalogTable catalog = handle != null && handle.catalog != null ? handle.catalog : options.glue();
@@ -80,7 +89,8 @@ final class WranglerBatchWrite implements BatchWrite {
         String key = options.get("idempotencyKey");
         WriteSpec spec = new WriteSpec(options.uri, driverClient, mode, partitions, options.compression(), options.maxRowsPerFile(), false,
                 catalog, handle != null && handle.hook != null ? handle.hook : StepHook.NONE,
-                (handle != null && handle.tuning != null ? handle.tuning : WriteSpec.Tuning.defaults()).withThreads(options.concurrency()), key, options.lease(), options.leaseWait(), requests,
+                (handle != null && handle.tuning != null ? handle.tuning : WriteSpec.Tuning.defaults()).withThreads(options.concurrency()),
+                key, options.lease(), options.leaseWait(), requests,
                 options.targetFileSize(), new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), CommitMethod.STAGE_AND_COPY,
                 options.filenamePrefix(), Map.of(), List.of(), 0, false, null);
         write = TableWrite.begin(spec, arrow);
@@ -114,16 +124,24 @@ final class WranglerBatchWrite implements BatchWrite {
                 tasks.add(((TaskMessage) m).staged());
             }
         }
-        WriteResult result = write.commit(tasks);
-        if (handle != null) {
-            handle.result = result;
+        try {
+            WriteResult result = write.commit(tasks);
+            if (handle != null) {
+                handle.result = result;
+            }
+        } finally {
+            options.close();
         }
     }
 
     @Override
     public void abort(WriterCommitMessage[] messages) {
-        if (write != null) {
-            write.abort(null);
+        try {
+            if (write != null) {
+                write.abort(null);
+            }
+        } finally {
+            options.close();
         }
     }
 }

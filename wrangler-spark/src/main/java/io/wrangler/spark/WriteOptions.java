@@ -25,6 +25,8 @@ import software.amazon.awssdk.services.glue.GlueClientBuilder;
 final class WriteOptions {
     final String uri;
     final Map<String, String> o;
+    /** The Glue client {@link #glue} built, closed by {@link #close}; null without one. */
+    private GlueClient glueClient;
 
     WriteOptions(String uri, Map<String, String> options) {
         this.uri = uri;
@@ -225,7 +227,8 @@ final class WriteOptions {
             b.credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
                     software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(get("s3.accessKeyId"), get("s3.secretAccessKey"))));
         }
-        GlueTable t = GlueCatalog.of(b.build()).table(database, table);
+        glueClient = b.build();
+        GlueTable t = GlueCatalog.of(glueClient).table(database, table);
         if (get("glue.catalogId") != null) {
             t = t.catalogId(get("glue.catalogId"));
         }
@@ -266,5 +269,13 @@ final class WriteOptions {
             t = t.columnComments(comments);
         }
         return t;
+    }
+
+    /** Closes the Glue client the options made, if any (a catalog passed to the fluent builder is its caller's). */
+    void close() {
+        if (glueClient != null) {
+            glueClient.close();
+            glueClient = null;
+        }
     }
 }
