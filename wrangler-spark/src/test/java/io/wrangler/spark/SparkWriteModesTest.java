@@ -61,4 +61,17 @@ class SparkWriteModesTest {
         assertThat(read).extracting(r -> r.getLong(r.fieldIndex("id")) + " " + r.get(r.fieldIndex("dt")) + " " + r.getString(r.fieldIndex("country")))
                 .containsExactly("5 2024-02-01 FR", "6 2024-02-01 RU", "7 2024-02-01 DE");
     }
+
+    @Test
+    void aKeyedAppendRerunReplacesWhatItsEarlierRunAdded() {
+        String bucket = SparkLake.bucket();
+        String uri = "s3://" + bucket + "/orders/";
+        SparkParquet.write(range(0, 6, "'2024-01-15','2024-01-16'")).partitionBy("dt").s3(SparkLake.settings()).to(uri);
+        for (int run = 0; run < 2; run++) {
+            SparkParquet.write(range(100, 110, "'2024-01-16','2024-01-17'")).partitionBy("dt").idempotencyKey("orders:100-109")
+                    .s3(SparkLake.settings()).to(uri);
+        }
+        assertThat(SparkLake.query(bucket, "orders/", "SELECT CAST(dt AS VARCHAR) AS d, count(*), count(DISTINCT id) FROM t GROUP BY d ORDER BY d"))
+                .containsExactly(List.of("2024-01-15", 3L, 3L), List.of("2024-01-16", 8L, 8L), List.of("2024-01-17", 5L, 5L));
+    }
 }
