@@ -208,77 +208,8 @@ public final class TableWrite {
                     awaitQuietly(early);
                     throw e;
                 }
-                if (files.isEmpty()) {
-                    awaitQuietly(early);
-                    abandon(store, log, null);
-                    return empty(writeId, recovered);
-                }
-                checkNotAllNull(stager.partitions(), () -> {
-                    awaitQuietly(early);
-                    abandon(store, log, null);
-                });
-                Manifest manifest = manifest(writeId, keyId, stager.partitions(), files, schema, columns, false);
-                Publisher.Listing listing;
-                try {
-                    if (spec.replacement() != null) {
-                        // A compaction replaces exactly the files it read: a file that came meanwhile is not its to delete.
-                        spec.replacement().check().accept(files);
-                        listing = new Publisher.Listing(spec.replacement().keys(), List.of());
-                        spec.hook().reached(Step.LISTED_OLD_FILES, 1);
-                    } else if (early != null && folders(touched).equals(folders(manifest))) {
-                        listing = joinListing(early, manifest);
-                        spec.hook().reached(Step.LISTED_OLD_FILES, 1);
-                    } else {
-                        awaitQuietly(early);
-                        listing = publisher.listOld(manifest);
-                    }
-                } catch (RuntimeException e) {
-                    abandon(store, log, e);
-                    throw e;
-                }
-                if (!listing.nested().isEmpty()) {
-                    abandon(store, log, null);
-                    throw invalid("another table lies inside this one: " + location.uriOf(listing.nested().get(0)) + " is the "
-                            + "staging of a write to a table under " + table + ", and tables must not nest (this write would "
-                            + "replace that table's files)", "Give each table a prefix of its own. Nothing of either table was changed.");
-                }
-                commit(store, log, manifest.replacing(listing.old()));
-                spec.hook().reached(Step.MANIFEST_WRITTEN, 1);
-
-                // The staged copies are removed from the moment every file is in place, alongside the deletes of the old
-                // files: a recovery that finds them gone finds every file in place at its final key instead.
-                List<String> stagedKeys = new ArrayList<>();
-                log.manifest().files().forEach(f -> {
-                    if (f.stagedKey() != null) {
-                        stagedKeys.add(f.stagedKey());
-                    }
-                });
-                List<java.util.concurrent.CompletableFuture<List<String>>> removing = new ArrayList<>();
-                Publisher.Outcome outcome;
-                try {
-                    outcome = publish(store, log, publisher, listing, fence, () -> removing.add(
-                            beside(() -> Staging.removeStaged(store, log.folder(), pool, stagedKeys))));
-                } catch (RuntimeException e) {
-                    removing.forEach(TableWrite::awaitQuietly);
-                    throw e;
-                }
-                spec.progress().partitionsPublished(manifest.partitions().size(), manifest.partitions().size());
-                afterCommit(log, () -> {
-                    if (removing.isEmpty()) {
-                        Staging.removeStaged(store, log.folder(), pool, stagedKeys);
-                    } else {
-                        Failures.joined(removing.get(0));
-                    }
-                    log.published();
-                }, WriteStep.PUBLISH, store, null);
-                spec.hook().reached(Step.BEFORE_CATALOG, 1);
-                if (catalogCommit != null) {
-                    catalogStep(store, log, catalogCommit, fence);
-                }
-                spec.hook().reached(Step.BEFORE_CLEANUP, 1);
-                spec.hook().reached(Step.STAGING_REMOVED, 1);
-                end(store, log);
-                return result(writeId, manifest, outcome, recovered);
+                return afterStaging(store, log, publisher, pool, fence, writeId, keyId, stager.partitions(), files, schema, columns,
+                        catalogCommit, recovered, touched, early);
             } catch (Error e) {
                 // A crash leaves its lease behind to expire, as a killed process would, and sends nothing more: what it runs
                 // beside its thread is stopped before the Error leaves the write.
@@ -295,6 +226,310 @@ public final class TableWrite {
                 if (lease != null) {
                     lease.close();
                 }
+            }
+        }
+    }
+
+    /**
+     * The write from its staged files on: the manifest (the commit point), publish, catalog and cleanup. Staged by this
+     * process ({@link Stager}) or by others ({@link Distributed}): the same steps, so that recovery cannot tell them apart.
+     *
+     * @param keys the partitions staged, in order of first appearance
+     * @param touched the partitions listed early, and {@code early} that listing; null for none
+     */
+    private WriteResult afterStaging(S3Store store, WriteLog log, Publisher publisher, ExecutorService pool, Runnable fence,
+                                     String writeId, String keyId, List<PartitionKey> keys, List<Manifest.File> files, Schema schema,
+                                     Columns columns, CatalogCommit catalogCommit, RecoveryResult recovered, Manifest touched,
+                                     java.util.concurrent.CompletableFuture<Publisher.Listing> early) {
+        if (files.isEmpty()) {
+            awaitQuietly(early);
+            abandon(store, log, null);
+            return empty(writeId, recovered);
+        }
+        checkNotAllNull(keys, () -> {
+            awaitQuietly(early);
+            abandon(store, log, null);
+        });
+        Manifest manifest = manifest(writeId, keyId, keys, files, schema, columns, false);
+        Publisher.Listing listing;
+        try {
+            if (spec.replacement() != null) {
+                // A compaction replaces exactly the files it read: a file that came meanwhile is not its to delete.
+                spec.replacement().check().accept(files);
+                listing = new Publisher.Listing(spec.replacement().keys(), List.of());
+                spec.hook().reached(Step.LISTED_OLD_FILES, 1);
+            } else if (early != null && folders(touched).equals(folders(manifest))) {
+                listing = joinListing(early, manifest);
+                spec.hook().reached(Step.LISTED_OLD_FILES, 1);
+            } else {
+                awaitQuietly(early);
+                listing = publisher.listOld(manifest);
+            }
+        } catch (RuntimeException e) {
+            abandon(store, log, e);
+            throw e;
+        }
+        if (!listing.nested().isEmpty()) {
+            abandon(store, log, null);
+            throw invalid("another table lies inside this one: " + location.uriOf(listing.nested().get(0)) + " is the "
+                    + "staging of a write to a table under " + table + ", and tables must not nest (this write would "
+                    + "replace that table's files)", "Give each table a prefix of its own. Nothing of either table was changed.");
+        }
+        commit(store, log, manifest.replacing(listing.old()));
+        spec.hook().reached(Step.MANIFEST_WRITTEN, 1);
+
+        // The staged copies are removed from the moment every file is in place, alongside the deletes of the old
+        // files: a recovery that finds them gone finds every file in place at its final key instead.
+        List<String> stagedKeys = new ArrayList<>();
+        log.manifest().files().forEach(f -> {
+            if (f.stagedKey() != null) {
+                stagedKeys.add(f.stagedKey());
+            }
+        });
+        List<java.util.concurrent.CompletableFuture<List<String>>> removing = new ArrayList<>();
+        Publisher.Outcome outcome;
+        try {
+            outcome = publish(store, log, publisher, listing, fence, () -> removing.add(
+                    beside(() -> Staging.removeStaged(store, log.folder(), pool, stagedKeys))));
+        } catch (RuntimeException e) {
+            removing.forEach(TableWrite::awaitQuietly);
+            throw e;
+        }
+        spec.progress().partitionsPublished(manifest.partitions().size(), manifest.partitions().size());
+        afterCommit(log, () -> {
+            if (removing.isEmpty()) {
+                Staging.removeStaged(store, log.folder(), pool, stagedKeys);
+            } else {
+                Failures.joined(removing.get(0));
+            }
+            log.published();
+        }, WriteStep.PUBLISH, store, null);
+        spec.hook().reached(Step.BEFORE_CATALOG, 1);
+        if (catalogCommit != null) {
+            catalogStep(store, log, catalogCommit, fence);
+        }
+        spec.hook().reached(Step.BEFORE_CLEANUP, 1);
+        spec.hook().reached(Step.STAGING_REMOVED, 1);
+        end(store, log);
+        return result(writeId, manifest, outcome, recovered);
+    }
+
+    // ---- a write staged by other processes (the tasks of a Spark job) ----
+
+    /**
+     * What one task of a distributed write staged: the partitions it saw (values, in order of first appearance) and its
+     * files, every one under the write's {@code _tmp/<writeId>/}.
+     */
+    public record TaskStaged(List<List<String>> partitions, List<Manifest.File> files) {
+        public TaskStaged {
+            List<List<String>> copy = new ArrayList<>();
+            partitions.forEach(v -> copy.add(java.util.Collections.unmodifiableList(new ArrayList<>(v))));
+            partitions = java.util.Collections.unmodifiableList(copy);
+            files = List.copyOf(files);
+        }
+    }
+
+    /**
+     * Begins a write whose files other processes stage: validate, lease, recover, record (STARTED), exactly as
+     * {@link #run} does before its own staging. The caller then has each task call {@link #stageTask} with
+     * {@link Distributed#writeId()}, and ends the write with {@link Distributed#commit} (the files of the task attempts
+     * that counted, nothing else) or {@link Distributed#abort}. Until one of them returns, this process holds the table's
+     * lease and renews it; if it dies instead, the next recovery rolls the write back (STARTED).
+     *
+     * <p>Not supported here (refused): {@code dtype}, bucketing, deferred uploads, a compaction's replacement.
+     */
+    public static Distributed begin(WriteSpec spec, Schema schema) {
+        S3Location location = S3Location.parse(spec.uri(), WriteStep.VALIDATE);
+        return new TableWrite(spec, location).new Distributed(schema);
+    }
+
+    /**
+     * Stages one task's rows under {@code _tmp/<writeId>/} of the write {@link #begin} started, with the same checks,
+     * encoder and Hive paths as a single-process write; runs where the task runs. The file names get the spec's
+     * {@code filenamePrefix}, which the caller makes unique per task attempt, so that attempts never overwrite each
+     * other's files. On failure, open uploads are aborted; what the attempt finished stays in the staging folder, which
+     * the write's end (commit or abort) or a recovery removes whole.
+     */
+    public static TaskStaged stageTask(WriteSpec spec, Schema schema, String writeId, BatchSource source) {
+        S3Location location = S3Location.parse(spec.uri(), WriteStep.STAGE);
+        TableWrite w = new TableWrite(spec, location);
+        w.checkDistributed();
+        Columns columns = w.validateSchema(schema);
+        FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut, spec.compression(), spec.keepNanos(), spec.int96(),
+                spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
+        String suffix = spec.compression().fileInfix() + ".parquet";
+        String stagingFolder = location.tmpPrefix() + writeId + "/";
+        String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId, -1, suffix);
+        List<String> folderNames = columns.partitionNames();
+        Partitioner.NewPartition validator = key -> w.checkPartition(key, folderNames, stagingFolder, longestName);
+        S3Store store = new S3Store(spec.s3(), location.bucket(), spec.options())
+                .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
+        ExecutorService pool = pool(spec.tuning().threads());
+        ExecutorService encoders = pool(1);
+        try (BufferAllocator allocator = new RootAllocator()) {
+            Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
+            Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
+            Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads, partitioner,
+                    null, validator, encoders, key -> HivePaths.folder(folderNames, key.values()));
+            List<Manifest.File> files = stager.stage(source, allocator, folderNames, null);
+            List<List<String>> keys = new ArrayList<>();
+            stager.partitions().forEach(k -> keys.add(k.values()));
+            return new TaskStaged(keys, files);
+        } catch (InvalidWriteException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new InvalidWriteException(w.table, WriteStep.STAGE, "Cannot write " + w.table + " (step: stage): " + e.getMessage()
+                    + ". Nothing of the table was changed; the write removes what its tasks staged.", e);
+        } catch (IOException | RuntimeException e) {
+            throw Failures.rethrow(e, w.table, WriteStep.STAGE, "stage the data files of a task",
+                    "Nothing of the table was changed; the write removes what its tasks staged. Rerun the write.");
+        } finally {
+            shutdown(encoders);
+            shutdown(pool);
+        }
+    }
+
+    private void checkDistributed() {
+        if (!spec.dtype().isEmpty() || !spec.bucketBy().isEmpty() || spec.replacement() != null || deferred()) {
+            throw new IllegalArgumentException("a distributed write supports neither dtype, bucketBy, deferred uploads nor a "
+                    + "replacement");
+        }
+    }
+
+    /**
+     * A write begun by {@link #begin}: it holds the table's lease and its STARTED record until {@link #commit} or
+     * {@link #abort}. Exactly one of them is called, once, on the process that began it.
+     */
+    public final class Distributed implements AutoCloseable {
+        private final Schema schema;
+        private final Columns columns;
+        private final String keyId;
+        private final String writeId;
+        private final CatalogCommit catalogCommit;
+        private final S3Store store;
+        private TableLease lease;
+        private final Runnable leaseFence;
+        private final ExecutorService pool;
+        private final RecoveryResult recovered;
+        private final WriteLog log;
+        private boolean ended;
+
+        private Distributed(Schema schema) {
+            checkDistributed();
+            this.schema = schema;
+            this.columns = validateSchema(schema);
+            this.keyId = spec.idempotencyKey() == null ? null : WriteIds.keyId(spec.idempotencyKey());
+            this.writeId = keyId == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
+            this.catalogCommit = prepareCatalog(columns);
+            this.store = new S3Store(spec.s3(), location.bucket(), spec.options())
+                    .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
+            checkBucket(store);
+            this.lease = spec.lease() ? takeLease(store, writeId) : null;
+            TableLease held = lease;
+            this.leaseFence = held == null ? () -> { } : held::check;
+            fence = leaseFence;
+            this.pool = pool(spec.tuning().threads());
+            try {
+                this.recovered = recoverFirst(store, pool, leaseFence);
+                this.log = start(store, leaseFence, writeId, keyId);
+                spec.hook().reached(Step.STARTED, 1);
+            } catch (RuntimeException | Error e) {
+                release(e instanceof Error);
+                throw e;
+            }
+        }
+
+        /** The write's id: tasks stage under {@code _tmp/<writeId>/} with it. */
+        public String writeId() {
+            return writeId;
+        }
+
+        /** The table root, {@code s3://bucket/prefix/}. */
+        public String table() {
+            return table;
+        }
+
+        /**
+         * Commits the files of {@code tasks}, the task attempts that counted (one per task): the manifest with exactly these
+         * files (the commit point), publish, catalog, cleanup, as a single-process write; the staging folder is then
+         * removed whole, with what failed or duplicate attempts left there. Errors are those of {@link #run}.
+         */
+        public WriteResult commit(List<TaskStaged> tasks) {
+            if (ended) {
+                throw new IllegalStateException("the write " + writeId + " has ended");
+            }
+            ended = true;
+            try {
+                Map<List<String>, PartitionKey> seen = new LinkedHashMap<>();
+                List<Manifest.File> files = new ArrayList<>();
+                for (TaskStaged t : tasks) {
+                    t.partitions().forEach(v -> seen.computeIfAbsent(v, PartitionKey::new));
+                    files.addAll(t.files());
+                }
+                List<PartitionKey> keys = new ArrayList<>(seen.values());
+                String stagingFolder = location.tmpPrefix() + writeId + "/";
+                for (Manifest.File f : files) {
+                    if (f.stagedKey() == null || !f.stagedKey().startsWith(stagingFolder) || !f.finalKey().startsWith(location.prefix())) {
+                        abandon(store, log, null);
+                        throw new IllegalArgumentException("the file " + f.stagedKey() + " was not staged by the write " + writeId);
+                    }
+                }
+                try {
+                    // A partition the catalog registers elsewhere than its Hive folder: its files are staged at the Hive
+                    // folder (tasks cannot ask the catalog), so the write is refused, before its commit point.
+                    registeredLocations(keys, columns.partitionNames(), stagingFolder, "");
+                    if (!registeredFolders.isEmpty()) {
+                        throw invalid("the partition folder " + registeredFolders.values().iterator().next() + " is registered in "
+                                + spec.catalog().describe() + " at a Location other than its Hive folder, which a distributed write "
+                                + "does not support yet", "Write it with S3Parquet (one process), or move the partition to its "
+                                + "Hive folder. Nothing of the table was changed.");
+                    }
+                } catch (RuntimeException e) {
+                    abandon(store, log, e);
+                    throw e;
+                }
+                return afterStaging(store, log, new Publisher(store, location, pool, spec.tuning(), spec.hook()), pool, leaseFence,
+                        writeId, keyId, keys, files, schema, columns, catalogCommit, recovered, null, null);
+            } catch (Error e) {
+                release(true);
+                throw e;
+            } finally {
+                release(false);
+            }
+        }
+
+        /**
+         * Ends the write without applying it: its staging (every task attempt's files) and its record are removed, the
+         * table is unchanged; what cannot be removed now is removed by the next recovery (the record stays STARTED).
+         */
+        public void abort(Throwable cause) {
+            if (ended) {
+                return;
+            }
+            ended = true;
+            try {
+                abandon(store, log, cause);
+            } finally {
+                release(false);
+            }
+        }
+
+        /** Aborts the write unless it was committed or aborted. */
+        @Override
+        public void close() {
+            abort(null);
+        }
+
+        private void release(boolean crashed) {
+            stopBesides(crashed);
+            shutdown(pool);
+            if (lease != null) {
+                if (crashed) {
+                    lease.abandon();
+                } else {
+                    lease.close();
+                }
+                lease = null;
             }
         }
     }

@@ -168,6 +168,22 @@
  *       append then adds its rows again, as rerunning any completed append does.</li>
  * </ol>
  *
+ * <h2>Distributed writes (wrangler-spark)</h2>
+ * A write whose files other processes encode ({@link io.wrangler.commit.TableWrite#begin}, {@code stageTask}, {@code
+ * Distributed.commit} / {@code abort}) takes the same steps with the stage step spread out: the process that began it
+ * (Spark's driver) validates, takes the lease, recovers and records the write (STARTED) before any task runs, and renews
+ * the lease while they run; each task attempt stages its rows under {@code _tmp/<writeId>/} with the same checks, encoder
+ * and Hive folders, its file names prefixed with its task and attempt ({@code t00007-a1-part-...}), so that two attempts
+ * never write the same key; the beginning process then hands {@code commit} the files of exactly the attempts that
+ * counted (Spark's: one per task), and from there the write is the single-process write: manifest (commit point),
+ * publish, catalog, cleanup, which removes the staging folder whole, with what failed or duplicate attempts left there.
+ * The manifest is the same, so recovery cannot tell the two apart and either kind may follow the other on a table. A
+ * crash of the beginning process before its commit point leaves a STARTED write (rolled back by the next recovery); an
+ * attempt still running after the write ended can leave objects in {@code _tmp/<writeId>/} with no manifest, which the
+ * next recovery deletes (first row of the state table). Partitions are looked up in the catalog at the commit, not as
+ * tasks meet them: one registered elsewhere than its Hive folder is refused there (nothing applied). Not supported
+ * (refused before any I/O): {@code dtype}, bucketing, deferred uploads.
+ *
  * <h2>Readers</h2>
  * {@code S3Parquet.read} ({@link io.wrangler.commit.Visibility}) reads every manifest under {@code _tmp/} before it
  * lists data files, and leaves out: everything under {@code _tmp/}; the files carrying the write id of a plain append

@@ -1,0 +1,112 @@
+package io.wrangler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.wrangler.commit.StepHook;
+import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.WriteSpec;
+import io.wrangler.input.ArrowSource;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A write whose files other processes stage (TableWrite.begin, stageTask, commit): the entry point wrangler-spark's
+ * driver and executors use, here with its "tasks" in this JVM. Only the task attempts handed to commit count.
+ */
+class DistributedWriteTest {
+    private static final Schema SCHEMA = new Schema(List.of(
+            Field.nullable("country", ArrowType.Utf8.INSTANCE), Field.nullable("n", new ArrowType.Int(64, true))));
+
+    private static WriteSpec spec(String uri, WriteMode mode, String filenamePrefix) {
+        return new WriteSpec(uri, TestLake.s3().client(), mode, List.of("country"), Compression.SNAPPY, Long.MAX_VALUE, false, null,
+                StepHook.NONE, WriteSpec.Tuning.defaults().withThreads(4), null, true, Duration.ofSeconds(30),
+                io.wrangler.storage.RequestOptions.defaults(), Long.MAX_VALUE, new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")),
+                CommitMethod.STAGE_AND_COPY, filenamePrefix, Map.of(), List.of(), 0, false, null);
+    }
+
+    private static TableWrite.TaskStaged task(String uri, WriteMode mode, String writeId, String attempt, String[] countries, long[] ns) {
+        try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
+            VarCharVector c = (VarCharVector) root.getVector("country");
+            BigIntVector n = (BigIntVector) root.getVector("n");
+            for (int i = 0; i < countries.length; i++) {
+                c.setSafe(i, countries[i].getBytes(StandardCharsets.UTF_8));
+                n.setSafe(i, ns[i]);
+            }
+            root.setRowCount(countries.length);
+            return TableWrite.stageTask(spec(uri, mode, attempt), SCHEMA, writeId, ArrowSource.of(root, null));
+        }
+    }
+
+    @Test
+    void onlyTheCommittedAttemptsFilesArePublishedAndTheStagingIsRemoved() {
+        String bucket = TestLake.bucket();
+        String uri = "s3://" + bucket + "/t/";
+        WriteResult r;
+        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, ""), SCHEMA)) {
+            TableWrite.TaskStaged first = task(uri, WriteMode.OVERWRITE_PARTITIONS, w.writeId(), "t00000-a0-", new String[] {"RU", "DE"}, new long[] {1, 2});
+            // a failed attempt of task 1 that staged its file, then its retry
+            task(uri, WriteMode.OVERWRITE_PARTITIONS, w.writeId(), "t00001-a0-", new String[] {"RU"}, new long[] {3});
+            TableWrite.TaskStaged retry = task(uri, WriteMode.OVERWRITE_PARTITIONS, w.writeId(), "t00001-a1-", new String[] {"RU"}, new long[] {3});
+            assertThat(TestLake.keys(bucket, "t/_tmp/" + w.writeId() + "/")).hasSize(5); // three attempts' four files and the manifest
+            r = w.commit(List.of(first, retry));
+        }
+        assertThat(r.rows()).isEqualTo(3);
+        assertThat(r.partitionValues()).containsOnlyKeys(uri + "country=RU/", uri + "country=DE/");
+        assertThat(TestLake.query(bucket, "t/", "SELECT country, n FROM t ORDER BY n"))
+                .containsExactly(List.of("RU", 1L), List.of("DE", 2L), List.of("RU", 3L));
+        assertThat(TestLake.keys(bucket, "t/")).noneMatch(k -> k.contains("_tmp/") && !k.endsWith("_lease.json"))
+                .allMatch(k -> k.contains("-a1-") || k.contains("t00000-a0-") || k.endsWith("_lease.json"));
+        // a single-process write then replaces one of its partitions, as it would any write's
+        try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
+            ((VarCharVector) root.getVector("country")).setSafe(0, "DE".getBytes(StandardCharsets.UTF_8));
+            ((BigIntVector) root.getVector("n")).setSafe(0, 20);
+            root.setRowCount(1);
+            S3Parquet.write(root).partitionBy("country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.s3().client()).to(uri);
+        }
+        assertThat(TestLake.query(bucket, "t/", "SELECT country, n FROM t ORDER BY n"))
+                .containsExactly(List.of("RU", 1L), List.of("RU", 3L), List.of("DE", 20L));
+    }
+
+    @Test
+    void anAbortedWriteLeavesTheTableUnchangedAndNoStaging() {
+        String bucket = TestLake.bucket();
+        String uri = "s3://" + bucket + "/t/";
+        try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
+            ((VarCharVector) root.getVector("country")).setSafe(0, "DE".getBytes(StandardCharsets.UTF_8));
+            ((BigIntVector) root.getVector("n")).setSafe(0, 7);
+            root.setRowCount(1);
+            S3Parquet.write(root).partitionBy("country").s3(TestLake.s3().client()).to(uri);
+        }
+        Map<String, byte[]> before = TestLake.snapshot(bucket, "t/country=");
+        TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.OVERWRITE, ""), SCHEMA);
+        task(uri, WriteMode.OVERWRITE, w.writeId(), "t00000-a0-", new String[] {"DE"}, new long[] {8});
+        w.abort(new RuntimeException("the job failed"));
+        assertThat(TestLake.snapshot(bucket, "t/country=")).containsExactlyInAnyOrderEntriesOf(before);
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
+    }
+
+    @Test
+    void aTaskRefusesABadPartitionValueNamingTheTableAndStep() {
+        String bucket = TestLake.bucket();
+        String uri = "s3://" + bucket + "/t/";
+        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.APPEND, ""), SCHEMA)) {
+            assertThatThrownBy(() -> task(uri, WriteMode.APPEND, w.writeId(), "t00000-a0-", new String[] {"a\u0000b"}, new long[] {1}))
+                    .isInstanceOf(InvalidWriteException.class)
+                    .hasMessageStartingWith("Cannot write " + uri + " (step: validate): the value 'a\u0000b' of partition column 'country'");
+        }
+        assertThat(TestLake.keys(bucket, "t/")).isEmpty();
+    }
+}

@@ -1,0 +1,38 @@
+package io.wrangler.spark;
+
+import io.wrangler.commit.Manifest;
+import io.wrangler.commit.TableWrite;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+
+/**
+ * What one committed task attempt staged, sent to the driver: the partitions it saw (values, in order of first
+ * appearance) and each file's folder, staged key, final key, size and rows. Only the driver's commit makes them part of
+ * the table. Its size grows with the files, not the rows.
+ */
+record TaskMessage(List<List<String>> partitions, List<StagedFile> files) implements WriterCommitMessage {
+    private static final long serialVersionUID = 1L;
+
+    record StagedFile(String folder, String stagedKey, String finalKey, long bytes, long rows) implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+    }
+
+    static TaskMessage of(TableWrite.TaskStaged staged) {
+        List<List<String>> partitions = new ArrayList<>();
+        staged.partitions().forEach(v -> partitions.add(new ArrayList<>(v)));
+        List<StagedFile> files = new ArrayList<>();
+        for (Manifest.File f : staged.files()) {
+            files.add(new StagedFile(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows()));
+        }
+        return new TaskMessage(partitions, files);
+    }
+
+    TableWrite.TaskStaged staged() {
+        List<Manifest.File> out = new ArrayList<>();
+        for (StagedFile f : files) {
+            out.add(new Manifest.File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), null, null));
+        }
+        return new TableWrite.TaskStaged(partitions, out);
+    }
+}

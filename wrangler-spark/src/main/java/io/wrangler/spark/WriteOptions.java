@@ -1,0 +1,281 @@
+package io.wrangler.spark;
+
+import io.wrangler.Compression;
+import io.wrangler.InvalidWriteException;
+import io.wrangler.WriteMode;
+import io.wrangler.WriteStep;
+import io.wrangler.catalog.CatalogTable;
+import io.wrangler.glue.GlueCatalog;
+import io.wrangler.glue.GlueTable;
+import java.net.URI;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.glue.GlueClient;
+import software.amazon.awssdk.services.glue.GlueClientBuilder;
+
+/**
+ * WriteOptions read the data source's string options (case-insensitive, as Spark passes them) into a write's settings;
+ * a bad option is refused with an {@link InvalidWriteException} naming the table, before anything is written. The
+ * option names are the fluent builder's methods (see README, "wrangler-spark").
+ */
+final class WriteOptions {
+    final String uri;
+    final Map<String, String> o;
+    /** The Glue client {@link #glue} built, closed by {@link #close}; null without one. */
+    private GlueClient glueClient;
+
+    WriteOptions(String uri, Map<String, String> options) {
+        this.uri = uri;
+        Map<String, String> lower = new HashMap<>();
+        options.forEach((k, v) -> lower.put(k.toLowerCase(Locale.ROOT), v));
+        this.o = lower;
+    }
+
+    InvalidWriteException invalid(String what, String todo) {
+        return new InvalidWriteException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + what + ". " + todo);
+    }
+
+    String get(String name) {
+        return o.get(name.toLowerCase(Locale.ROOT));
+    }
+
+    private long longOption(String name, long absent) {
+        String v = get(name);
+        if (v == null) {
+            return absent;
+        }
+        try {
+            long n = Long.parseLong(v.trim());
+            if (n < 1) {
+                throw invalid("the option " + name + " is " + v + ", which is not positive", "Give a positive number.");
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw invalid("the option " + name + " is '" + v + "', which is not a whole number", "Give a number, such as 134217728.");
+        }
+    }
+
+    private boolean boolOption(String name, boolean absent) {
+        String v = get(name);
+        if (v == null) {
+            return absent;
+        }
+        if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+            throw invalid("the option " + name + " is '" + v + "'", "Give true or false.");
+        }
+        return Boolean.parseBoolean(v);
+    }
+
+    /** The wrangler mode the option {@code writeMode} names, or null. */
+    WriteMode writeMode() {
+        String v = get("writeMode");
+        if (v == null) {
+            return null;
+        }
+        try {
+            return WriteMode.valueOf(v.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw invalid("the option writeMode is '" + v + "'", "Give APPEND, OVERWRITE or OVERWRITE_PARTITIONS.");
+        }
+    }
+
+    /** True when the option or the session asks for dynamic partition overwrite ({@code partitionOverwriteMode=dynamic}). */
+    boolean dynamicOverwrite(String sessionValue) {
+        String v = get("partitionOverwriteMode");
+        return "dynamic".equalsIgnoreCase(v != null ? v : sessionValue);
+    }
+
+    Compression compression() {
+        String v = get("compression");
+        if (v == null) {
+            return Compression.SNAPPY;
+        }
+        for (Compression c : Compression.values()) {
+            if (c.name().equalsIgnoreCase(v) || c.glueName().equalsIgnoreCase(v) || (c == Compression.LZ4_RAW && v.equalsIgnoreCase("lz4raw"))) {
+                return c;
+            }
+        }
+        throw invalid("the option compression is '" + v + "'", "Give snappy, zstd, gzip, lz4_raw or none.");
+    }
+
+    long maxRowsPerFile() {
+        return longOption("maxRowsPerFile", Long.MAX_VALUE);
+    }
+
+    long targetFileSize() {
+        return longOption("targetFileSize", Long.MAX_VALUE);
+    }
+
+    String filenamePrefix() {
+        String p = get("filenamePrefix");
+        if (p == null) {
+            return "";
+        }
+        if (p.startsWith("_") || p.startsWith(".")) {
+            throw invalid("the option filenamePrefix '" + p + "' starts with '" + p.charAt(0) + "', which makes Hive, Spark, Athena and "
+                    + "Trino skip the files as hidden", "Start it with a letter or digit.");
+        }
+        for (int i = 0; i < p.length(); i++) {
+            char c = p.charAt(i);
+            if (c == '/' || c < 0x20 || c == 0x7F) {
+                throw invalid("the option filenamePrefix holds '/' or a control character", "Use letters, digits, '-' and '_'.");
+            }
+        }
+        return p;
+    }
+
+    String sse() {
+        String v = get("sse");
+        if (v == null) {
+            return null;
+        }
+        if (v.equalsIgnoreCase("AES256") || v.equalsIgnoreCase("s3")) {
+            return "AES256";
+        }
+        if (v.equalsIgnoreCase("aws:kms") || v.equalsIgnoreCase("kms")) {
+            return "aws:kms";
+        }
+        throw invalid("the option sse is '" + v + "'", "Give AES256 or aws:kms (with sseKmsKeyId).");
+    }
+
+    int concurrency() {
+        return (int) Math.min(1024, longOption("concurrency", 48));
+    }
+
+    int taskConcurrency() {
+        return (int) Math.min(256, longOption("taskConcurrency", 8));
+    }
+
+    /** Rows a task hands its encoder at a time (8,192): the rows in flight per task are at most twice this. */
+    int batchRows() {
+        return (int) Math.min(1 << 20, longOption("batchRows", 8192));
+    }
+
+    int retryAttempts() {
+        return (int) longOption("retryAttempts", 4);
+    }
+
+    long retryBaseMillis() {
+        return longOption("retryBaseMillis", 200);
+    }
+
+    long retryCapMillis() {
+        return longOption("retryCapMillis", 10_000);
+    }
+
+    boolean lease() {
+        return boolOption("lease", true);
+    }
+
+    Duration leaseWait() {
+        return Duration.ofSeconds(longOption("leaseWaitSeconds", 180));
+    }
+
+    void checkCommitMethod() {
+        String v = get("commitMethod");
+        if (v != null && !v.equalsIgnoreCase("STAGE_AND_COPY")) {
+            throw invalid("the option commitMethod is '" + v + "'; wrangler-spark stages and copies (DEFERRED_UPLOADS is not supported "
+                    + "for Spark writes yet: a failed task attempt's open uploads would outlive the write)", "Remove the option.");
+        }
+        for (String unsupported : new String[] {"dtype", "bucketBy", "buckets"}) {
+            if (get(unsupported) != null) {
+                throw invalid("the option " + unsupported + " is not supported by wrangler-spark yet", "Cast or bucket the DataFrame "
+                        + "before writing, or remove the option.");
+            }
+        }
+    }
+
+    S3Settings s3() {
+        try {
+            return S3Settings.fromOptions(o);
+        } catch (RuntimeException e) {
+            throw invalid("the s3.* options are not usable (" + e.getMessage() + ")", "See README, wrangler-spark options.");
+        }
+    }
+
+    /**
+     * The Glue table the {@code glue.*} options name ({@code glue.database} and {@code glue.table}, with {@code
+     * glue.region}, {@code glue.endpoint}, {@code glue.catalogId}, {@code glue.description}, {@code glue.tableType},
+     * {@code glue.sanitizeNames}, {@code glue.schemaEvolution}, {@code glue.catalogVersioning}, {@code
+     * glue.registerPartitions}, {@code glue.createDatabase}, {@code glue.parameter.<name>}, {@code
+     * glue.columnComment.<column>}), or null without {@code glue.table}.
+     */
+    CatalogTable glue() {
+        String database = get("glue.database");
+        String table = get("glue.table");
+        if (database == null && table == null) {
+            return null;
+        }
+        if (database == null || table == null) {
+            throw invalid("only one of the options glue.database and glue.table is set", "Set both, or neither.");
+        }
+        GlueClientBuilder b = GlueClient.builder();
+        if (get("glue.region") != null) {
+            b.region(Region.of(get("glue.region")));
+        } else if (get("s3.region") != null) {
+            b.region(Region.of(get("s3.region")));
+        }
+        if (get("glue.endpoint") != null) {
+            b.endpointOverride(URI.create(get("glue.endpoint")));
+        }
+        if (get("s3.accessKeyId") != null && get("glue.endpoint") != null) {
+            // a local Glue next to a local S3: the same fixed credentials
+            b.credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                    software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(get("s3.accessKeyId"), get("s3.secretAccessKey"))));
+        }
+        glueClient = b.build();
+        GlueTable t = GlueCatalog.of(glueClient).table(database, table);
+        if (get("glue.catalogId") != null) {
+            t = t.catalogId(get("glue.catalogId"));
+        }
+        if (get("glue.description") != null) {
+            t = t.description(get("glue.description"));
+        }
+        if (get("glue.tableType") != null) {
+            t = t.tableType(get("glue.tableType"));
+        }
+        if (get("glue.sanitizeNames") != null) {
+            t = t.sanitizeNames(boolOption("glue.sanitizeNames", true));
+        }
+        if (get("glue.schemaEvolution") != null) {
+            t = t.schemaEvolution(boolOption("glue.schemaEvolution", true));
+        }
+        if (get("glue.catalogVersioning") != null) {
+            t = t.catalogVersioning(boolOption("glue.catalogVersioning", false));
+        }
+        if (get("glue.registerPartitions") != null) {
+            t = t.registerPartitions(boolOption("glue.registerPartitions", true));
+        }
+        if (get("glue.createDatabase") != null) {
+            t = t.createDatabase(boolOption("glue.createDatabase", false));
+        }
+        Map<String, String> parameters = new LinkedHashMap<>();
+        Map<String, String> comments = new LinkedHashMap<>();
+        o.forEach((k, v) -> {
+            if (k.startsWith("glue.parameter.")) {
+                parameters.put(k.substring("glue.parameter.".length()), v);
+            } else if (k.startsWith("glue.columncomment.")) {
+                comments.put(k.substring("glue.columncomment.".length()), v);
+            }
+        });
+        if (!parameters.isEmpty()) {
+            t = t.parameters(parameters);
+        }
+        if (!comments.isEmpty()) {
+            t = t.columnComments(comments);
+        }
+        return t;
+    }
+
+    /** Closes the Glue client the options made, if any (a catalog passed to the fluent builder is its caller's). */
+    void close() {
+        if (glueClient != null) {
+            glueClient.close();
+            glueClient = null;
+        }
+    }
+}

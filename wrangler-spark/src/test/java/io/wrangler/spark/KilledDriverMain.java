@@ -1,0 +1,40 @@
+package io.wrangler.spark;
+
+import io.wrangler.WriteMode;
+import io.wrangler.commit.Step;
+import java.net.URI;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Run by {@link KilledDriverTest} in its own JVM: a Spark driver (local[2]) writes {@link KilledDriverTest#SECOND} and,
+ * on reaching the given commit step, prints {@code AT <step> <n>} and waits there until it is killed with SIGKILL.
+ * Args: S3 endpoint, table URI, mode, step, count.
+ */
+public final class KilledDriverMain {
+    private KilledDriverMain() {
+    }
+
+    public static void main(String[] args) {
+        Step target = Step.valueOf(args[3]);
+        int count = Integer.parseInt(args[4]);
+        SparkSession spark = SparkSession.builder().master("local[2]").appName("killed-driver").config("spark.ui.enabled", "false")
+                .config("spark.driver.host", "127.0.0.1").getOrCreate();
+        spark.sparkContext().setLogLevel("ERROR");
+        S3Settings s3 = S3Settings.defaults().endpoint(URI.create(args[0])).region("us-east-1").pathStyle(true)
+                .staticCredentials("wrangler-local", "wrangler-local-secret", null).chunkedEncoding(false).checksumsWhenRequired(true);
+        KilledDriverTest.write(SparkParquet.write(spark.sql(KilledDriverTest.SECOND)), WriteMode.valueOf(args[2])).s3(s3)
+                .hook((step, n) -> {
+                    if (step == target && n == count) {
+                        System.out.println("AT " + step + " " + n);
+                        System.out.flush();
+                        try {
+                            Thread.sleep(Long.MAX_VALUE);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                })
+                .to(args[1]);
+        System.out.println("FINISHED without reaching " + target + " " + count);
+    }
+}
