@@ -298,4 +298,75 @@ class DistributedAdversaryTest {
         assertThat(read(uri)).containsExactly("DE:20", "FR:3", "R:4", "RU:10", "RU:11");
         assertThat(duck(bucket)).containsExactly("DE:20", "FR:3", "R:4", "RU:10", "RU:11");
     }
+
+    private static WriteSpec hooked(String uri, WriteMode mode, StepHook hook) {
+        WriteSpec s = spec(uri, mode, "", null);
+        return new WriteSpec(s.uri(), s.s3(), mode, s.partitionBy(), s.compression(), s.maxRowsPerFile(), false, null, hook, s.tuning(),
+                null, true, Duration.ofSeconds(30), s.options(), s.targetFileSize(), new Progress() { }, s.spillDirectory(),
+                CommitMethod.STAGE_AND_COPY, "", Map.of(), List.of(), 0, false, null);
+    }
+
+    @Test
+    void aZombieAttemptStagingBetweenTheCommitPointAndCleanupIsNotPublished() {
+        String bucket = TestLake.bucket();
+        String uri = "s3://" + bucket + "/t/";
+        single(uri, WriteMode.OVERWRITE, null, new String[] {"RU"}, new long[] {1});
+        String[] id = new String[1];
+        StepHook hook = (step, count) -> {
+            if (step == io.wrangler.commit.Step.MANIFEST_WRITTEN || step == io.wrangler.commit.Step.BEFORE_CATALOG) {
+                task(uri, WriteMode.OVERWRITE, null, id[0], "t00009-a" + step.ordinal() + "-", new String[] {"RU", "SE"}, new long[] {90, 91});
+            }
+        };
+        try (TableWrite.Distributed w = TableWrite.begin(hooked(uri, WriteMode.OVERWRITE, hook), SCHEMA)) {
+            id[0] = w.writeId();
+            TableWrite.TaskStaged a = task(uri, WriteMode.OVERWRITE, null, id[0], "t00000-a0-", new String[] {"DE"}, new long[] {2});
+            w.commit(List.of(a));
+        }
+        assertThat(read(uri)).containsExactly("DE:2");
+        assertThat(duck(bucket)).containsExactly("DE:2");
+        Tunings.recover(uri, TestLake.s3().client());
+        assertThat(read(uri)).containsExactly("DE:2");
+        assertThat(tmp(bucket)).isEmpty();
+    }
+
+    @Test
+    void aDriverStalledPastItsCommitPointIsFinishedByTheRecoveryAndAZombieAddsNothing() {
+        String bucket = TestLake.bucket();
+        String uri = "s3://" + bucket + "/t/";
+        single(uri, WriteMode.OVERWRITE, null, new String[] {"RU", "FR"}, new long[] {1, 3});
+        String[] id = new String[1];
+        StepHook hook = (step, count) -> {
+            if (step == io.wrangler.commit.Step.MANIFEST_WRITTEN) {
+                // the driver stalls right after its commit point: a recovery takes over and finishes the write
+                Tunings.recover(uri, TestLake.s3().client());
+                task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id[0], "t00009-a1-", new String[] {"FR", "SE"}, new long[] {90, 91});
+            }
+        };
+        try (TableWrite.Distributed w = TableWrite.begin(hooked(uri, WriteMode.OVERWRITE_PARTITIONS, hook), SCHEMA)) {
+            id[0] = w.writeId();
+            TableWrite.TaskStaged a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id[0], "t00000-a0-", new String[] {"RU"}, new long[] {10});
+            assertThatThrownBy(() -> w.commit(List.of(a))).isInstanceOf(WriteIncompleteException.class);
+        }
+        assertThat(read(uri)).containsExactly("FR:3", "RU:10");
+        assertThat(duck(bucket)).containsExactly("FR:3", "RU:10");
+        Tunings.recover(uri, TestLake.s3().client());
+        assertThat(read(uri)).containsExactly("FR:3", "RU:10");
+        assertThat(tmp(bucket)).isEmpty();
+    }
+
+    @Test
+    void aCommitMessageWhoseFilesLieOutsideItsListedPartitionsIsRefused() {
+        String bucket = TestLake.bucket();
+        String uri = "s3://" + bucket + "/t/";
+        single(uri, WriteMode.APPEND, null, new String[] {"RU", "DE"}, new long[] {1, 2});
+        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null), SCHEMA)) {
+            TableWrite.TaskStaged a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, w.writeId(), "t00000-a0-", new String[] {"RU", "DE"},
+                    new long[] {10, 20});
+            // a message that lost a partition from its list (its file still named): that partition's old files would stay
+            TableWrite.TaskStaged partial = new TableWrite.TaskStaged(List.of(List.of("RU")), a.files());
+            assertThatThrownBy(() -> w.commit(List.of(partial))).isInstanceOfAny(WriteNotAppliedException.class, IllegalArgumentException.class);
+        }
+        assertThat(read(uri)).containsExactly("DE:2", "RU:1");
+        assertThat(tmp(bucket)).isEmpty();
+    }
 }
