@@ -369,4 +369,33 @@ class DistributedAdversaryTest {
         assertThat(read(uri)).containsExactly("DE:2", "RU:1");
         assertThat(tmp(bucket)).isEmpty();
     }
+
+    @Test
+    void anUnpartitionedDistributedOverwritePassesTheChecksOfItsMessages() {
+        String bucket = TestLake.bucket();
+        String uri = "s3://" + bucket + "/t/";
+        Schema one = new Schema(List.of(Field.nullable("n", new ArrowType.Int(64, true))));
+        WriteSpec s = spec(uri, WriteMode.OVERWRITE, "", null);
+        java.util.function.Function<String, WriteSpec> flat = prefix -> new WriteSpec(s.uri(), s.s3(), WriteMode.OVERWRITE, List.of(),
+                s.compression(), s.maxRowsPerFile(), false, null, StepHook.NONE, s.tuning(), null, prefix.isEmpty(), Duration.ofSeconds(30),
+                s.options(), s.targetFileSize(), new Progress() { }, s.spillDirectory(), CommitMethod.STAGE_AND_COPY, prefix, Map.of(),
+                List.of(), 0, false, null);
+        for (long v : new long[] {1, 2}) {
+            try (TableWrite.Distributed w = TableWrite.begin(flat.apply(""), one)) {
+                List<TableWrite.TaskStaged> staged = new ArrayList<>();
+                for (int t = 0; t < 2; t++) {
+                    try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(one, a)) {
+                        ((BigIntVector) root.getVector("n")).setSafe(0, v * 10 + t);
+                        root.setRowCount(1);
+                        staged.add(TableWrite.stageTask(flat.apply("t0000" + t + "-a0-"), one, w.writeId(), ArrowSource.of(root, null)));
+                    }
+                }
+                w.commit(staged);
+            }
+        }
+        List<String> out = new ArrayList<>();
+        TestLake.query(bucket, "t/", "SELECT n FROM t ORDER BY n").forEach(r -> out.add(String.valueOf(r.get(0))));
+        assertThat(out).containsExactly("20", "21");
+        assertThat(tmp(bucket)).isEmpty();
+    }
 }

@@ -485,6 +485,25 @@ public final class TableWrite {
                 }
                 List<Manifest.File> files = new ArrayList<>(byStaged.values());
                 List<PartitionKey> keys = new ArrayList<>(seen.values());
+                // Each file in the Hive folder of a partition the messages list: a file outside them would be published
+                // without its partition being replaced (an overwrite's old rows kept beside the new).
+                java.util.Set<String> folders = new java.util.HashSet<>();
+                for (PartitionKey k : keys) {
+                    if (k.values().size() != columns.partitionNames().size()) {
+                        abandon(store, log, null);
+                        throw new IllegalArgumentException("the partition " + k.values() + " does not have the write's "
+                                + columns.partitionNames().size() + " partition values");
+                    }
+                    folders.add(HivePaths.folder(columns.partitionNames(), k.values()));
+                }
+                for (Manifest.File f : files) {
+                    String name = f.finalKey().substring(f.finalKey().lastIndexOf('/') + 1);
+                    if (f.folder() == null || !folders.contains(f.folder()) || !f.finalKey().equals(location.prefix() + f.folder() + name)) {
+                        abandon(store, log, null);
+                        throw new IllegalArgumentException("the file " + f.stagedKey() + " lies in the folder " + f.folder()
+                                + ", not in a partition its task attempt reported");
+                    }
+                }
                 try {
                     // Every file is checked in place with its size before the commit point: past it, an overwrite whose
                     // staged file is gone could be neither finished nor undone (recovery would fail on it every time).

@@ -177,7 +177,8 @@
  * never write the same key; the beginning process then hands {@code commit} the files of exactly the attempts that
  * counted (Spark's: one per task). Before the commit point, {@code commit} checks what the messages name: each file once
  * (a message handed twice adds nothing), its final key exactly its staged key's place under the table root (never under
- * {@code _tmp/}, never a file without this write's id in its name, so never another write's file), and every staged file
+ * {@code _tmp/}, never a file without this write's id in its name, so never another write's file) and in the Hive folder of a
+ * partition the messages list (else an overwrite would publish it without replacing its partition), and every staged file
  * listed in the staging folder with its size (one listing); a file gone is refused (not applied; after a fence, so a
  * writer whose record was rolled back meanwhile reports the conflict), as past the commit point an overwrite with a
  * staged file gone could be neither finished nor undone and every later recovery would fail on it. From there the write
