@@ -398,4 +398,30 @@ class DistributedAdversaryTest {
         assertThat(out).containsExactly("20", "21");
         assertThat(tmp(bucket)).isEmpty();
     }
+
+    @Test
+    void aDriverKilledPastItsCommitPointIsRolledForwardWithoutTheZombieFilesStagedMeanwhile() {
+        String bucket = TestLake.bucket();
+        String uri = "s3://" + bucket + "/t/";
+        single(uri, WriteMode.OVERWRITE, null, new String[] {"RU", "FR"}, new long[] {1, 3});
+        StepHook crash = (step, count) -> {
+            if (step == io.wrangler.commit.Step.MANIFEST_WRITTEN) {
+                throw new AssertionError("killed after the commit point");
+            }
+        };
+        String id;
+        TableWrite.Distributed w = TableWrite.begin(hooked(uri, WriteMode.OVERWRITE_PARTITIONS, crash), SCHEMA);
+        id = w.writeId();
+        TableWrite.TaskStaged a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id, "t00000-a0-", new String[] {"RU"}, new long[] {10});
+        assertThatThrownBy(() -> w.commit(List.of(a))).isInstanceOf(AssertionError.class);
+        // a zombie attempt stages into the committed write's folder before anyone recovers it
+        task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id, "t00001-a0-", new String[] {"FR", "SE"}, new long[] {90, 91});
+        assertThat(read(uri)).containsExactly("FR:3", "RU:1");
+        RecoveryResult rec = Tunings.recover(uri, TestLake.s3().client());
+        assertThat(rec.rolledForward()).containsExactly(id);
+        assertThat(read(uri)).containsExactly("FR:3", "RU:10");
+        assertThat(duck(bucket)).containsExactly("FR:3", "RU:10");
+        Tunings.recover(uri, TestLake.s3().client());
+        assertThat(tmp(bucket)).isEmpty();
+    }
 }
