@@ -461,20 +461,72 @@ public final class TableWrite {
             ended = true;
             try {
                 Map<List<String>, PartitionKey> seen = new LinkedHashMap<>();
-                List<Manifest.File> files = new ArrayList<>();
+                String stagingFolder = location.tmpPrefix() + writeId + "/";
+                // Each file once (a message handed twice names the same files), at exactly the final key its staged key
+                // gives, carrying this write's id: a message can make the write publish only what its tasks staged,
+                // never over another write's file or under _tmp/.
+                Map<String, Manifest.File> byStaged = new LinkedHashMap<>();
+                java.util.Set<String> finals = new java.util.HashSet<>();
                 for (TaskStaged t : tasks) {
                     t.partitions().forEach(v -> seen.computeIfAbsent(v, PartitionKey::new));
-                    files.addAll(t.files());
+                    for (Manifest.File f : t.files()) {
+                        String name = f.finalKey() == null ? "" : f.finalKey().substring(f.finalKey().lastIndexOf('/') + 1);
+                        boolean placed = f.stagedKey() != null && f.finalKey() != null && f.stagedKey().startsWith(stagingFolder)
+                                && f.finalKey().equals(location.prefix() + f.stagedKey().substring(stagingFolder.length()))
+                                && !f.finalKey().startsWith(location.tmpPrefix()) && name.contains(writeId);
+                        Manifest.File before = placed ? byStaged.get(f.stagedKey()) : null;
+                        if (!placed || (before == null ? !finals.add(f.finalKey()) : !before.equals(f))) {
+                            abandon(store, log, null);
+                            throw new IllegalArgumentException("the file " + f.stagedKey() + " (to " + f.finalKey() + ") was not staged "
+                                    + "by the write " + writeId + (placed ? " as described" : ""));
+                        }
+                        byStaged.put(f.stagedKey(), f);
+                    }
                 }
+                List<Manifest.File> files = new ArrayList<>(byStaged.values());
                 List<PartitionKey> keys = new ArrayList<>(seen.values());
-                String stagingFolder = location.tmpPrefix() + writeId + "/";
-                for (Manifest.File f : files) {
-                    if (f.stagedKey() == null || !f.stagedKey().startsWith(stagingFolder) || !f.finalKey().startsWith(location.prefix())) {
+                // Each file in the Hive folder of a partition the messages list: a file outside them would be published
+                // without its partition being replaced (an overwrite's old rows kept beside the new).
+                java.util.Set<String> folders = new java.util.HashSet<>();
+                for (PartitionKey k : keys) {
+                    if (k.values().size() != columns.partitionNames().size()) {
                         abandon(store, log, null);
-                        throw new IllegalArgumentException("the file " + f.stagedKey() + " was not staged by the write " + writeId);
+                        throw new IllegalArgumentException("the partition " + k.values() + " does not have the write's "
+                                + columns.partitionNames().size() + " partition values");
+                    }
+                    folders.add(HivePaths.folder(columns.partitionNames(), k.values()));
+                }
+                for (Manifest.File f : files) {
+                    String name = f.finalKey().substring(f.finalKey().lastIndexOf('/') + 1);
+                    if (f.folder() == null || !folders.contains(f.folder()) || !f.finalKey().equals(location.prefix() + f.folder() + name)) {
+                        abandon(store, log, null);
+                        throw new IllegalArgumentException("the file " + f.stagedKey() + " lies in the folder " + f.folder()
+                                + ", not in a partition its task attempt reported");
                     }
                 }
                 try {
+                    // Every file is checked in place with its size before the commit point: past it, an overwrite whose
+                    // staged file is gone could be neither finished nor undone (recovery would fail on it every time).
+                    Map<String, Long> staged = new HashMap<>();
+                    try {
+                        store.list(stagingFolder).forEach(o -> staged.put(o.key(), o.size()));
+                    } catch (SdkException e) {
+                        throw Failures.storage(table, WriteStep.COMMIT, "list the staged files of the write " + writeId, e,
+                                "Nothing of the table was changed; rerun the write.");
+                    }
+                    for (Manifest.File f : files) {
+                        if (!Long.valueOf(f.bytes()).equals(staged.get(f.stagedKey()))) {
+                            try {
+                                leaseFence.run(); // a holder that took the table over rolled this write back: a conflict
+                            } catch (TableLease.Lost lost) {
+                                throw lostBeforeCommit(WriteStep.COMMIT, lost);
+                            }
+                            throw new InvalidWriteException(table, WriteStep.COMMIT, "Cannot write " + table + " (step: commit): the "
+                                    + "staged file " + f.stagedKey() + " that a task attempt reported " + (staged.containsKey(f.stagedKey())
+                                    ? "holds " + staged.get(f.stagedKey()) + " bytes, not " + f.bytes() : "is gone") + ". Nothing of the "
+                                    + "table was changed; this write's staged files were removed. Rerun the write.");
+                        }
+                    }
                     // A partition the catalog registers elsewhere than its Hive folder: its files are staged at the Hive
                     // folder (tasks cannot ask the catalog), so the write is refused, before its commit point.
                     registeredLocations(keys, columns.partitionNames(), stagingFolder, "");

@@ -175,7 +175,14 @@
  * the lease while they run; each task attempt stages its rows under {@code _tmp/<writeId>/} with the same checks, encoder
  * and Hive folders, its file names prefixed with its task and attempt ({@code t00007-a1-part-...}), so that two attempts
  * never write the same key; the beginning process then hands {@code commit} the files of exactly the attempts that
- * counted (Spark's: one per task), and from there the write is the single-process write: manifest (commit point),
+ * counted (Spark's: one per task). Before the commit point, {@code commit} checks what the messages name: each file once
+ * (a message handed twice adds nothing), its final key exactly its staged key's place under the table root (never under
+ * {@code _tmp/}, never a file without this write's id in its name, so never another write's file) and in the Hive folder of a
+ * partition the messages list (else an overwrite would publish it without replacing its partition), and every staged file
+ * listed in the staging folder with its size (one listing); a file gone is refused (not applied; after a fence, so a
+ * writer whose record was rolled back meanwhile reports the conflict), as past the commit point an overwrite with a
+ * staged file gone could be neither finished nor undone and every later recovery would fail on it. From there the write
+ * is the single-process write: manifest (commit point),
  * publish, catalog, cleanup, which removes the staging folder whole, with what failed or duplicate attempts left there.
  * The manifest is the same, so recovery cannot tell the two apart and either kind may follow the other on a table. A
  * crash of the beginning process before its commit point leaves a STARTED write (rolled back by the next recovery); an
