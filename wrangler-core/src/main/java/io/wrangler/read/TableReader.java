@@ -150,6 +150,13 @@ public final class TableReader extends ArrowReader {
     java.util.Map<String, Integer> directPages() {
         return java.util.Map.copyOf(directPages);
     }
+
+    /** Per flat column, how many of its chunks went through parquet-java's column readers and the converters. */
+    java.util.Map<String, Integer> converterChunks() {
+        return java.util.Map.copyOf(converterChunks);
+    }
+
+    private final java.util.concurrent.ConcurrentHashMap<String, Integer> converterChunks = new java.util.concurrent.ConcurrentHashMap<>();
     private int minWindow = RowGroupPages.MIN_WINDOW;
 
     /**
@@ -459,6 +466,7 @@ public final class TableReader extends ArrowReader {
                     } else {
                         direct[i] = null;
                         flat[i] = store.getColumnReader(column);
+                        converterChunks.merge(flatVectors[i].getName(), 1, Integer::sum);
                     }
                 }
             }
