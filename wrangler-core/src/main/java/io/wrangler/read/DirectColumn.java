@@ -67,6 +67,7 @@ final class DirectColumn {
     /** What pages a column's chunks had, for tests: bits of a mask. */
     static final int V1 = 1;
     static final int V2 = 2;
+    /** Values as such: PLAIN, or RLE booleans. */
     static final int PLAIN = 4;
     static final int DICTIONARY = 8;
     /** A chunk whose pages were both dictionary ids and plain values (parquet-java's fallback once a dictionary is full). */
