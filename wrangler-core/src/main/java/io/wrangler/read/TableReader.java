@@ -64,9 +64,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * {@code batchRows} rows a batch, with the partition columns restored from each file's folder. Flat columns are decoded
  * column by column: page by page straight into the Arrow buffers where the chunk's encodings and type allow
  * ({@link DirectColumn}), else with parquet-java's column readers and converters, decided per column chunk; lists, maps
- * and structs are assembled record by record. Memory is
- * bounded whatever the size of the files and their row groups: {@link #READ_BUDGET} bytes of fetched column chunks, plus
- * per column the page being decoded and its dictionary, plus one batch.
+ * and structs are assembled record by record. Memory is bounded whatever the size of the files and their row groups:
+ * {@link #READ_BUDGET} bytes of fetched column chunks, plus per column the page being decoded and its dictionary, plus
+ * one batch.
  *
  * <p>The schema is the selected data columns as the first file has them, then the partition columns. A later file
  * that lacks a column gives nulls for it; one whose column has another type is refused.
@@ -136,6 +136,8 @@ public final class TableReader extends ArrowReader {
     private boolean directPagesOn = true;
     /** Per column, the kinds of pages decoded straight into its vectors ({@link DirectColumn#V1} to {@link DirectColumn#MIXED}). */
     private final java.util.concurrent.ConcurrentHashMap<String, Integer> directPages = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Per flat column, how many of its chunks went through the column readers and converters. */
+    private final java.util.concurrent.ConcurrentHashMap<String, Integer> converterChunks = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * Whether flat columns whose chunks allow it are decoded page by page straight into their vectors
@@ -155,8 +157,6 @@ public final class TableReader extends ArrowReader {
     java.util.Map<String, Integer> converterChunks() {
         return java.util.Map.copyOf(converterChunks);
     }
-
-    private final java.util.concurrent.ConcurrentHashMap<String, Integer> converterChunks = new java.util.concurrent.ConcurrentHashMap<>();
     private int minWindow = RowGroupPages.MIN_WINDOW;
 
     /**
