@@ -83,7 +83,7 @@ final class RowGroupPages implements PageReadStore {
         }
     }
 
-    private static ColumnChunkMetaData chunk(BlockMetaData block, ColumnDescriptor column) {
+    static ColumnChunkMetaData chunk(BlockMetaData block, ColumnDescriptor column) {
         for (ColumnChunkMetaData c : block.getColumns()) {
             if (Arrays.equals(c.getPath().toArray(), column.getPath())) {
                 return c;

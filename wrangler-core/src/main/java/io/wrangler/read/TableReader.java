@@ -44,6 +44,7 @@ import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.format.converter.ParquetMetadataConverter;
@@ -61,9 +62,11 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * A TableReader streams the files of a table as Arrow batches: file by file, row group by row group, at most
  * {@code batchRows} rows a batch, with the partition columns restored from each file's folder. Flat columns are decoded
- * column by column with parquet-java's column readers; lists, maps and structs are assembled record by record. Memory is
- * bounded whatever the size of the files and their row groups: {@link #READ_BUDGET} bytes of fetched column chunks, plus
- * per column the page being decoded and its dictionary, plus one batch.
+ * column by column: page by page straight into the Arrow buffers where the chunk's encodings and type allow
+ * ({@link DirectColumn}), else with parquet-java's column readers and converters, decided per column chunk; lists, maps
+ * and structs are assembled record by record. Memory is bounded whatever the size of the files and their row groups:
+ * {@link #READ_BUDGET} bytes of fetched column chunks, plus per column the page being decoded and its dictionary, plus
+ * one batch.
  *
  * <p>The schema is the selected data columns as the first file has them, then the partition columns. A later file
  * that lacks a column gives nulls for it; one whose column has another type is refused.
@@ -130,6 +133,30 @@ public final class TableReader extends ArrowReader {
     }
 
     private long readBudget = READ_BUDGET;
+    private boolean directPagesOn = true;
+    /** Per column, the kinds of pages decoded straight into its vectors ({@link DirectColumn#V1} to {@link DirectColumn#MIXED}). */
+    private final java.util.concurrent.ConcurrentHashMap<String, Integer> directPages = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Per flat column, how many of its chunks went through the column readers and converters. */
+    private final java.util.concurrent.ConcurrentHashMap<String, Integer> converterChunks = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Whether flat columns whose chunks allow it are decoded page by page straight into their vectors
+     * ({@link DirectColumn}, the default) or all through parquet-java's column readers and the converters; for tests.
+     */
+    TableReader directPages(boolean on) {
+        this.directPagesOn = on;
+        return this;
+    }
+
+    /** The columns some of whose pages were decoded by {@link DirectColumn}, with what those pages were (a mask). */
+    java.util.Map<String, Integer> directPages() {
+        return java.util.Map.copyOf(directPages);
+    }
+
+    /** Per flat column, how many of its chunks went through parquet-java's column readers and the converters. */
+    java.util.Map<String, Integer> converterChunks() {
+        return java.util.Map.copyOf(converterChunks);
+    }
     private int minWindow = RowGroupPages.MIN_WINDOW;
 
     /**
@@ -296,6 +323,9 @@ public final class TableReader extends ArrowReader {
         private final MessageType flatSchema;
         private final GroupConverter flatRoot;
         private final ColumnReader[] flat;
+        /** Per flat column, its decoder in this row group when it reads pages straight into the vector, else null. */
+        private final DirectColumn[] direct;
+        private final FieldVector[] flatVectors;
         private final int[] flatMaxDefinition;
         private final int[] flatRow = new int[1];
         /** The selected columns that are lists, maps or structs: assembled record by record. */
@@ -317,6 +347,7 @@ public final class TableReader extends ArrowReader {
                 List<Type> all = new ArrayList<>();
                 List<Type> flatTypes = new ArrayList<>();
                 List<Converter> flatConverters = new ArrayList<>();
+                List<FieldVector> flatOut = new ArrayList<>();
                 List<Type> nestedTypes = new ArrayList<>();
                 List<Converter> nestedConverters = new ArrayList<>();
                 for (Field want : dataFields) {
@@ -333,6 +364,7 @@ public final class TableReader extends ArrowReader {
                     all.add(t);
                     if (t.isPrimitive() && !t.isRepetition(Type.Repetition.REPEATED)) {
                         flatTypes.add(t);
+                        flatOut.add(out.getVector(want.getName()));
                         flatConverters.add(ParquetArrow.converter(t, out.getVector(want.getName()), () -> flatRow[0]));
                     } else {
                         nestedTypes.add(t);
@@ -343,6 +375,8 @@ public final class TableReader extends ArrowReader {
                 flatSchema = new MessageType(fileSchema.getName(), flatTypes);
                 nestedSchema = new MessageType(fileSchema.getName(), nestedTypes);
                 flat = new ColumnReader[flatTypes.size()];
+                direct = new DirectColumn[flatTypes.size()];
+                flatVectors = flatOut.toArray(new FieldVector[0]);
                 flatMaxDefinition = new int[flatTypes.size()];
                 for (int i = 0; i < flat.length; i++) {
                     flatMaxDefinition[i] = flatSchema.getColumns().get(i).getMaxDefinitionLevel();
@@ -367,6 +401,11 @@ public final class TableReader extends ArrowReader {
             row[0] = 0;
             try {
                 for (int c = 0; c < flat.length; c++) {
+                    if (direct[c] != null) {
+                        direct[c].read(n);
+                        directPages.merge(flatVectors[c].getName(), direct[c].seen(), (a, b) -> a | b);
+                        continue;
+                    }
                     ColumnReader r = flat[c];
                     int defined = flatMaxDefinition[c];
                     for (int i = 0; i < n; i++) {
@@ -417,7 +456,18 @@ public final class TableReader extends ArrowReader {
                 ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, flatRoot, flatSchema, reader.getFooter().getFileMetaData().getCreatedBy());
                 List<ColumnDescriptor> columns = flatSchema.getColumns();
                 for (int i = 0; i < flat.length; i++) {
-                    flat[i] = store.getColumnReader(columns.get(i));
+                    // Decided per column chunk: the next row group's chunk of the column may take the other path.
+                    ColumnDescriptor column = columns.get(i);
+                    ColumnChunkMetaData chunk = RowGroupPages.chunk(block, column);
+                    DirectColumn.Kind kind = directPagesOn && chunk != null ? DirectColumn.kind(column, flatVectors[i], chunk) : null;
+                    if (kind != null) {
+                        flat[i] = null;
+                        direct[i] = new DirectColumn(kind, column, pages.getPageReader(column), flatVectors[i]);
+                    } else {
+                        direct[i] = null;
+                        flat[i] = store.getColumnReader(column);
+                        converterChunks.merge(flatVectors[i].getName(), 1, Integer::sum);
+                    }
                 }
             }
         }

@@ -1,0 +1,711 @@
+package io.wrangler.read;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.SmallIntVector;
+import org.apache.arrow.vector.TimeStampVector;
+import org.apache.arrow.vector.TinyIntVector;
+import org.apache.arrow.vector.UInt1Vector;
+import org.apache.arrow.vector.UInt2Vector;
+import org.apache.arrow.vector.UInt4Vector;
+import org.apache.arrow.vector.UInt8Vector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DataPageV1;
+import org.apache.parquet.column.page.DataPageV2;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.io.ParquetDecodingException;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+
+/**
+ * A DirectColumn decodes the data pages of one flat column chunk (a primitive, not repeated, column of one row group)
+ * straight into the buffers of its Arrow vector: definition levels run by run into the validity bitmap, PLAIN
+ * fixed-width values copied in bulk for each run of non-null slots, byte arrays into the offsets and data buffers,
+ * dictionary ids gathered from the chunk's dictionary decoded once.
+ *
+ * <p>It takes only chunks whose encodings it knows ({@link #kind}): PLAIN, PLAIN_DICTIONARY/RLE_DICTIONARY values
+ * (RLE values for booleans), RLE or BIT_PACKED levels, data pages V1 and V2, and the types whose Arrow layout is the
+ * Parquet value's (or a narrowing of an INT32). It gives exactly the values of the converter path
+ * ({@link ParquetArrow#converter}). State is kept across batches: a batch may end inside a page and a page inside a
+ * batch. It holds one page and the chunk's dictionary at a time.
+ */
+final class DirectColumn {
+    /** How a Parquet value lands in the vector. */
+    enum Kind {
+        /** A 4-byte value copied as is: int32, uint32, date32, float. */
+        FIXED4,
+        /** An 8-byte value copied as is: int64, uint64, timestamps, double. */
+        FIXED8,
+        /** An INT32 kept in its low byte: int8, uint8. */
+        BYTE,
+        /** An INT32 kept in its low two bytes: int16, uint16. */
+        SHORT,
+        BOOLEAN,
+        /** A BYTE_ARRAY into a variable-width vector: utf8, binary. */
+        BINARY
+    }
+
+    /** What pages a column's chunks had, for tests: bits of a mask. */
+    static final int V1 = 1;
+    static final int V2 = 2;
+    /** Values as such: PLAIN, or RLE booleans. */
+    static final int PLAIN = 4;
+    static final int DICTIONARY = 8;
+    /** A chunk whose pages were both dictionary ids and plain values (parquet-java's fallback once a dictionary is full). */
+    static final int MIXED = 16;
+
+    private static final Set<Encoding> KNOWN = EnumSet.of(Encoding.PLAIN, Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY,
+            Encoding.RLE, Encoding.BIT_PACKED);
+
+    /**
+     * How the chunk of {@code column} goes into {@code v} directly, or null when it must go through the converters:
+     * an encoding not listed above, a type not listed above (decimals, INT96, fixed-length byte arrays), or a column
+     * that is not flat.
+     */
+    static Kind kind(ColumnDescriptor column, FieldVector v, ColumnChunkMetaData chunk) {
+        if (column.getMaxRepetitionLevel() != 0 || column.getMaxDefinitionLevel() > 1 || !KNOWN.containsAll(chunk.getEncodings())) {
+            return null;
+        }
+        LogicalTypeAnnotation ann = column.getPrimitiveType().getLogicalTypeAnnotation();
+        if (ann instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation) {
+            return null;
+        }
+        PrimitiveTypeName p = column.getPrimitiveType().getPrimitiveTypeName();
+        switch (p) {
+            case INT32:
+                if (v instanceof IntVector || v instanceof DateDayVector || v instanceof UInt4Vector) {
+                    return Kind.FIXED4;
+                }
+                if (v instanceof TinyIntVector || v instanceof UInt1Vector) {
+                    return Kind.BYTE;
+                }
+                if (v instanceof SmallIntVector || v instanceof UInt2Vector) {
+                    return Kind.SHORT;
+                }
+                return null;
+            case INT64:
+                return v instanceof BigIntVector || v instanceof TimeStampVector || v instanceof UInt8Vector ? Kind.FIXED8 : null;
+            case FLOAT:
+                return v instanceof Float4Vector ? Kind.FIXED4 : null;
+            case DOUBLE:
+                return v instanceof Float8Vector ? Kind.FIXED8 : null;
+            case BOOLEAN:
+                return v instanceof BitVector ? Kind.BOOLEAN : null;
+            case BINARY:
+                return v instanceof VarCharVector || v instanceof VarBinaryVector ? Kind.BINARY : null;
+            default:
+                return null;
+        }
+    }
+
+    private final Kind kind;
+    private final PageReader pages;
+    private final FieldVector vector;
+    private final String name;
+    private final boolean nullable;
+    /** Pages seen in this chunk: bits {@link #V1} to {@link #MIXED}. */
+    private int seen;
+
+    // the chunk's dictionary: values by id
+    private int[] dictInts;
+    private long[] dictLongs;
+    private byte[] dictBytes;
+    private int[] dictStarts;
+    private int[] dictLengths;
+    private int dictSize;
+
+    // the page being decoded
+    private int pageLeft;
+    private byte[] page;
+    private int pos;
+    private int end;
+    /** Definition levels of the page; null when the column is required (every slot defined). */
+    private Hybrid levels;
+    /** Dictionary ids (or RLE booleans) of the page; null when its values are PLAIN. */
+    private Hybrid ids;
+    /** The next bit of a PLAIN boolean page. */
+    private long bit;
+    private int[] idBuffer = new int[0];
+
+    // the batch being filled
+    private ArrowBuf validity;
+    private ArrowBuf data;
+    private ArrowBuf offsets;
+    /** Bytes of variable-width data written in this batch. */
+    private int dataEnd;
+    /** The first slot whose end offset is not written yet. */
+    private int offsetsDone;
+
+    DirectColumn(Kind kind, ColumnDescriptor column, PageReader pages, FieldVector vector) {
+        this.kind = kind;
+        this.pages = pages;
+        this.vector = vector;
+        this.name = vector.getName();
+        this.nullable = column.getMaxDefinitionLevel() > 0;
+        DictionaryPage d = pages.readDictionaryPage();
+        if (d != null) {
+            dictionary(d);
+        }
+    }
+
+    /** Pages seen so far in this chunk: bits {@link #V1} to {@link #MIXED}. */
+    int seen() {
+        return (seen & (PLAIN | DICTIONARY)) == (PLAIN | DICTIONARY) ? seen | MIXED : seen;
+    }
+
+    /** Decodes the chunk's dictionary into arrays indexed by id. */
+    private void dictionary(DictionaryPage d) {
+        if (d.getEncoding() != Encoding.PLAIN && d.getEncoding() != Encoding.PLAIN_DICTIONARY) {
+            throw new ParquetDecodingException("the dictionary of the column " + name + " is encoded " + d.getEncoding()
+                    + ", not PLAIN");
+        }
+        Slice s = slice(d.getBytes());
+        int n = d.getDictionarySize();
+        dictSize = n;
+        byte[] b = s.bytes;
+        int p = s.from;
+        switch (kind) {
+            case FIXED4, BYTE, SHORT -> {
+                need(s, p, 4L * n);
+                dictInts = new int[n];
+                ByteBuffer.wrap(b, p, 4 * n).order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(dictInts);
+            }
+            case FIXED8 -> {
+                need(s, p, 8L * n);
+                dictLongs = new long[n];
+                ByteBuffer.wrap(b, p, 8 * n).order(java.nio.ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(dictLongs);
+            }
+            case BINARY -> {
+                dictBytes = b;
+                dictStarts = new int[n];
+                dictLengths = new int[n];
+                for (int i = 0; i < n; i++) {
+                    need(s, p, 4);
+                    int len = intAt(b, p);
+                    need(s, p + 4, len);
+                    dictStarts[i] = p + 4;
+                    dictLengths[i] = len;
+                    p += 4 + len;
+                }
+            }
+            case BOOLEAN -> throw new ParquetDecodingException("the boolean column " + name + " has a dictionary, which Parquet "
+                    + "does not define for booleans");
+        }
+    }
+
+    /** A byte range: the array of a page and where its bytes are. */
+    private record Slice(byte[] bytes, int from, int to) {
+    }
+
+    private static Slice slice(BytesInput in) {
+        try {
+            ByteBuffer b = in.toByteBuffer();
+            if (b.hasArray()) {
+                return new Slice(b.array(), b.arrayOffset() + b.position(), b.arrayOffset() + b.limit());
+            }
+            byte[] copy = new byte[b.remaining()];
+            b.duplicate().get(copy);
+            return new Slice(copy, 0, copy.length);
+        } catch (java.io.IOException e) {
+            throw new ParquetDecodingException("could not read a page: " + e, e);
+        }
+    }
+
+    private void need(Slice s, int p, long bytes) {
+        if (bytes < 0 || p + bytes > s.to) {
+            throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
+        }
+    }
+
+    private static int intAt(byte[] b, int p) {
+        return (b[p] & 0xFF) | (b[p + 1] & 0xFF) << 8 | (b[p + 2] & 0xFF) << 16 | (b[p + 3] & 0xFF) << 24;
+    }
+
+    /** Moves to the next data page of the chunk, its levels and values ready. */
+    private void nextPage() {
+        DataPage p = pages.readPage();
+        if (p == null) {
+            throw new ParquetDecodingException("the column chunk of " + name + " ends before the rows of its row group");
+        }
+        pageLeft = p.getValueCount();
+        Encoding values;
+        Slice s;
+        if (p instanceof DataPageV1 v1) {
+            seen |= V1;
+            s = slice(v1.getBytes());
+            int at = s.from;
+            levels = null;
+            if (nullable) {
+                if (v1.getDlEncoding() == Encoding.RLE) {
+                    need(s, at, 4);
+                    int len = intAt(s.bytes, at);
+                    need(s, at + 4, len);
+                    levels = new Hybrid(s.bytes, at + 4, at + 4 + len, 1);
+                    at += 4 + len;
+                } else if (v1.getDlEncoding() == Encoding.BIT_PACKED) {
+                    int len = (pageLeft + 7) / 8;
+                    need(s, at, len);
+                    levels = Hybrid.legacy(s.bytes, at, at + len);
+                    at += len;
+                } else {
+                    throw new ParquetDecodingException("the definition levels of the column " + name + " are encoded "
+                            + v1.getDlEncoding() + ", not RLE or BIT_PACKED");
+                }
+            }
+            values = v1.getValueEncoding();
+            page = s.bytes;
+            pos = at;
+            end = s.to;
+        } else {
+            DataPageV2 v2 = (DataPageV2) p;
+            seen |= V2;
+            levels = null;
+            if (nullable) {
+                Slice l = slice(v2.getDefinitionLevels());
+                levels = new Hybrid(l.bytes, l.from, l.to, 1);
+            }
+            if (v2.isCompressed()) {
+                throw new ParquetDecodingException("a data page V2 of the column " + name + " was handed over compressed");
+            }
+            s = slice(v2.getData());
+            values = v2.getDataEncoding();
+            page = s.bytes;
+            pos = s.from;
+            end = s.to;
+        }
+        ids = null;
+        bit = 0;
+        if (values == Encoding.PLAIN) {
+            seen |= PLAIN;
+        } else if (values == Encoding.PLAIN_DICTIONARY || values == Encoding.RLE_DICTIONARY) {
+            seen |= DICTIONARY;
+            if (kind == Kind.BOOLEAN || (dictInts == null && dictLongs == null && dictStarts == null)) {
+                throw new ParquetDecodingException("a page of the column " + name + " holds dictionary ids but its chunk has no dictionary");
+            }
+            need(s, pos, 1);
+            int width = page[pos];
+            if (width < 0 || width > 32) {
+                throw new ParquetDecodingException("a page of the column " + name + " has dictionary ids of " + width + " bits");
+            }
+            ids = new Hybrid(page, pos + 1, end, width);
+        } else if (values == Encoding.RLE && kind == Kind.BOOLEAN) {
+            seen |= PLAIN;
+            need(s, pos, 4);
+            int len = intAt(page, pos);
+            need(s, pos + 4, len);
+            ids = new Hybrid(page, pos + 4, pos + 4 + len, 1);
+        } else {
+            throw new ParquetDecodingException("a page of the column " + name + " is encoded " + values + ", which its chunk's "
+                    + "encodings did not list");
+        }
+    }
+
+    /** Decodes the next {@code n} rows of the chunk into slots 0 to n - 1 of the vector (allocated, empty). */
+    void read(int n) {
+        prepare(n);
+        int at = 0;
+        while (at < n) {
+            if (pageLeft == 0) {
+                nextPage();
+                continue;
+            }
+            int take = Math.min(n - at, pageLeft);
+            if (levels == null) {
+                values(at, take);
+            } else {
+                int stop = at + take;
+                int i = at;
+                while (i < stop) {
+                    int len = levels.run(stop - i);
+                    if (levels.value == 1) {
+                        values(i, len);
+                    } else if (levels.value != 0) {
+                        throw new ParquetDecodingException("the column " + name + " has the definition level " + levels.value
+                                + ", above its maximum 1");
+                    }
+                    i += len;
+                }
+            }
+            at += take;
+            pageLeft -= take;
+        }
+        finish(n);
+    }
+
+    private void prepare(int n) {
+        if (kind == Kind.BINARY) {
+            BaseVariableWidthVector v = (BaseVariableWidthVector) vector;
+            while (v.getValueCapacity() < n) {
+                v.reallocValidityAndOffsetBuffers();
+            }
+            offsets = v.getOffsetBuffer();
+            data = v.getDataBuffer();
+            offsets.setInt(0, 0);
+            dataEnd = 0;
+            offsetsDone = 0;
+        } else {
+            BaseFixedWidthVector v = (BaseFixedWidthVector) vector;
+            while (v.getValueCapacity() < n) {
+                v.reAlloc();
+            }
+            data = v.getDataBuffer();
+            if (kind == Kind.BOOLEAN) {
+                data.setZero(0, (n + 7) / 8);
+            }
+        }
+        validity = vector.getValidityBuffer();
+        validity.setZero(0, (n + 7) / 8);
+    }
+
+    private void finish(int n) {
+        if (kind == Kind.BINARY) {
+            nullOffsets(n);
+            ((BaseVariableWidthVector) vector).setLastSet(n - 1);
+        }
+    }
+
+    /** The end offsets of the null slots before {@code slot}: empty values. */
+    private void nullOffsets(int slot) {
+        for (int i = offsetsDone; i < slot; i++) {
+            offsets.setInt((long) (i + 1) * 4, dataEnd);
+        }
+        offsetsDone = slot;
+    }
+
+    /** Decodes {@code len} values of the page into slots {@code at} to {@code at + len - 1}, all defined. */
+    private void values(int at, int len) {
+        setBits(validity, at, len);
+        if (ids != null && kind != Kind.BOOLEAN) {
+            gather(at, len);
+            return;
+        }
+        switch (kind) {
+            case FIXED4 -> copy(at, len, 4);
+            case FIXED8 -> copy(at, len, 8);
+            case BYTE -> {
+                checkPlain(4L * len);
+                for (int i = 0; i < len; i++) {
+                    data.setByte(at + i, page[pos + 4 * i]);
+                }
+                pos += 4 * len;
+            }
+            case SHORT -> {
+                checkPlain(4L * len);
+                for (int i = 0; i < len; i++) {
+                    int p = pos + 4 * i;
+                    data.setShort((long) (at + i) * 2, (short) ((page[p] & 0xFF) | (page[p + 1] & 0xFF) << 8));
+                }
+                pos += 4 * len;
+            }
+            case BOOLEAN -> booleans(at, len);
+            case BINARY -> {
+                nullOffsets(at);
+                for (int i = 0; i < len; i++) {
+                    checkPlain(4);
+                    int size = intAt(page, pos);
+                    checkPlain(4L + size);
+                    append(page, pos + 4, size);
+                    pos += 4 + size;
+                    offsets.setInt((long) (at + i + 1) * 4, dataEnd);
+                }
+                offsetsDone = at + len;
+            }
+        }
+    }
+
+    private void checkPlain(long bytes) {
+        if (bytes < 0 || pos + bytes > end) {
+            throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
+        }
+    }
+
+    /** PLAIN fixed-width values: the page's bytes are the vector's, so one copy for the run. */
+    private void copy(int at, int len, int width) {
+        long bytes = (long) len * width;
+        checkPlain(bytes);
+        data.setBytes((long) at * width, page, pos, bytes);
+        pos += (int) bytes;
+    }
+
+    private void append(byte[] from, int at, int size) {
+        long need = (long) dataEnd + size;
+        if (need > data.capacity()) {
+            BaseVariableWidthVector v = (BaseVariableWidthVector) vector;
+            while (v.getDataBuffer().capacity() < need) {
+                v.reallocDataBuffer();
+            }
+            data = v.getDataBuffer();
+            offsets = v.getOffsetBuffer();
+            validity = v.getValidityBuffer();
+        }
+        data.setBytes(dataEnd, from, at, size);
+        dataEnd += size;
+    }
+
+    private void booleans(int at, int len) {
+        if (ids != null) {
+            int[] v = ids(len);
+            ids.read(v, len);
+            for (int i = 0; i < len; i++) {
+                if (v[i] != 0) {
+                    setBit(data, at + i);
+                }
+            }
+            return;
+        }
+        if (pos + ((bit + len + 7) >> 3) > end) {
+            throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
+        }
+        for (int i = 0; i < len; i++) {
+            long b = bit + i;
+            if ((page[pos + (int) (b >> 3)] >> (b & 7) & 1) != 0) {
+                setBit(data, at + i);
+            }
+        }
+        bit += len;
+    }
+
+    private int[] ids(int len) {
+        if (idBuffer.length < len) {
+            idBuffer = new int[Math.max(len, 1024)];
+        }
+        return idBuffer;
+    }
+
+    /** Dictionary ids of the run, then their values. */
+    private void gather(int at, int len) {
+        int[] v = ids(len);
+        ids.read(v, len);
+        for (int i = 0; i < len; i++) {
+            if (v[i] < 0 || v[i] >= dictSize) {
+                throw new ParquetDecodingException("a page of the column " + name + " holds the dictionary id " + v[i]
+                        + ", past its dictionary of " + dictSize);
+            }
+        }
+        switch (kind) {
+            case FIXED4 -> {
+                for (int i = 0; i < len; i++) {
+                    data.setInt((long) (at + i) * 4, dictInts[v[i]]);
+                }
+            }
+            case FIXED8 -> {
+                for (int i = 0; i < len; i++) {
+                    data.setLong((long) (at + i) * 8, dictLongs[v[i]]);
+                }
+            }
+            case BYTE -> {
+                for (int i = 0; i < len; i++) {
+                    data.setByte(at + i, dictInts[v[i]]);
+                }
+            }
+            case SHORT -> {
+                for (int i = 0; i < len; i++) {
+                    data.setShort((long) (at + i) * 2, (short) dictInts[v[i]]);
+                }
+            }
+            case BINARY -> {
+                nullOffsets(at);
+                for (int i = 0; i < len; i++) {
+                    int id = v[i];
+                    append(dictBytes, dictStarts[id], dictLengths[id]);
+                    offsets.setInt((long) (at + i + 1) * 4, dataEnd);
+                }
+                offsetsDone = at + len;
+            }
+            case BOOLEAN -> throw new IllegalStateException("booleans have no dictionary");
+        }
+    }
+
+    private static void setBit(ArrowBuf buf, int i) {
+        buf.setByte(i >> 3, buf.getByte(i >> 3) | (1 << (i & 7)));
+    }
+
+    /** Sets bits {@code from} to {@code from + len - 1}: whole bytes at once. */
+    static void setBits(ArrowBuf buf, int from, int len) {
+        int i = from;
+        int stop = from + len;
+        while (i < stop && (i & 7) != 0) {
+            setBit(buf, i++);
+        }
+        int bytes = (stop - i) >> 3;
+        if (bytes > 0) {
+            buf.setOne(i >> 3, bytes);
+            i += bytes << 3;
+        }
+        while (i < stop) {
+            setBit(buf, i++);
+        }
+    }
+
+    /**
+     * Parquet's RLE/bit-packed hybrid (levels, dictionary ids, RLE booleans): runs of one repeated value and groups of
+     * eight bit-packed values; or, for {@link #legacy} levels, the deprecated BIT_PACKED encoding (one bit a value, the
+     * first in the high bit).
+     */
+    static final class Hybrid {
+        private final byte[] b;
+        private int pos;
+        private final int end;
+        private final int width;
+        private final boolean legacy;
+        /** The value of the run {@link #run} returned last. */
+        int value;
+        private int repeatLeft;
+        private int packedLeft;
+        private final int[] group = new int[8];
+        private int groupPos = 8;
+        private long legacyBit;
+
+        Hybrid(byte[] b, int from, int to, int width) {
+            this(b, from, to, width, false);
+        }
+
+        private Hybrid(byte[] b, int from, int to, int width, boolean legacy) {
+            this.b = b;
+            this.pos = from;
+            this.end = to;
+            this.width = width;
+            this.legacy = legacy;
+        }
+
+        static Hybrid legacy(byte[] b, int from, int to) {
+            return new Hybrid(b, from, to, 1, true);
+        }
+
+        private void nextRun() {
+            do {
+                if (pos >= end) {
+                    throw new ParquetDecodingException("RLE/bit-packed values end before the page's values do");
+                }
+                int header = 0;
+                int shift = 0;
+                int x;
+                do {
+                    if (pos >= end || shift > 28) {
+                        throw new ParquetDecodingException("a malformed RLE/bit-packed run header");
+                    }
+                    x = b[pos++];
+                    header |= (x & 0x7F) << shift;
+                    shift += 7;
+                } while ((x & 0x80) != 0);
+                if ((header & 1) == 0) {
+                    repeatLeft = header >>> 1;
+                    int v = 0;
+                    for (int i = 0; i < (width + 7) / 8; i++) {
+                        v |= (pos < end ? b[pos] & 0xFF : 0) << (8 * i);
+                        pos++;
+                    }
+                    value = v;
+                } else {
+                    packedLeft = (header >>> 1) * 8;
+                    groupPos = 8;
+                }
+            } while (repeatLeft == 0 && packedLeft == 0);
+        }
+
+        /** Unpacks the next eight values, least significant bits first. */
+        private void unpack() {
+            long acc = 0;
+            int bits = 0;
+            long mask = (1L << width) - 1;
+            for (int j = 0; j < 8; j++) {
+                while (bits < width) {
+                    acc |= (long) (pos < end ? b[pos] & 0xFF : 0) << bits;
+                    pos++;
+                    bits += 8;
+                }
+                group[j] = (int) (acc & mask);
+                acc >>>= width;
+                bits -= width;
+            }
+            groupPos = 0;
+        }
+
+        /** The length (at most {@code max}) of the next run of equal values; its value in {@link #value}. */
+        int run(int max) {
+            if (legacy) {
+                int v = legacyAt(legacyBit);
+                int n = 1;
+                while (n < max && legacyAt(legacyBit + n) == v) {
+                    n++;
+                }
+                legacyBit += n;
+                value = v;
+                return n;
+            }
+            if (repeatLeft == 0 && packedLeft == 0) {
+                nextRun();
+            }
+            if (repeatLeft > 0) {
+                int n = Math.min(max, repeatLeft);
+                repeatLeft -= n;
+                return n;
+            }
+            if (groupPos == 8) {
+                unpack();
+            }
+            int v = group[groupPos++];
+            packedLeft--;
+            int n = 1;
+            while (n < max && groupPos < 8 && group[groupPos] == v) {
+                groupPos++;
+                packedLeft--;
+                n++;
+            }
+            value = v;
+            return n;
+        }
+
+        private int legacyAt(long i) {
+            int p = pos + (int) (i >> 3);
+            if (p >= end) {
+                throw new ParquetDecodingException("BIT_PACKED levels end before the page's values do");
+            }
+            return b[p] >> (7 - (i & 7)) & 1;
+        }
+
+        /** The next {@code len} values into {@code out}. */
+        void read(int[] out, int len) {
+            int i = 0;
+            while (i < len) {
+                if (repeatLeft == 0 && packedLeft == 0) {
+                    nextRun();
+                }
+                if (repeatLeft > 0) {
+                    int n = Math.min(len - i, repeatLeft);
+                    Arrays.fill(out, i, i + n, value);
+                    repeatLeft -= n;
+                    i += n;
+                } else {
+                    if (groupPos == 8) {
+                        unpack();
+                    }
+                    int n = Math.min(len - i, Math.min(8 - groupPos, packedLeft));
+                    System.arraycopy(group, groupPos, out, i, n);
+                    groupPos += n;
+                    packedLeft -= n;
+                    i += n;
+                }
+            }
+        }
+    }
+}
