@@ -188,14 +188,8 @@ final class SimS3 implements S3Client {
     @Override
     public software.amazon.awssdk.core.ResponseInputStream<GetObjectResponse> getObject(GetObjectRequest r) {
         return request("GetObject", r.key(), RequestType.GET, 0, () -> {
-            Obj o;
-            synchronized (objects) {
-                o = objects.get(r.key());
-            }
-            if (o == null) {
-                throw noSuchKey(r.key());
-            }
-            byte[] content = o.content == null ? new byte[(int) o.size] : o.content;
+            Obj o = existing(r.key());
+            byte[] content = contentOf(o);
             int from = 0;
             int to = content.length;
             if (r.range() != null && r.range().startsWith("bytes=")) {
@@ -214,19 +208,29 @@ final class SimS3 implements S3Client {
     @Override
     public ResponseBytes<GetObjectResponse> getObjectAsBytes(GetObjectRequest r) {
         return request("GetObject", r.key(), RequestType.GET, 0, () -> {
-            Obj o;
-            synchronized (objects) {
-                o = objects.get(r.key());
-            }
-            if (o == null) {
-                throw noSuchKey(r.key());
-            }
-            byte[] content = o.content == null ? new byte[(int) o.size] : o.content;
+            Obj o = existing(r.key());
             GetObjectResponse.Builder b = GetObjectResponse.builder().eTag(o.etag).lastModified(o.modified).contentLength(o.size);
             b.sdkHttpResponse(SdkHttpResponse.builder().statusCode(200)
                     .putHeader("Date", DateTimeFormatter.RFC_1123_DATE_TIME.format(Instant.now().atZone(ZoneOffset.UTC))).build());
-            return ResponseBytes.fromByteArray(b.build(), content);
+            return ResponseBytes.fromByteArray(b.build(), contentOf(o));
         }, x -> x.asByteArrayUnsafe().length);
+    }
+
+    /** The object at {@code key}, or NoSuchKey. */
+    private Obj existing(String key) {
+        Obj o;
+        synchronized (objects) {
+            o = objects.get(key);
+        }
+        if (o == null) {
+            throw noSuchKey(key);
+        }
+        return o;
+    }
+
+    /** Its bytes; zeros of its size for a data file whose bytes were dropped. */
+    private static byte[] contentOf(Obj o) {
+        return o.content == null ? new byte[(int) o.size] : o.content;
     }
 
     @Override
