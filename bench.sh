@@ -7,6 +7,7 @@
 #        ./bench.sh --network [sim|local, default sim] [rows, default 5000000] [repetitions, default 3] [first-byte ms, default 30]
 #                             [MB/s per connection, default 80] [shapes, default standard,wide,large]
 #        ./bench.sh --partitions [sim|local|floor] [stage|deferred] [counts, default 1000,10000,50000] [first-byte ms, sim only, default 0]
+#        ./bench.sh --read-loop [rows, default 1000000] [repetitions, default 30] [threads, 0: default]   (one read, repeated; for a profiler)
 #        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000]
 # Maven options (a local repository of your own: MVN_OPTS="-Dmaven.repo.local=/path") are passed to every mvn call.
 set -euo pipefail
@@ -30,6 +31,9 @@ elif [ "${1:-}" = "--encode" ]; then
   :  # Bench itself reads the flag
 elif [ "${1:-}" = "--loop" ]; then
   main=io.wrangler.bench.EncodeLoop
+  shift
+elif [ "${1:-}" = "--read-loop" ]; then
+  main=io.wrangler.bench.ReadLoop
   shift
 fi
 # The modules' own classes first: the shared ~/.m2 may hold another checkout's wrangler jars by the time this runs.

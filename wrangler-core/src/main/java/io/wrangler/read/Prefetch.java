@@ -37,6 +37,20 @@ final class Prefetch implements AutoCloseable {
         this.ahead = (int) Math.max(1, Math.min(MAX_AHEAD, budget / S3InputFile.WHOLE / 2));
     }
 
+    /**
+     * The input of file {@code index} for a look at its footer before it is decoded (the read's schema): its first GET
+     * is started here, or taken if already in flight, and left for {@link #input} so the file is not fetched twice.
+     */
+    synchronized S3InputFile peek(int index, S3Client s3, RequestOptions options) {
+        TableFiles.DataFile f = files.get(index);
+        CompletableFuture<byte[]> head = heads.get(index);
+        if (head == null && !closed) {
+            head = fetchAhead(f, s3, options);
+            heads.put(index, head);
+        }
+        return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head);
+    }
+
     /** The input of file {@code index}, with its first GET's bytes if they were fetched ahead; starts the next ones. */
     synchronized S3InputFile input(int index, S3Client s3, RequestOptions options) {
         TableFiles.DataFile f = files.get(index);
@@ -44,27 +58,30 @@ final class Prefetch implements AutoCloseable {
         // Heads of files well behind this one will not be asked for (one before it may still be, by another worker).
         heads.keySet().removeIf(k -> k < index - 1);
         if (!closed) {
-            if (pool == null) {
-                pool = Executors.newFixedThreadPool(THREADS, r -> {
-                    Thread t = new Thread(r, "wrangler-prefetch");
-                    t.setDaemon(true);
-                    return t;
-                });
-            }
             for (int i = Math.max(index + 1, scheduled + 1); i <= index + ahead && i < files.size(); i++) {
-                TableFiles.DataFile next = files.get(i);
-                S3InputFile in = new S3InputFile(s3, next.bucket(), next.key(), next.size(), options);
-                heads.put(i, CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return in.fetchHead();
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }, pool));
+                heads.put(i, fetchAhead(files.get(i), s3, options));
                 scheduled = i;
             }
         }
         return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head);
+    }
+
+    private CompletableFuture<byte[]> fetchAhead(TableFiles.DataFile file, S3Client s3, RequestOptions options) {
+        if (pool == null) {
+            pool = Executors.newFixedThreadPool(THREADS, r -> {
+                Thread t = new Thread(r, "wrangler-prefetch");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        S3InputFile in = new S3InputFile(s3, file.bucket(), file.key(), file.size(), options);
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return in.fetchHead();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, pool);
     }
 
     @Override

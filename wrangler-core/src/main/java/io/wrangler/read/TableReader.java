@@ -203,7 +203,7 @@ public final class TableReader extends ArrowReader {
         List<Field> data = new ArrayList<>();
         if (!files.isEmpty()) {
             TableFiles.DataFile first = files.get(0);
-            try (ParquetFileReader r = open(first, prefetch().input(0, s3, options))) {
+            try (ParquetFileReader r = open(first, prefetch().peek(0, s3, options))) {
                 for (Type t : r.getFooter().getFileMetaData().getSchema().getFields()) {
                     data.add(field(t, first));
                 }

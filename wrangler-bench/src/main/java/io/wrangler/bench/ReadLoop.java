@@ -1,0 +1,47 @@
+package io.wrangler.bench;
+
+import io.wrangler.S3Parquet;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * Repeats one read of the standard table (partitioned by dt and country, every column decoded) from an in-memory S3,
+ * for a profiler to watch (JFR: {@code java -XX:StartFlightRecording=filename=read.jfr ... io.wrangler.bench.ReadLoop
+ * 1000000 30 0}). Arguments: rows, repetitions, decoding threads (0: the reader's default). Prints each run's wall and
+ * CPU seconds.
+ */
+public final class ReadLoop {
+    private ReadLoop() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
+        int reps = args.length > 1 ? Integer.parseInt(args[1]) : 30;
+        int threads = args.length > 2 ? Integer.parseInt(args[2]) : 0;
+        S3Client sim = new SimS3(io.wrangler.testkit.NetworkProfile.none(), 64, null).keepingData();
+        try (RootAllocator allocator = new RootAllocator(); VectorSchemaRoot table = StandardTable.rows(allocator, 0, rows)) {
+            S3Parquet.write(table).partitionBy("dt", "country").s3(sim).to("s3://sim/std/");
+        }
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        for (int i = 0; i < reps; i++) {
+            long start = System.nanoTime();
+            long cpu = os.getProcessCpuTime();
+            long read = 0;
+            try (ArrowReader r = S3Parquet.read("s3://sim/std/").s3(sim).open()) {
+                if (threads > 0) {
+                    ((io.wrangler.read.TableReader) r).threads(threads);
+                }
+                while (r.loadNextBatch()) {
+                    read += r.getVectorSchemaRoot().getRowCount();
+                }
+            }
+            if (read != rows) {
+                throw new IllegalStateException("read " + read + " rows of " + rows);
+            }
+            System.out.printf("%.3f s, %.3f s of CPU%n", (System.nanoTime() - start) / 1e9, (os.getProcessCpuTime() - cpu) / 1e9);
+        }
+    }
+}
