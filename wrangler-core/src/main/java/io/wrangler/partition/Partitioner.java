@@ -72,7 +72,9 @@ public final class Partitioner {
         int lastId = -1;
         for (int r = 0; r < rows; r++) {
             long key = packed(codes, r);
-            if (key == lastKey) {
+            // A row of the previous row's partition: the same packed codes, or (codes that do not pack) the same codes
+            // column by column. Long.MAX_VALUE is no key: equal for every such row, it says nothing of the partition.
+            if (key == lastKey && (key != Long.MAX_VALUE || sameCodes(codes, r, r - 1))) {
                 out[r] = lastId;
                 continue;
             }
@@ -94,6 +96,15 @@ public final class Partitioner {
             lastId = id;
         }
         return out;
+    }
+
+    private static boolean sameCodes(int[][] codes, int row, int other) {
+        for (int[] column : codes) {
+            if (column[row] != column[other]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The row's codes in one long (21 bits a column, up to 3 columns), or Long.MAX_VALUE when they do not fit. */
