@@ -174,6 +174,47 @@ class ReadTest {
         assertThat(readAll(nullOnly)).containsExactly(Map.entry("sku", List.of("c")), Map.entry("region", List.of("null")));
     }
 
+    record Typed(long id, long n, boolean flag, String s, java.time.LocalDate d, java.time.Instant t) {
+    }
+
+    /**
+     * A file's partition values are repeated into every row of each batch (in bulk, not row by row): every row of
+     * batches of odd sizes, a vector reused from a longer batch to a shorter one, gets its own file's values, typed.
+     */
+    @Test
+    void partitionValuesOfEveryKindFillEveryRowOfBatchesOfAnySize() throws Exception {
+        String bucket = TestLake.bucket();
+        List<Typed> rows = new ArrayList<>();
+        for (long id = 0; id < 3_000; id++) {
+            rows.add(typed(id));
+        }
+        S3Parquet.write(rows).partitionBy("n", "flag", "s", "d", "t").s3(TestLake.s3().client()).to("s3://" + bucket + "/typed/");
+        for (int batch : new int[] {1, 77, 4096}) {
+            int seen = 0;
+            try (ArrowReader r = S3Parquet.read("s3://" + bucket + "/typed/").s3(TestLake.s3().client()).batchRows(batch).open()) {
+                while (r.loadNextBatch()) {
+                    VectorSchemaRoot b = r.getVectorSchemaRoot();
+                    for (int i = 0; i < b.getRowCount(); i++) {
+                        Typed want = typed(((org.apache.arrow.vector.BigIntVector) b.getVector("id")).get(i));
+                        assertThat(b.getVector("n").getObject(i)).as("batch of %d, id %d", batch, want.id()).isEqualTo(want.n());
+                        assertThat(b.getVector("flag").getObject(i)).isEqualTo(want.flag());
+                        assertThat(b.getVector("s").getObject(i).toString()).isEqualTo(want.s());
+                        assertThat(((org.apache.arrow.vector.DateDayVector) b.getVector("d")).get(i)).isEqualTo((int) want.d().toEpochDay());
+                        assertThat(((org.apache.arrow.vector.TimeStampVector) b.getVector("t")).get(i))
+                                .isEqualTo(want.t().getEpochSecond() * 1_000_000);
+                        seen++;
+                    }
+                }
+            }
+            assertThat(seen).as("rows read in batches of %d", batch).isEqualTo(rows.size());
+        }
+    }
+
+    private static Typed typed(long id) {
+        return new Typed(id, id % 3 - 1_000_000_000_000L, id % 2 == 0, "value-" + "x".repeat((int) (id % 5)),
+                java.time.LocalDate.of(2024, 1, 1).plusDays(id % 4), java.time.Instant.parse("2024-03-01T10:00:00Z").plusSeconds(id % 7 * 3_601));
+    }
+
     @Test
     void unknownColumnIsRefusedWithTheTablesColumns() {
         String bucket = TestLake.bucket();

@@ -19,8 +19,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.DecimalVector;
@@ -691,9 +695,65 @@ public final class TableReader extends ArrowReader {
                 continue;
             }
             Setter set = setter(v, text, partitionColumns.get(c), f);
-            for (int i = 0; i < n; i++) {
-                set.at(i);
+            if (n > 0) {
+                set.at(0);
+                if (v instanceof BitVector) {
+                    for (int i = 1; i < n; i++) {
+                        set.at(i);
+                    }
+                } else {
+                    repeatFirst(v, n);
+                }
             }
+        }
+    }
+
+    /**
+     * Repeats the value at index 0 of {@code v} into {@code [1, n)}: a partition value is the same in every row of a
+     * file, so its bytes are copied in doubling blocks instead of set row by row (which was a third of a read's time).
+     */
+    private static void repeatFirst(FieldVector v, int n) {
+        if (v instanceof BaseVariableWidthVector x) {
+            int length = x.getValueLength(0);
+            while (x.getValueCapacity() < n) {
+                x.reallocValidityAndOffsetBuffers();
+            }
+            while (x.getDataBuffer().capacity() < (long) n * length) {
+                x.reallocDataBuffer();
+            }
+            repeat(x.getDataBuffer(), length, n);
+            ArrowBuf offsets = x.getOffsetBuffer();
+            for (int i = 1; i <= n; i++) {
+                offsets.setInt((long) i * BaseVariableWidthVector.OFFSET_WIDTH, i * length);
+            }
+            allValid(x.getValidityBuffer(), n);
+            x.setLastSet(n - 1);
+        } else if (v instanceof BaseFixedWidthVector x && !(v instanceof BitVector)) {
+            while (x.getValueCapacity() < n) {
+                x.reAlloc();
+            }
+            repeat(x.getDataBuffer(), x.getTypeWidth(), n);
+            allValid(x.getValidityBuffer(), n);
+        } else {
+            throw new IllegalStateException("no bulk fill for " + v.getClass().getSimpleName()); // setter() makes no other
+        }
+    }
+
+    /** Copies the first {@code width} bytes of {@code buf} until it holds {@code n} copies. */
+    private static void repeat(ArrowBuf buf, int width, int n) {
+        long total = (long) width * n;
+        long filled = width;
+        while (filled < total) {
+            long len = Math.min(filled, total - filled);
+            buf.setBytes(filled, buf, 0, len);
+            filled += len;
+        }
+    }
+
+    private static void allValid(ArrowBuf validity, int n) {
+        validity.setOne(0L, n / 8);
+        for (int i = n & ~7; i < n; i++) {
+            BitVectorHelper.setBit(validity, i);
         }
     }
 
