@@ -224,7 +224,7 @@ public final class ReadBench {
     }
 
     /** 200 partitions of 20 files each: 20 appends of the standard table's rows over 10 days and 20 countries. */
-    private static String smallFiles(RootAllocator allocator, S3Client s3, String table, long rows) {
+    static String smallFiles(RootAllocator allocator, S3Client s3, String table, long rows) {
         int appends = 20;
         long per = rows / appends;
         for (int a = 0; a < appends; a++) {

@@ -137,8 +137,17 @@ final class Stager {
          * the part being filled. Parts handed to an upload are bounded by maxPendingParts, not here.
          */
         long held() {
-            return Math.max(0, encoder.size() - out.position()) + out.unsent();
+            // Only a write changes it, and every write sets lastBatch first: computed again only for files written since,
+            // so that a stream of small batches over many open files does not sum every file's pages after each batch.
+            if (heldAt != lastBatch) {
+                heldBytes = Math.max(0, encoder.size() - out.position()) + out.unsent();
+                heldAt = lastBatch;
+            }
+            return heldBytes;
         }
+
+        private int heldAt = -1;
+        private long heldBytes;
     }
 
     private record Pending(int partition, int number, String folder, String relative, long rows, CompletableFuture<Long> size,
