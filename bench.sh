@@ -8,7 +8,7 @@
 #                             [MB/s per connection, default 80] [shapes, default standard,wide,large]
 #        ./bench.sh --partitions [sim|local|floor] [stage|deferred] [counts, default 1000,10000,50000] [first-byte ms, sim only, default 0]
 #        ./bench.sh --read-loop [rows, default 1000000] [repetitions, default 30] [threads, 0: default]   (one read, repeated; for a profiler)
-#        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000]
+#        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000] [memory-only: no LocalS3 compaction]
 # Maven options (a local repository of your own: MVN_OPTS="-Dmaven.repo.local=/path") are passed to every mvn call.
 set -euo pipefail
 cd "$(dirname "$0")"
