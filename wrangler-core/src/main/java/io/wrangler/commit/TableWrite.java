@@ -491,9 +491,10 @@ public final class TableWrite {
                         Manifest.File before = placed ? byStaged.get(id) : null;
                         if (!placed || (before == null ? !finals.add(f.finalKey()) : !before.equals(f))) {
                             abandon(store, log, null);
-                            throw new IllegalArgumentException("the file " + (deferred() ? f.finalKey() + " (upload " + f.uploadId() + ")"
-                                    : f.stagedKey() + " (to " + f.finalKey() + ")") + " was not staged by the write " + writeId
-                                    + (placed ? " as described" : ""));
+                            throw new IllegalArgumentException("the file " + (f.stagedKey() == null ? f.finalKey() + " (upload "
+                                    + f.uploadId() + ")" : f.stagedKey() + " (to " + f.finalKey() + ")") + " was not staged by the write "
+                                    + writeId + (placed ? " as described" : f.deferred() != deferred() ? ", which "
+                                    + (deferred() ? "defers its uploads" : "stages and copies") : ""));
                         }
                         byStaged.put(id, f);
                     }

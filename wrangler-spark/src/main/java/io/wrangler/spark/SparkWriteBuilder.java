@@ -117,6 +117,14 @@ public final class SparkWriteBuilder {
         return option("idempotencyKey", key);
     }
 
+    /**
+     * {@code STAGE_AND_COPY} (default) or {@code DEFERRED_UPLOADS}: each task uploads its files straight to their final keys
+     * and leaves the uploads open; the driver completes those of the attempts that counted and aborts the others.
+     */
+    public SparkWriteBuilder commitMethod(io.wrangler.CommitMethod method) {
+        return option("commitMethod", Objects.requireNonNull(method, "method").name());
+    }
+
     /** Any option of the data source, by name. */
     public SparkWriteBuilder option(String name, String value) {
         options.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, name));

@@ -58,7 +58,8 @@ final class WranglerBatchWrite implements BatchWrite {
 
     private DataWriterFactory begin() {
         handle = Handles.get(options.get(Handles.OPTION));
-        options.checkCommitMethod();
+        options.checkUnsupported();
+        CommitMethod method = options.commitMethod();
         CatalogTable catalog = handle != null && handle.catalog != null ? handle.catalog : options.glue();
         // The catalog's column names (Glue's sanitized ones) go into the files: the rows keep their positions.
         StructType named = schema;
@@ -91,13 +92,13 @@ final class WranglerBatchWrite implements BatchWrite {
                 catalog, handle != null && handle.hook != null ? handle.hook : StepHook.NONE,
                 (handle != null && handle.tuning != null ? handle.tuning : WriteSpec.Tuning.defaults()).withThreads(options.concurrency()),
                 key, options.lease(), options.leaseWait(), requests,
-                options.targetFileSize(), new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), CommitMethod.STAGE_AND_COPY,
+                options.targetFileSize(), new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), method,
                 options.filenamePrefix(), Map.of(), List.of(), 0, false, null);
         write = TableWrite.begin(spec, arrow);
         TaskSettings settings = new TaskSettings(options.uri, write.writeId(), mode, partitions, named, options.compression(),
                 options.maxRowsPerFile(), options.targetFileSize(), options.filenamePrefix(), key, requests.sse(), requests.kmsKeyId(),
                 requests.acl(), requests.expectedBucketOwner(), requests.attempts(), requests.base().toMillis(), requests.cap().toMillis(),
-                options.taskConcurrency(), options.batchRows(), s3);
+                options.taskConcurrency(), options.batchRows(), method, s3);
         return new Factory(settings);
     }
 

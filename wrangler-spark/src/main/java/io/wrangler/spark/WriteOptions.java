@@ -1,5 +1,6 @@
 package io.wrangler.spark;
 
+import io.wrangler.CommitMethod;
 import io.wrangler.Compression;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.WriteMode;
@@ -175,12 +176,20 @@ final class WriteOptions {
         return Duration.ofSeconds(longOption("leaseWaitSeconds", 180));
     }
 
-    void checkCommitMethod() {
+    /** {@code STAGE_AND_COPY} (default) or {@code DEFERRED_UPLOADS}, as {@code S3Parquet}'s {@code commitMethod}. */
+    CommitMethod commitMethod() {
         String v = get("commitMethod");
-        if (v != null && !v.equalsIgnoreCase("STAGE_AND_COPY")) {
-            throw invalid("the option commitMethod is '" + v + "'; wrangler-spark stages and copies (DEFERRED_UPLOADS is not supported "
-                    + "for Spark writes yet: a failed task attempt's open uploads would outlive the write)", "Remove the option.");
+        if (v == null) {
+            return CommitMethod.STAGE_AND_COPY;
         }
+        try {
+            return CommitMethod.valueOf(v.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw invalid("the option commitMethod is '" + v + "'", "Give STAGE_AND_COPY or DEFERRED_UPLOADS.");
+        }
+    }
+
+    void checkUnsupported() {
         for (String unsupported : new String[] {"dtype", "bucketBy", "buckets"}) {
             if (get(unsupported) != null) {
                 throw invalid("the option " + unsupported + " is not supported by wrangler-spark yet", "Cast or bucket the DataFrame "
