@@ -341,7 +341,10 @@ public final class TableWrite {
      * multipart uploads at their final keys, and {@link Distributed#commit} aborts the uploads of this write that the
      * attempts it is handed did not report (failed and losing attempts) before its commit point.
      *
-     * <p>Not supported here (refused): {@code dtype}, bucketing, a compaction's replacement.
+     * <p>With bucketing ({@code bucketBy}, the same in every task's spec), each task hashes its rows to buckets as a
+     * single-process write does: a bucket of a partition gets a file from every task that holds rows of it.
+     *
+     * <p>Not supported here (refused): {@code dtype}, a compaction's replacement.
      */
     public static Distributed begin(WriteSpec spec, Schema schema) {
         S3Location location = S3Location.parse(spec.uri(), WriteStep.VALIDATE);
@@ -365,7 +368,8 @@ public final class TableWrite {
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
         String suffix = spec.compression().fileInfix() + ".parquet";
         String stagingFolder = location.tmpPrefix() + writeId + "/";
-        String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId, -1, suffix);
+        String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId,
+                columns.bucket.isEmpty() ? -1 : spec.buckets() - 1, suffix);
         List<String> folderNames = columns.partitionNames();
         Partitioner.NewPartition validator = key -> w.checkPartition(key, folderNames, stagingFolder, longestName);
         S3Store store = new S3Store(spec.s3(), location.bucket(), spec.options())
@@ -375,8 +379,9 @@ public final class TableWrite {
         try (BufferAllocator allocator = new RootAllocator()) {
             Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
             Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
+            Buckets buckets = columns.bucket.isEmpty() ? null : new Buckets(names(columns.bucket), spec.buckets());
             Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads, partitioner,
-                    null, validator, encoders, key -> HivePaths.folder(folderNames, key.values()));
+                    buckets, validator, encoders, key -> HivePaths.folder(folderNames, key.values()));
             List<Manifest.File> files = stager.stage(source, allocator, folderNames, null);
             List<List<String>> keys = new ArrayList<>();
             stager.partitions().forEach(k -> keys.add(k.values()));
@@ -396,8 +401,8 @@ public final class TableWrite {
     }
 
     private void checkDistributed() {
-        if (!spec.dtype().isEmpty() || !spec.bucketBy().isEmpty() || spec.replacement() != null) {
-            throw new IllegalArgumentException("a distributed write supports neither dtype, bucketBy nor a replacement");
+        if (!spec.dtype().isEmpty() || spec.replacement() != null) {
+            throw new IllegalArgumentException("a distributed write supports neither dtype nor a replacement");
         }
     }
 

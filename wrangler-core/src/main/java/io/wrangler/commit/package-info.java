@@ -188,8 +188,10 @@
  * crash of the beginning process before its commit point leaves a STARTED write (rolled back by the next recovery); an
  * attempt still running after the write ended can leave objects in {@code _tmp/<writeId>/} with no manifest, which the
  * next recovery deletes (first row of the state table). Partitions are looked up in the catalog at the commit, not as
- * tasks meet them: one registered elsewhere than its Hive folder is refused there (nothing applied). Not supported
- * (refused before any I/O): {@code dtype}, bucketing.
+ * tasks meet them: one registered elsewhere than its Hive folder is refused there (nothing applied). With bucketing,
+ * each task hashes its rows to buckets as a single-process write does, so a bucket of a partition may get a file from
+ * each task (names and manifest as a single-process write's; recovery cannot tell them apart). Not supported (refused
+ * before any I/O): {@code dtype}.
  *
  * <p><b>Deferred uploads in a distributed write.</b> With {@code CommitMethod.DEFERRED_UPLOADS} (the driver's spec and
  * every task's) each task attempt's files are multipart uploads at their final keys, every part sent, left open; their
