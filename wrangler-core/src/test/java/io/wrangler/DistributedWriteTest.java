@@ -31,13 +31,21 @@ class DistributedWriteTest {
             Field.nullable("country", ArrowType.Utf8.INSTANCE), Field.nullable("n", new ArrowType.Int(64, true))));
 
     private static WriteSpec spec(String uri, WriteMode mode, String filenamePrefix) {
+        return spec(uri, mode, filenamePrefix, CommitMethod.STAGE_AND_COPY);
+    }
+
+    private static WriteSpec spec(String uri, WriteMode mode, String filenamePrefix, CommitMethod method) {
         return new WriteSpec(uri, TestLake.s3().client(), mode, List.of("country"), Compression.SNAPPY, Long.MAX_VALUE, false, null,
                 StepHook.NONE, WriteSpec.Tuning.defaults().withThreads(4), null, true, Duration.ofSeconds(30),
                 io.wrangler.storage.RequestOptions.defaults(), Long.MAX_VALUE, new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")),
-                CommitMethod.STAGE_AND_COPY, filenamePrefix, Map.of(), List.of(), 0, false, null);
+                method, filenamePrefix, Map.of(), List.of(), 0, false, null);
     }
 
     private static TableWrite.TaskStaged task(String uri, WriteMode mode, String writeId, String attempt, String[] countries, long[] ns) {
+        return task(spec(uri, mode, attempt), writeId, countries, ns);
+    }
+
+    private static TableWrite.TaskStaged task(WriteSpec spec, String writeId, String[] countries, long[] ns) {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
             VarCharVector c = (VarCharVector) root.getVector("country");
             BigIntVector n = (BigIntVector) root.getVector("n");
@@ -46,7 +54,7 @@ class DistributedWriteTest {
                 n.setSafe(i, ns[i]);
             }
             root.setRowCount(countries.length);
-            return TableWrite.stageTask(spec(uri, mode, attempt), SCHEMA, writeId, ArrowSource.of(root, null));
+            return TableWrite.stageTask(spec, SCHEMA, writeId, ArrowSource.of(root, null));
         }
     }
 
@@ -78,6 +86,57 @@ class DistributedWriteTest {
         }
         assertThat(TestLake.query(bucket, "t/", "SELECT country, n FROM t ORDER BY n"))
                 .containsExactly(List.of("RU", 1L), List.of("RU", 3L), List.of("DE", 20L));
+    }
+
+    @Test
+    void deferredUploadsOfAttemptsThatDidNotCountAreAbortedAndOnlyTheCommittedOnesCompleted() {
+        String bucket = TestLake.bucket();
+        String uri = "s3://" + bucket + "/t/";
+        WriteMode mode = WriteMode.OVERWRITE_PARTITIONS;
+        WriteResult r;
+        String writeId;
+        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, mode, "", CommitMethod.DEFERRED_UPLOADS), SCHEMA)) {
+            writeId = w.writeId();
+            TableWrite.TaskStaged first = task(spec(uri, mode, "t00000-a0-", CommitMethod.DEFERRED_UPLOADS), writeId,
+                    new String[] {"RU", "DE"}, new long[] {1, 2});
+            // an attempt of task 1 whose uploads outlive it (its executor was lost), then its retry
+            task(spec(uri, mode, "t00001-a0-", CommitMethod.DEFERRED_UPLOADS), writeId, new String[] {"RU"}, new long[] {3});
+            TableWrite.TaskStaged retry = task(spec(uri, mode, "t00001-a1-", CommitMethod.DEFERRED_UPLOADS), writeId,
+                    new String[] {"RU"}, new long[] {3});
+            assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).hasSize(4)
+                    .allMatch(k -> k.contains(writeId) && !k.contains("_tmp/"));
+            assertThat(TestLake.keys(bucket, "t/")).allMatch(k -> k.startsWith("t/_tmp/"));
+            assertThat(first.files()).allMatch(f -> f.stagedKey() == null && f.uploadId() != null);
+            r = w.commit(List.of(first, retry));
+        }
+        assertThat(r.rows()).isEqualTo(3);
+        assertThat(TestLake.query(bucket, "t/", "SELECT country, n FROM t ORDER BY n"))
+                .containsExactly(List.of("RU", 1L), List.of("DE", 2L), List.of("RU", 3L));
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.keys(bucket, "t/")).noneMatch(k -> k.contains("_tmp/") && !k.endsWith("_lease.json"))
+                .noneMatch(k -> k.contains("t00001-a0-"));
+
+        // An attempt still running after the write ended (a zombie) opens an upload: it is never completed, so never
+        // visible, and recovery leaves it alone (no record names its id any more): a lifecycle rule removes it.
+        task(spec(uri, mode, "t00001-a2-", CommitMethod.DEFERRED_UPLOADS), writeId, new String[] {"RU"}, new long[] {4});
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).hasSize(1);
+        S3Parquet.recover(uri, TestLake.s3().client());
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).hasSize(1);
+        assertThat(TestLake.query(bucket, "t/", "SELECT country, n FROM t ORDER BY n"))
+                .containsExactly(List.of("RU", 1L), List.of("DE", 2L), List.of("RU", 3L));
+    }
+
+    @Test
+    void anAbortedDeferredWriteLeavesNoOpenUpload() {
+        String bucket = TestLake.bucket();
+        String uri = "s3://" + bucket + "/t/";
+        TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.APPEND, "", CommitMethod.DEFERRED_UPLOADS), SCHEMA);
+        task(spec(uri, WriteMode.APPEND, "t00000-a0-", CommitMethod.DEFERRED_UPLOADS), w.writeId(), new String[] {"DE", "RU"},
+                new long[] {8, 9});
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).hasSize(2);
+        w.abort(new RuntimeException("the job failed"));
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.keys(bucket, "t/")).isEmpty();
     }
 
     @Test

@@ -108,8 +108,8 @@ final class Recovery {
                     if (WriteIds.isWriteId(name)) {
                         ids.add(name);
                     }
-                } else if (!u.key().substring(location.prefix().length()).contains("/_tmp/")) {
-                    String writeId = WriteIds.ofFile(u.key());
+                } else {
+                    String writeId = deferredWriteId(location, u);
                     if (writeId != null) {
                         deferred.computeIfAbsent(writeId, w -> new ArrayList<>()).add(u);
                     }
@@ -187,7 +187,7 @@ final class Recovery {
     private void rollBack(WriteLog log, List<MultipartUpload> uploads) {
         log.aborting();
         Manifest m = log.manifest();
-        aborted.addAll(abortStray(uploads, m));
+        aborted.addAll(abortStray(store, uploads, m.files()));
         // Staging before the final keys: the write's own process may have stalled inside its copies and resume now, and a
         // single CopyObject is not fenced. Once its source is gone a late copy fails; one that landed before is deleted
         // with the final keys below. The other order lets a copy land between the two, and stay.
@@ -228,7 +228,7 @@ final class Recovery {
                     + "Tables must not nest: nothing was touched. Finish or recover that table first, move it out of this table's "
                     + "prefix, then run S3Parquet.recover again.", null);
         }
-        aborted.addAll(abortStray(uploads, m));
+        aborted.addAll(abortStray(store, uploads, m.files()));
         try {
             publisher.publish(m, listing.old(), fence);
         } catch (Publisher.UploadsLost e) {
@@ -323,15 +323,35 @@ final class Recovery {
     }
 
     /**
-     * Aborts the open deferred uploads carrying a recorded write's id that its manifest does not list (all of them when it
-     * lists no file); those it lists are completed or aborted by publishing or undoing it.
+     * The write id of an open upload at a final key of the table (a deferred upload, {@code CommitMethod.DEFERRED_UPLOADS}):
+     * the id its file name carries, or null for an upload under a {@code _tmp/} (staging, this table's or a nested one's)
+     * or one whose name is not a wrangler data file's.
      */
-    private List<String> abortStray(List<MultipartUpload> uploads, Manifest m) {
+    static String deferredWriteId(S3Location location, MultipartUpload u) {
+        if (!u.key().startsWith(location.prefix()) || u.key().startsWith(location.tmpPrefix())
+                || u.key().substring(location.prefix().length()).contains("/_tmp/")) {
+            return null;
+        }
+        return WriteIds.ofFile(u.key());
+    }
+
+    /**
+     * Aborts the open deferred uploads of one recorded write ({@code uploads}, all carrying its id) that {@code listed} (its
+     * manifest's files, or the files its commit is about to record) does not name by upload id: all of them when it lists
+     * no file. Those it names are completed or aborted by publishing or undoing the write, never here. Used by recovery
+     * (roll back, roll forward) and by a distributed write before its commit point (the uploads of task attempts that did
+     * not count).
+     */
+    static List<String> abortStray(S3Store store, List<MultipartUpload> uploads, List<Manifest.File> listed) {
         List<String> out = new ArrayList<>();
-        Set<String> listed = new HashSet<>();
-        m.files().forEach(f -> listed.add(f.uploadId()));
+        Set<String> ids = new HashSet<>();
+        listed.forEach(f -> {
+            if (f.uploadId() != null) {
+                ids.add(f.uploadId());
+            }
+        });
         for (MultipartUpload u : uploads) {
-            if (!listed.contains(u.uploadId())) {
+            if (!ids.contains(u.uploadId())) {
                 Staging.abortQuietly(store, u);
                 out.add(u.key());
             }

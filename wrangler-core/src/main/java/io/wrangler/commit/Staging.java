@@ -94,15 +94,28 @@ final class Staging {
 
     /**
      * Aborts the deferred uploads ({@code CommitMethod.DEFERRED_UPLOADS}) of one write whose id this table records: open
-     * multipart uploads at final keys of the table whose file name carries the write id. One listing of open uploads.
+     * multipart uploads at final keys of the table whose file name carries the write id. One listing of open uploads. An
+     * abort that fails does not stop the others: the first failure is thrown once every upload was tried.
      */
     static List<String> abortDeferred(S3Store store, S3Location location, String writeId) {
         List<String> aborted = new ArrayList<>();
+        RuntimeException failed = null;
         for (MultipartUpload u : store.openUploads(location.prefix())) {
-            if (!u.key().startsWith(location.tmpPrefix()) && writeId.equals(WriteIds.ofFile(u.key()))) {
-                abortQuietly(store, u);
-                aborted.add(u.key());
+            if (writeId.equals(Recovery.deferredWriteId(location, u))) {
+                try {
+                    abortQuietly(store, u);
+                    aborted.add(u.key());
+                } catch (RuntimeException e) {
+                    if (failed == null) {
+                        failed = e;
+                    } else {
+                        failed.addSuppressed(e);
+                    }
+                }
             }
+        }
+        if (failed != null) {
+            throw failed;
         }
         return aborted;
     }

@@ -53,6 +53,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
@@ -336,7 +337,14 @@ public final class TableWrite {
      * that counted, nothing else) or {@link Distributed#abort}. Until one of them returns, this process holds the table's
      * lease and renews it; if it dies instead, the next recovery rolls the write back (STARTED).
      *
-     * <p>Not supported here (refused): {@code dtype}, bucketing, deferred uploads, a compaction's replacement.
+     * <p>With {@code CommitMethod.DEFERRED_UPLOADS} (the same in the spec of every task) each task's files are open
+     * multipart uploads at their final keys, and {@link Distributed#commit} aborts the uploads of this write that the
+     * attempts it is handed did not report (failed and losing attempts) before its commit point.
+     *
+     * <p>With bucketing ({@code bucketBy}, the same in every task's spec), each task hashes its rows to buckets as a
+     * single-process write does: a bucket of a partition gets a file from every task that holds rows of it.
+     *
+     * <p>Not supported here (refused): {@code dtype}, a compaction's replacement.
      */
     public static Distributed begin(WriteSpec spec, Schema schema) {
         S3Location location = S3Location.parse(spec.uri(), WriteStep.VALIDATE);
@@ -348,7 +356,8 @@ public final class TableWrite {
      * encoder and Hive paths as a single-process write; runs where the task runs. The file names get the spec's
      * {@code filenamePrefix}, which the caller makes unique per task attempt, so that attempts never overwrite each
      * other's files. On failure, open uploads are aborted; what the attempt finished stays in the staging folder, which
-     * the write's end (commit or abort) or a recovery removes whole.
+     * the write's end (commit or abort) or a recovery removes whole. With {@code CommitMethod.DEFERRED_UPLOADS} the files
+     * are open uploads at their final keys instead, never completed here; on failure the attempt aborts all of them.
      */
     public static TaskStaged stageTask(WriteSpec spec, Schema schema, String writeId, BatchSource source) {
         S3Location location = S3Location.parse(spec.uri(), WriteStep.STAGE);
@@ -359,7 +368,8 @@ public final class TableWrite {
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
         String suffix = spec.compression().fileInfix() + ".parquet";
         String stagingFolder = location.tmpPrefix() + writeId + "/";
-        String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId, -1, suffix);
+        String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId,
+                columns.bucket.isEmpty() ? -1 : spec.buckets() - 1, suffix);
         List<String> folderNames = columns.partitionNames();
         Partitioner.NewPartition validator = key -> w.checkPartition(key, folderNames, stagingFolder, longestName);
         S3Store store = new S3Store(spec.s3(), location.bucket(), spec.options())
@@ -369,8 +379,9 @@ public final class TableWrite {
         try (BufferAllocator allocator = new RootAllocator()) {
             Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
             Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
+            Buckets buckets = columns.bucket.isEmpty() ? null : new Buckets(names(columns.bucket), spec.buckets());
             Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads, partitioner,
-                    null, validator, encoders, key -> HivePaths.folder(folderNames, key.values()));
+                    buckets, validator, encoders, key -> HivePaths.folder(folderNames, key.values()));
             List<Manifest.File> files = stager.stage(source, allocator, folderNames, null);
             List<List<String>> keys = new ArrayList<>();
             stager.partitions().forEach(k -> keys.add(k.values()));
@@ -390,9 +401,8 @@ public final class TableWrite {
     }
 
     private void checkDistributed() {
-        if (!spec.dtype().isEmpty() || !spec.bucketBy().isEmpty() || spec.replacement() != null || deferred()) {
-            throw new IllegalArgumentException("a distributed write supports neither dtype, bucketBy, deferred uploads nor a "
-                    + "replacement");
+        if (!spec.dtype().isEmpty() || spec.replacement() != null) {
+            throw new IllegalArgumentException("a distributed write supports neither dtype nor a replacement");
         }
     }
 
@@ -467,20 +477,31 @@ public final class TableWrite {
                 // never over another write's file or under _tmp/.
                 Map<String, Manifest.File> byStaged = new LinkedHashMap<>();
                 java.util.Set<String> finals = new java.util.HashSet<>();
+                // A deferred file is an open upload at its final key, which carries this write's id exactly as recovery
+                // reads it (so that a recovery finds it by that id) and lies outside every _tmp/.
                 for (TaskStaged t : tasks) {
                     t.partitions().forEach(v -> seen.computeIfAbsent(v, PartitionKey::new));
                     for (Manifest.File f : t.files()) {
                         String name = f.finalKey() == null ? "" : f.finalKey().substring(f.finalKey().lastIndexOf('/') + 1);
-                        boolean placed = f.stagedKey() != null && f.finalKey() != null && f.stagedKey().startsWith(stagingFolder)
-                                && f.finalKey().equals(location.prefix() + f.stagedKey().substring(stagingFolder.length()))
-                                && !f.finalKey().startsWith(location.tmpPrefix()) && name.contains(writeId);
-                        Manifest.File before = placed ? byStaged.get(f.stagedKey()) : null;
+                        boolean placed = deferred()
+                                ? f.stagedKey() == null && f.uploadId() != null && f.etags() != null && !f.etags().isEmpty()
+                                        && f.finalKey() != null && f.finalKey().startsWith(location.prefix())
+                                        && writeId.equals(Recovery.deferredWriteId(location,
+                                                MultipartUpload.builder().key(f.finalKey()).build()))
+                                : f.stagedKey() != null && f.uploadId() == null && f.finalKey() != null
+                                        && f.stagedKey().startsWith(stagingFolder)
+                                        && f.finalKey().equals(location.prefix() + f.stagedKey().substring(stagingFolder.length()))
+                                        && !f.finalKey().startsWith(location.tmpPrefix()) && name.contains(writeId);
+                        String id = placed ? (deferred() ? f.finalKey() : f.stagedKey()) : null;
+                        Manifest.File before = placed ? byStaged.get(id) : null;
                         if (!placed || (before == null ? !finals.add(f.finalKey()) : !before.equals(f))) {
                             abandon(store, log, null);
-                            throw new IllegalArgumentException("the file " + f.stagedKey() + " (to " + f.finalKey() + ") was not staged "
-                                    + "by the write " + writeId + (placed ? " as described" : ""));
+                            throw new IllegalArgumentException("the file " + (f.stagedKey() == null ? f.finalKey() + " (upload "
+                                    + f.uploadId() + ")" : f.stagedKey() + " (to " + f.finalKey() + ")") + " was not staged by the write "
+                                    + writeId + (placed ? " as described" : f.deferred() != deferred() ? ", which "
+                                    + (deferred() ? "defers its uploads" : "stages and copies") : ""));
                         }
-                        byStaged.put(f.stagedKey(), f);
+                        byStaged.put(id, f);
                     }
                 }
                 List<Manifest.File> files = new ArrayList<>(byStaged.values());
@@ -504,28 +525,12 @@ public final class TableWrite {
                                 + ", not in a partition its task attempt reported");
                     }
                 }
+                List<MultipartUpload> strays = null;
                 try {
-                    // Every file is checked in place with its size before the commit point: past it, an overwrite whose
-                    // staged file is gone could be neither finished nor undone (recovery would fail on it every time).
-                    Map<String, Long> staged = new HashMap<>();
-                    try {
-                        store.list(stagingFolder).forEach(o -> staged.put(o.key(), o.size()));
-                    } catch (SdkException e) {
-                        throw Failures.storage(table, WriteStep.COMMIT, "list the staged files of the write " + writeId, e,
-                                "Nothing of the table was changed; rerun the write.");
-                    }
-                    for (Manifest.File f : files) {
-                        if (!Long.valueOf(f.bytes()).equals(staged.get(f.stagedKey()))) {
-                            try {
-                                leaseFence.run(); // a holder that took the table over rolled this write back: a conflict
-                            } catch (TableLease.Lost lost) {
-                                throw lostBeforeCommit(WriteStep.COMMIT, lost);
-                            }
-                            throw new InvalidWriteException(table, WriteStep.COMMIT, "Cannot write " + table + " (step: commit): the "
-                                    + "staged file " + f.stagedKey() + " that a task attempt reported " + (staged.containsKey(f.stagedKey())
-                                    ? "holds " + staged.get(f.stagedKey()) + " bytes, not " + f.bytes() : "is gone") + ". Nothing of the "
-                                    + "table was changed; this write's staged files were removed. Rerun the write.");
-                        }
+                    if (deferred()) {
+                        strays = checkUploads(files);
+                    } else {
+                        checkStaged(files, stagingFolder);
                     }
                     // A partition the catalog registers elsewhere than its Hive folder: its files are staged at the Hive
                     // folder (tasks cannot ask the catalog), so the write is refused, before its commit point.
@@ -536,6 +541,15 @@ public final class TableWrite {
                                 + "does not support yet", "Write it with S3Parquet (one process), or move the partition to its "
                                 + "Hive folder. Nothing of the table was changed.");
                     }
+                    if (strays != null) {
+                        // The uploads of attempts that did not count (failed, or lost to another attempt of their task):
+                        // never part of this write, never completed by anyone; see package-info, "Distributed writes".
+                        Recovery.abortStray(store, strays, files);
+                    }
+                } catch (SdkException e) {
+                    abandon(store, log, e);
+                    throw Failures.storage(table, WriteStep.COMMIT, "check the deferred uploads of the write " + writeId, e,
+                            "Nothing of the table was changed; rerun the write.");
                 } catch (RuntimeException e) {
                     abandon(store, log, e);
                     throw e;
@@ -548,6 +562,63 @@ public final class TableWrite {
             } finally {
                 release(false);
             }
+        }
+
+        /**
+         * Checks that every staged file is in place with its size before the commit point: past it, an overwrite whose
+         * staged file is gone could be neither finished nor undone (recovery would fail on it every time).
+         */
+        private void checkStaged(List<Manifest.File> files, String stagingFolder) {
+            Map<String, Long> staged = new HashMap<>();
+            try {
+                store.list(stagingFolder).forEach(o -> staged.put(o.key(), o.size()));
+            } catch (SdkException e) {
+                throw Failures.storage(table, WriteStep.COMMIT, "list the staged files of the write " + writeId, e,
+                        "Nothing of the table was changed; rerun the write.");
+            }
+            for (Manifest.File f : files) {
+                if (!Long.valueOf(f.bytes()).equals(staged.get(f.stagedKey()))) {
+                    try {
+                        leaseFence.run(); // a holder that took the table over rolled this write back: a conflict
+                    } catch (TableLease.Lost lost) {
+                        throw lostBeforeCommit(WriteStep.COMMIT, lost);
+                    }
+                    throw new InvalidWriteException(table, WriteStep.COMMIT, "Cannot write " + table + " (step: commit): the "
+                            + "staged file " + f.stagedKey() + " that a task attempt reported " + (staged.containsKey(f.stagedKey())
+                            ? "holds " + staged.get(f.stagedKey()) + " bytes, not " + f.bytes() : "is gone") + ". Nothing of the "
+                            + "table was changed; this write's staged files were removed. Rerun the write.");
+                }
+            }
+        }
+
+        /**
+         * Checks that every deferred file is an open upload at its final key (one listing of the table's open uploads),
+         * for the same reason as {@link #checkStaged}, and returns the open uploads carrying this write's id that the
+         * files do not name: those of attempts that did not count.
+         */
+        private List<MultipartUpload> checkUploads(List<Manifest.File> files) {
+            Map<String, String> open = new HashMap<>();
+            List<MultipartUpload> own = new ArrayList<>();
+            for (MultipartUpload u : store.openUploads(location.prefix())) {
+                if (writeId.equals(Recovery.deferredWriteId(location, u))) {
+                    own.add(u);
+                    open.put(u.uploadId(), u.key());
+                }
+            }
+            for (Manifest.File f : files) {
+                if (!f.finalKey().equals(open.get(f.uploadId()))) {
+                    try {
+                        leaseFence.run(); // a holder that took the table over rolled this write back: a conflict
+                    } catch (TableLease.Lost lost) {
+                        throw lostBeforeCommit(WriteStep.COMMIT, lost);
+                    }
+                    throw new InvalidWriteException(table, WriteStep.COMMIT, "Cannot write " + table + " (step: commit): the "
+                            + "multipart upload of " + f.finalKey() + " that a task attempt reported is no longer open (aborted by "
+                            + "hand or by a lifecycle rule AbortIncompleteMultipartUpload). Nothing of the table was changed; this "
+                            + "write's uploads were aborted. Rerun the write.");
+                }
+            }
+            return own;
         }
 
         /**

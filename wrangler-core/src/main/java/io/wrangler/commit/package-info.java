@@ -188,8 +188,43 @@
  * crash of the beginning process before its commit point leaves a STARTED write (rolled back by the next recovery); an
  * attempt still running after the write ended can leave objects in {@code _tmp/<writeId>/} with no manifest, which the
  * next recovery deletes (first row of the state table). Partitions are looked up in the catalog at the commit, not as
- * tasks meet them: one registered elsewhere than its Hive folder is refused there (nothing applied). Not supported
- * (refused before any I/O): {@code dtype}, bucketing, deferred uploads.
+ * tasks meet them: one registered elsewhere than its Hive folder is refused there (nothing applied). With bucketing,
+ * each task hashes its rows to buckets as a single-process write does, so a bucket of a partition may get a file from
+ * each task (names and manifest as a single-process write's; recovery cannot tell them apart). Not supported (refused
+ * before any I/O): {@code dtype}.
+ *
+ * <p><b>Deferred uploads in a distributed write.</b> With {@code CommitMethod.DEFERRED_UPLOADS} (the driver's spec and
+ * every task's) each task attempt's files are multipart uploads at their final keys, every part sent, left open; their
+ * names carry the attempt ({@code t00007-a1-}) and the write id, and the attempt's message carries each upload's id and
+ * part ETags. An attempt that fails aborts its own uploads (the stager's cleanup); one whose executor dies, or whose
+ * aborts fail, leaves them open. Before the commit point, {@code commit} checks each reported file as above (its final
+ * key carries exactly this write id, as recovery reads it) and lists the table's open uploads once: every reported
+ * upload must be open at its key (one gone is refused, not applied, after a fence); then the open uploads carrying this
+ * write id that no counted attempt reported (failed or losing attempts') are aborted ({@code Recovery.abortStray}, the
+ * rule a recovery applies), and only then is the manifest moved to COMMITTED with exactly the reported uploads. A
+ * failure of those aborts leaves the write not applied (its own roll back). Publish completes the listed uploads.
+ * {@code abort} aborts every open upload carrying the write id ({@code Staging.abortDeferred}: each one tried, the first
+ * failure reported); what it cannot abort stays with the STARTED record, and the next recovery rolls the write back,
+ * aborting every upload with its id. A driver that dies leaves the STARTED (or later) record, and recovery does the
+ * same: roll back aborts all of them, roll forward aborts those its manifest does not list before it completes the
+ * others.
+ *
+ * <p>Why an abort here can never lose data: an upload is aborted only if it carries this write's id in its file name
+ * and its upload id is not among the files this write commits. Only this write's manifest can list a file carrying its
+ * id (every write checks that its files carry its own id; ids are unique per run), and that list is set once, by this
+ * writer's own CAS from STARTED to COMMITTED, with exactly the files whose uploads were spared; no actor completes an
+ * upload that no manifest lists. So who else may act at that moment changes nothing: a holder that took the lease over
+ * (or an operator's recovery) can only roll this STARTED write back, aborting all of its uploads anyway, and this
+ * writer's CAS then fails (not applied); a stalled writer is this one; another write's uploads carry another id; a
+ * zombie attempt's uploads are never listed. No fence is needed before these aborts for that reason, and none would
+ * close the remaining gap, which is a zombie's: an attempt still running after the driver listed the open uploads (a
+ * losing speculative attempt that was not interrupted, an executor cut off from the driver) can open an upload later,
+ * before or after the write's end. It carries the write id but is listed by no manifest, so it is never completed and
+ * never visible; a recovery that runs while the record exists aborts it, but once the write has ended no record names
+ * its id, and recovery never aborts an upload outside {@code _tmp/} without a record (it could be a nested table's or
+ * another tool's). It is billed until the bucket's lifecycle rule {@code AbortIncompleteMultipartUpload} removes it
+ * (README recommends one, longer than any write): the same rule that removes a stalled single-process writer's late
+ * uploads (see "Why fencing and CAS both").
  *
  * <h2>Readers</h2>
  * {@code S3Parquet.read} ({@link io.wrangler.commit.Visibility}) reads every manifest under {@code _tmp/} before it

@@ -117,6 +117,24 @@ public final class SparkWriteBuilder {
         return option("idempotencyKey", key);
     }
 
+    /**
+     * {@code STAGE_AND_COPY} (default) or {@code DEFERRED_UPLOADS}: each task uploads its files straight to their final keys
+     * and leaves the uploads open; the driver completes those of the attempts that counted and aborts the others.
+     */
+    public SparkWriteBuilder commitMethod(io.wrangler.CommitMethod method) {
+        return option("commitMethod", Objects.requireNonNull(method, "method").name());
+    }
+
+    /**
+     * Splits each partition into {@code buckets} buckets by awswrangler's hash of these columns, as {@code S3Parquet}'s
+     * {@code bucketBy}; each task writes its rows of a bucket to a file of that bucket ({@code ..._bucket-00003...}), so
+     * a bucket may get several files (one per task holding its rows, and more with {@code maxRowsPerFile}).
+     */
+    public SparkWriteBuilder bucketBy(List<String> columns, int buckets) {
+        option("bucketBy", String.join(",", columns));
+        return option("buckets", Integer.toString(buckets));
+    }
+
     /** Any option of the data source, by name. */
     public SparkWriteBuilder option(String name, String value) {
         options.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, name));

@@ -8,13 +8,15 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
 
 /**
  * What one committed task attempt staged, sent to the driver: the partitions it saw (values, in order of first
- * appearance) and each file's folder, staged key, final key, size and rows. Only the driver's commit makes them part of
- * the table. Its size grows with the files, not the rows.
+ * appearance) and each file's folder, staged key, final key, size and rows; for a deferred file
+ * ({@code DEFERRED_UPLOADS}: no staged key) the id of its open upload at the final key and its parts' ETags. Only the
+ * driver's commit makes them part of the table. Its size grows with the files (and their parts), not the rows.
  */
 record TaskMessage(List<List<String>> partitions, List<StagedFile> files) implements WriterCommitMessage {
     private static final long serialVersionUID = 1L;
 
-    record StagedFile(String folder, String stagedKey, String finalKey, long bytes, long rows) implements java.io.Serializable {
+    record StagedFile(String folder, String stagedKey, String finalKey, long bytes, long rows, String uploadId, List<String> etags)
+            implements java.io.Serializable {
         private static final long serialVersionUID = 1L;
     }
 
@@ -23,7 +25,8 @@ record TaskMessage(List<List<String>> partitions, List<StagedFile> files) implem
         staged.partitions().forEach(v -> partitions.add(new ArrayList<>(v)));
         List<StagedFile> files = new ArrayList<>();
         for (Manifest.File f : staged.files()) {
-            files.add(new StagedFile(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows()));
+            files.add(new StagedFile(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(),
+                    f.etags() == null ? null : new ArrayList<>(f.etags())));
         }
         return new TaskMessage(partitions, files);
     }
@@ -31,7 +34,7 @@ record TaskMessage(List<List<String>> partitions, List<StagedFile> files) implem
     TableWrite.TaskStaged staged() {
         List<Manifest.File> out = new ArrayList<>();
         for (StagedFile f : files) {
-            out.add(new Manifest.File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), null, null));
+            out.add(new Manifest.File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags()));
         }
         return new TableWrite.TaskStaged(partitions, out);
     }

@@ -22,7 +22,8 @@ import org.apache.spark.sql.types.StructType;
 record TaskSettings(String uri, String writeId, WriteMode mode, List<String> partitionBy, StructType schema, Compression compression,
                     long maxRowsPerFile, long targetFileSize, String filenamePrefix, String idempotencyKey, String sse, String kmsKeyId,
                     String acl, String expectedBucketOwner, int retryAttempts, long retryBaseMillis, long retryCapMillis, int taskConcurrency,
-                    int batchRows, S3Settings s3) implements Serializable {
+                    int batchRows, CommitMethod commitMethod, List<String> bucketBy, int buckets,
+                    S3Settings s3) implements Serializable {
 
     /** The spec of one task attempt: its files' names start with the user's prefix, then {@code t<partition>-a<task id>-}. */
     WriteSpec taskSpec(int partitionId, long taskId) {
@@ -31,7 +32,7 @@ record TaskSettings(String uri, String writeId, WriteMode mode, List<String> par
         String prefix = filenamePrefix + String.format("t%05d-a%d-", partitionId, taskId);
         return new WriteSpec(uri, s3.client(), mode, partitionBy, compression, maxRowsPerFile, false, null, StepHook.NONE,
                 WriteSpec.Tuning.defaults().withThreads(taskConcurrency), idempotencyKey, false, Duration.ZERO, options, targetFileSize,
-                new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), CommitMethod.STAGE_AND_COPY, prefix, Map.of(), List.of(), 0,
+                new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), commitMethod, prefix, Map.of(), bucketBy, buckets,
                 false, null);
     }
 }

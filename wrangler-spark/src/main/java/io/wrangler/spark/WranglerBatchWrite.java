@@ -58,11 +58,14 @@ final class WranglerBatchWrite implements BatchWrite {
 
     private DataWriterFactory begin() {
         handle = Handles.get(options.get(Handles.OPTION));
-        options.checkCommitMethod();
+        options.checkUnsupported();
+        CommitMethod method = options.commitMethod();
         CatalogTable catalog = handle != null && handle.catalog != null ? handle.catalog : options.glue();
         // The catalog's column names (Glue's sanitized ones) go into the files: the rows keep their positions.
         StructType named = schema;
         List<String> partitions = new ArrayList<>(partitionBy);
+        List<String> bucketBy = new ArrayList<>(options.bucketBy());
+        int buckets = options.buckets();
         if (catalog != null) {
             StructField[] fields = schema.fields().clone();
             for (int i = 0; i < fields.length; i++) {
@@ -70,6 +73,10 @@ final class WranglerBatchWrite implements BatchWrite {
                 int p = partitions.indexOf(fields[i].name());
                 if (p >= 0) {
                     partitions.set(p, out);
+                }
+                int b = bucketBy.indexOf(fields[i].name());
+                if (b >= 0) {
+                    bucketBy.set(b, out);
                 }
                 fields[i] = new StructField(out, fields[i].dataType(), true, fields[i].metadata());
             }
@@ -91,13 +98,13 @@ final class WranglerBatchWrite implements BatchWrite {
                 catalog, handle != null && handle.hook != null ? handle.hook : StepHook.NONE,
                 (handle != null && handle.tuning != null ? handle.tuning : WriteSpec.Tuning.defaults()).withThreads(options.concurrency()),
                 key, options.lease(), options.leaseWait(), requests,
-                options.targetFileSize(), new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), CommitMethod.STAGE_AND_COPY,
-                options.filenamePrefix(), Map.of(), List.of(), 0, false, null);
+                options.targetFileSize(), new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), method,
+                options.filenamePrefix(), Map.of(), bucketBy, buckets, false, null);
         write = TableWrite.begin(spec, arrow);
         TaskSettings settings = new TaskSettings(options.uri, write.writeId(), mode, partitions, named, options.compression(),
                 options.maxRowsPerFile(), options.targetFileSize(), options.filenamePrefix(), key, requests.sse(), requests.kmsKeyId(),
                 requests.acl(), requests.expectedBucketOwner(), requests.attempts(), requests.base().toMillis(), requests.cap().toMillis(),
-                options.taskConcurrency(), options.batchRows(), s3);
+                options.taskConcurrency(), options.batchRows(), method, bucketBy, buckets, s3);
         return new Factory(settings);
     }
 

@@ -1,5 +1,6 @@
 package io.wrangler.spark;
 
+import io.wrangler.CommitMethod;
 import io.wrangler.Compression;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.WriteMode;
@@ -175,18 +176,58 @@ final class WriteOptions {
         return Duration.ofSeconds(longOption("leaseWaitSeconds", 180));
     }
 
-    void checkCommitMethod() {
+    /** {@code STAGE_AND_COPY} (default) or {@code DEFERRED_UPLOADS}, as {@code S3Parquet}'s {@code commitMethod}. */
+    CommitMethod commitMethod() {
         String v = get("commitMethod");
-        if (v != null && !v.equalsIgnoreCase("STAGE_AND_COPY")) {
-            throw invalid("the option commitMethod is '" + v + "'; wrangler-spark stages and copies (DEFERRED_UPLOADS is not supported "
-                    + "for Spark writes yet: a failed task attempt's open uploads would outlive the write)", "Remove the option.");
+        if (v == null) {
+            return CommitMethod.STAGE_AND_COPY;
         }
-        for (String unsupported : new String[] {"dtype", "bucketBy", "buckets"}) {
-            if (get(unsupported) != null) {
-                throw invalid("the option " + unsupported + " is not supported by wrangler-spark yet", "Cast or bucket the DataFrame "
-                        + "before writing, or remove the option.");
+        try {
+            return CommitMethod.valueOf(v.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw invalid("the option commitMethod is '" + v + "'", "Give STAGE_AND_COPY or DEFERRED_UPLOADS.");
+        }
+    }
+
+    void checkUnsupported() {
+        if (get("dtype") != null) {
+            throw invalid("the option dtype is not supported by wrangler-spark yet", "Cast the columns in Spark before writing "
+                    + "(the Glue types follow the DataFrame's), or remove the option.");
+        }
+    }
+
+    /** The bucket columns of the option {@code bucketBy} (comma-separated, as the DataFrame names them), or none. */
+    java.util.List<String> bucketBy() {
+        String v = get("bucketBy");
+        if (v == null) {
+            if (get("buckets") != null) {
+                throw invalid("the option buckets is set without bucketBy", "Set bucketBy to the bucket columns, or remove buckets.");
             }
+            return java.util.List.of();
         }
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (String c : v.split(",")) {
+            if (c.trim().isEmpty()) {
+                throw invalid("the option bucketBy is '" + v + "', which names an empty column", "Give column names separated by commas.");
+            }
+            out.add(c.trim());
+        }
+        return out;
+    }
+
+    /** The number of buckets (option {@code buckets}, required with {@code bucketBy}); 0 without bucketing. */
+    int buckets() {
+        if (bucketBy().isEmpty()) {
+            return 0;
+        }
+        if (get("buckets") == null) {
+            throw invalid("the option bucketBy is set without buckets", "Set buckets to the number of buckets, such as 16.");
+        }
+        long n = longOption("buckets", 0);
+        if (n > Integer.MAX_VALUE) {
+            throw invalid("the option buckets is " + n + ", over " + Integer.MAX_VALUE, "Give fewer buckets.");
+        }
+        return (int) n;
     }
 
     S3Settings s3() {

@@ -50,6 +50,8 @@ public final class FaultyS3 implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final Map<String, Deque<Rule>> rules = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
+    /** {@code "<operation> <key part>"} to its fault. */
+    private final Map<String, S3Fault> keyRules = new ConcurrentHashMap<>();
     private final List<Request> log = Collections.synchronizedList(new ArrayList<>());
     private volatile boolean ignoreConditionalWrites;
     private volatile Duration timeoutDelay = Duration.ofSeconds(3);
@@ -122,6 +124,19 @@ public final class FaultyS3 implements AutoCloseable {
         }
     }
 
+    /**
+     * Fails every request of {@code operation} whose key holds {@code keyPart} with {@code fault}, until
+     * {@link #clearKeyFaults}: the requests of one writer (a task attempt, by its file names) cut off from S3.
+     */
+    public void failWhereKeyContains(String operation, String keyPart, S3Fault fault) {
+        keyRules.put(operation + " " + keyPart, fault);
+    }
+
+    /** Ends every {@link #failWhereKeyContains} rule. */
+    public void clearKeyFaults() {
+        keyRules.clear();
+    }
+
     /** Drops If-None-Match and If-Match before passing requests on: a server that does not enforce conditional writes. */
     public void ignoreConditionalWrites(boolean ignore) {
         this.ignoreConditionalWrites = ignore;
@@ -192,6 +207,15 @@ public final class FaultyS3 implements AutoCloseable {
                         q.remove(r);
                         break;
                     }
+                }
+            }
+        }
+        if (fault == null) {
+            for (Map.Entry<String, S3Fault> e : keyRules.entrySet()) {
+                int space = e.getKey().indexOf(' ');
+                if (e.getKey().substring(0, space).equals(op) && uri.getRawPath().contains(e.getKey().substring(space + 1))) {
+                    fault = e.getValue();
+                    break;
                 }
             }
         }
