@@ -185,9 +185,13 @@
  * is the single-process write: manifest (commit point),
  * publish, catalog, cleanup, which removes the staging folder whole, with what failed or duplicate attempts left there.
  * The manifest is the same, so recovery cannot tell the two apart and either kind may follow the other on a table. A
- * crash of the beginning process before its commit point leaves a STARTED write (rolled back by the next recovery); an
- * attempt still running after the write ended can leave objects in {@code _tmp/<writeId>/} with no manifest, which the
- * next recovery deletes (first row of the state table). Partitions are looked up in the catalog at the commit, not as
+ * crash of the beginning process before its commit point leaves a STARTED write (rolled back by the next recovery). A
+ * task attempt that does not count (failed, cancelled, or the loser of a speculative pair, which may still be running
+ * after the write ended) deletes the files it staged once its stager has stopped (wrangler-spark's {@code
+ * TaskWriter.abort}: the names carrying its own attempt prefix, never named by a commit since its commit message never
+ * left); only an attempt whose process dies, or whose uploads do not stop within a minute of its abort, can leave objects
+ * in {@code _tmp/<writeId>/} after the write ended, with no manifest: the next recovery deletes them (first row of the
+ * state table). Partitions are looked up in the catalog at the commit, not as
  * tasks meet them: one registered elsewhere than its Hive folder is refused there (nothing applied). Not supported
  * (refused before any I/O): {@code dtype}, bucketing, deferred uploads.
  *
