@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
  * Speculative execution, for real: Spark's own scheduler speculates ({@link SpeculatingClusterManager}: two one-core
  * executors on two hosts in this JVM) and launches a second attempt of a task whose first attempt is slow; the second
  * wins, Spark's commit coordinator lets it commit, and the first keeps running after the write has ended, staging files
- * into the ended write's {@code _tmp/<writeId>/} (a task that does not stop when Spark kills it: Spark's kill is an
- * interrupt and a flag the task checks between batches of rows).
+ * into the ended write's {@code _tmp/<writeId>/} (a task that does not stop at once when Spark kills it: Spark's kill is
+ * an interrupt and a flag the task checks between batches of rows), until the interrupt reaches its writer.
  */
 class SparkSpeculationTest {
     /** Speculation checked every 100 ms, for a task slower than 1.5 times the median of at least half of its stage. */
@@ -73,6 +73,9 @@ class SparkSpeculationTest {
                         awaitIgnoringInterrupts(() -> WRITE_ENDED.getCount() == 0, 30_000);
                     } else if (id == 170) {
                         STAGED_AFTER_END.set(awaitOwnFiles(bucket, mine));
+                        // Spark's kill is an interrupt: it now reaches the attempt's writer, which stops, and Spark aborts it
+                        // with the interrupt still set.
+                        Thread.currentThread().interrupt();
                     }
                 }
                 return id;
