@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -44,6 +45,8 @@ final class TaskWriter implements DataWriter<InternalRow> {
     private final long taskId;
     private RowsToArrow filling;
     private boolean ended;
+    private volatile boolean aborted;
+    private final AtomicBoolean removed = new AtomicBoolean();
 
     TaskWriter(TaskSettings settings, int partitionId, long taskId) {
         this.batchRows = settings.batchRows();
@@ -110,6 +113,10 @@ final class TaskWriter implements DataWriter<InternalRow> {
                 staged = TableWrite.stageTask(settings.taskSpec(partitionId, taskId), schema, settings.writeId(), source);
             } catch (Throwable t) {
                 failure = t;
+            } finally {
+                if (aborted) {
+                    removeOwnFiles(); // abort stopped waiting for this thread (interrupted, or after a minute)
+                }
             }
         }, "wrangler-stager-" + partitionId + "-" + taskId);
         stager.setDaemon(true);
@@ -202,7 +209,8 @@ final class TaskWriter implements DataWriter<InternalRow> {
      * uploads are aborted, and once its stager has stopped, the files it finished are deleted. Its commit message never
      * left (abort follows no successful {@link #commit}), so no commit names them; and the write may have ended already
      * (a losing attempt still running when the driver removed the staging folder), with no one else to remove them until
-     * the next recovery.
+     * the next recovery. Spark kills a task by interrupting its thread: the wait and the deletion run with the interrupt
+     * set aside (restored before returning), and if the wait is cut short anyway the stager deletes them when it stops.
      */
     @Override
     public void abort() throws IOException {
@@ -210,20 +218,28 @@ final class TaskWriter implements DataWriter<InternalRow> {
             return;
         }
         ended = true;
+        aborted = true;
         full.clear();
         full.offer(ABORT);
+        boolean interrupted = Thread.interrupted();
         try {
             stager.join(TimeUnit.SECONDS.toMillis(60));
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            interrupted = true;
         }
         if (!stager.isAlive()) {
             removeOwnFiles();
         }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
-    /** Deletes this attempt's files from the write's staging folder: only names that begin with its own prefix. */
+    /** Deletes this attempt's files from the write's staging folder (only names that begin with its own prefix), once. */
     private void removeOwnFiles() {
+        if (!removed.compareAndSet(false, true)) {
+            return;
+        }
         try {
             S3Location table = S3Location.parse(settings.uri(), WriteStep.STAGE);
             S3Store store = new S3Store(settings.s3().client(), table.bucket(), settings.options());
