@@ -188,10 +188,10 @@
  * crash of the beginning process before its commit point leaves a STARTED write (rolled back by the next recovery). A
  * task attempt that does not count (failed, cancelled, or the loser of a speculative pair, which may still be running
  * after the write ended) deletes the files it staged once its stager has stopped (wrangler-spark's {@code
- * TaskWriter.abort}: the names carrying its own attempt prefix, never named by a commit since its commit message never
- * left); only an attempt whose process dies, or whose uploads do not stop within a minute of its abort, can leave objects
- * in {@code _tmp/<writeId>/} after the write ended, with no manifest: the next recovery deletes them (first row of the
- * state table). Partitions are looked up in the catalog at the commit, not as
+ * TaskWriter.abort}, or its stager thread if the abort stops waiting: the names carrying its own attempt prefix, never
+ * named by a commit since its commit message never left); only an attempt whose process dies (or whose deletion fails)
+ * can leave objects in {@code _tmp/<writeId>/} after the write ended, with no manifest: the next recovery deletes them
+ * (first row of the state table). Partitions are looked up in the catalog at the commit, not as
  * tasks meet them: one registered elsewhere than its Hive folder is refused there (nothing applied). Not supported
  * (refused before any I/O): {@code dtype}, bucketing, deferred uploads.
  *
