@@ -185,9 +185,13 @@
  * is the single-process write: manifest (commit point),
  * publish, catalog, cleanup, which removes the staging folder whole, with what failed or duplicate attempts left there.
  * The manifest is the same, so recovery cannot tell the two apart and either kind may follow the other on a table. A
- * crash of the beginning process before its commit point leaves a STARTED write (rolled back by the next recovery); an
- * attempt still running after the write ended can leave objects in {@code _tmp/<writeId>/} with no manifest, which the
- * next recovery deletes (first row of the state table). Partitions are looked up in the catalog at the commit, not as
+ * crash of the beginning process before its commit point leaves a STARTED write (rolled back by the next recovery). A
+ * task attempt that does not count (failed, cancelled, or the loser of a speculative pair, which may still be running
+ * after the write ended) deletes the files it staged once its stager has stopped (wrangler-spark's {@code
+ * TaskWriter.abort}, or its stager thread if the abort stops waiting: the names carrying its own attempt prefix, never
+ * named by a commit since its commit message never left); only an attempt whose process dies (or whose deletion fails)
+ * can leave objects in {@code _tmp/<writeId>/} after the write ended, with no manifest: the next recovery deletes them
+ * (first row of the state table). Partitions are looked up in the catalog at the commit, not as
  * tasks meet them: one registered elsewhere than its Hive folder is refused there (nothing applied). With bucketing,
  * each task hashes its rows to buckets as a single-process write does, so a bucket of a partition may get a file from
  * each task (names and manifest as a single-process write's; recovery cannot tell them apart). Not supported (refused

@@ -27,12 +27,19 @@ record TaskSettings(String uri, String writeId, WriteMode mode, List<String> par
 
     /** The spec of one task attempt: its files' names start with the user's prefix, then {@code t<partition>-a<task id>-}. */
     WriteSpec taskSpec(int partitionId, long taskId) {
-        RequestOptions options = new RequestOptions(sse, kmsKeyId, acl, expectedBucketOwner, retryAttempts,
-                Duration.ofMillis(retryBaseMillis), Duration.ofMillis(retryCapMillis));
-        String prefix = filenamePrefix + String.format("t%05d-a%d-", partitionId, taskId);
         return new WriteSpec(uri, s3.client(), mode, partitionBy, compression, maxRowsPerFile, false, null, StepHook.NONE,
-                WriteSpec.Tuning.defaults().withThreads(taskConcurrency), idempotencyKey, false, Duration.ZERO, options, targetFileSize,
-                new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), commitMethod, prefix, Map.of(), bucketBy, buckets,
-                false, null);
+                WriteSpec.Tuning.defaults().withThreads(taskConcurrency), idempotencyKey, false, Duration.ZERO, options(), targetFileSize,
+                new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), commitMethod, attemptPrefix(partitionId, taskId),
+                Map.of(), bucketBy, buckets, false, null);
+    }
+
+    /** How every file name of one task attempt begins; no other attempt's (task attempt ids are unique in a Spark application). */
+    String attemptPrefix(int partitionId, long taskId) {
+        return filenamePrefix + String.format("t%05d-a%d-", partitionId, taskId);
+    }
+
+    RequestOptions options() {
+        return new RequestOptions(sse, kmsKeyId, acl, expectedBucketOwner, retryAttempts, Duration.ofMillis(retryBaseMillis),
+                Duration.ofMillis(retryCapMillis));
     }
 }

@@ -1,12 +1,18 @@
 package io.wrangler.spark;
 
+import io.wrangler.WriteStep;
 import io.wrangler.commit.TableWrite;
 import io.wrangler.input.BatchSource;
+import io.wrangler.storage.S3Location;
+import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -14,6 +20,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * A TaskWriter stages one task attempt's rows: Spark pushes rows into it, wrangler-core's stager pulls Arrow batches,
@@ -33,11 +40,19 @@ final class TaskWriter implements DataWriter<InternalRow> {
     private volatile TableWrite.TaskStaged staged;
     private volatile Throwable failure;
     private final int batchRows;
+    private final TaskSettings settings;
+    private final int partitionId;
+    private final long taskId;
     private RowsToArrow filling;
     private boolean ended;
+    private volatile boolean aborted;
+    private final AtomicBoolean removed = new AtomicBoolean();
 
     TaskWriter(TaskSettings settings, int partitionId, long taskId) {
         this.batchRows = settings.batchRows();
+        this.settings = settings;
+        this.partitionId = partitionId;
+        this.taskId = taskId;
         Schema schema = SparkSchemas.arrow(settings.schema());
         for (int i = 0; i < 2; i++) {
             roots[i] = VectorSchemaRoot.create(schema, allocator);
@@ -98,6 +113,10 @@ final class TaskWriter implements DataWriter<InternalRow> {
                 staged = TableWrite.stageTask(settings.taskSpec(partitionId, taskId), schema, settings.writeId(), source);
             } catch (Throwable t) {
                 failure = t;
+            } finally {
+                if (aborted) {
+                    removeOwnFiles(); // abort stopped waiting for this thread (interrupted, or after a minute)
+                }
             }
         }, "wrangler-stager-" + partitionId + "-" + taskId);
         stager.setDaemon(true);
@@ -185,19 +204,55 @@ final class TaskWriter implements DataWriter<InternalRow> {
         }
     }
 
-    /** The attempt failed or was cancelled: its open uploads are aborted; its finished files stay staged for the write's end to remove. */
+    /**
+     * The attempt failed, was cancelled or lost (a speculative copy or an earlier attempt committed its task): its open
+     * uploads are aborted, and once its stager has stopped, the files it finished are deleted. Its commit message never
+     * left (abort follows no successful {@link #commit}), so no commit names them; and the write may have ended already
+     * (a losing attempt still running when the driver removed the staging folder), with no one else to remove them until
+     * the next recovery. Spark kills a task by interrupting its thread: the wait and the deletion run with the interrupt
+     * set aside (restored before returning), and if the wait is cut short anyway the stager deletes them when it stops.
+     */
     @Override
     public void abort() throws IOException {
         if (ended) {
             return;
         }
         ended = true;
+        aborted = true;
         full.clear();
         full.offer(ABORT);
+        boolean interrupted = Thread.interrupted();
         try {
             stager.join(TimeUnit.SECONDS.toMillis(60));
         } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        if (!stager.isAlive()) {
+            removeOwnFiles();
+        }
+        if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Deletes this attempt's files from the write's staging folder (only names that begin with its own prefix), once. */
+    private void removeOwnFiles() {
+        if (!removed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            S3Location table = S3Location.parse(settings.uri(), WriteStep.STAGE);
+            S3Store store = new S3Store(settings.s3().client(), table.bucket(), settings.options());
+            String mine = settings.attemptPrefix(partitionId, taskId);
+            List<String> keys = new ArrayList<>();
+            for (S3Object o : store.list(table.tmpPrefix() + settings.writeId() + "/")) {
+                if (o.key().substring(o.key().lastIndexOf('/') + 1).startsWith(mine)) {
+                    keys.add(o.key());
+                }
+            }
+            store.delete(keys);
+        } catch (RuntimeException e) {
+            // Best effort: what stays is removed with the staging folder by the write's end or by the next recovery.
         }
     }
 

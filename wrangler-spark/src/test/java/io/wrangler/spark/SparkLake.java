@@ -11,12 +11,13 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The tests' lake and engine: one LocalS3 and one Spark session ({@code local[2]}, a task may fail 3 times) for the test
- * JVM, a fresh bucket per test, DuckDB as the independent reader.
+ * The tests' lake and engine: one LocalS3 and one Spark session at a time ({@code local[2]}, a task may fail 3 times,
+ * unless a test asks for another master) for the test JVM, a fresh bucket per test, DuckDB as the independent reader.
  */
 final class SparkLake {
     private static LocalS3 s3;
     private static SparkSession spark;
+    private static String sessionKey;
     private static final AtomicInteger BUCKETS = new AtomicInteger();
 
     private SparkLake() {
@@ -31,16 +32,31 @@ final class SparkLake {
     }
 
     static synchronized SparkSession spark() {
-        if (spark == null) {
-            spark = SparkSession.builder().master("local[2,3]").appName("wrangler-spark-tests")
-                    .config("spark.ui.enabled", "false")
-                    .config("spark.sql.shuffle.partitions", "4")
-                    .config("spark.sql.session.timeZone", "UTC")
-                    .config("spark.driver.host", "127.0.0.1")
-                    .config("spark.ui.showConsoleProgress", "false")
-                    .getOrCreate();
-            spark.sparkContext().setLogLevel("ERROR");
+        return session("local[2,3]", Map.of());
+    }
+
+    /**
+     * The session with this master and these settings beside the tests' own: a JVM runs one SparkContext at a time, so a
+     * session with another master stops the current one (the next {@link #spark()} starts the usual one again).
+     */
+    static synchronized SparkSession session(String master, Map<String, String> conf) {
+        String key = master + " " + new java.util.TreeMap<>(conf);
+        if (spark != null && key.equals(sessionKey) && !spark.sparkContext().isStopped()) {
+            return spark;
         }
+        if (spark != null) {
+            spark.stop();
+        }
+        SparkSession.Builder b = SparkSession.builder().master(master).appName("wrangler-spark-tests")
+                .config("spark.ui.enabled", "false")
+                .config("spark.sql.shuffle.partitions", "4")
+                .config("spark.sql.session.timeZone", "UTC")
+                .config("spark.driver.host", "127.0.0.1")
+                .config("spark.ui.showConsoleProgress", "false");
+        conf.forEach(b::config);
+        spark = b.getOrCreate();
+        sessionKey = key;
+        spark.sparkContext().setLogLevel("ERROR");
         return spark;
     }
 
