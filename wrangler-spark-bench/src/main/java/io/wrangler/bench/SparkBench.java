@@ -60,6 +60,7 @@ public final class SparkBench {
     }
 
     private static final String SPARK = "spark parquet partitionBy, local disk";
+    private static final String SPARK_NO_CHMOD = "spark parquet partitionBy, local disk, without Hadoop's chmod forks";
     private static final String LOCAL = "wrangler-spark to LocalS3";
     private static final String SIM = "wrangler-spark to in-memory S3 (SimS3, no delays)";
     private static final String FLOOR = "LocalS3 floor: PUT + CopyObject of the same files, no wrangler";
@@ -215,6 +216,18 @@ public final class SparkBench {
                 df.write().partitionBy("dt", "country").mode("overwrite").parquet(work.resolve("spark" + n[0]++).toString());
                 return null;
             });
+            runs.put(SPARK_NO_CHMOD, () -> {
+                org.apache.hadoop.conf.Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+                hadoop.set("fs.file.impl", NoChmodLocalFileSystem.class.getName());
+                hadoop.setBoolean("fs.file.impl.disable.cache", true);
+                try {
+                    df.write().partitionBy("dt", "country").mode("overwrite").parquet(work.resolve("spark" + n[0]++).toString());
+                } finally {
+                    hadoop.unset("fs.file.impl");
+                    hadoop.unset("fs.file.impl.disable.cache");
+                }
+                return null;
+            });
             runs.put(LOCAL, () -> {
                 String bucket = "bench" + n[0]++;
                 local.createBucket(bucket);
@@ -314,17 +327,21 @@ public final class SparkBench {
             System.out.println("| run | before the first task s | tasks s | after the last task s | of which to the commit point s "
                     + "| CPU of the task threads s | GC s | tasks |");
             System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
-            for (String k : List.of(SPARK, LOCAL, SIM)) {
+            for (String k : List.of(SPARK, SPARK_NO_CHMOD, LOCAL, SIM)) {
                 List<Timing> v = timings.get(k);
                 System.out.printf("| %s | %.2f | %.2f | %.2f | %s | %.2f | %.2f | %d |%n", k, Bench.median(v.stream().map(Timing::beforeTasks).toList()),
                         Bench.median(v.stream().map(Timing::tasks).toList()), Bench.median(v.stream().map(Timing::afterTasks).toList()),
-                        k.equals(SPARK) ? "-" : String.format("%.2f", Bench.median(v.stream().map(Timing::toCommitPoint).toList())),
+                        k.startsWith("spark") ? "-" : String.format("%.2f", Bench.median(v.stream().map(Timing::toCommitPoint).toList())),
                         Bench.median(v.stream().map(Timing::taskCpu).toList()), Bench.median(v.stream().map(Timing::gc).toList()),
                         v.get(0).taskCount());
             }
             System.out.println();
             System.out.printf("wrangler-spark to LocalS3 / Spark's writer to local disk: %.2fx (target 1.3x)%n", median.get(LOCAL) / median.get(SPARK));
             System.out.printf("wrangler-spark to in-memory S3 / Spark's writer to local disk: %.2fx%n", median.get(SIM) / median.get(SPARK));
+            System.out.printf("wrangler-spark to LocalS3 / Spark's writer to local disk without chmod forks: %.2fx%n",
+                    median.get(LOCAL) / median.get(SPARK_NO_CHMOD));
+            System.out.printf("wrangler-spark to in-memory S3 / Spark's writer to local disk without chmod forks: %.2fx%n",
+                    median.get(SIM) / median.get(SPARK_NO_CHMOD));
             System.out.printf("LocalS3 floor / wrangler-spark to LocalS3: %.2f%n", median.get(FLOOR) / median.get(LOCAL));
 
             Path sparkOut = work.resolve("spark-size");
