@@ -9,9 +9,32 @@
 #        ./bench.sh --partitions [sim|local|floor] [stage|deferred] [counts, default 1000,10000,50000] [first-byte ms, sim only, default 0]
 #        ./bench.sh --read-loop [rows, default 1000000] [repetitions, default 30] [threads, 0: default]   (one read, repeated; for a profiler)
 #        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000] [memory-only: no LocalS3 compaction]
+#        ./bench.sh --spark [rows, default 5000000] [repetitions, default 3]   (wrangler-spark against Spark's own writer, local[2])
+#        BENCH_HEAP=768m ./bench.sh --spark --memory [rows[:tasks],..., default 50000000:2,100000000:2]   (the driver's memory)
+# BENCH_JAVA_OPTS are added to the JVM's options (a JFR recording, another GC).
 # Maven options (a local repository of your own: MVN_OPTS="-Dmaven.repo.local=/path") are passed to every mvn call.
 set -euo pipefail
 cd "$(dirname "$0")"
+if [ "${1:-}" = "--spark" ]; then
+  # A module of its own (wrangler-spark-bench): Spark's jars and the flags it needs on JDK 17 (the list of Spark's launcher;
+  # the StAX factories let S3Mock's Jackson XML work beside Spark's shaded Hadoop, as in wrangler-spark's tests).
+  shift
+  mvn ${MVN_OPTS:-} -q -B -pl wrangler-spark-bench -am -DskipTests install
+  mvn ${MVN_OPTS:-} -q -B -pl wrangler-spark-bench dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt -Dmdep.includeScope=runtime
+  exec java -Xmx${BENCH_HEAP:-4g} ${BENCH_JAVA_OPTS:-} \
+    --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED \
+    --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED \
+    --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
+    --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED \
+    --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/jdk.internal.ref=ALL-UNNAMED \
+    --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED \
+    --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED \
+    -Djdk.reflect.useDirectMethodHandle=false -Dio.netty.tryReflectionSetAccessible=true \
+    -Djavax.xml.stream.XMLInputFactory=com.ctc.wstx.stax.WstxInputFactory \
+    -Djavax.xml.stream.XMLOutputFactory=com.ctc.wstx.stax.WstxOutputFactory \
+    -cp "wrangler-spark-bench/target/classes:wrangler-bench/target/classes:wrangler-spark/target/classes:wrangler-testkit/target/classes:wrangler-core/target/classes:$(cat wrangler-spark-bench/target/bench-classpath.txt)" \
+    io.wrangler.bench.SparkBench "$@"
+fi
 mvn ${MVN_OPTS:-} -q -B -pl wrangler-bench -am -DskipTests install
 mvn ${MVN_OPTS:-} -q -B -pl wrangler-bench dependency:build-classpath -Dmdep.outputFile=target/bench-classpath.txt -Dmdep.includeScope=runtime
 main=io.wrangler.bench.Bench

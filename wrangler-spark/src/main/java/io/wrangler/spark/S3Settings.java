@@ -125,6 +125,15 @@ public final class S3Settings implements Serializable {
         return CLIENTS.computeIfAbsent(this, S3Settings::build);
     }
 
+    /**
+     * Makes {@code client} this JVM's client for {@code settings}, in place of the one they would build. Not API: for
+     * benchmarks and tests in local mode, where the executors share the driver's JVM, to hand every task an S3 that is
+     * not reached over HTTP (an in-memory one). Has no effect on other JVMs.
+     */
+    static void useInThisJvm(S3Settings settings, S3Client client) {
+        CLIENTS.put(Objects.requireNonNull(settings, "settings"), Objects.requireNonNull(client, "client"));
+    }
+
     private S3Client build() {
         S3ClientBuilder b = S3Client.builder()
                 .forcePathStyle(pathStyle)

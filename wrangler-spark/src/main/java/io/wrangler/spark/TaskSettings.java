@@ -28,7 +28,8 @@ record TaskSettings(String uri, String writeId, WriteMode mode, List<String> par
     /** The spec of one task attempt: its files' names start with the user's prefix, then {@code t<partition>-a<task id>-}. */
     WriteSpec taskSpec(int partitionId, long taskId) {
         return new WriteSpec(uri, s3.client(), mode, partitionBy, compression, maxRowsPerFile, false, null, StepHook.NONE,
-                WriteSpec.Tuning.defaults().withThreads(taskConcurrency), idempotencyKey, false, Duration.ZERO, options(), targetFileSize,
+                share(WriteSpec.Tuning.defaults(), Runtime.getRuntime().maxMemory(), slots()).withThreads(taskConcurrency), idempotencyKey,
+                false, Duration.ZERO, options(), targetFileSize,
                 new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), commitMethod, attemptPrefix(partitionId, taskId),
                 Map.of(), bucketBy, buckets, false, null);
     }
@@ -41,5 +42,54 @@ record TaskSettings(String uri, String writeId, WriteMode mode, List<String> par
     RequestOptions options() {
         return new RequestOptions(sse, kmsKeyId, acl, expectedBucketOwner, retryAttempts, Duration.ofMillis(retryBaseMillis),
                 Duration.ofMillis(retryCapMillis));
+    }
+
+    /**
+     * Core's memory budgets (upload parts pending, open files held, a row group) are shares of the heap for one write
+     * in the JVM; an executor runs {@code slots} tasks at once, each a write of its own, so each gets its share of the
+     * heap. On a heap large enough for every slot to have the defaults' caps, they are unchanged.
+     */
+    static WriteSpec.Tuning share(WriteSpec.Tuning t, long heap, int slots) {
+        if (slots <= 1) {
+            return t;
+        }
+        long perTask = heap / slots;
+        int pendingParts = (int) Math.max(2, Math.min(t.maxPendingParts(), perTask / 4 / t.partSize()));
+        long rowGroup = Math.max(1L << 20, Math.min(t.rowGroupBytes(), perTask / 8));
+        long openBytes = Math.min(t.openBytes(), perTask / 4);
+        return new WriteSpec.Tuning(t.threads(), t.partSize(), pendingParts, rowGroup, t.pageBytes(), t.maxOpenFiles(), t.deleteBatch(),
+                t.singleCopyLimit(), t.copyPartSize(), t.leaseTtl(), openBytes, t.clockOffset());
+    }
+
+    /** The tasks this executor runs at once (its cores over {@code spark.task.cpus}); 1 outside Spark. */
+    static int slots() {
+        org.apache.spark.SparkEnv env = org.apache.spark.SparkEnv.get();
+        if (env == null) {
+            return 1;
+        }
+        org.apache.spark.SparkConf conf = env.conf();
+        return slots(conf.get("spark.master", ""), conf.getInt("spark.executor.cores", 0), conf.getInt("spark.task.cpus", 1),
+                Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
+     * The tasks an executor runs at once: {@code spark.executor.cores} when set, else the threads of a local master
+     * ({@code local}, {@code local[n]}, {@code local[n,f]}, {@code local[*]}, {@code local-cluster[e,c,m]}), else the
+     * machine's processors (a standalone worker's executor takes them all); over {@code spark.task.cpus}.
+     */
+    static int slots(String master, int executorCores, int taskCpus, int processors) {
+        int cores = executorCores;
+        if (cores <= 0) {
+            cores = processors;
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("local(?:\\[(\\*|\\d+)(?:,\\s*\\d+)?\\])?").matcher(master.trim());
+            java.util.regex.Matcher cluster = java.util.regex.Pattern.compile("local-cluster\\[\\s*\\d+\\s*,\\s*(\\d+)\\s*,.*\\]")
+                    .matcher(master.trim());
+            if (m.matches()) {
+                cores = m.group(1) == null ? 1 : m.group(1).equals("*") ? processors : Integer.parseInt(m.group(1));
+            } else if (cluster.matches()) {
+                cores = Integer.parseInt(cluster.group(1));
+            }
+        }
+        return Math.max(1, cores / Math.max(1, taskCpus));
     }
 }

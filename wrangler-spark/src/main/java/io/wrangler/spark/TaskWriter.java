@@ -25,7 +25,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 /**
  * A TaskWriter stages one task attempt's rows: Spark pushes rows into it, wrangler-core's stager pulls Arrow batches,
  * so the stager runs on a thread of its own, fed through a hand-off of two batches (one filled while the other is
- * encoded; memory stays at two batches of {@code batchRows} rows (8,192 by default) plus the stager's own bounds). {@link #commit}
+ * encoded; memory stays at two batches of {@code batchRows} rows (65,536 by default) plus the stager's own bounds). {@link #commit}
  * returns what the attempt staged; Spark hands the driver the message of exactly one attempt per task.
  */
 final class TaskWriter implements DataWriter<InternalRow> {

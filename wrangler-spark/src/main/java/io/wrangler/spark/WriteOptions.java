@@ -153,7 +153,9 @@ final class WriteOptions {
 
     /** Rows a task hands its encoder at a time (8,192): the rows in flight per task are at most twice this. */
     int batchRows() {
-        return (int) Math.min(1 << 20, longOption("batchRows", 8192));
+        // 65,536: with many partitions interleaved a batch of 8,192 brought the encoder runs of a few dozen rows per file
+        // (41 for the standard table's 200), and the task spent 2.8 times as long (BENCHMARKS.md, "Spark").
+        return (int) Math.min(1 << 20, longOption("batchRows", 65_536));
     }
 
     int retryAttempts() {
