@@ -71,6 +71,10 @@ class DistributedLostAnswerTest {
     }
 
     private void lostCommitAnswerLeavesWhatTheDriverReports(CommitMethod method) {
+        lostCommitAnswerLeavesWhatTheDriverReports(method, false);
+    }
+
+    private void lostCommitAnswerLeavesWhatTheDriverReports(CommitMethod method, boolean unreadable) {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
             ((VarCharVector) root.getVector("country")).setSafe(0, "RU".getBytes(StandardCharsets.UTF_8));
             ((BigIntVector) root.getVector("n")).setSafe(0, 1);
@@ -83,12 +87,27 @@ class DistributedLostAnswerTest {
             TableWrite.TaskStaged t = task(w.writeId(), "t00000-a0-", method, "RU", 50);
             // From here every request on the manifest reaches S3 and is applied, and its answer is lost.
             proxy.failWhereKeyContains("PutObject", "_manifest.json", S3Fault.APPLIED_RESPONSE_LOST);
+            if (unreadable) {
+                proxy.failWhereKeyContains("GetObject", "_manifest.json", S3Fault.CONNECTION_RESET);
+            }
             w.commit(List.of(t));
         } catch (RuntimeException e) {
             failure = e;
         } finally {
             proxy.clearKeyFaults();
             w.close();
+        }
+        if (unreadable) {
+            assertThat(failure).isInstanceOf(CommitStateUnknownException.class)
+                    .hasMessageStartingWith("Cannot write " + uri + " (step: commit): S3 failed while the manifest ")
+                    .hasMessageEndingWith("Nothing was cleaned up. Run S3Parquet.recover (it finishes or undoes the write), then look "
+                            + "at the table before rerunning.");
+            // what the COMMITTED manifest lists is still there for recovery to publish
+            if (method == CommitMethod.DEFERRED_UPLOADS) {
+                assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).hasSize(1);
+            } else {
+                assertThat(TestLake.keys(bucket, "t/_tmp/")).anyMatch(k -> k.endsWith(".parquet"));
+            }
         }
         // The operator does what the exception says: recover (a rerun recovers first). It must not be stuck.
         S3Parquet.recover(uri, TestLake.s3().client());
@@ -112,5 +131,15 @@ class DistributedLostAnswerTest {
     @Test
     void aDeferredWriteWhoseCommitAnswerIsLostEndsAsReportedAndRecoveryIsNotStuck() {
         lostCommitAnswerLeavesWhatTheDriverReports(CommitMethod.DEFERRED_UPLOADS);
+    }
+
+    @Test
+    void aDeferredWriteWhoseCommitAnswerIsLostAndCannotBeReadBackReportsUnknownAndAbortsNothing() {
+        lostCommitAnswerLeavesWhatTheDriverReports(CommitMethod.DEFERRED_UPLOADS, true);
+    }
+
+    @Test
+    void aStagedWriteWhoseCommitAnswerIsLostAndCannotBeReadBackReportsUnknownAndRemovesNothing() {
+        lostCommitAnswerLeavesWhatTheDriverReports(CommitMethod.STAGE_AND_COPY, true);
     }
 }

@@ -726,6 +726,12 @@ public final class TableWrite {
         } catch (TableLease.Lost | WriteLog.Superseded e) {
             removeOwn(store, log, e);
             throw lostBeforeCommit(WriteStep.COMMIT, e);
+        } catch (WriteLog.Unknown e) {
+            throw new CommitStateUnknownException(table, WriteStep.COMMIT, "Cannot write " + table + " (step: commit): S3 "
+                    + "failed while the manifest " + location.uriOf(log.folder() + Manifest.FILE_NAME) + " was moved to "
+                    + "COMMITTED (" + e.getMessage() + "), and it cannot be read back, so whether the write is committed is not "
+                    + "known. Nothing was cleaned up. Run S3Parquet.recover (it finishes or undoes the write), then look at the "
+                    + "table before rerunning.", e.getCause());
         } catch (SdkException e) {
             abandon(store, log, e);
             throw Failures.storage(table, WriteStep.COMMIT, "write the manifest", e,

@@ -125,7 +125,11 @@
  *       never deleted; from here on it is an overwrite in every row of the state table. Recovery deletes exactly the recorded old files, never a file
  *       written after the commit point (by a table nested in this one, or a writer without the lease); manifests
  *       without that list (wrangler 0.1's) are listed again, counting only files no younger than the manifest, and a
- *       nested table's staging met there is refused.
+ *       nested table's staging met there is refused. A CAS that fails on every retry may still have been applied with
+ *       its answers lost: the writer reads the manifest back before it cleans up anything; if it holds the COMMITTED
+ *       record the write goes on (it is committed), if it does not the write is undone as before, and if it cannot be
+ *       read the write stops with {@code CommitStateUnknownException}, removing nothing (cleaning up a committed write's
+ *       staging or uploads would leave a record no recovery can finish).
  *       <br><i>Crash after it:</i> an overwrite or keyed append is rolled forward by recovery; a plain append is rolled
  *       back.</li>
  *   <li><b>Publish</b>: (a) list the old files of the touched partitions by their exact folders with trailing slash
