@@ -42,4 +42,16 @@ class IdempotencyKeyTest {
         assertThat(other.deletedFiles()).isEmpty();
         assertThat(perDay()).containsExactly(List.of("2024-01-15", 10L, 10L), List.of("2024-01-16", 5L, 5L));
     }
+
+    @Test
+    void rerunningAKeyedAppendWhoseKeyLooksLikeAFileNameDoesNotDoubleRows() {
+        // A key is free text; its letters, digits and '-' go into every file name, after "part-<p>-<n>-".
+        String key = "part-00000-000-k-x";
+        var day16 = Orders.orders("b", List.of(LocalDate.of(2024, 1, 16)), List.of("RU"), 3);
+        WriteResult first = append(day16, key, 100);
+        WriteResult again = append(day16, key, 100);
+
+        assertThat(again.deletedFiles()).containsExactlyInAnyOrderElementsOf(first.paths());
+        assertThat(perDay()).containsExactly(List.of("2024-01-16", 3L, 3L));
+    }
 }
