@@ -11,7 +11,9 @@
  * </pre>
  * A write id is {@code yyyyMMddTHHmmssZ-<16 hex>} ({@code k-<key>-<hash>} for a write with an idempotency key); every
  * file a write creates carries it in its name, after the partition's number (in order of first appearance in the
- * input) and the file's number within the partition, so the same input gives the same names. Hive, Spark, Athena, Trino and
+ * input) and the file's number within the partition, so the same input gives the same names; recovery, keyed reruns, readers
+ * and the deferred commit check read a file's write id back from its name, so a key that would make that read find another
+ * id (one holding {@code part-<digits>-<digits>-k-}) is refused in the validate step. Hive, Spark, Athena, Trino and
  * DuckDB-with-Hive-readers skip folders starting with {@code _}, so nothing under {@code _tmp/} is ever read
  * as table data.
  *
