@@ -138,4 +138,31 @@ class DistributedDeferredStallTest {
         assertThat(table()).containsExactly("RU:2");
         assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
     }
+
+    @Test
+    void anOperatorsRecoveryWhileTheDriverStallsBeforeItsCommitPointLeavesTheTableAsBefore() {
+        Throwable t = stallAt(Step.LISTED_OLD_FILES, id -> {
+            assertThat(Tunings.recover(uri, TestLake.s3().client()).rolledBack()).containsExactly(id);
+            assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        });
+        assertThat(t).isInstanceOf(CommitConflictException.class);
+        assertThat(table()).containsExactly("RU:1");
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).allMatch(k -> k.endsWith("_lease.json"));
+    }
+
+    @Test
+    void aDriverStalledBeforeItsUploadListingFindsItsUploadsGoneAndReportsTheConflict() {
+        single("RU", 1);
+        TableWrite.Distributed w = TableWrite.begin(spec(uri, "", true, StepHook.NONE), SCHEMA);
+        TableWrite.TaskStaged counted = task(w.writeId(), "t00000-a1-", "RU", 50);
+        Tunings.recover(uri, TestLake.s3().client());
+        TableWrite.TaskStaged zombie = task(w.writeId(), "t00001-a2-", "DE", 9); // after the roll back: no record names it
+        single("SE", 2);
+        assertThatThrownBy(() -> w.commit(List.of(counted, zombie))).isInstanceOf(CommitConflictException.class);
+        w.close();
+        assertThat(table()).containsExactly("RU:1", "SE:2");
+        // the stalled driver removed what carries its id, the zombie's upload included: nothing of it can ever appear
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+    }
 }
