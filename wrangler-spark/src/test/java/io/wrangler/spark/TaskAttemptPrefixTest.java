@@ -22,8 +22,12 @@ class TaskAttemptPrefixTest {
     private static final StructType SCHEMA = new StructType().add("country", DataTypes.StringType).add("n", DataTypes.LongType);
 
     private static TaskSettings settings(String uri, String writeId, String filenamePrefix) {
+        return settings(uri, writeId, filenamePrefix, CommitMethod.STAGE_AND_COPY);
+    }
+
+    private static TaskSettings settings(String uri, String writeId, String filenamePrefix, CommitMethod method) {
         return new TaskSettings(uri, writeId, WriteMode.APPEND, List.of("country"), SCHEMA, Compression.SNAPPY, Long.MAX_VALUE,
-                Long.MAX_VALUE, filenamePrefix, null, null, null, null, null, 3, 1, 5, 2, 16, CommitMethod.STAGE_AND_COPY, List.of(), 0,
+                Long.MAX_VALUE, filenamePrefix, null, null, null, null, null, 3, 1, 5, 2, 16, method, List.of(), 0,
                 SparkLake.settings());
     }
 
@@ -64,5 +68,50 @@ class TaskAttemptPrefixTest {
             assertThat(before.stream().filter(k -> !k.contains(mine)).collect(Collectors.toList())).containsExactlyElementsOf(after);
             assertThat(after).hasSize(5);
         }
+    }
+
+    /**
+     * Spark kills a task (its job was cancelled) while the attempt's commit waits for its stager, which then finishes: its
+     * deferred uploads are complete in parts and open, its message never left, and the write may already be aborted (the
+     * driver's listing of open uploads done): the attempt's abort must not leave them open.
+     */
+    @Test
+    void aDeferredAttemptKilledWhileItsCommitWaitsLeavesNoOpenUpload() throws Exception {
+        String bucket = SparkLake.bucket();
+        String uri = "s3://" + bucket + "/t/";
+        TaskSettings s = settings(uri, "20261203T120000Z-0123456789abcdef", "", CommitMethod.DEFERRED_UPLOADS);
+        for (int round = 0; round < 3; round++) {
+            TaskWriter w = new TaskWriter(s, round, 7);
+            for (int i = 0; i < 200_000; i++) {
+                w.write(new GenericInternalRow(new Object[] {UTF8String.fromString("C" + (i % 40)), (long) i}));
+            }
+            Thread task = Thread.currentThread();
+            Thread killer = new Thread(() -> {
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException ignored) {
+                    return;
+                }
+                task.interrupt();
+            });
+            killer.start();
+            try {
+                w.commit();
+                // the stager finished before the kill arrived: the message left, nothing to check this round
+                killer.interrupt();
+                killer.join();
+                Thread.interrupted();
+                continue;
+            } catch (java.io.InterruptedIOException e) {
+                killer.join();
+                Thread.interrupted();
+            }
+            w.abort(); // Spark's catch block
+            w.close();
+            String mine = String.format("t%05d-a7-", round);
+            assertThat(SparkLake.s3().openMultipartUploads(bucket, "t/")).as("round %d", round).noneMatch(k -> k.contains(mine));
+            return;
+        }
+        throw new AssertionError("the kill never arrived while the commit waited for its stager");
     }
 }
