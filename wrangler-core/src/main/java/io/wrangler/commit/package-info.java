@@ -206,8 +206,9 @@
  * <p><b>Deferred uploads in a distributed write.</b> With {@code CommitMethod.DEFERRED_UPLOADS} (the driver's spec and
  * every task's) each task attempt's files are multipart uploads at their final keys, every part sent, left open; their
  * names carry the attempt ({@code t00007-a1-}) and the write id, and the attempt's message carries each upload's id and
- * part ETags. An attempt that fails aborts its own uploads (the stager's cleanup); one whose executor dies, or whose
- * aborts fail, leaves them open. Before the commit point, {@code commit} checks each reported file as above (its final
+ * part ETags. An attempt that fails aborts its own uploads (the stager's cleanup), and an attempt that does not count
+ * aborts those still open with its own prefix and the write id (wrangler-spark's {@code TaskWriter.abort}: its stager may
+ * have finished while Spark killed it in its commit); one whose executor dies, or whose aborts fail, leaves them open. Before the commit point, {@code commit} checks each reported file as above (its final
  * key carries exactly this write id, as recovery reads it) and lists the table's open uploads once: every reported
  * upload must be open at its key (one gone is refused, not applied, after a fence); then the open uploads carrying this
  * write id that no counted attempt reported (failed or losing attempts') are aborted ({@code Recovery.abortStray}, the
