@@ -165,4 +165,36 @@ class DistributedDeferredStallTest {
         // the stalled driver removed what carries its id, the zombie's upload included: nothing of it can ever appear
         assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
     }
+
+    @Test
+    void aTableCopiedWithTheTmpOfACommittedDeferredWriteIsRefusedThereAndTheOriginalIsFinished() {
+        single("RU", 1);
+        StepHook die = (step, count) -> {
+            if (step == Step.MANIFEST_WRITTEN) {
+                throw new OutOfMemoryError("the driver dies past its commit point");
+            }
+        };
+        TableWrite.Distributed w = TableWrite.begin(spec(uri, "", true, die), SCHEMA);
+        TableWrite.TaskStaged counted = task(w.writeId(), "t00000-a1-", "RU", 50);
+        task(w.writeId(), "t00000-a0-", "RU", 666);
+        assertThatThrownBy(() -> w.commit(List.of(counted))).isInstanceOf(OutOfMemoryError.class);
+        // an operator copies the whole prefix, _tmp/ included (open uploads are not objects: they stay behind)
+        software.amazon.awssdk.services.s3.S3Client s3 = TestLake.s3().client();
+        for (String k : TestLake.keys(bucket, "t/")) {
+            s3.copyObject(b -> b.sourceBucket(bucket).sourceKey(k).destinationBucket(bucket).destinationKey("c/" + k.substring(2)));
+        }
+        java.util.Map<String, byte[]> copy = new java.util.HashMap<>(TestLake.snapshot(bucket, "c/"));
+        copy.remove("c/_tmp/_lease.json");
+        assertThatThrownBy(() -> S3Parquet.recover("s3://" + bucket + "/c/", s3, null, Tunings.pastLeases()))
+                .isInstanceOf(CommitStateUnknownException.class).hasMessageContaining("does not belong to this table");
+        java.util.Map<String, byte[]> after = new java.util.HashMap<>(TestLake.snapshot(bucket, "c/"));
+        after.remove("c/_tmp/_lease.json");
+        assertThat(after).containsExactlyInAnyOrderEntriesOf(copy);
+        // the failed attempt's upload was aborted before the commit point; the counted one waits for publish
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).singleElement().asString().contains("t00000-a1-");
+        // the original is rolled forward: the counted upload completed
+        Tunings.recover(uri, s3);
+        assertThat(table()).containsExactly("RU:50");
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+    }
 }
