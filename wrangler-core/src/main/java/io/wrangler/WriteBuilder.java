@@ -227,7 +227,9 @@ public final class WriteBuilder {
      * same file names ({@code part-NNNNN-k-<key>-<hash>...}), and an {@code APPEND} replaces, in the partitions it
      * writes, the files an earlier run with the same key left there. Use a key that identifies the input, such as
      * {@code "events:ids-101-200"} for an incremental batch, and rerun with the same input; a different input under
-     * the same key replaces the earlier one in those partitions.
+     * the same key replaces the earlier one in those partitions. A key holding {@code part-} followed by digits (as in
+     * {@code "part-00000-000-k-x"}), which would make its file names read as another write's, is refused when the write
+     * runs ({@link InvalidWriteException}, nothing written).
      */
     public WriteBuilder idempotencyKey(String key) {
         Objects.requireNonNull(key, "key");

@@ -42,4 +42,22 @@ class IdempotencyKeyTest {
         assertThat(other.deletedFiles()).isEmpty();
         assertThat(perDay()).containsExactly(List.of("2024-01-15", 10L, 10L), List.of("2024-01-16", 5L, 5L));
     }
+
+    @Test
+    void aKeyWhoseFileNamesWouldReadAsAnotherWriteIdIsRefusedBeforeAnyWrite() {
+        // A key is free text; its letters, digits and '-' go into every file name, after "part-<p>-<n>-".
+        String key = "part-00000-000-k-x";
+        var day16 = Orders.orders("b", List.of(LocalDate.of(2024, 1, 16)), List.of("RU"), 3);
+        // Its files' names would read as carrying another write id, so that a rerun would replace none of them: refused
+        // before any I/O instead.
+        for (int run = 0; run < 2; run++) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> append(day16, key, 100))
+                    .isInstanceOf(InvalidWriteException.class)
+                    .hasMessageStartingWith("Cannot write " + table + " (step: validate): the file names of this write (part-00000-000-k-"
+                            + "part-00000-000-k-x-")
+                    .hasMessageEndingWith(") hold what reads as another write id, from its idempotencyKey. Use a key without 'part-' "
+                            + "followed by digits. Nothing was written.");
+        }
+        assertThat(TestLake.keys(bucket, "t/")).isEmpty();
+    }
 }

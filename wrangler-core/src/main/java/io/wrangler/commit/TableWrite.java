@@ -129,6 +129,20 @@ public final class TableWrite {
         return new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot write " + table + " (step: validate): " + what + ". " + todo);
     }
 
+    /**
+     * Refuses a key whose file names would not give back the write id: recovery, a keyed rerun, a reader and a
+     * distributed commit all read a file's write id from its name, and a key holding {@code part-<digits>-<digits>-k-}
+     * makes that read find an id inside the key (a rerun would then replace none of the earlier run's files).
+     */
+    private void checkNames(String writeId) {
+        String name = spec.filenamePrefix() + Stager.fileName(0, 0, writeId, -1, spec.compression().fileInfix() + ".parquet");
+        if (!writeId.equals(WriteIds.ofFile(name))) {
+            throw invalid("the file names of this write (" + name + ") hold what reads as another write id, from its "
+                    + (spec.idempotencyKey() != null ? "idempotencyKey" : "filenamePrefix"), "Use a key without 'part-' followed "
+                    + "by digits. Nothing was written.");
+        }
+    }
+
     private boolean committable() {
         return spec.mode() != WriteMode.APPEND || spec.idempotencyKey() != null;
     }
@@ -149,6 +163,7 @@ public final class TableWrite {
         Columns columns = validateSchema(schema);
         String keyId = spec.idempotencyKey() == null ? null : WriteIds.keyId(spec.idempotencyKey());
         String writeId = keyId == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
+        checkNames(writeId);
         FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut, spec.compression(), spec.keepNanos(), spec.int96(),
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
         String suffix = spec.compression().fileInfix() + ".parquet";
@@ -430,6 +445,7 @@ public final class TableWrite {
             this.columns = validateSchema(schema);
             this.keyId = spec.idempotencyKey() == null ? null : WriteIds.keyId(spec.idempotencyKey());
             this.writeId = keyId == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
+            checkNames(writeId);
             this.catalogCommit = prepareCatalog(columns);
             this.store = new S3Store(spec.s3(), location.bucket(), spec.options())
                     .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
@@ -726,6 +742,12 @@ public final class TableWrite {
         } catch (TableLease.Lost | WriteLog.Superseded e) {
             removeOwn(store, log, e);
             throw lostBeforeCommit(WriteStep.COMMIT, e);
+        } catch (WriteLog.Unknown e) {
+            throw new CommitStateUnknownException(table, WriteStep.COMMIT, "Cannot write " + table + " (step: commit): S3 "
+                    + "failed while the manifest " + location.uriOf(log.folder() + Manifest.FILE_NAME) + " was moved to "
+                    + "COMMITTED (" + e.getMessage() + "), and it cannot be read back, so whether the write is committed is not "
+                    + "known. Nothing was cleaned up. Run S3Parquet.recover (it finishes or undoes the write), then look at the "
+                    + "table before rerunning.", e.getCause());
         } catch (SdkException e) {
             abandon(store, log, e);
             throw Failures.storage(table, WriteStep.COMMIT, "write the manifest", e,

@@ -156,7 +156,35 @@ final class WriteLog {
     /** STARTED to COMMITTED, with every file and partition: the commit point of an overwrite and of a keyed append. */
     void commit(Manifest full) {
         fence.run();
-        swap(full.in(Manifest.State.COMMITTED));
+        Manifest next = full.in(Manifest.State.COMMITTED);
+        try {
+            swap(next);
+        } catch (software.amazon.awssdk.core.exception.SdkException e) {
+            // S3 may have applied it with every answer lost: then the write is committed, and removing what it staged
+            // would leave a COMMITTED manifest that no recovery can finish. Look before anyone cleans up.
+            Optional<S3Store.Versioned> now;
+            try {
+                now = store.getVersioned(key);
+            } catch (RuntimeException r) {
+                e.addSuppressed(r);
+                throw new Unknown(e);
+            }
+            byte[] json = next.toJson();
+            if (now.isEmpty() || !Arrays.equals(now.get().content(), json)) {
+                throw e;
+            }
+            etag = now.get().etag();
+            manifest = next;
+        }
+    }
+
+    /** The commit point's CAS failed and whether S3 applied it cannot be read back: nothing may be cleaned up. */
+    static final class Unknown extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Unknown(RuntimeException cause) {
+            super(cause.getMessage(), cause);
+        }
     }
 
     /** COMMITTED to PUBLISHED: from now on the write's data is never published again. */

@@ -11,7 +11,9 @@
  * </pre>
  * A write id is {@code yyyyMMddTHHmmssZ-<16 hex>} ({@code k-<key>-<hash>} for a write with an idempotency key); every
  * file a write creates carries it in its name, after the partition's number (in order of first appearance in the
- * input) and the file's number within the partition, so the same input gives the same names. Hive, Spark, Athena, Trino and
+ * input) and the file's number within the partition, so the same input gives the same names; recovery, keyed reruns, readers
+ * and the deferred commit check read a file's write id back from its name, so a key that would make that read find another
+ * id (one holding {@code part-<digits>-<digits>-k-}) is refused in the validate step. Hive, Spark, Athena, Trino and
  * DuckDB-with-Hive-readers skip folders starting with {@code _}, so nothing under {@code _tmp/} is ever read
  * as table data.
  *
@@ -125,7 +127,11 @@
  *       never deleted; from here on it is an overwrite in every row of the state table. Recovery deletes exactly the recorded old files, never a file
  *       written after the commit point (by a table nested in this one, or a writer without the lease); manifests
  *       without that list (wrangler 0.1's) are listed again, counting only files no younger than the manifest, and a
- *       nested table's staging met there is refused.
+ *       nested table's staging met there is refused. A CAS that fails on every retry may still have been applied with
+ *       its answers lost: the writer reads the manifest back before it cleans up anything; if it holds the COMMITTED
+ *       record the write goes on (it is committed), if it does not the write is undone as before, and if it cannot be
+ *       read the write stops with {@code CommitStateUnknownException}, removing nothing (cleaning up a committed write's
+ *       staging or uploads would leave a record no recovery can finish).
  *       <br><i>Crash after it:</i> an overwrite or keyed append is rolled forward by recovery; a plain append is rolled
  *       back.</li>
  *   <li><b>Publish</b>: (a) list the old files of the touched partitions by their exact folders with trailing slash
@@ -200,8 +206,9 @@
  * <p><b>Deferred uploads in a distributed write.</b> With {@code CommitMethod.DEFERRED_UPLOADS} (the driver's spec and
  * every task's) each task attempt's files are multipart uploads at their final keys, every part sent, left open; their
  * names carry the attempt ({@code t00007-a1-}) and the write id, and the attempt's message carries each upload's id and
- * part ETags. An attempt that fails aborts its own uploads (the stager's cleanup); one whose executor dies, or whose
- * aborts fail, leaves them open. Before the commit point, {@code commit} checks each reported file as above (its final
+ * part ETags. An attempt that fails aborts its own uploads (the stager's cleanup), and an attempt that does not count
+ * aborts those still open with its own prefix and the write id (wrangler-spark's {@code TaskWriter.abort}: its stager may
+ * have finished while Spark killed it in its commit); one whose executor dies, or whose aborts fail, leaves them open. Before the commit point, {@code commit} checks each reported file as above (its final
  * key carries exactly this write id, as recovery reads it) and lists the table's open uploads once: every reported
  * upload must be open at its key (one gone is refused, not applied, after a fence); then the open uploads carrying this
  * write id that no counted attempt reported (failed or losing attempts') are aborted ({@code Recovery.abortStray}, the

@@ -235,7 +235,10 @@ final class TaskWriter implements DataWriter<InternalRow> {
         }
     }
 
-    /** Deletes this attempt's files from the write's staging folder (only names that begin with its own prefix), once. */
+    /**
+     * Deletes this attempt's files from the write's staging folder and, with deferred uploads, aborts its uploads still
+     * open at final keys (only names that begin with its own prefix and carry the write id), once.
+     */
     private void removeOwnFiles() {
         if (!removed.compareAndSet(false, true)) {
             return;
@@ -251,6 +254,20 @@ final class TaskWriter implements DataWriter<InternalRow> {
                 }
             }
             store.delete(keys);
+            if (settings.commitMethod() == io.wrangler.CommitMethod.DEFERRED_UPLOADS) {
+                // Open uploads at final keys: the stager aborts them when it fails, but one that finished (Spark killed the
+                // attempt while its commit waited) leaves them open, and the driver may have listed the open uploads already.
+                for (software.amazon.awssdk.services.s3.model.MultipartUpload u : store.openUploads(table.prefix())) {
+                    String name = u.key().substring(u.key().lastIndexOf('/') + 1);
+                    if (!u.key().startsWith(table.tmpPrefix()) && name.startsWith(mine) && name.contains(settings.writeId())) {
+                        try {
+                            store.abort(u.key(), u.uploadId());
+                        } catch (RuntimeException gone) {
+                            // completed by no one (its message never left) or aborted meanwhile: nothing open
+                        }
+                    }
+                }
+            }
         } catch (RuntimeException e) {
             // Best effort: what stays is removed with the staging folder by the write's end or by the next recovery.
         }
