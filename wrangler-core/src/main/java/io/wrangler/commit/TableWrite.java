@@ -125,6 +125,13 @@ public final class TableWrite {
         }
     }
 
+    /** A task message that this write's tasks did not produce: refused before the commit point, nothing applied. */
+    private InvalidWriteException unstaged(String what) {
+        return new InvalidWriteException(table, WriteStep.COMMIT, "Cannot write " + table + " (step: commit): " + what + ". Nothing "
+                + "of the table was changed. The messages given to commit must be exactly those stageTask returned for this write's "
+                + "committed task attempts; rerun the write.");
+    }
+
     private InvalidWriteException invalid(String what, String todo) {
         return new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot write " + table + " (step: validate): " + what + ". " + todo);
     }
@@ -512,7 +519,7 @@ public final class TableWrite {
                         Manifest.File before = placed ? byStaged.get(id) : null;
                         if (!placed || (before == null ? !finals.add(f.finalKey()) : !before.equals(f))) {
                             abandon(store, log, null);
-                            throw new IllegalArgumentException("the file " + (f.stagedKey() == null ? f.finalKey() + " (upload "
+                            throw unstaged("the file " + (f.stagedKey() == null ? f.finalKey() + " (upload "
                                     + f.uploadId() + ")" : f.stagedKey() + " (to " + f.finalKey() + ")") + " was not staged by the write "
                                     + writeId + (placed ? " as described" : f.deferred() != deferred() ? ", which "
                                     + (deferred() ? "defers its uploads" : "stages and copies") : ""));
@@ -528,7 +535,7 @@ public final class TableWrite {
                 for (PartitionKey k : keys) {
                     if (k.values().size() != columns.partitionNames().size()) {
                         abandon(store, log, null);
-                        throw new IllegalArgumentException("the partition " + k.values() + " does not have the write's "
+                        throw unstaged("the partition " + k.values() + " does not have the write's "
                                 + columns.partitionNames().size() + " partition values");
                     }
                     folders.add(HivePaths.folder(columns.partitionNames(), k.values()));
@@ -537,7 +544,7 @@ public final class TableWrite {
                     String name = f.finalKey().substring(f.finalKey().lastIndexOf('/') + 1);
                     if (f.folder() == null || !folders.contains(f.folder()) || !f.finalKey().equals(location.prefix() + f.folder() + name)) {
                         abandon(store, log, null);
-                        throw new IllegalArgumentException("the file " + f.stagedKey() + " lies in the folder " + f.folder()
+                        throw unstaged("the file " + f.stagedKey() + " lies in the folder " + f.folder()
                                 + ", not in a partition its task attempt reported");
                     }
                 }
