@@ -237,7 +237,8 @@ public final class Bench {
         }
     }
 
-    private static void resetPeaks() {
+    /** Resets the heap pools' peaks (SparkBench uses it too). */
+    static void resetPeaks() {
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP) {
                 pool.resetPeakUsage();
@@ -245,7 +246,8 @@ public final class Bench {
         }
     }
 
-    private static long heapPeak() {
+    /** The sum of the heap pools' peaks since {@link #resetPeaks}. */
+    static long heapPeak() {
         long sum = 0;
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP) {

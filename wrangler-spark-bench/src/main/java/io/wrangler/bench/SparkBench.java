@@ -12,8 +12,6 @@ import io.wrangler.testkit.LocalS3;
 import io.wrangler.testkit.NetworkProfile;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -309,7 +307,7 @@ public final class SparkBench {
                 for (String name : order) {
                     Bench.settle();
                     tasks.take(spark);
-                    resetPeaks();
+                    Bench.resetPeaks();
                     commitPoint[0][0] = 0;
                     long[] gc0 = gcs();
                     long startMs = System.currentTimeMillis();
@@ -318,7 +316,7 @@ public final class SparkBench {
                     double total = (System.nanoTime() - start) / 1e9;
                     long endMs = System.currentTimeMillis();
                     double gc = (gcs()[1] - gc0[1]) / 1e3;
-                    peakHeap.merge(name, heapPeak(), Math::max);
+                    peakHeap.merge(name, Bench.heapPeak(), Math::max);
                     List<long[]> ended = tasks.take(spark);
                     long firstLaunch = ended.stream().mapToLong(t -> t[0]).min().orElse(startMs);
                     long lastEnd = ended.stream().mapToLong(t -> t[1]).max().orElse(endMs);
@@ -437,7 +435,7 @@ public final class SparkBench {
             long before = usedAfterGc();
             long[] atCommit = {0};
             long[] gc0 = gcs();
-            resetPeaks();
+            Bench.resetPeaks();
             long start = System.nanoTime();
             SparkWriteBuilder w = SparkParquet.write(clustered(spark, rows, partitions)).partitionBy("dt", "country")
                     .mode(WriteMode.OVERWRITE_PARTITIONS).s3(sim);
@@ -448,7 +446,7 @@ public final class SparkBench {
             });
             WriteResult r = w.to("s3://sim/big/");
             double wall = (System.nanoTime() - start) / 1e9;
-            long peak = heapPeak();
+            long peak = Bench.heapPeak();
             long[] gc1 = gcs();
             long after = usedAfterGc();
             long resultBytes = tasks.take(spark).stream().mapToLong(t -> t[2]).sum();
@@ -490,23 +488,5 @@ public final class SparkBench {
             // no /proc
         }
         return 0;
-    }
-
-    private static void resetPeaks() {
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                pool.resetPeakUsage();
-            }
-        }
-    }
-
-    private static long heapPeak() {
-        long sum = 0;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                sum += pool.getPeakUsage().getUsed();
-            }
-        }
-        return sum;
     }
 }
