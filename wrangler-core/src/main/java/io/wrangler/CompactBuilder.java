@@ -367,10 +367,103 @@ public final class CompactBuilder {
             return schema;
         }
 
+        /**
+         * The next batch, read, deduplicated and added to the digest on a reader thread of its own while this thread
+         * (the write's) encodes the one before: at most {@link #AHEAD} batches wait between the two.
+         */
         @Override
         public boolean loadNextBatch() throws IOException {
             prepareLoadNextBatch();
             VectorSchemaRoot out = getVectorSchemaRoot();
+            if (producer == null) {
+                startProducer();
+            }
+            Object next;
+            try {
+                next = ready.take();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while reading the partitions to compact");
+            }
+            if (next instanceof VectorSchemaRoot b) {
+                room.release();
+                try (b) {
+                    for (int c = 0; c < b.getFieldVectors().size(); c++) {
+                        b.getVector(c).makeTransferPair(out.getVector(c)).transfer();
+                    }
+                    out.setRowCount(b.getRowCount());
+                }
+                return true;
+            }
+            ready.add(next); // the end or the failure stays for any later call
+            out.setRowCount(0);
+            if (next instanceof IOException e) {
+                throw e;
+            }
+            if (next instanceof RuntimeException e) {
+                throw e;
+            }
+            if (next instanceof Error e) {
+                throw e;
+            }
+            return false;
+        }
+
+        private static final int AHEAD = 2;
+        /** Batches read ahead, then the end (or the reader's failure); unbounded, so that the last entry always goes in. */
+        private final java.util.concurrent.BlockingQueue<Object> ready = new java.util.concurrent.LinkedBlockingQueue<>();
+        /** Batches the reader may read ahead: taken before it reads one, given back when this thread takes one. */
+        private final java.util.concurrent.Semaphore room = new java.util.concurrent.Semaphore(AHEAD);
+        private static final Object END = new Object();
+        private volatile boolean stopped;
+        private Thread producer;
+
+        private void startProducer() {
+            Schema s = readSchema();
+            producer = new Thread(() -> {
+                Object last = END;
+                try {
+                    while (true) {
+                        room.acquire();
+                        if (stopped) {
+                            return;
+                        }
+                        VectorSchemaRoot b = VectorSchemaRoot.create(s, allocator);
+                        boolean more;
+                        try {
+                            more = produce(b);
+                        } catch (Throwable t) {
+                            b.close();
+                            throw t;
+                        }
+                        if (!more) {
+                            b.close();
+                            break;
+                        }
+                        ready.add(b);
+                    }
+                } catch (InterruptedException e) {
+                    return; // stopped by closeQuietly
+                } catch (Throwable t) {
+                    last = t;
+                } finally {
+                    if (current != null) {
+                        try {
+                            current.close();
+                        } catch (IOException | RuntimeException e) {
+                            // the read's outcome is what the write needs
+                        }
+                        current = null;
+                    }
+                }
+                ready.add(last);
+            }, "wrangler-compact-reader");
+            producer.setDaemon(true);
+            producer.start();
+        }
+
+        /** Reads the next batch into {@code out} (the reader thread's own root): false at the end of the last partition. */
+        private boolean produce(VectorSchemaRoot out) throws IOException {
             while (true) {
                 if (current == null) {
                     if (++partition >= partitions.size()) {
@@ -501,11 +594,23 @@ public final class CompactBuilder {
 
         void closeQuietly() {
             try {
-                if (current != null) {
+                if (producer != null) {
+                    stopped = true;
+                    producer.interrupt();
+                    room.release(AHEAD);
+                    producer.join();
+                    for (Object o; (o = ready.poll()) != null; ) {
+                        if (o instanceof VectorSchemaRoot b) {
+                            b.close();
+                        }
+                    }
+                } else if (current != null) {
                     current.close();
                     current = null;
                 }
                 close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } catch (IOException | RuntimeException ignored) {
                 // the write's outcome is what the caller needs
             }
