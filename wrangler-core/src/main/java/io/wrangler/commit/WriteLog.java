@@ -159,6 +159,19 @@ final class WriteLog {
         Manifest next = full.in(Manifest.State.COMMITTED);
         try {
             swap(next);
+        } catch (Superseded e) {
+            // A 412 on a retry whose first attempt S3 applied: a recovery that took over may have rolled it forward since.
+            Optional<S3Store.Versioned> now;
+            try {
+                now = store.getVersioned(key);
+            } catch (RuntimeException r) {
+                e.addSuppressed(r);
+                throw e;
+            }
+            if (rolledForward(now, false)) {
+                throw new Unknown(e);
+            }
+            throw e;
         } catch (software.amazon.awssdk.core.exception.SdkException e) {
             // S3 may have applied it with every answer lost: then the write is committed, and removing what it staged
             // would leave a COMMITTED manifest that no recovery can finish. Look before anyone cleans up.
@@ -171,10 +184,33 @@ final class WriteLog {
             }
             byte[] json = next.toJson();
             if (now.isEmpty() || !Arrays.equals(now.get().content(), json)) {
+                if (rolledForward(now, true)) {
+                    throw new Unknown(e);
+                }
                 throw e;
             }
             etag = now.get().etag();
             manifest = next;
+        }
+    }
+
+    /**
+     * Whether a manifest read back after a failed commit point may be this write's, committed and then finished by a
+     * recovery that took the table over (PUBLISHED, COMMITTED by another hand, or, when {@code goneToo}, ended): then
+     * nothing may be reported as not applied. A plain append's COMMITTED is not its commit point: a recovery only undoes it.
+     */
+    private boolean rolledForward(Optional<S3Store.Versioned> now, boolean goneToo) {
+        if (manifest.mode() == WriteMode.APPEND && !manifest.keyed()) {
+            return false;
+        }
+        if (now.isEmpty()) {
+            return goneToo;
+        }
+        try {
+            Manifest.State state = Manifest.fromJson(now.get().content()).state();
+            return state == Manifest.State.COMMITTED || state == Manifest.State.PUBLISHED;
+        } catch (IOException | RuntimeException r) {
+            return true;
         }
     }
 

@@ -129,9 +129,11 @@
  *       without that list (wrangler 0.1's) are listed again, counting only files no younger than the manifest, and a
  *       nested table's staging met there is refused. A CAS that fails on every retry may still have been applied with
  *       its answers lost: the writer reads the manifest back before it cleans up anything; if it holds the COMMITTED
- *       record the write goes on (it is committed), if it does not the write is undone as before, and if it cannot be
- *       read the write stops with {@code CommitStateUnknownException}, removing nothing (cleaning up a committed write's
- *       staging or uploads would leave a record no recovery can finish).
+ *       record the write goes on (it is committed); if it is PUBLISHED, COMMITTED otherwise, or gone (an overwrite or keyed
+ *       append: a recovery that took the table over during the retries may have rolled it forward), or cannot be read,
+ *       the write stops with {@code CommitStateUnknownException}, removing nothing (cleaning up a committed write's
+ *       staging or uploads would leave a record no recovery can finish); otherwise it is undone as before. A retry
+ *       answered 412 is read the same way, except that a manifest gone there is reported as not applied.
  *       <br><i>Crash after it:</i> an overwrite or keyed append is rolled forward by recovery; a plain append is rolled
  *       back.</li>
  *   <li><b>Publish</b>: (a) list the old files of the touched partitions by their exact folders with trailing slash
