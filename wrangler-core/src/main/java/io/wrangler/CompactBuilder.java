@@ -604,9 +604,6 @@ public final class CompactBuilder {
                             b.close();
                         }
                     }
-                } else if (current != null) {
-                    current.close();
-                    current = null;
                 }
                 close();
             } catch (InterruptedException e) {
