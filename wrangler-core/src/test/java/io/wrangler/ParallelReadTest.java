@@ -66,4 +66,31 @@ class ParallelReadTest {
             assertThat(a.getAllocatedMemory()).isZero();
         } // RootAllocator.close() fails on a leaked buffer
     }
+
+    @Test
+    void workersDecodeAtMostTwoFilesAThreadAheadOfASlowCaller() throws Exception {
+        String uri = table();
+        try (BufferAllocator a = new RootAllocator()) {
+            long files;
+            long oneFile;
+            try (TableReader r = open(uri, a, 1, 65_536)) {
+                assertThat(r.loadNextBatch()).isTrue();
+                oneFile = a.getAllocatedMemory(); // the caller's batch and the decoder's set-up: at least one file's worth
+                files = 1;
+                while (r.loadNextBatch()) {
+                    files++;
+                }
+            }
+            assertThat(files).isGreaterThan(20); // 9 appends of several partitions
+            try (TableReader r = open(uri, a, 2, 65_536)) {
+                assertThat(r.loadNextBatch()).isTrue();
+                Thread.sleep(500); // a caller busy elsewhere: the workers go as far as they are let
+                long held = a.getAllocatedMemory();
+                // Two threads may hold 4 files taken and not handed over (and their working batches); without the bound
+                // they decoded every file of the table, some 25 batches.
+                assertThat(held).as("bytes held after the first batch; one file's read holds %d", oneFile).isLessThan(8 * oneFile);
+            }
+            assertThat(a.getAllocatedMemory()).isZero();
+        }
+    }
 }

@@ -5,8 +5,11 @@ import io.wrangler.encoding.Codecs;
 import io.wrangler.partition.HivePaths;
 import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.reflect.Constructor;
 import java.math.BigDecimal;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -176,8 +179,9 @@ public final class TableReader extends ArrowReader {
     /**
      * Decodes up to {@code threads} files at once, each on a thread of its own, and hands their batches over in file
      * order: the rows and batches are the same as with one thread. Memory grows with it: each thread holds the
-     * row group it decodes (its share of the read budget) and up to {@link Pipeline#AHEAD} decoded batches. 1 (the
-     * default) decodes on the caller's thread. Call before the first batch.
+     * row group it decodes (its share of the read budget), and at most {@code 2 * threads} files are decoded ahead of
+     * the caller, each with up to {@link Pipeline#AHEAD} decoded batches. 1 decodes on the caller's thread. Call before
+     * the first batch.
      */
     public TableReader threads(int threads) {
         if (threads < 1) {
@@ -488,8 +492,10 @@ public final class TableReader extends ArrowReader {
     /**
      * A Pipeline decodes files on {@code threads} workers, each taking the next file not yet taken, and hands their batches
      * to the caller in file order. Each file has a queue of at most {@link #AHEAD} decoded batches; a worker whose queue is
-     * full waits. Files are taken in order, so the file the caller is on is always one a worker holds or has finished:
-     * the caller never waits on a worker that waits on it.
+     * full waits, and at most {@code 2 * threads} files are taken and not yet handed over whole ({@link #inFlight}).
+     * Files are taken in order, so the file the caller is on is always one a worker holds or has finished (or, when no
+     * file at or after it is taken, every permit is free for the worker that takes it): the caller never waits on a
+     * worker that waits on it.
      */
     private final class Pipeline {
         /** Decoded batches a worker may hold ready for the caller, per file. */
@@ -501,9 +507,15 @@ public final class TableReader extends ArrowReader {
                 new java.util.concurrent.ConcurrentHashMap<>();
         private volatile boolean closed;
         private int reading;
+        /**
+         * Files a worker may hold, taken and not yet handed over whole: without this bound, workers that decode faster
+         * than the caller takes batches would hold every file of a table of small files in memory.
+         */
+        private final java.util.concurrent.Semaphore inFlight;
 
         Pipeline() {
             int n = Math.min(threads, files.size());
+            inFlight = new java.util.concurrent.Semaphore(2 * n);
             workers = java.util.concurrent.Executors.newFixedThreadPool(n, r -> {
                 Thread t = new Thread(r, "wrangler-read");
                 t.setDaemon(true);
@@ -521,8 +533,14 @@ public final class TableReader extends ArrowReader {
 
         private void work(long budget) {
             while (!closed) {
+                try {
+                    inFlight.acquire();
+                } catch (InterruptedException e) {
+                    return; // closed
+                }
                 int i = nextFile.getAndIncrement();
                 if (i >= files.size()) {
+                    inFlight.release();
                     return;
                 }
                 java.util.concurrent.BlockingQueue<Object> q = queue(i);
@@ -566,6 +584,7 @@ public final class TableReader extends ArrowReader {
                 if (x == END) {
                     queues.remove(reading);
                     reading++;
+                    inFlight.release();
                     continue;
                 }
                 if (x instanceof IOException e) {
@@ -712,6 +731,9 @@ public final class TableReader extends ArrowReader {
      * Repeats the value at index 0 of {@code v} into {@code [1, n)}: a partition value is the same in every row of a
      * file, so its bytes are copied in doubling blocks instead of set row by row (which was a third of a read's time).
      */
+    private static final int OFFSET_BLOCK = 4096;
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
     private static void repeatFirst(FieldVector v, int n) {
         if (v instanceof BaseVariableWidthVector x) {
             int length = x.getValueLength(0);
@@ -722,9 +744,16 @@ public final class TableReader extends ArrowReader {
                 x.reallocDataBuffer();
             }
             repeat(x.getDataBuffer(), length, n);
+            // the end offsets i * length, a block at a time through an array: one checked ArrowBuf write per row was
+            // most of the fill's time for a string partition column
             ArrowBuf offsets = x.getOffsetBuffer();
-            for (int i = 1; i <= n; i++) {
-                offsets.setInt((long) i * BaseVariableWidthVector.OFFSET_WIDTH, i * length);
+            byte[] block = new byte[4 * Math.min(n, OFFSET_BLOCK)];
+            for (int from = 1; from <= n; from += OFFSET_BLOCK) {
+                int k = Math.min(OFFSET_BLOCK, n + 1 - from);
+                for (int j = 0; j < k; j++) {
+                    INT_LE.set(block, 4 * j, (from + j) * length);
+                }
+                offsets.setBytes((long) from * BaseVariableWidthVector.OFFSET_WIDTH, block, 0, 4L * k);
             }
             allValid(x.getValidityBuffer(), n);
             x.setLastSet(n - 1);
