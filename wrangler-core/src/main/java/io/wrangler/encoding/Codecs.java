@@ -2,9 +2,13 @@ package io.wrangler.encoding;
 
 import com.github.luben.zstd.Zstd;
 import io.airlift.compress.lz4.Lz4Compressor;
+import io.airlift.compress.lz4.Lz4Decompressor;
 import io.wrangler.Compression;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.Arrays;
+import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.compression.CompressionCodecFactory;
@@ -78,43 +82,55 @@ public final class Codecs implements CompressionCodecFactory {
 
     @Override
     public BytesInputDecompressor getDecompressor(CompressionCodecName codec) {
+        return pageDecompressor(codec);
+    }
+
+    /**
+     * The decompressor of {@code codec} for whole pages taken where they lie (the reader's buffer of a column chunk),
+     * with no copy into a page-sized array of their own first.
+     */
+    public static PageDecompressor pageDecompressor(CompressionCodecName codec) {
         return switch (codec) {
             case UNCOMPRESSED -> new Decompressor() {
                 @Override
-                byte[] decompress(byte[] in, int size) {
-                    return in;
+                public byte[] decompress(byte[] in, int off, int len, int size) {
+                    return Arrays.copyOfRange(in, off, off + len);
                 }
             };
             case SNAPPY -> new Decompressor() {
                 @Override
-                byte[] decompress(byte[] in, int size) throws IOException {
+                public byte[] decompress(byte[] in, int off, int len, int size) throws IOException {
                     byte[] out = new byte[size];
-                    Snappy.uncompress(in, 0, in.length, out, 0);
-                    return out;
+                    int n = Snappy.uncompress(in, off, len, out, 0);
+                    return checked(out, n, size);
                 }
             };
             case ZSTD -> new Decompressor() {
                 @Override
-                byte[] decompress(byte[] in, int size) {
-                    return Zstd.decompress(in, size);
+                public byte[] decompress(byte[] in, int off, int len, int size) throws IOException {
+                    byte[] out = new byte[size];
+                    long n = Zstd.decompressByteArray(out, 0, size, in, off, len);
+                    if (Zstd.isError(n)) {
+                        throw new IOException("zstd could not decompress a page: " + Zstd.getErrorName(n));
+                    }
+                    return checked(out, n, size);
                 }
             };
             case GZIP -> new Decompressor() {
                 @Override
-                byte[] decompress(byte[] in, int size) throws IOException {
-                    try (java.util.zip.GZIPInputStream gz = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(in))) {
+                public byte[] decompress(byte[] in, int off, int len, int size) throws IOException {
+                    try (GZIPInputStream gz = new GZIPInputStream(new ByteArrayInputStream(in, off, len))) {
                         return gz.readNBytes(size);
                     }
                 }
             };
             case LZ4_RAW -> new Decompressor() {
-                private final io.airlift.compress.lz4.Lz4Decompressor lz4 = new io.airlift.compress.lz4.Lz4Decompressor();
+                private final Lz4Decompressor lz4 = new Lz4Decompressor();
 
                 @Override
-                byte[] decompress(byte[] in, int size) {
+                public byte[] decompress(byte[] in, int off, int len, int size) throws IOException {
                     byte[] out = new byte[size];
-                    lz4.decompress(in, 0, in.length, out, 0, size);
-                    return out;
+                    return checked(out, lz4.decompress(in, off, len, out, 0, size), size);
                 }
             };
             default -> throw new IllegalArgumentException("the Parquet codec " + codec + " is not one wrangler reads (it reads "
@@ -122,13 +138,28 @@ public final class Codecs implements CompressionCodecFactory {
         };
     }
 
-    /** Decompression over byte arrays: Parquet pages are small (1 MiB by default), whole pages in, whole pages out. */
-    private abstract static class Decompressor implements BytesInputDecompressor {
-        abstract byte[] decompress(byte[] in, int size) throws IOException;
+    private static byte[] checked(byte[] out, long n, int size) throws IOException {
+        if (n != size) {
+            throw new IOException("a page decompressed to " + n + " bytes where its header says " + size);
+        }
+        return out;
+    }
 
+    /** Decompresses one whole page. */
+    public interface PageDecompressor extends BytesInputDecompressor {
+        /**
+         * The {@code size} bytes that {@code len} compressed bytes of {@code in} from {@code off} hold, in a new array
+         * (never {@code in} itself: the caller may reuse it).
+         */
+        byte[] decompress(byte[] in, int off, int len, int size) throws IOException;
+    }
+
+    /** Decompression over byte arrays: Parquet pages are small (1 MiB by default), whole pages in, whole pages out. */
+    private abstract static class Decompressor implements PageDecompressor {
         @Override
         public BytesInput decompress(BytesInput bytes, int decompressedSize) throws IOException {
-            return BytesInput.from(decompress(bytes.toByteArray(), decompressedSize));
+            byte[] in = bytes.toByteArray();
+            return BytesInput.from(decompress(in, 0, in.length, decompressedSize));
         }
 
         @Override
@@ -136,7 +167,7 @@ public final class Codecs implements CompressionCodecFactory {
                 throws IOException {
             byte[] in = new byte[compressedSize];
             input.get(in);
-            output.put(decompress(in, decompressedSize), 0, decompressedSize);
+            output.put(decompress(in, 0, compressedSize, decompressedSize), 0, decompressedSize);
         }
 
         @Override

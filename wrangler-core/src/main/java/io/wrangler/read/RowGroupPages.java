@@ -18,7 +18,6 @@ import org.apache.parquet.column.page.DataPageV2;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.column.page.PageReader;
-import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.format.DataPageHeader;
 import org.apache.parquet.format.DataPageHeaderV2;
 import org.apache.parquet.format.PageHeader;
@@ -43,7 +42,6 @@ import org.apache.parquet.io.ParquetDecodingException;
 final class RowGroupPages implements PageReadStore {
     /** The least window of a column chunk: a ranged GET of less costs more in requests than it saves in memory. */
     static final int MIN_WINDOW = 256 * 1024;
-    private static final CompressionCodecFactory CODECS = new Codecs();
 
     private final long rows;
     private final Map<List<String>, ColumnPages> columns = new HashMap<>();
@@ -175,6 +173,19 @@ final class RowGroupPages implements PageReadStore {
             return n;
         }
 
+        /**
+         * The next {@code n} bytes where they lie: in the buffer when they are all in it (valid until the next read of
+         * this stream), else in a new array of their own. Saves a page-sized copy of every compressed page.
+         */
+        Region region(int n) throws IOException {
+            if (n <= limit - pos) {
+                Region r = new Region(buf, pos);
+                pos += n;
+                return r;
+            }
+            return new Region(take(n), 0);
+        }
+
         /** The next {@code n} bytes in a new array; a run longer than the window is fetched by itself. */
         byte[] take(int n) throws IOException {
             byte[] out = new byte[n];
@@ -204,13 +215,17 @@ final class RowGroupPages implements PageReadStore {
         }
     }
 
+    /** Bytes of a stream where they lie: {@code bytes} from {@code from}. */
+    private record Region(byte[] bytes, int from) {
+    }
+
     /** The pages of one column chunk, read as they are asked for. */
     private static final class ColumnPages implements PageReader {
         private final S3InputFile file;
         private final ColumnDescriptor column;
         private final ColumnChunkMetaData meta;
         private final ChunkStream in;
-        private final CompressionCodecFactory.BytesInputDecompressor decompressor;
+        private final Codecs.PageDecompressor decompressor;
         private final CRC32 crc = new CRC32();
         private PageHeader pending;
         private boolean dictionaryRead;
@@ -221,7 +236,7 @@ final class RowGroupPages implements PageReadStore {
             this.column = column;
             this.meta = meta;
             this.in = in;
-            this.decompressor = CODECS.getDecompressor(meta.getCodec());
+            this.decompressor = Codecs.pageDecompressor(meta.getCodec());
         }
 
         @Override
@@ -244,8 +259,7 @@ final class RowGroupPages implements PageReadStore {
                     pending = h;
                     return null;
                 }
-                byte[] body = body(h);
-                byte[] plain = decompress(body, h.getUncompressed_page_size());
+                byte[] plain = decompress(body(h), h);
                 return new DictionaryPage(BytesInput.from(plain), h.getUncompressed_page_size(), h.getDictionary_page_header().getNum_values(),
                         Encoding.valueOf(h.getDictionary_page_header().getEncoding().name()));
             } catch (IOException e) {
@@ -266,7 +280,7 @@ final class RowGroupPages implements PageReadStore {
                     switch (h.type) {
                         case DATA_PAGE: {
                             DataPageHeader d = h.getData_page_header();
-                            byte[] plain = decompress(body(h), h.getUncompressed_page_size());
+                            byte[] plain = decompress(body(h), h);
                             valuesRead += d.getNum_values();
                             return new DataPageV1(BytesInput.from(plain), d.getNum_values(), h.getUncompressed_page_size(), null,
                                     Encoding.valueOf(d.getRepetition_level_encoding().name()),
@@ -274,13 +288,20 @@ final class RowGroupPages implements PageReadStore {
                         }
                         case DATA_PAGE_V2: {
                             DataPageHeaderV2 d = h.getData_page_header_v2();
-                            byte[] body = body(h);
+                            Region r = body(h);
                             int rl = d.getRepetition_levels_byte_length();
                             int dl = d.getDefinition_levels_byte_length();
-                            byte[] data = Arrays.copyOfRange(body, rl + dl, body.length);
-                            if (d.isIs_compressed()) {
-                                data = decompress(data, h.getUncompressed_page_size() - rl - dl);
+                            int size = h.getCompressed_page_size();
+                            if (rl < 0 || dl < 0 || (long) rl + dl > size) {
+                                throw new ParquetDecodingException("a data page of " + Arrays.toString(column.getPath()) + " in " + file
+                                        + " has levels of " + rl + " and " + dl + " bytes in a page of " + size);
                             }
+                            // the levels are copied: the region is the stream's buffer, refilled by the next read
+                            byte[] body = Arrays.copyOfRange(r.bytes(), r.from(), r.from() + rl + dl);
+                            byte[] data = d.isIs_compressed()
+                                    ? decompressor.decompress(r.bytes(), r.from() + rl + dl, size - rl - dl,
+                                            h.getUncompressed_page_size() - rl - dl)
+                                    : Arrays.copyOfRange(r.bytes(), r.from() + rl + dl, r.from() + size);
                             valuesRead += d.getNum_values();
                             return DataPageV2.uncompressed(d.getNum_rows(), d.getNum_nulls(), d.getNum_values(),
                                     BytesInput.from(body, 0, rl), BytesInput.from(body, rl, dl), Encoding.valueOf(d.getEncoding().name()),
@@ -305,11 +326,16 @@ final class RowGroupPages implements PageReadStore {
             return Util.readPageHeader(in);
         }
 
-        private byte[] body(PageHeader h) throws IOException {
-            byte[] b = in.take(h.getCompressed_page_size());
+        /** The page's bytes where they lie, checked against its CRC when it has one. */
+        private Region body(PageHeader h) throws IOException {
+            int n = h.getCompressed_page_size();
+            if (n < 0) {
+                throw new ParquetDecodingException("a page of " + Arrays.toString(column.getPath()) + " in " + file + " has the size " + n);
+            }
+            Region b = in.region(n);
             if (h.isSetCrc()) {
                 crc.reset();
-                crc.update(b);
+                crc.update(b.bytes(), b.from(), n);
                 if (crc.getValue() != (h.getCrc() & 0xFFFFFFFFL)) {
                     throw new ParquetDecodingException("could not verify page integrity, CRC checksum verification failed");
                 }
@@ -317,8 +343,9 @@ final class RowGroupPages implements PageReadStore {
             return b;
         }
 
-        private byte[] decompress(byte[] body, int size) throws IOException {
-            return decompressor.decompress(BytesInput.from(body), size).toByteArray();
+        /** The page decompressed into an array of its own (the region's buffer is the stream's). */
+        private byte[] decompress(Region body, PageHeader h) throws IOException {
+            return decompressor.decompress(body.bytes(), body.from(), h.getCompressed_page_size(), h.getUncompressed_page_size());
         }
     }
 }
