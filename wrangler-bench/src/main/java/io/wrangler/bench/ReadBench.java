@@ -150,9 +150,10 @@ public final class ReadBench {
             Map<String, Double> median = new LinkedHashMap<>();
             seconds.forEach((k, v) -> median.put(k, Bench.median(v)));
             System.out.println();
-            System.out.println("| run | median s | runs s |");
-            System.out.println("| --- | --- | --- |");
-            median.forEach((k, v) -> System.out.printf("| %s | %.3f | %s |%n", k, v, Bench.format(seconds.get(k))));
+            System.out.println("| run | median s | runs s | median CPU s |");
+            System.out.println("| --- | --- | --- | --- |");
+            median.forEach((k, v) -> System.out.printf("| %s | %.3f | %s | %s |%n", k, v, Bench.format(seconds.get(k)),
+                    CPU.containsKey(k) ? String.format("%.3f", Bench.median(CPU.get(k))) : "-"));
             System.out.println();
             double readAll = median.get("wrangler read all columns (LocalS3)");
             double floor = median.get("LocalS3 floor: GET each file whole, sequentially");
@@ -163,10 +164,14 @@ public final class ReadBench {
             System.out.printf("in-memory S3: read all / DuckDB: %.2fx; read one partition / DuckDB: %.2fx%n",
                     median.get("wrangler read all columns (in-memory S3)") / duckAll,
                     median.get("wrangler read one partition (in-memory S3)") / median.get("duckdb read one partition (local copies)"));
+            System.out.printf("CPU, in-memory S3: read all / DuckDB: %.2fx%n",
+                    Bench.median(CPU.get("wrangler read all columns (in-memory S3)")) / Bench.median(CPU.get("duckdb read all columns (local copies)")));
             double duckCopy = median.get("duckdb COPY ... PARTITION_BY (local copies)");
             System.out.printf("compact / DuckDB COPY: %s; in-memory S3: %.2fx%n", localCompaction
                     ? String.format("%.2fx", median.get("wrangler compact (LocalS3)") / duckCopy) : "not run",
                     median.get("wrangler compact (in-memory S3)") / duckCopy);
+            System.out.printf("CPU, in-memory S3: compact / DuckDB COPY: %.2fx%n",
+                    Bench.median(CPU.get("wrangler compact (in-memory S3)")) / Bench.median(CPU.get("duckdb COPY ... PARTITION_BY (local copies)")));
             System.out.println("# load after: " + load());
             s3.close();
         } finally {
@@ -249,6 +254,14 @@ public final class ReadBench {
         return table;
     }
 
+    /**
+     * The process's CPU seconds of each timed run (every thread: wrangler's decoders and prefetch, DuckDB's workers):
+     * what a run costs whatever else the machine runs, where wall time also measures the neighbours.
+     */
+    private static final Map<String, List<Double>> CPU = new LinkedHashMap<>();
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
     private static Map<String, List<Double>> time(Map<String, Bench.Run> runs, int reps) throws Exception {
         return timeEach(runs, reps, true, name -> { });
     }
@@ -278,8 +291,10 @@ public final class ReadBench {
                 before.prepare(name);
                 Bench.settle();
                 long start = System.nanoTime();
+                long cpu = OS.getProcessCpuTime();
                 runs.get(name).run();
                 seconds.get(name).add((System.nanoTime() - start) / 1e9);
+                CPU.computeIfAbsent(name, k -> new ArrayList<>()).add((OS.getProcessCpuTime() - cpu) / 1e9);
             }
         }
         return seconds;
