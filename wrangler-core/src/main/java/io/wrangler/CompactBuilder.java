@@ -53,7 +53,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  *
  * <p>Memory: batches stream from the files read to the files written; {@code dedupBy} also keeps, per partition, each
  * distinct key and the order value of its last row, and reads the partition twice. Keys are deduplicated within a
- * partition. Not thread-safe; each {@code run()} is a new compaction.
+ * partition. Not thread-safe; each {@code run()} is a new compaction. A job's shared {@link WriteOptions} apply with
+ * {@link #options}, as to its writes, less the options a compaction cannot honour.
  */
 public final class CompactBuilder {
     private final String uri;
@@ -106,16 +107,16 @@ public final class CompactBuilder {
         return this;
     }
 
-    private WriteOptions.Builder set(String option) {
+    private void noteSet(String option) {
         if (firstSet == null) {
             firstSet = option;
         }
-        return options;
     }
 
     /** The S3 client to use; by default the SDK's default client. */
     public CompactBuilder s3(S3Client client) {
-        set("s3").s3(Objects.requireNonNull(client, "client"));
+        options.s3(Objects.requireNonNull(client, "client"));
+        noteSet("s3");
         return this;
     }
 
@@ -159,13 +160,15 @@ public final class CompactBuilder {
 
     /** The codec of the new files; {@link Compression#SNAPPY} by default. */
     public CompactBuilder compression(Compression compression) {
-        set("compression").compression(compression);
+        options.compression(compression);
+        noteSet("compression");
         return this;
     }
 
     /** Starts a new file in a partition once the current one holds about this many bytes; one file per partition by default. */
     public CompactBuilder targetFileSize(long bytes) {
-        set("targetFileSize").targetFileSize(bytes);
+        options.targetFileSize(bytes);
+        noteSet("targetFileSize");
         return this;
     }
 
@@ -177,31 +180,36 @@ public final class CompactBuilder {
 
     /** As {@link WriteBuilder#lease(boolean)}. */
     public CompactBuilder lease(boolean enabled) {
-        set("lease").lease(enabled);
+        options.lease(enabled);
+        noteSet("lease");
         return this;
     }
 
     /** As {@link WriteBuilder#leaseWait}. */
     public CompactBuilder leaseWait(java.time.Duration wait) {
-        set("leaseWait").leaseWait(wait);
+        options.leaseWait(wait);
+        noteSet("leaseWait");
         return this;
     }
 
     /** Encrypts the new files with SSE-S3. */
     public CompactBuilder sseS3() {
-        set("sseS3").encryption(Encryption.sseS3());
+        options.encryption(Encryption.sseS3());
+        noteSet("sseS3");
         return this;
     }
 
     /** Encrypts the new files with SSE-KMS under {@code keyId} (null: the bucket's default key). */
     public CompactBuilder sseKms(String keyId) {
-        set("sseKms").encryption(keyId == null ? Encryption.kms() : Encryption.kms(keyId));
+        options.encryption(keyId == null ? Encryption.kms() : Encryption.kms(keyId));
+        noteSet("sseKms");
         return this;
     }
 
     /** As {@link WriteBuilder#retry}. */
     public CompactBuilder retry(int attempts, java.time.Duration base, java.time.Duration cap) {
-        set("retry").retryPolicy(RetryPolicy.of(attempts, base, cap));
+        options.retryPolicy(RetryPolicy.of(attempts, base, cap));
+        noteSet("retry");
         return this;
     }
 

@@ -72,17 +72,17 @@ public final class WriteBuilder {
         return this;
     }
 
-    /** The builder of this write's options, noting the first option set for {@link #options}'s check. */
-    private WriteOptions.Builder set(String option) {
+    /** Notes the first option set (after its value was taken), for {@link #options}'s check. */
+    private void noteSet(String option) {
         if (firstSet == null) {
             firstSet = option;
         }
-        return options;
     }
 
     /** Partitions the table by these columns, in this order: {@code dt=.../country=.../}. They are not stored in the files. */
     public WriteBuilder partitionBy(String... columns) {
-        set("partitionBy").partitionBy(columns);
+        options.partitionBy(columns);
+        noteSet("partitionBy");
         return this;
     }
 
@@ -93,7 +93,8 @@ public final class WriteBuilder {
      * {@code .}: Hive, Spark, Athena and Trino skip such files as hidden, so their rows would vanish.
      */
     public WriteBuilder filenamePrefix(String prefix) {
-        set("filenamePrefix").filenamePrefix(prefix);
+        options.filenamePrefix(prefix);
+        noteSet("filenamePrefix");
         return this;
     }
 
@@ -107,7 +108,8 @@ public final class WriteBuilder {
      * @throws IllegalArgumentException for a type string that is not a Hive type wrangler writes
      */
     public WriteBuilder dtype(java.util.Map<String, String> types) {
-        set("dtype").dtype(types);
+        options.dtype(types);
+        noteSet("dtype");
         return this;
     }
 
@@ -124,7 +126,8 @@ public final class WriteBuilder {
      * @throws IllegalArgumentException for no columns, or fewer than one bucket
      */
     public WriteBuilder bucketBy(List<String> columns, int buckets) {
-        set("bucketBy").bucketBy(columns, buckets);
+        options.bucketBy(columns, buckets);
+        noteSet("bucketBy");
         return this;
     }
 
@@ -137,25 +140,29 @@ public final class WriteBuilder {
      * carries no min/max statistics, so a new table is better off with INT64.
      */
     public WriteBuilder timestampsAsInt96(boolean int96) {
-        set("timestampsAsInt96").timestampsAsInt96(int96);
+        options.timestampsAsInt96(int96);
+        noteSet("timestampsAsInt96");
         return this;
     }
 
     /** What the write does to existing data; {@link WriteMode#APPEND} by default. */
     public WriteBuilder mode(WriteMode mode) {
-        set("mode").mode(mode);
+        options.mode(mode);
+        noteSet("mode");
         return this;
     }
 
     /** The codec of every page; {@link Compression#SNAPPY} by default. */
     public WriteBuilder compression(Compression compression) {
-        set("compression").compression(compression);
+        options.compression(compression);
+        noteSet("compression");
         return this;
     }
 
     /** Starts a new file in a partition after this many rows. No limit by default. */
     public WriteBuilder maxRowsPerFile(long rows) {
-        set("maxRowsPerFile").maxRowsPerFile(rows);
+        options.maxRowsPerFile(rows);
+        noteSet("maxRowsPerFile");
         return this;
     }
 
@@ -165,7 +172,8 @@ public final class WriteBuilder {
      * with {@link #maxRowsPerFile}.
      */
     public WriteBuilder targetFileSize(long bytes) {
-        set("targetFileSize").targetFileSize(bytes);
+        options.targetFileSize(bytes);
+        noteSet("targetFileSize");
         return this;
     }
 
@@ -176,7 +184,8 @@ public final class WriteBuilder {
      * ends. Inputs already in memory (a {@code VectorSchemaRoot}, records) never spill.
      */
     public WriteBuilder spillDirectory(java.nio.file.Path directory) {
-        set("spillDirectory").spillDirectory(Objects.requireNonNull(directory, "directory"));
+        options.spillDirectory(Objects.requireNonNull(directory, "directory"));
+        noteSet("spillDirectory");
         return this;
     }
 
@@ -186,7 +195,8 @@ public final class WriteBuilder {
      * that no byte is copied.
      */
     public WriteBuilder commitMethod(CommitMethod method) {
-        set("commitMethod").commitMethod(method);
+        options.commitMethod(method);
+        noteSet("commitMethod");
         return this;
     }
 
@@ -201,7 +211,8 @@ public final class WriteBuilder {
      * which Spark and Athena read, and a value with digits below the microsecond is refused rather than truncated.
      */
     public WriteBuilder preserveNanoseconds(boolean keep) {
-        set("preserveNanoseconds").preserveNanoseconds(keep);
+        options.preserveNanoseconds(keep);
+        noteSet("preserveNanoseconds");
         return this;
     }
 
@@ -231,7 +242,8 @@ public final class WriteBuilder {
      * only when something else guarantees a single writer per table.
      */
     public WriteBuilder lease(boolean enabled) {
-        set("lease").lease(enabled);
+        options.lease(enabled);
+        noteSet("lease");
         return this;
     }
 
@@ -240,37 +252,46 @@ public final class WriteBuilder {
      * lives without renewal, so that a rerun right after a crash waits for the crashed writer's lease to expire).
      */
     public WriteBuilder leaseWait(java.time.Duration wait) {
-        set("leaseWait").leaseWait(wait);
+        options.leaseWait(wait);
+        noteSet("leaseWait");
         return this;
     }
 
-    /** Encrypts every object the write creates with S3-managed keys (SSE-S3, {@code AES256}). */
+    /** Encrypts every object the write creates with S3-managed keys (SSE-S3, {@code AES256}): short for {@code encryption(Encryption.sseS3())}. */
     public WriteBuilder sseS3() {
-        set("sseS3").encryption(Encryption.sseS3());
+        options.encryption(Encryption.sseS3());
+        noteSet("sseS3");
         return this;
     }
 
-    /** Encrypts every object the write creates with KMS (SSE-KMS) under {@code keyId} (an id or ARN; null: the bucket's default key). */
+    /**
+     * Encrypts every object the write creates with KMS (SSE-KMS) under {@code keyId} (an id or ARN; null: the bucket's
+     * default key): short for {@code encryption(Encryption.kms(keyId))}, or {@code encryption(Encryption.kms())} for null.
+     */
     public WriteBuilder sseKms(String keyId) {
-        set("sseKms").encryption(keyId == null ? Encryption.kms() : Encryption.kms(keyId));
+        options.encryption(keyId == null ? Encryption.kms() : Encryption.kms(keyId));
+        noteSet("sseKms");
         return this;
     }
 
     /** How S3 encrypts every object the write creates; {@link Encryption#none()} by default. {@link #sseS3()} and {@link #sseKms} are short for it. */
     public WriteBuilder encryption(Encryption encryption) {
-        set("encryption").encryption(encryption);
+        options.encryption(encryption);
+        noteSet("encryption");
         return this;
     }
 
     /** Gives every object the write creates this canned ACL, such as {@code bucket-owner-full-control}. */
     public WriteBuilder acl(String cannedAcl) {
-        set("acl").acl(Objects.requireNonNull(cannedAcl, "cannedAcl"));
+        options.acl(Objects.requireNonNull(cannedAcl, "cannedAcl"));
+        noteSet("acl");
         return this;
     }
 
     /** Sends {@code x-amz-expected-bucket-owner} with every request: S3 refuses them if the bucket belongs to another account. */
     public WriteBuilder expectedBucketOwner(String accountId) {
-        set("expectedBucketOwner").expectedBucketOwner(Objects.requireNonNull(accountId, "accountId"));
+        options.expectedBucketOwner(Objects.requireNonNull(accountId, "accountId"));
+        noteSet("expectedBucketOwner");
         return this;
     }
 
@@ -281,13 +302,15 @@ public final class WriteBuilder {
      * NoSuchBucket, missing credentials) are never retried.
      */
     public WriteBuilder retry(int attempts, java.time.Duration base, java.time.Duration cap) {
-        set("retry").retryPolicy(RetryPolicy.of(attempts, base, cap));
+        options.retryPolicy(RetryPolicy.of(attempts, base, cap));
+        noteSet("retry");
         return this;
     }
 
     /** How S3 requests are retried after a transient failure; {@link #retry} is short for it. */
     public WriteBuilder retryPolicy(RetryPolicy policy) {
-        set("retryPolicy").retryPolicy(policy);
+        options.retryPolicy(policy);
+        noteSet("retryPolicy");
         return this;
     }
 
@@ -300,13 +323,15 @@ public final class WriteBuilder {
      * connection. Memory does not grow with it: upload buffers stay within their own bound.
      */
     public WriteBuilder concurrency(int requests) {
-        set("concurrency").concurrency(requests);
+        options.concurrency(requests);
+        noteSet("concurrency");
         return this;
     }
 
     /** The S3 client to use; by default the SDK's default client (default region and credentials chains). */
     public WriteBuilder s3(S3Client client) {
-        set("s3").s3(Objects.requireNonNull(client, "client"));
+        options.s3(Objects.requireNonNull(client, "client"));
+        noteSet("s3");
         return this;
     }
 

@@ -118,6 +118,10 @@ class WriteOptionsTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("Cannot apply WriteOptions: this write was given options(...) already; give it one WriteOptions "
                         + "(options.toBuilder() makes a changed copy)");
+        // a refused value sets nothing, so options may still follow
+        WriteBuilder w = S3Parquet.write(Orders.orders("a", List.of(D15), List.of("RU"), 1));
+        assertThatThrownBy(() -> w.maxRowsPerFile(0)).isInstanceOf(IllegalArgumentException.class);
+        w.options(shared);
         // what belongs to one write alone may come first
         S3Parquet.write(Orders.orders("a", List.of(D15), List.of("RU"), 1)).idempotencyKey("k").progress(new Progress() { }).options(shared)
                 .to("s3://" + bucket + "/t/");

@@ -104,21 +104,21 @@ public final class SparkWriteBuilder {
 
     /** Partition columns, in path order; they are not stored in the files. */
     public SparkWriteBuilder partitionBy(String... columns) {
-        noteSet("partitionBy(...)");
         this.partitionBy = List.of(columns);
+        noteSet("partitionBy(...)");
         return this;
     }
 
     /** {@code APPEND} (default), {@code OVERWRITE} or {@code OVERWRITE_PARTITIONS}, as {@code S3Parquet}'s. */
     public SparkWriteBuilder mode(WriteMode mode) {
-        noteSet("mode(...)");
         this.mode = Objects.requireNonNull(mode, "mode");
+        noteSet("mode(...)");
         return this;
     }
 
     private void noteSet(String option) {
         if (firstSet == null) {
-            firstSet = option; // null for an option of this write alone (its idempotency key)
+            firstSet = option;
         }
     }
 
@@ -228,8 +228,9 @@ public final class SparkWriteBuilder {
 
     /** Any option of the data source, by name. */
     public SparkWriteBuilder option(String name, String value) {
-        noteSet(name.equals("idempotencyKey") ? null : "option(\"" + name + "\", ...)");
         options.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, name));
+        // an idempotency key names this write alone, and WriteOptions hold none to undo it
+        noteSet(name.equalsIgnoreCase("idempotencyKey") ? null : "option(\"" + name + "\", ...)");
         return this;
     }
 
