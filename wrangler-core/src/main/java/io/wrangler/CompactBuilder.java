@@ -53,26 +53,21 @@ import software.amazon.awssdk.services.s3.S3Client;
  *
  * <p>Memory: batches stream from the files read to the files written; {@code dedupBy} also keeps, per partition, each
  * distinct key and the order value of its last row, and reads the partition twice. Keys are deduplicated within a
- * partition. Not thread-safe; each {@code run()} is a new compaction.
+ * partition. Not thread-safe; each {@code run()} is a new compaction. A job's shared {@link WriteOptions} apply with
+ * {@link #options}, as to its writes, less the options a compaction cannot honour.
  */
 public final class CompactBuilder {
     private final String uri;
-    private S3Client s3;
+    private WriteOptions.Builder options = WriteOptions.builder();
+    /** The first option set on this builder, or null: {@link #options} would silently undo it. */
+    private String firstSet;
+    private boolean optionsGiven;
     private PartitionFilter filter = PartitionFilter.all();
     private int moreFilesThan = -1;
     private long smallerThan = -1;
     private List<String> dedupKeys;
     private String dedupOrder;
-    private Compression compression = Compression.SNAPPY;
-    private long targetFileSize = -1;
     private CatalogTable catalog;
-    private boolean lease = true;
-    private java.time.Duration leaseWait;
-    private String sse;
-    private String kmsKey;
-    private int attempts = -1;
-    private java.time.Duration base;
-    private java.time.Duration cap;
     private StepHook hook;
     private WriteSpec.Tuning tuning;
     private int batchRows = 65_536;
@@ -81,9 +76,47 @@ public final class CompactBuilder {
         this.uri = Objects.requireNonNull(uri, "uri");
     }
 
+    /**
+     * Takes the options of {@code options} that a compaction uses: the S3 client, encryption, ACL, expected bucket owner,
+     * retries (for its reads too), concurrency, compression, file sizes, file name prefix, timestamps, spill directory and
+     * lease. It must come before the setters, as {@link WriteBuilder#options}. A job may give its compactions the same
+     * value as its writes, as long as that value leaves at their defaults the options a compaction cannot honour.
+     *
+     * @throws IllegalArgumentException the options set {@code mode}, {@code partitionBy}, {@code bucketBy} or {@code dtype},
+     *     or {@code commitMethod(DEFERRED_UPLOADS)}: a compaction rewrites partitions as they are and replaces exactly the
+     *     files it read, and it reads its new files back before its commit point, which a deferred upload does not allow
+     * @throws IllegalStateException an option was set on this builder before, or options were given already
+     */
+    public CompactBuilder options(WriteOptions options) {
+        Objects.requireNonNull(options, "options");
+        String refused = options.notForCompaction();
+        if (refused != null) {
+            throw new IllegalArgumentException("Cannot compact " + uri + " with these WriteOptions: " + refused + ". Give compact(...) "
+                    + "options that leave it at its default.");
+        }
+        if (optionsGiven) {
+            throw new IllegalStateException("Cannot apply WriteOptions: this compaction was given options(...) already; give it one "
+                    + "WriteOptions (options.toBuilder() makes a changed copy)");
+        }
+        if (firstSet != null) {
+            throw new IllegalStateException("Cannot apply WriteOptions: " + firstSet + "(...) was set before options(...), which "
+                    + "replaces every option and would undo it; call options(...) first, then the setters for this compaction");
+        }
+        this.options = options.toBuilder();
+        this.optionsGiven = true;
+        return this;
+    }
+
+    private void noteSet(String option) {
+        if (firstSet == null) {
+            firstSet = option;
+        }
+    }
+
     /** The S3 client to use; by default the SDK's default client. */
     public CompactBuilder s3(S3Client client) {
-        this.s3 = Objects.requireNonNull(client, "client");
+        options.s3(Objects.requireNonNull(client, "client"));
+        noteSet("s3");
         return this;
     }
 
@@ -127,16 +160,15 @@ public final class CompactBuilder {
 
     /** The codec of the new files; {@link Compression#SNAPPY} by default. */
     public CompactBuilder compression(Compression compression) {
-        this.compression = Objects.requireNonNull(compression, "compression");
+        options.compression(compression);
+        noteSet("compression");
         return this;
     }
 
     /** Starts a new file in a partition once the current one holds about this many bytes; one file per partition by default. */
     public CompactBuilder targetFileSize(long bytes) {
-        if (bytes < 1024) {
-            throw new IllegalArgumentException("targetFileSize must be at least 1 KiB, got " + bytes);
-        }
-        this.targetFileSize = bytes;
+        options.targetFileSize(bytes);
+        noteSet("targetFileSize");
         return this;
     }
 
@@ -148,37 +180,36 @@ public final class CompactBuilder {
 
     /** As {@link WriteBuilder#lease(boolean)}. */
     public CompactBuilder lease(boolean enabled) {
-        this.lease = enabled;
+        options.lease(enabled);
+        noteSet("lease");
         return this;
     }
 
     /** As {@link WriteBuilder#leaseWait}. */
     public CompactBuilder leaseWait(java.time.Duration wait) {
-        this.leaseWait = Objects.requireNonNull(wait, "wait");
+        options.leaseWait(wait);
+        noteSet("leaseWait");
         return this;
     }
 
     /** Encrypts the new files with SSE-S3. */
     public CompactBuilder sseS3() {
-        this.sse = "AES256";
+        options.encryption(Encryption.sseS3());
+        noteSet("sseS3");
         return this;
     }
 
     /** Encrypts the new files with SSE-KMS under {@code keyId} (null: the bucket's default key). */
     public CompactBuilder sseKms(String keyId) {
-        this.sse = "aws:kms";
-        this.kmsKey = keyId;
+        options.encryption(keyId == null ? Encryption.kms() : Encryption.kms(keyId));
+        noteSet("sseKms");
         return this;
     }
 
     /** As {@link WriteBuilder#retry}. */
     public CompactBuilder retry(int attempts, java.time.Duration base, java.time.Duration cap) {
-        if (attempts < 1) {
-            throw new IllegalArgumentException("attempts must be at least 1, got " + attempts);
-        }
-        this.attempts = attempts;
-        this.base = Objects.requireNonNull(base, "base");
-        this.cap = Objects.requireNonNull(cap, "cap");
+        options.retryPolicy(RetryPolicy.of(attempts, base, cap));
+        noteSet("retry");
         return this;
     }
 
@@ -204,9 +235,11 @@ public final class CompactBuilder {
     public CompactionResult run() {
         S3Location location = S3Location.parse(uri, WriteStep.VALIDATE, "compact");
         String table = location.uri();
-        S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
-        RequestOptions options = RequestOptions.defaults();
-        S3Store store = new S3Store(client, location.bucket(), options);
+        WriteOptions o = options.build();
+        S3Client client = o.s3().orElseGet(S3Parquet::defaultClient);
+        // The reads carry the write's expected bucket owner and retries too: one table, one set of requests.
+        RequestOptions requests = o.requests();
+        S3Store store = new S3Store(client, location.bucket(), requests);
         TableFiles.Listing listing;
         Map<String, Field> partitionTypes = new HashMap<>();
         try {
@@ -254,31 +287,17 @@ public final class CompactBuilder {
             return new CompactionResult(table, List.of(), 0, 0, 0, 0, 0, null);
         }
         try (BufferAllocator allocator = new RootAllocator()) {
-            Input input = new Input(allocator, client, options, table, listing.partitionColumns(), chosen, partitionTypes);
+            Input input = new Input(allocator, client, requests, table, listing.partitionColumns(), chosen, partitionTypes);
             input.readSchema(); // refuses a dedupBy of unknown columns before the write takes the lease or stages anything
             List<String> keys = new ArrayList<>();
             chosen.forEach(fs -> fs.forEach(f -> keys.add(f.key())));
             Map<String, List<String>> valuesByFolder = new HashMap<>();
             chosen.forEach(fs -> valuesByFolder.put(fs.get(0).folder(), fs.get(0).values()));
-            WriteBuilder w = S3Parquet.write(input).s3(client).mode(WriteMode.OVERWRITE_PARTITIONS).compression(compression)
-                    .partitionBy(listing.partitionColumns().toArray(new String[0])).lease(lease)
+            WriteBuilder w = S3Parquet.write(input).options(o).s3(client).mode(WriteMode.OVERWRITE_PARTITIONS)
+                    .partitionBy(listing.partitionColumns().toArray(new String[0]))
                     .replacing(new WriteSpec.Replacement(keys, staged -> input.verify(staged, valuesByFolder, location)));
-            if (targetFileSize > 0) {
-                w.targetFileSize(targetFileSize);
-            }
             if (catalog != null) {
                 w.catalog(catalog);
-            }
-            if (leaseWait != null) {
-                w.leaseWait(leaseWait);
-            }
-            if ("AES256".equals(sse)) {
-                w.sseS3();
-            } else if (sse != null) {
-                w.sseKms(kmsKey);
-            }
-            if (attempts > 0) {
-                w.retry(attempts, base, cap);
             }
             if (hook != null) {
                 w.stepHook(hook);

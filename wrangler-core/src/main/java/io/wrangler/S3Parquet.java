@@ -29,6 +29,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  *     .to("s3://bucket/marts/orders/");
  * }</pre>
  *
+ * <p>A job that writes several tables shares the options they have in common as one immutable {@link WriteOptions}
+ * ({@code S3Parquet.write(rows).options(daily).to(uri)}); each {@code write(...)} is used once.
+ *
  * <p>What is atomic: each data file (it appears whole or not at all). What is not: the table as a whole;
  * readers listing during the publish step may briefly see old and new files of a partition side by side,
  * never a partition missing. What a crash leaves: always something {@link #recover} (or the next write)

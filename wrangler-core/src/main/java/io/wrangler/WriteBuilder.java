@@ -20,32 +20,25 @@ import software.amazon.awssdk.services.s3.S3Client;
  *     .to("s3://bucket/marts/orders/");
  * }</pre>
  *
- * <p>Not thread-safe, and used once: the input is consumed by {@link #to(String)}.
+ * <p>A job that writes several tables keeps the options they share in one {@link WriteOptions} value and gives it to each
+ * write with {@link #options}; every option setter here is short for the same setter of {@link WriteOptions.Builder},
+ * for this write only. What belongs to one write alone is set here only: the input, the {@link #catalog} table, the
+ * {@link #idempotencyKey} and the {@link #progress} listener.
+ *
+ * <p>Not thread-safe, and used once: the input is consumed by {@link #to(String)}. The options it was given are not
+ * changed by it, and may be given to any number of other writes meanwhile.
  */
 public final class WriteBuilder {
     private final Supplier<BatchSource> input;
-    private List<String> partitionBy = List.of();
-    private WriteMode mode = WriteMode.APPEND;
-    private Compression compression = Compression.SNAPPY;
-    private long maxRowsPerFile = Long.MAX_VALUE;
-    private boolean keepNanos;
-    private S3Client s3;
+    private WriteOptions.Builder options = WriteOptions.builder();
+    /** The first option set on this builder, or null: {@link #options} would silently undo it. */
+    private String firstSet;
+    private boolean optionsGiven;
     private CatalogTable catalog;
     private StepHook hook = StepHook.NONE;
     private WriteSpec.Tuning tuning = WriteSpec.Tuning.defaults();
     private String idempotencyKey;
-    private io.wrangler.storage.RequestOptions options = io.wrangler.storage.RequestOptions.defaults();
-    private long targetFileSize = Long.MAX_VALUE;
     private Progress progress = new Progress() { };
-    private CommitMethod commitMethod = CommitMethod.STAGE_AND_COPY;
-    private java.nio.file.Path spillDirectory = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
-    private boolean lease = true;
-    private java.time.Duration leaseWait = java.time.Duration.ofMinutes(3);
-    private String filenamePrefix = "";
-    private java.util.Map<String, String> dtype = java.util.Map.of();
-    private List<String> bucketBy = List.of();
-    private int buckets;
-    private boolean int96;
     private WriteSpec.Replacement replacement;
     private boolean used;
 
@@ -53,12 +46,43 @@ public final class WriteBuilder {
         this.input = input;
     }
 
+    /**
+     * Takes every option of {@code options}, a value a job may share between writes and threads; the setters called after
+     * it change this write only. It must come before them: it replaces every option, so a setter called before it would
+     * be undone without a word, and is refused instead.
+     *
+     * <pre>{@code
+     * S3Parquet.write(orders).options(daily).idempotencyKey("orders:2024-01-15").to("s3://lake/marts/orders/");
+     * }</pre>
+     *
+     * @throws IllegalStateException an option was set on this builder before, or options were given already
+     */
+    public WriteBuilder options(WriteOptions options) {
+        Objects.requireNonNull(options, "options");
+        if (optionsGiven) {
+            throw new IllegalStateException("Cannot apply WriteOptions: this write was given options(...) already; give it one "
+                    + "WriteOptions (options.toBuilder() makes a changed copy)");
+        }
+        if (firstSet != null) {
+            throw new IllegalStateException("Cannot apply WriteOptions: " + firstSet + "(...) was set before options(...), which "
+                    + "replaces every option and would undo it; call options(...) first, then the setters for this write");
+        }
+        this.options = options.toBuilder();
+        this.optionsGiven = true;
+        return this;
+    }
+
+    /** Notes the first option set (after its value was taken), for {@link #options}'s check. */
+    private void noteSet(String option) {
+        if (firstSet == null) {
+            firstSet = option;
+        }
+    }
+
     /** Partitions the table by these columns, in this order: {@code dt=.../country=.../}. They are not stored in the files. */
     public WriteBuilder partitionBy(String... columns) {
-        for (String c : columns) {
-            Objects.requireNonNull(c, "partition column");
-        }
-        this.partitionBy = List.of(columns);
+        options.partitionBy(columns);
+        noteSet("partitionBy");
         return this;
     }
 
@@ -69,20 +93,8 @@ public final class WriteBuilder {
      * {@code .}: Hive, Spark, Athena and Trino skip such files as hidden, so their rows would vanish.
      */
     public WriteBuilder filenamePrefix(String prefix) {
-        Objects.requireNonNull(prefix, "prefix");
-        if (prefix.startsWith("_") || prefix.startsWith(".")) {
-            throw new IllegalArgumentException("filenamePrefix '" + prefix + "' starts with '" + prefix.charAt(0) + "', which makes "
-                    + "Hive, Spark, Athena and Trino skip the files as hidden: start it with a letter or digit");
-        }
-        for (int i = 0; i < prefix.length(); i++) {
-            char c = prefix.charAt(i);
-            if (c == '/' || c < 0x20 || c == 0x7F) {
-                throw new IllegalArgumentException("filenamePrefix '" + prefix.replaceAll("\\p{Cntrl}", "?") + "' holds "
-                        + (c == '/' ? "'/', which would make a folder" : "the control character U+" + String.format("%04X", (int) c))
-                        + ": use a prefix without it");
-            }
-        }
-        this.filenamePrefix = prefix;
+        options.filenamePrefix(prefix);
+        noteSet("filenamePrefix");
         return this;
     }
 
@@ -96,15 +108,8 @@ public final class WriteBuilder {
      * @throws IllegalArgumentException for a type string that is not a Hive type wrangler writes
      */
     public WriteBuilder dtype(java.util.Map<String, String> types) {
-        for (java.util.Map.Entry<String, String> e : types.entrySet()) {
-            Objects.requireNonNull(e.getValue(), "type of " + e.getKey());
-            try {
-                io.wrangler.input.HiveTypes.parse(e.getKey(), e.getValue());
-            } catch (IllegalArgumentException bad) {
-                throw new IllegalArgumentException("dtype of '" + e.getKey() + "': " + bad.getMessage(), bad);
-            }
-        }
-        this.dtype = java.util.Map.copyOf(types);
+        options.dtype(types);
+        noteSet("dtype");
         return this;
     }
 
@@ -121,21 +126,8 @@ public final class WriteBuilder {
      * @throws IllegalArgumentException for no columns, or fewer than one bucket
      */
     public WriteBuilder bucketBy(List<String> columns, int buckets) {
-        Objects.requireNonNull(columns, "columns");
-        for (String c : columns) {
-            Objects.requireNonNull(c, "bucket column");
-        }
-        if (columns.isEmpty()) {
-            throw new IllegalArgumentException("bucketBy needs at least one column");
-        }
-        if (buckets < 1) {
-            throw new IllegalArgumentException("bucketBy needs at least 1 bucket, got " + buckets);
-        }
-        if (new java.util.HashSet<>(columns).size() != columns.size()) {
-            throw new IllegalArgumentException("bucketBy names a column twice: " + columns);
-        }
-        this.bucketBy = List.copyOf(columns);
-        this.buckets = buckets;
+        options.bucketBy(columns, buckets);
+        noteSet("bucketBy");
         return this;
     }
 
@@ -148,28 +140,29 @@ public final class WriteBuilder {
      * carries no min/max statistics, so a new table is better off with INT64.
      */
     public WriteBuilder timestampsAsInt96(boolean int96) {
-        this.int96 = int96;
+        options.timestampsAsInt96(int96);
+        noteSet("timestampsAsInt96");
         return this;
     }
 
     /** What the write does to existing data; {@link WriteMode#APPEND} by default. */
     public WriteBuilder mode(WriteMode mode) {
-        this.mode = Objects.requireNonNull(mode, "mode");
+        options.mode(mode);
+        noteSet("mode");
         return this;
     }
 
     /** The codec of every page; {@link Compression#SNAPPY} by default. */
     public WriteBuilder compression(Compression compression) {
-        this.compression = Objects.requireNonNull(compression, "compression");
+        options.compression(compression);
+        noteSet("compression");
         return this;
     }
 
     /** Starts a new file in a partition after this many rows. No limit by default. */
     public WriteBuilder maxRowsPerFile(long rows) {
-        if (rows < 1) {
-            throw new IllegalArgumentException("maxRowsPerFile must be at least 1, got " + rows);
-        }
-        this.maxRowsPerFile = rows;
+        options.maxRowsPerFile(rows);
+        noteSet("maxRowsPerFile");
         return this;
     }
 
@@ -179,10 +172,8 @@ public final class WriteBuilder {
      * with {@link #maxRowsPerFile}.
      */
     public WriteBuilder targetFileSize(long bytes) {
-        if (bytes < 1024) {
-            throw new IllegalArgumentException("targetFileSize must be at least 1 KiB, got " + bytes);
-        }
-        this.targetFileSize = bytes;
+        options.targetFileSize(bytes);
+        noteSet("targetFileSize");
         return this;
     }
 
@@ -193,7 +184,8 @@ public final class WriteBuilder {
      * ends. Inputs already in memory (a {@code VectorSchemaRoot}, records) never spill.
      */
     public WriteBuilder spillDirectory(java.nio.file.Path directory) {
-        this.spillDirectory = Objects.requireNonNull(directory, "directory");
+        options.spillDirectory(Objects.requireNonNull(directory, "directory"));
+        noteSet("spillDirectory");
         return this;
     }
 
@@ -203,7 +195,8 @@ public final class WriteBuilder {
      * that no byte is copied.
      */
     public WriteBuilder commitMethod(CommitMethod method) {
-        this.commitMethod = Objects.requireNonNull(method, "method");
+        options.commitMethod(method);
+        noteSet("commitMethod");
         return this;
     }
 
@@ -218,7 +211,8 @@ public final class WriteBuilder {
      * which Spark and Athena read, and a value with digits below the microsecond is refused rather than truncated.
      */
     public WriteBuilder preserveNanoseconds(boolean keep) {
-        this.keepNanos = keep;
+        options.preserveNanoseconds(keep);
+        noteSet("preserveNanoseconds");
         return this;
     }
 
@@ -248,7 +242,8 @@ public final class WriteBuilder {
      * only when something else guarantees a single writer per table.
      */
     public WriteBuilder lease(boolean enabled) {
-        this.lease = enabled;
+        options.lease(enabled);
+        noteSet("lease");
         return this;
     }
 
@@ -257,38 +252,46 @@ public final class WriteBuilder {
      * lives without renewal, so that a rerun right after a crash waits for the crashed writer's lease to expire).
      */
     public WriteBuilder leaseWait(java.time.Duration wait) {
-        if (wait.isNegative()) {
-            throw new IllegalArgumentException("leaseWait must not be negative, got " + wait);
-        }
-        this.leaseWait = wait;
+        options.leaseWait(wait);
+        noteSet("leaseWait");
         return this;
     }
 
-    /** Encrypts every object the write creates with S3-managed keys (SSE-S3, {@code AES256}). */
+    /** Encrypts every object the write creates with S3-managed keys (SSE-S3, {@code AES256}): short for {@code encryption(Encryption.sseS3())}. */
     public WriteBuilder sseS3() {
-        options = new io.wrangler.storage.RequestOptions("AES256", null, options.acl(), options.expectedBucketOwner(), options.attempts(),
-                options.base(), options.cap());
+        options.encryption(Encryption.sseS3());
+        noteSet("sseS3");
         return this;
     }
 
-    /** Encrypts every object the write creates with KMS (SSE-KMS) under {@code keyId} (an id or ARN; null: the bucket's default key). */
+    /**
+     * Encrypts every object the write creates with KMS (SSE-KMS) under {@code keyId} (an id or ARN; null: the bucket's
+     * default key): short for {@code encryption(Encryption.kms(keyId))}, or {@code encryption(Encryption.kms())} for null.
+     */
     public WriteBuilder sseKms(String keyId) {
-        options = new io.wrangler.storage.RequestOptions("aws:kms", keyId, options.acl(), options.expectedBucketOwner(), options.attempts(),
-                options.base(), options.cap());
+        options.encryption(keyId == null ? Encryption.kms() : Encryption.kms(keyId));
+        noteSet("sseKms");
+        return this;
+    }
+
+    /** How S3 encrypts every object the write creates; {@link Encryption#none()} by default. {@link #sseS3()} and {@link #sseKms} are short for it. */
+    public WriteBuilder encryption(Encryption encryption) {
+        options.encryption(encryption);
+        noteSet("encryption");
         return this;
     }
 
     /** Gives every object the write creates this canned ACL, such as {@code bucket-owner-full-control}. */
     public WriteBuilder acl(String cannedAcl) {
-        options = new io.wrangler.storage.RequestOptions(options.sse(), options.kmsKeyId(), Objects.requireNonNull(cannedAcl, "cannedAcl"),
-                options.expectedBucketOwner(), options.attempts(), options.base(), options.cap());
+        options.acl(Objects.requireNonNull(cannedAcl, "cannedAcl"));
+        noteSet("acl");
         return this;
     }
 
     /** Sends {@code x-amz-expected-bucket-owner} with every request: S3 refuses them if the bucket belongs to another account. */
     public WriteBuilder expectedBucketOwner(String accountId) {
-        options = new io.wrangler.storage.RequestOptions(options.sse(), options.kmsKeyId(), options.acl(),
-                Objects.requireNonNull(accountId, "accountId"), options.attempts(), options.base(), options.cap());
+        options.expectedBucketOwner(Objects.requireNonNull(accountId, "accountId"));
+        noteSet("expectedBucketOwner");
         return this;
     }
 
@@ -299,11 +302,15 @@ public final class WriteBuilder {
      * NoSuchBucket, missing credentials) are never retried.
      */
     public WriteBuilder retry(int attempts, java.time.Duration base, java.time.Duration cap) {
-        if (attempts < 1) {
-            throw new IllegalArgumentException("attempts must be at least 1, got " + attempts);
-        }
-        options = new io.wrangler.storage.RequestOptions(options.sse(), options.kmsKeyId(), options.acl(), options.expectedBucketOwner(),
-                attempts, Objects.requireNonNull(base, "base"), Objects.requireNonNull(cap, "cap"));
+        options.retryPolicy(RetryPolicy.of(attempts, base, cap));
+        noteSet("retry");
+        return this;
+    }
+
+    /** How S3 requests are retried after a transient failure; {@link #retry} is short for it. */
+    public WriteBuilder retryPolicy(RetryPolicy policy) {
+        options.retryPolicy(policy);
+        noteSet("retryPolicy");
         return this;
     }
 
@@ -316,16 +323,15 @@ public final class WriteBuilder {
      * connection. Memory does not grow with it: upload buffers stay within their own bound.
      */
     public WriteBuilder concurrency(int requests) {
-        if (requests < 1) {
-            throw new IllegalArgumentException("concurrency must be at least 1, got " + requests);
-        }
-        this.tuning = tuning.withThreads(requests);
+        options.concurrency(requests);
+        noteSet("concurrency");
         return this;
     }
 
     /** The S3 client to use; by default the SDK's default client (default region and credentials chains). */
     public WriteBuilder s3(S3Client client) {
-        this.s3 = Objects.requireNonNull(client, "client");
+        options.s3(Objects.requireNonNull(client, "client"));
+        noteSet("s3");
         return this;
     }
 
@@ -382,9 +388,13 @@ public final class WriteBuilder {
             throw new IllegalStateException("this write has run already: the input was consumed; start a new S3Parquet.write(...)");
         }
         used = true;
-        S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
-        WriteSpec spec = new WriteSpec(uri, client, mode, partitionBy, compression, maxRowsPerFile, keepNanos || int96, catalog, hook, tuning, idempotencyKey,
-                lease, leaseWait, options, targetFileSize, progress, spillDirectory, commitMethod, filenamePrefix, dtype, bucketBy, buckets, int96, replacement);
+        WriteOptions o = options.build();
+        S3Client client = o.s3().orElseGet(S3Parquet::defaultClient);
+        boolean keepNanos = o.preserveNanoseconds() || o.timestampsAsInt96(); // INT96 holds nanoseconds
+        WriteSpec spec = new WriteSpec(uri, client, o.mode(), o.partitionBy(), o.compression(), o.maxRowsPerFile(), keepNanos, catalog, hook,
+                tuning.withThreads(o.concurrency()), idempotencyKey, o.lease(), o.leaseWait(), o.requests(), o.targetFileSize(), progress,
+                o.spillDirectory().orElseGet(() -> java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))), o.commitMethod(),
+                o.filenamePrefix(), o.dtype(), o.bucketBy(), o.buckets(), o.timestampsAsInt96(), replacement);
         BatchSource source;
         try {
             source = input.get();
@@ -396,7 +406,7 @@ public final class WriteBuilder {
                     + e.getCause() + "). Nothing was written; fix the input source and rerun the write.", e.getCause());
         }
         if (source instanceof io.wrangler.input.ArrowSource arrow) {
-            arrow.keepNanos(keepNanos || int96); // INT96 holds nanoseconds
+            arrow.keepNanos(keepNanos);
         }
         try (BatchSource checked = source == null ? null : new ReadFailures(source, uri)) {
             if (checked == null) {

@@ -39,7 +39,13 @@ public record RequestOptions(String sse, String kmsKeyId, String acl, String exp
             "RequestTimeTooSkewed", "503 SlowDown");
 
     public static RequestOptions defaults() {
-        return new RequestOptions(null, null, null, null, 4, Duration.ofMillis(200), Duration.ofSeconds(10));
+        return of(io.wrangler.Encryption.none(), null, null, io.wrangler.RetryPolicy.defaults());
+    }
+
+    /** The request options of a write's options ({@code WriteOptions}): the one place they are turned into headers and retries. */
+    public static RequestOptions of(io.wrangler.Encryption encryption, String acl, String expectedBucketOwner, io.wrangler.RetryPolicy retry) {
+        return new RequestOptions(encryption.serverSideEncryption(), encryption.kmsKeyId(), acl, expectedBucketOwner, retry.attempts(),
+                retry.base(), retry.cap());
     }
 
     /**
@@ -70,12 +76,16 @@ public record RequestOptions(String sse, String kmsKeyId, String acl, String exp
     }
 
     /**
-     * Runs {@code call}, again after failures that {@code isTransient} accepts, at most {@code attempts} calls, sleeping a
-     * random time up to {@code base * 2^(attempt-1)} capped at {@code cap} in between (full jitter). Shared by the
-     * catalogs' own retries.
+     * Runs {@code call}, again after failures that {@code isTransient} accepts, as {@code policy} says: at most its
+     * attempts, sleeping a random time up to {@code base * 2^(attempt-1)} capped at {@code cap} in between (full jitter).
+     * Shared by the catalogs' own retries, so that S3 and a catalog retry alike under one {@link io.wrangler.RetryPolicy}.
      */
-    public static <T> T retry(int attempts, Duration base, Duration cap, java.util.function.Predicate<RuntimeException> isTransient,
-                              Supplier<T> call) {
+    public static <T> T retry(io.wrangler.RetryPolicy policy, java.util.function.Predicate<RuntimeException> isTransient, Supplier<T> call) {
+        return retry(policy.attempts(), policy.base(), policy.cap(), isTransient, call);
+    }
+
+    private static <T> T retry(int attempts, Duration base, Duration cap, java.util.function.Predicate<RuntimeException> isTransient,
+                               Supplier<T> call) {
         for (int attempt = 1; ; attempt++) {
             try {
                 return call.get();

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.wrangler.Decimal;
 import io.wrangler.S3Parquet;
 import io.wrangler.WriteMode;
+import io.wrangler.WriteOptions;
 import io.wrangler.glue.GlueCatalog;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -137,12 +138,12 @@ public final class EventsPipeline {
 
         lake.database("curated");
         GlueCatalog glue = GlueCatalog.of(lake.glue());
-        S3Parquet.write(events).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS)
-                .catalog(glue.table("curated", "events")).s3(lake.s3()).to(lake.uri("curated/events/"));
-        S3Parquet.write(new ArrayList<>(activity.values())).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS)
-                .catalog(glue.table("curated", "daily_user_activity")).s3(lake.s3()).to(lake.uri("curated/daily_user_activity/"));
-        S3Parquet.write(quarantine).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS)
-                .catalog(glue.table("curated", "quarantine")).s3(lake.s3()).to(lake.uri("curated/quarantine/"));
+        // One set of options for the job's three tables: each rerun of a date replaces that date, nothing else.
+        WriteOptions daily = WriteOptions.builder().s3(lake.s3()).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS).build();
+        S3Parquet.write(events).options(daily).catalog(glue.table("curated", "events")).to(lake.uri("curated/events/"));
+        S3Parquet.write(new ArrayList<>(activity.values())).options(daily).catalog(glue.table("curated", "daily_user_activity"))
+                .to(lake.uri("curated/daily_user_activity/"));
+        S3Parquet.write(quarantine).options(daily).catalog(glue.table("curated", "quarantine")).to(lake.uri("curated/quarantine/"));
 
         long curated = (Long) lake.query("curated/events/", "SELECT count(*) FROM t WHERE dt = '" + dt + "'").get(0).get(0);
         long quarantined = (Long) lake.query("curated/quarantine/", "SELECT count(*) FROM t WHERE dt = '" + dt + "'").get(0).get(0);

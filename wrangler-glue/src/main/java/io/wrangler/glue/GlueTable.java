@@ -43,8 +43,8 @@ import software.amazon.awssdk.services.glue.model.Table;
 import software.amazon.awssdk.services.glue.model.TableInput;
 
 /**
- * A GlueTable is one table of the Glue Data Catalog that writes register their data in. Immutable: each option
- * returns a new GlueTable.
+ * A GlueTable is one table of the Glue Data Catalog that writes register their data in. Immutable and thread-safe: each
+ * option returns a new GlueTable, and one GlueTable may serve writes on several threads.
  *
  * <p>Before any S3 object is written ({@link #prepare}), it reads the table and refuses a write the table cannot
  * take: a different location, other partition keys (unless {@code OVERWRITE}), a column whose type changed, a new
@@ -64,11 +64,44 @@ public final class GlueTable implements CatalogTable {
     static final String DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__";
     private static final int MAX_COMMIT_ATTEMPTS = 3;
 
-    record Options(String description, Map<String, String> parameters, Map<String, String> columnComments, boolean schemaEvolution,
-                   boolean catalogVersioning, String catalogId, String tableType, boolean sanitizeNames, boolean registerPartitions,
-                   List<PartitionProjection> projections, boolean createDatabase, Retry retry) {
+    /**
+     * The options of a GlueTable. Mutable only while {@link GlueTable#with} changes a fresh copy; a GlueTable holds its
+     * copy in a final field and never changes it, so a GlueTable is immutable and safely shared between threads. Each
+     * option is listed once here and once in {@link #copy()}, not in every setter.
+     */
+    static final class Options {
+        String description;
+        Map<String, String> parameters = Map.of();
+        Map<String, String> columnComments = Map.of();
+        boolean schemaEvolution = true;
+        boolean catalogVersioning;
+        String catalogId;
+        String tableType = "EXTERNAL_TABLE";
+        boolean sanitizeNames = true;
+        boolean registerPartitions = true;
+        List<PartitionProjection> projections = List.of();
+        boolean createDatabase;
+        io.wrangler.RetryPolicy retry = Retry.DEFAULT;
+
         static Options defaults() {
-            return new Options(null, Map.of(), Map.of(), true, false, null, "EXTERNAL_TABLE", true, true, List.of(), false, Retry.defaults());
+            return new Options();
+        }
+
+        Options copy() {
+            Options c = new Options();
+            c.description = description;
+            c.parameters = parameters;
+            c.columnComments = columnComments;
+            c.schemaEvolution = schemaEvolution;
+            c.catalogVersioning = catalogVersioning;
+            c.catalogId = catalogId;
+            c.tableType = tableType;
+            c.sanitizeNames = sanitizeNames;
+            c.registerPartitions = registerPartitions;
+            c.projections = projections;
+            c.createDatabase = createDatabase;
+            c.retry = retry;
+            return c;
         }
     }
 
@@ -84,83 +117,92 @@ public final class GlueTable implements CatalogTable {
         this.o = options;
     }
 
-    private GlueTable with(Options options) {
-        return new GlueTable(glue, database, table, options);
+    /** A new GlueTable whose options are a copy of these, changed by {@code change}. */
+    private GlueTable with(java.util.function.Consumer<Options> change) {
+        Options changed = o.copy();
+        change.accept(changed);
+        return new GlueTable(glue, database, table, changed);
     }
 
     /** The table's description. */
     public GlueTable description(String description) {
-        return with(new Options(description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
-                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+        return with(c -> c.description = description);
     }
 
     /** Extra table parameters, added to (and winning over) the standard ones. */
     public GlueTable parameters(Map<String, String> parameters) {
-        return with(new Options(o.description, Map.copyOf(parameters), o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
-                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+        Map<String, String> copy = Map.copyOf(parameters);
+        return with(c -> c.parameters = copy);
     }
 
     /** Column comments, by column name (as the catalog names it). */
     public GlueTable columnComments(Map<String, String> comments) {
-        return with(new Options(o.description, o.parameters, Map.copyOf(comments), o.schemaEvolution, o.catalogVersioning, o.catalogId,
-                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+        Map<String, String> copy = Map.copyOf(comments);
+        return with(c -> c.columnComments = copy);
     }
 
     /** Whether a write may add columns to the table (default true); off, a new column is refused before any I/O. */
     public GlueTable schemaEvolution(boolean enabled) {
-        return with(new Options(o.description, o.parameters, o.columnComments, enabled, o.catalogVersioning, o.catalogId,
-                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+        return with(c -> c.schemaEvolution = enabled);
     }
 
     /** Whether Glue keeps a table version per update (default false: {@code SkipArchive=true}, as versions have a quota). */
     public GlueTable catalogVersioning(boolean enabled) {
-        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, enabled, o.catalogId,
-                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+        return with(c -> c.catalogVersioning = enabled);
     }
 
     /** The catalog (AWS account) id, for a catalog shared from another account; default the caller's. */
     public GlueTable catalogId(String catalogId) {
-        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, catalogId,
-                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+        return with(c -> c.catalogId = catalogId);
     }
 
     /** The type of a table this write creates (default {@code EXTERNAL_TABLE}); an existing table keeps its own. */
     public GlueTable tableType(String tableType) {
-        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
-                Objects.requireNonNull(tableType), o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+        Objects.requireNonNull(tableType);
+        return with(c -> c.tableType = tableType);
     }
 
     /** Whether table and top-level column names are sanitized as awswrangler 3.x does (default true): accents dropped, runs of other characters than {@code [A-Za-z0-9_]} to {@code _}, lower case. */
     public GlueTable sanitizeNames(boolean enabled) {
-        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
-                o.tableType, enabled, o.registerPartitions, o.projections, o.createDatabase, o.retry));
+        return with(c -> c.sanitizeNames = enabled);
     }
 
     /** Whether written partitions are registered (default true); off, only the table is, for Athena's partition projection. */
     public GlueTable registerPartitions(boolean enabled) {
-        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
-                o.tableType, o.sanitizeNames, enabled, o.projections, o.createDatabase, o.retry));
+        return with(c -> c.registerPartitions = enabled);
     }
 
     /** Turns on Athena's partition projection with these column projections ({@code projection.enabled=true}, a location template). */
     public GlueTable projection(PartitionProjection... projections) {
-        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
-                o.tableType, o.sanitizeNames, o.registerPartitions, List.of(projections), o.createDatabase, o.retry));
+        List<PartitionProjection> copy = List.of(projections);
+        return with(c -> c.projections = copy);
     }
 
     /** Whether a missing database is created (default false: a missing database is an error before any I/O). */
     public GlueTable createDatabase(boolean enabled) {
-        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
-                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, enabled, o.retry));
+        return with(c -> c.createDatabase = enabled);
     }
 
-    /** Retries of transient Glue errors: at most {@code attempts} calls, backoff from {@code base} doubling up to {@code cap}, full jitter. */
+    /**
+     * How a Glue call is retried after a transient failure (ThrottlingException, OperationTimeoutException,
+     * InternalServiceException, ConcurrentRunsExceededException, ResourceNotReadyException, HTTP 5xx, a broken or
+     * timed-out connection); anything else fails at once. The same {@link io.wrangler.RetryPolicy} type as S3's ({@code
+     * WriteOptions.retryPolicy}), so a job may give both one policy. Default: 8 attempts, 100 ms, 5 s, more patient than
+     * S3's default, since Glue throttles an account at a few calls a second and a write makes only a handful of them.
+     */
+    public GlueTable retryPolicy(io.wrangler.RetryPolicy policy) {
+        Objects.requireNonNull(policy, "policy");
+        return with(c -> c.retry = policy);
+    }
+
+    /** Short for {@code retryPolicy(RetryPolicy.of(attempts, base, cap))}. */
     public GlueTable retry(int attempts, java.time.Duration base, java.time.Duration cap) {
-        if (attempts < 1) {
-            throw new IllegalArgumentException("attempts must be at least 1, got " + attempts);
-        }
-        return with(new Options(o.description, o.parameters, o.columnComments, o.schemaEvolution, o.catalogVersioning, o.catalogId,
-                o.tableType, o.sanitizeNames, o.registerPartitions, o.projections, o.createDatabase, new Retry(attempts, base, cap)));
+        return retryPolicy(io.wrangler.RetryPolicy.of(attempts, base, cap));
+    }
+
+    /** For tests in this package: the options as set. */
+    Options options() {
+        return o;
     }
 
     /** The database name, lower case. */
@@ -262,7 +304,7 @@ public final class GlueTable implements CatalogTable {
 
     private <T> T readPartitions(TableDefinition def, Supplier<T> call) {
         try {
-            return o.retry.run(call);
+            return Retry.run(o.retry, call);
         } catch (SdkException e) {
             throw new CatalogException(def.location(), WriteStep.VALIDATE, "Cannot read the partitions of the Glue table " + qualified()
                     + " for " + def.location() + " (step: validate): " + glueError(e) + ". Check the IAM permissions "
@@ -330,7 +372,7 @@ public final class GlueTable implements CatalogTable {
 
     private <T> T lookup(Supplier<T> call) {
         try {
-            return o.retry.run(call);
+            return Retry.run(o.retry, call);
         } catch (SdkException e) {
             throw new CatalogException(null, null, "Cannot read the Glue table " + qualified() + ": " + glueError(e) + ". Check the IAM "
                     + "permissions (glue:GetTable, glue:GetPartitions) and the client's region.", e);
@@ -550,7 +592,7 @@ public final class GlueTable implements CatalogTable {
 
     private <T> T read(TableDefinition def, Supplier<T> call) {
         try {
-            return o.retry.run(call);
+            return Retry.run(o.retry, call);
         } catch (SdkException e) {
             throw new CatalogException(def.location(), WriteStep.VALIDATE, "Cannot read the Glue table " + qualified() + " for " + def.location()
                     + " (step: validate): " + glueError(e) + ". Check the IAM permissions (glue:GetDatabase, glue:GetTable) and the "
@@ -855,7 +897,7 @@ public final class GlueTable implements CatalogTable {
 
         private <T> T call(String doing, Supplier<T> call) {
             try {
-                return o.retry.run(call);
+                return Retry.run(o.retry, call);
             } catch (SdkException e) {
                 throw new CatalogException(def.location(), WriteStep.CATALOG, "Cannot " + doing + " for " + def.location() + " (step: catalog): "
                         + glueError(e) + ". The data is published and the write's manifest kept: fix the cause and rerun the write, or run "

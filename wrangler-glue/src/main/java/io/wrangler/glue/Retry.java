@@ -1,5 +1,6 @@
 package io.wrangler.glue;
 
+import io.wrangler.RetryPolicy;
 import java.time.Duration;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -7,15 +8,18 @@ import software.amazon.awssdk.services.glue.model.GlueException;
 
 /**
  * Retry runs a Glue call again after transient failures (ThrottlingException, OperationTimeoutException,
- * InternalServiceException, HTTP 5xx, a broken or timed-out connection) with capped exponential backoff and full jitter.
- * Anything else fails at once. It comes on top of the client's own retry policy.
+ * InternalServiceException, HTTP 5xx, a broken or timed-out connection) as a {@link RetryPolicy} says: capped
+ * exponential backoff with full jitter, the same loop as S3's. Anything else fails at once. It comes on top of the
+ * client's own retry policy.
  */
-record Retry(int attempts, Duration base, Duration cap) {
+final class Retry {
+    /** Glue's default: see {@link GlueTable#retryPolicy}. */
+    static final RetryPolicy DEFAULT = RetryPolicy.of(8, Duration.ofMillis(100), Duration.ofSeconds(5));
+
     private static final Set<String> TRANSIENT = Set.of("ThrottlingException", "OperationTimeoutException", "InternalServiceException",
             "ConcurrentRunsExceededException", "ResourceNotReadyException");
 
-    static Retry defaults() {
-        return new Retry(8, Duration.ofMillis(100), Duration.ofSeconds(5));
+    private Retry() {
     }
 
     static boolean isTransient(RuntimeException e) {
@@ -27,7 +31,7 @@ record Retry(int attempts, Duration base, Duration cap) {
         return io.wrangler.storage.RequestOptions.isTransient(e);
     }
 
-    <T> T run(Supplier<T> call) {
-        return io.wrangler.storage.RequestOptions.retry(attempts, base, cap, Retry::isTransient, call);
+    static <T> T run(RetryPolicy policy, Supplier<T> call) {
+        return io.wrangler.storage.RequestOptions.retry(policy, Retry::isTransient, call);
     }
 }

@@ -7,6 +7,7 @@ import io.wrangler.CatalogException;
 import io.wrangler.Compression;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.RecoveryResult;
+import io.wrangler.RetryPolicy;
 import io.wrangler.S3Parquet;
 import io.wrangler.WriteIncompleteException;
 import io.wrangler.WriteMode;
@@ -336,6 +337,48 @@ class GlueCatalogTest {
         assertThat(r.rows()).isEqualTo(2);
         assertThat(glueTable("orders").storageDescriptor().location()).isEqualTo(table);
         assertThat(partitions("orders")).hasSize(2);
+    }
+
+    @Test
+    void aRetryPolicyBoundsTheCallsToAThrottledGlueOperation() {
+        int before = Lake.glue().calls("GetTable");
+        Lake.glue().failNext("GetTable", 3, GlueFault.THROTTLING);
+        GlueTable threeAttempts = orders().retryPolicy(RetryPolicy.of(3, Duration.ofMillis(1), Duration.ofMillis(5)));
+        assertThatThrownBy(() -> write(orders("a", List.of(LocalDate.of(2024, 1, 15)), List.of("RU"), 1), WriteMode.APPEND, threeAttempts))
+                .isInstanceOf(CatalogException.class).hasMessageContaining("Glue answered ThrottlingException");
+        assertThat(Lake.glue().calls("GetTable") - before).isEqualTo(3);
+        assertThat(Lake.snapshot(bucket)).isEmpty();
+
+        Lake.glue().failNext("GetTable", 3, GlueFault.THROTTLING);
+        GlueTable fourAttempts = orders().retryPolicy(RetryPolicy.of(4, Duration.ofMillis(1), Duration.ofMillis(5)));
+        WriteResult r = write(orders("a", List.of(LocalDate.of(2024, 1, 15)), List.of("RU"), 1), WriteMode.APPEND, fourAttempts);
+        assertThat(r.rows()).isEqualTo(1);
+        assertThat(partitions("orders")).extracting(Partition::values).containsExactly(List.of("2024-01-15", "RU"));
+    }
+
+    @Test
+    void retryPolicyNoneCallsAThrottledGlueOperationOnce() {
+        int before = Lake.glue().calls("GetTable");
+        Lake.glue().failNext("GetTable", 1, GlueFault.THROTTLING);
+        assertThatThrownBy(() -> write(orders("a", List.of(LocalDate.of(2024, 1, 15)), List.of("RU"), 1), WriteMode.APPEND,
+                orders().retryPolicy(RetryPolicy.none())))
+                .isInstanceOf(CatalogException.class).hasMessageContaining("Glue answered ThrottlingException");
+        assertThat(Lake.glue().calls("GetTable") - before).isEqualTo(1);
+    }
+
+    @Test
+    void theRetryShorthandIsTheSamePolicyAndATableKeepsItsOwnWhenChanged() {
+        GlueTable base = orders();
+        GlueTable shorthand = base.retry(5, Duration.ofMillis(10), Duration.ofMillis(80));
+        GlueTable policy = base.retryPolicy(RetryPolicy.of(5, Duration.ofMillis(10), Duration.ofMillis(80)));
+        assertThat(shorthand.options().retry).isEqualTo(policy.options().retry).isNotEqualTo(base.options().retry);
+        assertThat(base.options().retry).isEqualTo(RetryPolicy.of(8, Duration.ofMillis(100), Duration.ofSeconds(5)));
+        GlueTable described = policy.description("d");
+        assertThat(described.options().retry).isEqualTo(policy.options().retry);
+        assertThat(described.options().description).isEqualTo("d");
+        assertThat(policy.options().description).isNull();
+        assertThatThrownBy(() -> base.retry(0, Duration.ofMillis(1), Duration.ofMillis(2)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("attempts must be at least 1, got 0");
     }
 
     @Test

@@ -1,9 +1,12 @@
 package io.wrangler.spark;
 
 import io.wrangler.Compression;
+import io.wrangler.Encryption;
+import io.wrangler.RetryPolicy;
 import io.wrangler.InputException;
 import io.wrangler.WranglerException;
 import io.wrangler.WriteMode;
+import io.wrangler.WriteOptions;
 import io.wrangler.WriteResult;
 import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogTable;
@@ -31,21 +34,92 @@ public final class SparkWriteBuilder {
     private StepHook hook;
     private io.wrangler.commit.WriteSpec.Tuning tuning;
     private final Map<String, String> options = new LinkedHashMap<>();
+    /** The first option set on this builder, or null: {@link #options(WriteOptions)} would silently undo it. */
+    private String firstSet;
+    private boolean optionsGiven;
 
     SparkWriteBuilder(Dataset<Row> df) {
         this.df = Objects.requireNonNull(df, "df");
     }
 
+    /**
+     * Takes the options of {@code options}, the value a job shares with its {@code S3Parquet} writes; the setters called
+     * after it change this write only, and it must come before them (as {@code WriteBuilder.options}). Each option
+     * becomes the data source option of the same name, so the write runs exactly as if they had been set one by one.
+     * {@code preserveNanoseconds} has no effect: Spark's timestamps hold microseconds. The retry durations are sent in
+     * whole milliseconds and the lease wait in whole seconds (at least 1).
+     *
+     * @throws IllegalArgumentException the options hold what a Spark write cannot honour: an S3 client (executors build
+     *     their own from {@link #s3(S3Settings)}), a spill directory (each executor spills into its own temporary
+     *     directory), {@code dtype} (cast in Spark) or {@code timestampsAsInt96}
+     * @throws IllegalStateException an option was set on this builder before, or options were given already
+     */
+    public SparkWriteBuilder options(WriteOptions options) {
+        Objects.requireNonNull(options, "options");
+        String refused = options.s3().isPresent() ? "they hold an S3 client, which cannot reach the executors; leave it out and "
+                + "give the write S3Settings with s3(...)"
+                : options.spillDirectory().isPresent() ? "they name a spill directory (" + options.spillDirectory().get() + "), but each "
+                + "executor spills into its own temporary directory; leave it out"
+                : !options.dtype().isEmpty() ? "they hold dtype " + options.dtype() + ", which wrangler-spark does not support yet; cast "
+                + "the columns in Spark and leave it out"
+                : options.timestampsAsInt96() ? "they ask for timestampsAsInt96, which wrangler-spark does not write; leave it out" : null;
+        if (refused != null) {
+            throw new IllegalArgumentException("Cannot write a DataFrame with these WriteOptions: " + refused + ".");
+        }
+        if (optionsGiven) {
+            throw new IllegalStateException("Cannot apply WriteOptions: this write was given options(...) already; give it one "
+                    + "WriteOptions (options.toBuilder() makes a changed copy)");
+        }
+        if (firstSet != null) {
+            throw new IllegalStateException("Cannot apply WriteOptions: " + firstSet + " was set before options(...), which "
+                    + "replaces every option and would undo it; call options(...) first, then the setters for this write");
+        }
+        partitionBy(options.partitionBy().toArray(new String[0]));
+        mode(options.mode());
+        compression(options.compression());
+        if (options.maxRowsPerFile() != Long.MAX_VALUE) {
+            maxRowsPerFile(options.maxRowsPerFile());
+        }
+        if (options.targetFileSize() != Long.MAX_VALUE) {
+            targetFileSize(options.targetFileSize());
+        }
+        if (!options.filenamePrefix().isEmpty()) {
+            filenamePrefix(options.filenamePrefix());
+        }
+        encryption(options.encryption());
+        options.acl().ifPresent(this::acl);
+        options.expectedBucketOwner().ifPresent(this::expectedBucketOwner);
+        retryPolicy(options.retryPolicy());
+        lease(options.lease());
+        leaseWait(options.leaseWait());
+        concurrency(options.concurrency());
+        commitMethod(options.commitMethod());
+        if (!options.bucketBy().isEmpty()) {
+            bucketBy(options.bucketBy(), options.buckets());
+        }
+        firstSet = null;
+        optionsGiven = true;
+        return this;
+    }
+
     /** Partition columns, in path order; they are not stored in the files. */
     public SparkWriteBuilder partitionBy(String... columns) {
         this.partitionBy = List.of(columns);
+        noteSet("partitionBy(...)");
         return this;
     }
 
     /** {@code APPEND} (default), {@code OVERWRITE} or {@code OVERWRITE_PARTITIONS}, as {@code S3Parquet}'s. */
     public SparkWriteBuilder mode(WriteMode mode) {
         this.mode = Objects.requireNonNull(mode, "mode");
+        noteSet("mode(...)");
         return this;
+    }
+
+    private void noteSet(String option) {
+        if (firstSet == null) {
+            firstSet = option;
+        }
     }
 
     /** Registers the table and its partitions in this catalog table, on the driver, after publishing. */
@@ -78,12 +152,24 @@ public final class SparkWriteBuilder {
     }
 
     public SparkWriteBuilder sseS3() {
-        return option("sse", "AES256");
+        return encryption(Encryption.sseS3());
     }
 
     public SparkWriteBuilder sseKms(String keyId) {
-        option("sse", "aws:kms");
-        return keyId == null ? this : option("sseKmsKeyId", keyId);
+        return encryption(keyId == null ? Encryption.kms() : Encryption.kms(keyId));
+    }
+
+    /** How S3 encrypts every object the write creates, as {@code S3Parquet}'s; {@link Encryption#none()} by default. */
+    public SparkWriteBuilder encryption(Encryption encryption) {
+        Objects.requireNonNull(encryption, "encryption");
+        options.remove("sseKmsKeyId");
+        if (encryption.serverSideEncryption() == null) {
+            options.remove("sse");
+            noteSet("encryption(...)");
+            return this;
+        }
+        option("sse", encryption.serverSideEncryption());
+        return encryption.kmsKeyId() == null ? this : option("sseKmsKeyId", encryption.kmsKeyId());
     }
 
     public SparkWriteBuilder acl(String cannedAcl) {
@@ -95,9 +181,14 @@ public final class SparkWriteBuilder {
     }
 
     public SparkWriteBuilder retry(int attempts, Duration base, Duration cap) {
-        option("retryAttempts", Integer.toString(attempts));
-        option("retryBaseMillis", Long.toString(base.toMillis()));
-        return option("retryCapMillis", Long.toString(cap.toMillis()));
+        return retryPolicy(RetryPolicy.of(attempts, base, cap));
+    }
+
+    /** How S3 requests are retried, on the driver and in every task; durations are sent in whole milliseconds, at least 1. */
+    public SparkWriteBuilder retryPolicy(RetryPolicy policy) {
+        option("retryAttempts", Integer.toString(policy.attempts()));
+        option("retryBaseMillis", Long.toString(Math.max(1, policy.base().toMillis())));
+        return option("retryCapMillis", Long.toString(Math.max(1, policy.cap().toMillis())));
     }
 
     public SparkWriteBuilder lease(boolean enabled) {
@@ -138,6 +229,8 @@ public final class SparkWriteBuilder {
     /** Any option of the data source, by name. */
     public SparkWriteBuilder option(String name, String value) {
         options.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, name));
+        // an idempotency key names this write alone, and WriteOptions hold none to undo it
+        noteSet(name.equalsIgnoreCase("idempotencyKey") ? null : "option(\"" + name + "\", ...)");
         return this;
     }
 

@@ -32,14 +32,14 @@ import software.amazon.awssdk.services.s3.S3Client;
  * cleanup, which removes every other attempt's files with the staging); {@link #abort} undoes the write.
  */
 final class WranglerBatchWrite implements BatchWrite {
-    private final WriteOptions options;
+    private final SourceOptions options;
     private final WriteMode mode;
     private final List<String> partitionBy;
     private final StructType schema;
     private TableWrite.Distributed write;
     private Handles.Handle handle;
 
-    WranglerBatchWrite(WriteOptions options, WriteMode mode, List<String> partitionBy, StructType schema) {
+    WranglerBatchWrite(SourceOptions options, WriteMode mode, List<String> partitionBy, StructType schema) {
         this.options = options;
         this.mode = mode;
         this.partitionBy = partitionBy;

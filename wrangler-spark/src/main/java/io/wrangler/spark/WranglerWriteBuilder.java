@@ -40,7 +40,7 @@ final class WranglerWriteBuilder implements WriteBuilder, SupportsTruncate, Supp
     @Override
     public Write build() {
         String uri = info.options().get("path");
-        WriteOptions options = new WriteOptions(uri == null ? "(no path)" : uri, info.options().asCaseSensitiveMap());
+        SourceOptions options = new SourceOptions(uri == null ? "(no path)" : uri, info.options().asCaseSensitiveMap());
         if (uri == null) {
             throw options.invalid("no table URI was given", "Call save(\"s3://bucket/table/\").");
         }

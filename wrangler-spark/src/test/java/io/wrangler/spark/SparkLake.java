@@ -40,6 +40,8 @@ final class SparkLake {
      * session with another master stops the current one (the next {@link #spark()} starts the usual one again).
      */
     static synchronized SparkSession session(String master, Map<String, String> conf) {
+        // LocalS3 first: its Tomcat sets the JVM's URL stream handler factory, which fails once Spark has set it.
+        s3();
         String key = master + " " + new java.util.TreeMap<>(conf);
         if (spark != null && key.equals(sessionKey) && !spark.sparkContext().isStopped()) {
             return spark;

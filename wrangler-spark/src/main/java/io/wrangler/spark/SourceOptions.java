@@ -19,17 +19,17 @@ import software.amazon.awssdk.services.glue.GlueClient;
 import software.amazon.awssdk.services.glue.GlueClientBuilder;
 
 /**
- * WriteOptions read the data source's string options (case-insensitive, as Spark passes them) into a write's settings;
+ * SourceOptions read the data source's string options (case-insensitive, as Spark passes them) into a write's settings;
  * a bad option is refused with an {@link InvalidWriteException} naming the table, before anything is written. The
  * option names are the fluent builder's methods (see README, "wrangler-spark").
  */
-final class WriteOptions {
+final class SourceOptions {
     final String uri;
     final Map<String, String> o;
     /** The Glue client {@link #glue} built, closed by {@link #close}; null without one. */
     private GlueClient glueClient;
 
-    WriteOptions(String uri, Map<String, String> options) {
+    SourceOptions(String uri, Map<String, String> options) {
         this.uri = uri;
         Map<String, String> lower = new HashMap<>();
         options.forEach((k, v) -> lower.put(k.toLowerCase(Locale.ROOT), v));

@@ -1,0 +1,520 @@
+package io.wrangler;
+
+import io.wrangler.commit.WriteSpec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * Write options are how a write lays out, encodes, encrypts and commits a table, independent of which table and which
+ * input: a job builds them once and hands them to every write, on any thread.
+ *
+ * <pre>{@code
+ * WriteOptions daily = WriteOptions.builder()
+ *     .s3(s3)
+ *     .partitionBy("dt")
+ *     .mode(WriteMode.OVERWRITE_PARTITIONS)
+ *     .encryption(Encryption.kms(keyArn))
+ *     .expectedBucketOwner("123456789012")
+ *     .build();
+ *
+ * S3Parquet.write(orders).options(daily).to("s3://lake/marts/orders/");
+ * S3Parquet.write(refunds).options(daily).catalog(glue.table("marts", "refunds")).to("s3://lake/marts/refunds/");
+ * S3Parquet.write(lines).options(daily.toBuilder().targetFileSize(256L << 20).build()).to("s3://lake/marts/lines/");
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe: a value, like the AWS SDK's request overrides, shared freely; {@link #toBuilder()} makes
+ * a changed copy and leaves this one as it is. A write ({@link S3Parquet#write}) is the one-shot part, as a call is to an
+ * okhttp client: it takes these options with {@link WriteBuilder#options}, adds what belongs to that write alone, and
+ * runs once.
+ *
+ * <p>What is not here, and why: the catalog table, the idempotency key and the progress listener name or observe one
+ * write. A catalog table names one table, so options naming it would register every table of a job as that one (Glue
+ * refuses a second location only after the data is committed); an idempotency key shared by two writes makes each
+ * replace the other's files; a progress listener counts one write's rows. They stay on {@link WriteBuilder}.
+ *
+ * <p>Each setter of the {@link Builder} checks its value alone and throws {@link IllegalArgumentException} (or {@link
+ * NullPointerException}) at once; what depends on the input or the table (a bucket column that is not in the input, a
+ * {@code dtype} narrowing) is checked by the write, before any I/O. Two options are equal when every option is
+ * ({@link #s3()} compares the client by identity).
+ */
+public final class WriteOptions {
+    private static final WriteOptions DEFAULTS = new Builder().build();
+
+    private final WriteMode mode;
+    private final List<String> partitionBy;
+    private final Compression compression;
+    private final long maxRowsPerFile;
+    private final long targetFileSize;
+    private final Path spillDirectory;
+    private final CommitMethod commitMethod;
+    private final boolean preserveNanoseconds;
+    private final boolean timestampsAsInt96;
+    private final boolean lease;
+    private final Duration leaseWait;
+    private final Encryption encryption;
+    private final String acl;
+    private final String expectedBucketOwner;
+    private final RetryPolicy retryPolicy;
+    private final int concurrency;
+    private final S3Client s3;
+    private final Map<String, String> dtype;
+    private final List<String> bucketBy;
+    private final int buckets;
+    private final String filenamePrefix;
+
+    private WriteOptions(Builder b) {
+        this.mode = b.mode;
+        this.partitionBy = b.partitionBy;
+        this.compression = b.compression;
+        this.maxRowsPerFile = b.maxRowsPerFile;
+        this.targetFileSize = b.targetFileSize;
+        this.spillDirectory = b.spillDirectory;
+        this.commitMethod = b.commitMethod;
+        this.preserveNanoseconds = b.preserveNanoseconds;
+        this.timestampsAsInt96 = b.timestampsAsInt96;
+        this.lease = b.lease;
+        this.leaseWait = b.leaseWait;
+        this.encryption = b.encryption;
+        this.acl = b.acl;
+        this.expectedBucketOwner = b.expectedBucketOwner;
+        this.retryPolicy = b.retryPolicy;
+        this.concurrency = b.concurrency;
+        this.s3 = b.s3;
+        this.dtype = b.dtype;
+        this.bucketBy = b.bucketBy;
+        this.buckets = b.buckets;
+        this.filenamePrefix = b.filenamePrefix;
+    }
+
+    /** A builder with every option at its default. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The options with every option at its default: what a write uses when given none. */
+    public static WriteOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** A builder holding these options, to change some of them; these options stay as they are. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** What the write does to existing data; {@link WriteMode#APPEND} by default. */
+    public WriteMode mode() {
+        return mode;
+    }
+
+    /** The partition columns in folder order; none by default. */
+    public List<String> partitionBy() {
+        return partitionBy;
+    }
+
+    /** The codec of every page; {@link Compression#SNAPPY} by default. */
+    public Compression compression() {
+        return compression;
+    }
+
+    /** The most rows per file; {@link Long#MAX_VALUE} (no limit) by default. */
+    public long maxRowsPerFile() {
+        return maxRowsPerFile;
+    }
+
+    /** The size at which a file is finished; {@link Long#MAX_VALUE} (no limit) by default. */
+    public long targetFileSize() {
+        return targetFileSize;
+    }
+
+    /** Where a streamed input is spilled; empty: the system's temporary directory ({@code java.io.tmpdir}) when the write runs. */
+    public Optional<Path> spillDirectory() {
+        return Optional.ofNullable(spillDirectory);
+    }
+
+    /** How files reach their final keys; {@link CommitMethod#STAGE_AND_COPY} by default. */
+    public CommitMethod commitMethod() {
+        return commitMethod;
+    }
+
+    /** Whether nanosecond timestamps are kept as such; false by default (microseconds). */
+    public boolean preserveNanoseconds() {
+        return preserveNanoseconds;
+    }
+
+    /** Whether timestamps are written as Parquet INT96; false by default. */
+    public boolean timestampsAsInt96() {
+        return timestampsAsInt96;
+    }
+
+    /** Whether the write takes the table's lease; true by default. */
+    public boolean lease() {
+        return lease;
+    }
+
+    /** How long a write waits for a lease another writer holds; 3 minutes by default. */
+    public Duration leaseWait() {
+        return leaseWait;
+    }
+
+    /** How S3 encrypts the objects written; {@link Encryption#none()} by default. */
+    public Encryption encryption() {
+        return encryption;
+    }
+
+    /** The canned ACL of every object written; none by default. */
+    public Optional<String> acl() {
+        return Optional.ofNullable(acl);
+    }
+
+    /** The account that must own the bucket; none by default. */
+    public Optional<String> expectedBucketOwner() {
+        return Optional.ofNullable(expectedBucketOwner);
+    }
+
+    /** How S3 requests are retried; {@link RetryPolicy#defaults()} by default. */
+    public RetryPolicy retryPolicy() {
+        return retryPolicy;
+    }
+
+    /** The S3 requests of a write's data path in flight at once; 48 by default. */
+    public int concurrency() {
+        return concurrency;
+    }
+
+    /** The S3 client; empty: the SDK's default client (default region and credentials chains), made once per JVM. */
+    public Optional<S3Client> s3() {
+        return Optional.ofNullable(s3);
+    }
+
+    /** Hive types asked for, by column name; none by default. */
+    public Map<String, String> dtype() {
+        return dtype;
+    }
+
+    /** The bucket columns; none (no bucketing) by default. */
+    public List<String> bucketBy() {
+        return bucketBy;
+    }
+
+    /** The number of buckets; 0 without bucketing. */
+    public int buckets() {
+        return buckets;
+    }
+
+    /** Put before every data file's name; {@code ""} by default. */
+    public String filenamePrefix() {
+        return filenamePrefix;
+    }
+
+    /** The request options every S3 request of a write carries: internal. */
+    io.wrangler.storage.RequestOptions requests() {
+        return io.wrangler.storage.RequestOptions.of(encryption, acl, expectedBucketOwner, retryPolicy);
+    }
+
+    /**
+     * The options a compaction cannot honour, as a sentence for its error, or null. A compaction rewrites partitions into
+     * the layout and types they have, replacing exactly the files it read, and verifies the rows read back from staged
+     * files.
+     */
+    String notForCompaction() {
+        if (mode != DEFAULTS.mode) {
+            return "mode is " + mode + ", but a compaction always replaces exactly the files it read in the partitions it rewrites";
+        }
+        if (!partitionBy.isEmpty()) {
+            return "partitionBy is " + partitionBy + ", but a compaction keeps the table's partitions as its folders are";
+        }
+        if (!bucketBy.isEmpty()) {
+            return "bucketBy is " + bucketBy + ", but a compaction does not bucket the files it rewrites";
+        }
+        if (!dtype.isEmpty()) {
+            return "dtype is " + dtype + ", but a compaction keeps the types of the files it rewrites (it verifies them against what it read)";
+        }
+        if (commitMethod == CommitMethod.DEFERRED_UPLOADS) {
+            return "commitMethod is DEFERRED_UPLOADS, but a compaction reads its new files back before its commit point, and a deferred "
+                    + "upload cannot be read before it is completed";
+        }
+        return null;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof WriteOptions w && mode == w.mode && partitionBy.equals(w.partitionBy) && compression == w.compression
+                && maxRowsPerFile == w.maxRowsPerFile && targetFileSize == w.targetFileSize
+                && Objects.equals(spillDirectory, w.spillDirectory) && commitMethod == w.commitMethod
+                && preserveNanoseconds == w.preserveNanoseconds && timestampsAsInt96 == w.timestampsAsInt96 && lease == w.lease
+                && leaseWait.equals(w.leaseWait) && encryption.equals(w.encryption) && Objects.equals(acl, w.acl)
+                && Objects.equals(expectedBucketOwner, w.expectedBucketOwner) && retryPolicy.equals(w.retryPolicy)
+                && concurrency == w.concurrency && s3 == w.s3 && dtype.equals(w.dtype) && bucketBy.equals(w.bucketBy)
+                && buckets == w.buckets && filenamePrefix.equals(w.filenamePrefix);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(mode, partitionBy, compression, maxRowsPerFile, targetFileSize, spillDirectory, commitMethod, preserveNanoseconds,
+                timestampsAsInt96, lease, leaseWait, encryption, acl, expectedBucketOwner, retryPolicy, concurrency,
+                System.identityHashCode(s3), dtype, bucketBy, buckets, filenamePrefix);
+    }
+
+    /** Every option, the defaults too; the client by class and identity (it has no value to show). */
+    @Override
+    public String toString() {
+        return "WriteOptions[mode=" + mode + ", partitionBy=" + partitionBy + ", compression=" + compression
+                + ", maxRowsPerFile=" + (maxRowsPerFile == Long.MAX_VALUE ? "none" : maxRowsPerFile)
+                + ", targetFileSize=" + (targetFileSize == Long.MAX_VALUE ? "none" : targetFileSize)
+                + ", spillDirectory=" + (spillDirectory == null ? "java.io.tmpdir" : spillDirectory) + ", commitMethod=" + commitMethod
+                + ", preserveNanoseconds=" + preserveNanoseconds + ", timestampsAsInt96=" + timestampsAsInt96 + ", lease=" + lease
+                + ", leaseWait=" + leaseWait + ", encryption=" + encryption + ", acl=" + acl + ", expectedBucketOwner=" + expectedBucketOwner
+                + ", retryPolicy=" + retryPolicy + ", concurrency=" + concurrency
+                + ", s3=" + (s3 == null ? "default" : s3.getClass().getSimpleName() + "@" + Integer.toHexString(System.identityHashCode(s3)))
+                + ", dtype=" + dtype + ", bucketBy=" + bucketBy + ", buckets=" + buckets + ", filenamePrefix='" + filenamePrefix + "']";
+    }
+
+    /**
+     * A builder of {@link WriteOptions}: mutable and not thread-safe, as any builder; {@link #build()} may be called any
+     * number of times and each result is independent of later changes. Setters are named as the options, without
+     * {@code set}, and refuse a bad value at once.
+     */
+    public static final class Builder {
+        private WriteMode mode = WriteMode.APPEND;
+        private List<String> partitionBy = List.of();
+        private Compression compression = Compression.SNAPPY;
+        private long maxRowsPerFile = Long.MAX_VALUE;
+        private long targetFileSize = Long.MAX_VALUE;
+        private Path spillDirectory;
+        private CommitMethod commitMethod = CommitMethod.STAGE_AND_COPY;
+        private boolean preserveNanoseconds;
+        private boolean timestampsAsInt96;
+        private boolean lease = true;
+        private Duration leaseWait = Duration.ofMinutes(3);
+        private Encryption encryption = Encryption.none();
+        private String acl;
+        private String expectedBucketOwner;
+        private RetryPolicy retryPolicy = RetryPolicy.defaults();
+        private int concurrency = WriteSpec.Tuning.DEFAULT_THREADS;
+        private S3Client s3;
+        private Map<String, String> dtype = Map.of();
+        private List<String> bucketBy = List.of();
+        private int buckets;
+        private String filenamePrefix = "";
+
+        private Builder() {
+        }
+
+        private Builder(WriteOptions o) {
+            this.mode = o.mode;
+            this.partitionBy = o.partitionBy;
+            this.compression = o.compression;
+            this.maxRowsPerFile = o.maxRowsPerFile;
+            this.targetFileSize = o.targetFileSize;
+            this.spillDirectory = o.spillDirectory;
+            this.commitMethod = o.commitMethod;
+            this.preserveNanoseconds = o.preserveNanoseconds;
+            this.timestampsAsInt96 = o.timestampsAsInt96;
+            this.lease = o.lease;
+            this.leaseWait = o.leaseWait;
+            this.encryption = o.encryption;
+            this.acl = o.acl;
+            this.expectedBucketOwner = o.expectedBucketOwner;
+            this.retryPolicy = o.retryPolicy;
+            this.concurrency = o.concurrency;
+            this.s3 = o.s3;
+            this.dtype = o.dtype;
+            this.bucketBy = o.bucketBy;
+            this.buckets = o.buckets;
+            this.filenamePrefix = o.filenamePrefix;
+        }
+
+        /** As {@link WriteBuilder#mode}. */
+        public Builder mode(WriteMode mode) {
+            this.mode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /** As {@link WriteBuilder#partitionBy}; no columns: not partitioned. */
+        public Builder partitionBy(String... columns) {
+            for (String c : columns) {
+                Objects.requireNonNull(c, "partition column");
+            }
+            this.partitionBy = List.of(columns);
+            return this;
+        }
+
+        /** As {@link WriteBuilder#compression}. */
+        public Builder compression(Compression compression) {
+            this.compression = Objects.requireNonNull(compression, "compression");
+            return this;
+        }
+
+        /** As {@link WriteBuilder#maxRowsPerFile}. */
+        public Builder maxRowsPerFile(long rows) {
+            if (rows < 1) {
+                throw new IllegalArgumentException("maxRowsPerFile must be at least 1, got " + rows);
+            }
+            this.maxRowsPerFile = rows;
+            return this;
+        }
+
+        /** As {@link WriteBuilder#targetFileSize}. */
+        public Builder targetFileSize(long bytes) {
+            if (bytes < 1024) {
+                throw new IllegalArgumentException("targetFileSize must be at least 1 KiB, got " + bytes);
+            }
+            this.targetFileSize = bytes;
+            return this;
+        }
+
+        /** As {@link WriteBuilder#spillDirectory}; null: back to the system's temporary directory. */
+        public Builder spillDirectory(Path directory) {
+            this.spillDirectory = directory;
+            return this;
+        }
+
+        /** As {@link WriteBuilder#commitMethod}. */
+        public Builder commitMethod(CommitMethod method) {
+            this.commitMethod = Objects.requireNonNull(method, "method");
+            return this;
+        }
+
+        /** As {@link WriteBuilder#preserveNanoseconds}. */
+        public Builder preserveNanoseconds(boolean keep) {
+            this.preserveNanoseconds = keep;
+            return this;
+        }
+
+        /** As {@link WriteBuilder#timestampsAsInt96}. */
+        public Builder timestampsAsInt96(boolean int96) {
+            this.timestampsAsInt96 = int96;
+            return this;
+        }
+
+        /** As {@link WriteBuilder#lease}. */
+        public Builder lease(boolean enabled) {
+            this.lease = enabled;
+            return this;
+        }
+
+        /** As {@link WriteBuilder#leaseWait}. */
+        public Builder leaseWait(Duration wait) {
+            Objects.requireNonNull(wait, "wait");
+            if (wait.isNegative()) {
+                throw new IllegalArgumentException("leaseWait must not be negative, got " + wait);
+            }
+            this.leaseWait = wait;
+            return this;
+        }
+
+        /** How S3 encrypts every object the write creates; {@link Encryption#none()} by default. */
+        public Builder encryption(Encryption encryption) {
+            this.encryption = Objects.requireNonNull(encryption, "encryption");
+            return this;
+        }
+
+        /** As {@link WriteBuilder#acl}; null: none. */
+        public Builder acl(String cannedAcl) {
+            this.acl = cannedAcl;
+            return this;
+        }
+
+        /** As {@link WriteBuilder#expectedBucketOwner}; null: none. */
+        public Builder expectedBucketOwner(String accountId) {
+            this.expectedBucketOwner = accountId;
+            return this;
+        }
+
+        /**
+         * How a request to S3 is retried after a transient failure (5xx, SlowDown, throttling, a broken or timed-out
+         * connection); {@link RetryPolicy#defaults()} by default. Permanent failures (403, NoSuchBucket, missing
+         * credentials) are never retried.
+         */
+        public Builder retryPolicy(RetryPolicy policy) {
+            this.retryPolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** As {@link WriteBuilder#concurrency}. */
+        public Builder concurrency(int requests) {
+            if (requests < 1) {
+                throw new IllegalArgumentException("concurrency must be at least 1, got " + requests);
+            }
+            this.concurrency = requests;
+            return this;
+        }
+
+        /**
+         * The S3 client; null: the SDK's default client. A client is thread-safe and meant to be shared: options holding
+         * one keep it, and the caller closes it when the job ends.
+         */
+        public Builder s3(S3Client client) {
+            this.s3 = client;
+            return this;
+        }
+
+        /** As {@link WriteBuilder#dtype}; an empty map: no casts. */
+        public Builder dtype(Map<String, String> types) {
+            Objects.requireNonNull(types, "types");
+            for (Map.Entry<String, String> e : types.entrySet()) {
+                Objects.requireNonNull(e.getKey(), "dtype column");
+                Objects.requireNonNull(e.getValue(), "type of " + e.getKey());
+                try {
+                    io.wrangler.input.HiveTypes.parse(e.getKey(), e.getValue());
+                } catch (IllegalArgumentException bad) {
+                    throw new IllegalArgumentException("dtype of '" + e.getKey() + "': " + bad.getMessage(), bad);
+                }
+            }
+            // insertion order kept for toString; equality is a map's
+            this.dtype = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(types));
+            return this;
+        }
+
+        /** As {@link WriteBuilder#bucketBy}. */
+        public Builder bucketBy(List<String> columns, int buckets) {
+            Objects.requireNonNull(columns, "columns");
+            for (String c : columns) {
+                Objects.requireNonNull(c, "bucket column");
+            }
+            if (columns.isEmpty()) {
+                throw new IllegalArgumentException("bucketBy needs at least one column");
+            }
+            if (buckets < 1) {
+                throw new IllegalArgumentException("bucketBy needs at least 1 bucket, got " + buckets);
+            }
+            if (new HashSet<>(columns).size() != columns.size()) {
+                throw new IllegalArgumentException("bucketBy names a column twice: " + columns);
+            }
+            this.bucketBy = List.copyOf(columns);
+            this.buckets = buckets;
+            return this;
+        }
+
+        /** As {@link WriteBuilder#filenamePrefix}; {@code ""}: none. */
+        public Builder filenamePrefix(String prefix) {
+            Objects.requireNonNull(prefix, "prefix");
+            if (prefix.startsWith("_") || prefix.startsWith(".")) {
+                throw new IllegalArgumentException("filenamePrefix '" + prefix + "' starts with '" + prefix.charAt(0) + "', which makes "
+                        + "Hive, Spark, Athena and Trino skip the files as hidden: start it with a letter or digit");
+            }
+            for (int i = 0; i < prefix.length(); i++) {
+                char c = prefix.charAt(i);
+                if (c == '/' || c < 0x20 || c == 0x7F) {
+                    throw new IllegalArgumentException("filenamePrefix '" + prefix.replaceAll("\\p{Cntrl}", "?") + "' holds "
+                            + (c == '/' ? "'/', which would make a folder" : "the control character U+" + String.format("%04X", (int) c))
+                            + ": use a prefix without it");
+                }
+            }
+            this.filenamePrefix = prefix;
+            return this;
+        }
+
+        /** The options as set so far. */
+        public WriteOptions build() {
+            return new WriteOptions(this);
+        }
+    }
+}
