@@ -446,8 +446,10 @@ final class DirectColumn {
      */
     private void plainBytes(int at, int len) {
         byte[] ends = endScratch(len);
+        // the run's bytes are at most what is left of the page, so one pass reads each length, checks it and copies
+        byte[] out = byteScratch((long) end - pos + SLACK);
         int p = pos;
-        long total = 0;
+        int q = 0;
         for (int i = 0; i < len; i++) {
             if (p + 4L > end) {
                 throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
@@ -456,17 +458,9 @@ final class DirectColumn {
             if (size < 0 || p + 4L + size > end) {
                 throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
             }
-            total += size;
-            INT_LE.set(ends, 4 * i, (int) Math.min(dataEnd + total, Integer.MAX_VALUE));
-            p += 4 + size;
-        }
-        byte[] out = byteScratch(total + SLACK);
-        int q = 0;
-        p = pos;
-        for (int i = 0; i < len; i++) {
-            int size = intAt(page, p);
             copyValue(page, p + 4, out, q, size);
             q += size;
+            INT_LE.set(ends, 4 * i, dataEnd + q);
             p += 4 + size;
         }
         pos = p;
