@@ -88,8 +88,11 @@ public final class ReadBench {
             runs.put("duckdb read one partition (local copies)", () -> duckLong(duck, one));
             runs.put("wrangler read one partition (LocalS3)", () -> check(read(s3, "s3://bench/std/", us3, 0), expected[1]));
             // The JIT: one untimed run of each (time) leaves the decoding half compiled; a JVM job that reads more than once
-            // runs compiled code, so the in-memory read is warmed five times more (DuckDB has nothing to warm).
-            for (int w = 0; w < 5; w++) {
+            // runs compiled code, so the in-memory read is warmed WARM_READS times more (DuckDB has nothing to warm).
+            // PrintCompilation on ReadLoop: C2 still compiled 100 to 300 methods a read (0.15 s of compiler-thread CPU
+            // a read, on the same two cores as the decoding) until about the fifteenth read of the table's 200 files,
+            // whose footer parsing runs 200 times a read; after it, under 30.
+            for (int w = 0; w < WARM_READS; w++) {
                 read(sim, "s3://sim/std/", null, 0);
             }
             Map<String, List<Double>> seconds = time(runs, reps);
@@ -261,6 +264,9 @@ public final class ReadBench {
     private static final Map<String, List<Double>> CPU = new LinkedHashMap<>();
     private static final com.sun.management.OperatingSystemMXBean OS =
             (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
+    /** Untimed reads of the in-memory table before the timed runs: see where it is used. */
+    private static final int WARM_READS = 15;
 
     private static Map<String, List<Double>> time(Map<String, Bench.Run> runs, int reps) throws Exception {
         return timeEach(runs, reps, true, name -> { });
