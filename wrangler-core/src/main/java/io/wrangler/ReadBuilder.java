@@ -52,7 +52,8 @@ public final class ReadBuilder {
     private CatalogTable catalog;
     private BufferAllocator allocator;
     private int batchRows = 65_536;
-    private RequestOptions options = RequestOptions.defaults();
+    private RetryPolicy retry = RetryPolicy.defaults();
+    private String expectedBucketOwner;
 
     ReadBuilder(String uri) {
         this.uri = Objects.requireNonNull(uri, "uri");
@@ -108,6 +109,25 @@ public final class ReadBuilder {
     }
 
     /**
+     * How each of the read's S3 requests (listings, GETs) is retried: the same policy type as a write's and a Glue
+     * table's ({@link RetryPolicy#defaults()} unless set). A read changes nothing, so a request that fails after its
+     * retries fails the read, and rerunning it is safe.
+     */
+    public ReadBuilder retryPolicy(RetryPolicy policy) {
+        this.retry = Objects.requireNonNull(policy, "retry policy");
+        return this;
+    }
+
+    /**
+     * The account that must own the bucket (S3's {@code x-amz-expected-bucket-owner}): a request to a bucket of another
+     * account fails with 403 instead of reading its objects. Null (the default) checks nothing.
+     */
+    public ReadBuilder expectedBucketOwner(String accountId) {
+        this.expectedBucketOwner = accountId;
+        return this;
+    }
+
+    /**
      * Lists the table and opens the first file's footer for the schema; the rows are read batch by batch by the
      * returned reader, which the caller closes.
      *
@@ -119,6 +139,7 @@ public final class ReadBuilder {
         String table = location.uri();
         S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
         Map<String, S3Store> stores = new HashMap<>();
+        RequestOptions options = RequestOptions.of(Encryption.none(), null, expectedBucketOwner, retry);
         S3Store store = new S3Store(client, location.bucket(), options);
         stores.put(location.bucket(), store);
         TableFiles.Listing listing;

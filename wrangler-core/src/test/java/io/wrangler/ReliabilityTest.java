@@ -311,4 +311,30 @@ class ReliabilityTest {
             Thread.currentThread().interrupt();
         }
     }
+
+    @Test
+    void aReadRetriesItsGetsUnderItsRetryPolicyAndFailsWithoutOne() throws Exception {
+        write(Orders.orders("a", List.of(D15, D16), List.of("RU", "DE"), 3), WriteMode.APPEND).to(table);
+        List<List<Object>> expected = contents();
+        proxy.failNext("GetObject", 3, S3Fault.SLOW_DOWN);
+        List<Object> read = new java.util.ArrayList<>();
+        try (org.apache.arrow.vector.ipc.ArrowReader r = S3Parquet.read(table).s3(client).columns("orderId")
+                .retryPolicy(RetryPolicy.of(5, Duration.ofMillis(1), Duration.ofMillis(10))).open()) {
+            while (r.loadNextBatch()) {
+                org.apache.arrow.vector.FieldVector v = r.getVectorSchemaRoot().getVector(0);
+                for (int i = 0; i < v.getValueCount(); i++) {
+                    read.add(v.getObject(i).toString());
+                }
+            }
+        }
+        assertThat(read).containsExactlyInAnyOrderElementsOf(expected.stream().map(row -> row.get(0).toString()).toList());
+        proxy.failNext("GetObject", 3, S3Fault.SLOW_DOWN);
+        assertThatThrownBy(() -> {
+            try (org.apache.arrow.vector.ipc.ArrowReader r = S3Parquet.read(table).s3(client).retryPolicy(RetryPolicy.none()).open()) {
+                while (r.loadNextBatch()) {
+                    assertThat(r.getVectorSchemaRoot().getRowCount()).isPositive();
+                }
+            }
+        }).isInstanceOf(ReadException.class).hasMessageContaining(table);
+    }
 }
