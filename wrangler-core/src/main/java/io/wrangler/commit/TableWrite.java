@@ -20,6 +20,7 @@ import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableDefinition;
 import io.wrangler.encoding.ArrowSchemas;
 import io.wrangler.encoding.FileEncoder;
+import io.wrangler.encoding.TimestampPolicy;
 import io.wrangler.encoding.UnsupportedTypeException;
 import io.wrangler.input.BatchSource;
 import io.wrangler.partition.HivePaths;
@@ -69,6 +70,7 @@ public final class TableWrite {
     private Runnable fence = () -> { };
     private final S3Location location;
     private final String table;
+    private final TimestampPolicy timestamps;
     /**
      * The folder below the table root of each partition that the catalog registers at a Location other than its Hive
      * folder, by partition values: the write puts its files there ({@link CatalogTable#partitionLocations}).
@@ -81,6 +83,7 @@ public final class TableWrite {
         this.spec = spec;
         this.location = location;
         this.table = location.uri();
+        this.timestamps = new TimestampPolicy(spec.keepNanos(), spec.int96());
     }
 
     /** Runs the write of {@code source} described by {@code spec}. */
@@ -1028,7 +1031,7 @@ public final class TableWrite {
                     + "; wrangler never deletes at a bucket root", "Write the table under a prefix, s3://" + location.bucket() + "/<table>/.");
         }
         try {
-            new ArrowSchemas(spec.keepNanos(), spec.int96()).messageType(data);
+            new ArrowSchemas(timestamps).messageType(data);
         } catch (UnsupportedTypeException e) {
             throw invalid(e.getMessage(), "Nothing was written.");
         }
@@ -1231,9 +1234,7 @@ public final class TableWrite {
                 VectorSchemaRoot batch = source.current();
                 int[] ids = partitioner.assign(batch, validator);
                 assigned.add(buckets == null ? ids : buckets.assign(batch, ids, rows));
-                if (!spec.keepNanos()) {
-                    checkNanos(batch, columns.data);
-                }
+                checkNanos(batch, columns.data);
                 rows += batch.getRowCount();
             }
         } catch (IOException e) {
@@ -1257,13 +1258,13 @@ public final class TableWrite {
 
     private void checkNanos(VectorSchemaRoot batch, List<Field> data) {
         for (Field f : data) {
-            if (f.getType() instanceof ArrowType.Timestamp ts && ts.getUnit() == org.apache.arrow.vector.types.TimeUnit.NANOSECOND) {
+            if (timestamps.narrows(f.getType())) {
                 TimeStampVector v = (TimeStampVector) batch.getVector(f.getName());
                 for (int r = 0; r < batch.getRowCount(); r++) {
-                    if (!v.isNull(r) && v.get(r) % 1000 != 0) {
-                        throw invalid("column '" + f.getName() + "' holds the nanosecond timestamp " + v.get(r) + " at row " + r
-                                + ", which a microsecond timestamp cannot hold without losing digits",
-                                "Truncate the column to microseconds, or call preserveNanoseconds(true) (Spark and Athena cannot read nanosecond Parquet timestamps).");
+                    if (!v.isNull(r) && !TimestampPolicy.wholeMicros(v.get(r))) {
+                        String todo = TimestampPolicy.LOSSY_NANOS_TODO;
+                        throw invalid(TimestampPolicy.lossyNanos(f.getName(), v.get(r), r),
+                                Character.toUpperCase(todo.charAt(0)) + todo.substring(1) + ".");
                     }
                 }
             }

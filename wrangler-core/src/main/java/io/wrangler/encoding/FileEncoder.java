@@ -34,9 +34,14 @@ public interface FileEncoder extends AutoCloseable {
             return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, executor);
         }
 
+        /** How these settings write timestamps. */
+        TimestampPolicy timestamps() {
+            return new TimestampPolicy(keepNanos, int96);
+        }
+
         /** The schema mapping of these settings. */
         ArrowSchemas schemas() {
-            return new ArrowSchemas(keepNanos, int96);
+            return new ArrowSchemas(timestamps());
         }
     }
 

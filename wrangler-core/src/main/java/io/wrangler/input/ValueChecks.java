@@ -2,6 +2,7 @@ package io.wrangler.input;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import io.wrangler.encoding.TimestampPolicy;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -175,10 +176,9 @@ final class ValueChecks {
                 TimeStampVector t = (TimeStampVector) v;
                 for (int i = 0; i < n; i++) {
                     int s = range.slot(i);
-                    if (!t.isNull(s) && t.get(s) % 1000 != 0) {
+                    if (!t.isNull(s) && !TimestampPolicy.wholeMicros(t.get(s))) {
                         throw bad("holds the nanosecond timestamp " + t.get(s), range.row(i), "a microsecond timestamp cannot hold "
-                                + "it without losing digits; truncate the column to microseconds, or call preserveNanoseconds(true) "
-                                + "(Spark and Athena cannot read nanosecond Parquet timestamps)");
+                                + "it without losing digits; " + TimestampPolicy.LOSSY_NANOS_TODO);
                     }
                 }
             } else if (type instanceof ArrowType.Timestamp ts && ts.getUnit() == TimeUnit.SECOND) {
