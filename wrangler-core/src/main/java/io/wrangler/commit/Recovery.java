@@ -310,7 +310,7 @@ final class Recovery {
                     break;
                 }
                 String raw = HivePaths.unescape(parts[i].substring(eq + 1));
-                values.add(HivePaths.DEFAULT_PARTITION.equals(raw) ? null : raw);
+                values.add(PartitionEntry.DEFAULT_PARTITION.equals(raw) ? null : raw);
                 folder.append(parts[i]).append('/');
             }
             if (values != null) {

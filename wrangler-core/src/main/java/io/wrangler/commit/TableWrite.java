@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.CatalogException;
 import io.wrangler.CommitConflictException;
 import io.wrangler.CommitMethod;
@@ -1282,7 +1283,7 @@ public final class TableWrite {
             if (!keys.isEmpty() && keys.stream().allMatch(k -> k.values().get(col) == null)) {
                 cleanup.run();
                 throw invalid("the partition column '" + spec.partitionBy().get(c) + "' is null or empty in every row, which would put "
-                        + "all rows in " + HivePaths.DEFAULT_PARTITION, "Fill the column, or partition by another column.");
+                        + "all rows in " + PartitionEntry.DEFAULT_PARTITION, "Fill the column, or partition by another column.");
             }
         }
     }

@@ -120,7 +120,7 @@ public final class TableFiles {
                                 + "are of '" + next + "'");
                     }
                     String v = name.substring(eq + 1);
-                    below.add(new Folder(f.folder + name + "/", append(f.values, v.equals(HivePaths.DEFAULT_PARTITION) ? null : HivePaths.unescape(v))));
+                    below.add(new Folder(f.folder + name + "/", append(f.values, v.equals(PartitionEntry.DEFAULT_PARTITION) ? null : HivePaths.unescape(v))));
                 }
             }
             columns.add(next);
@@ -184,7 +184,7 @@ public final class TableFiles {
                 }
                 names.add(HivePaths.unescape(parts[i].substring(0, eq)));
                 String v = parts[i].substring(eq + 1);
-                vals.add(v.equals(HivePaths.DEFAULT_PARTITION) ? null : HivePaths.unescape(v));
+                vals.add(v.equals(PartitionEntry.DEFAULT_PARTITION) ? null : HivePaths.unescape(v));
             }
             if (columns == null) {
                 columns = names;
@@ -289,7 +289,7 @@ public final class TableFiles {
 
     private record Folder(String folder, List<String> values) {
         Folder child(String column, String value) {
-            String name = HivePaths.escape(column) + "=" + (value == null || value.isEmpty() ? HivePaths.DEFAULT_PARTITION : HivePaths.escape(value));
+            String name = HivePaths.escape(column) + "=" + (value == null || value.isEmpty() ? PartitionEntry.DEFAULT_PARTITION : HivePaths.escape(value));
             return new Folder(folder + name + "/", append(values, value));
         }
     }
