@@ -15,7 +15,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Error;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -98,7 +100,7 @@ final class Publisher {
                 long commitSecond = committedAt.getEpochSecond();
                 old.removeIf(k -> written.containsKey(k) && written.get(k).getEpochSecond() > commitSecond);
             }
-        } catch (software.amazon.awssdk.core.exception.SdkException e) {
+        } catch (SdkException e) {
             throw Failures.storage(m.table(), WriteStep.PUBLISH, "list the old files", e,
                     "Nothing of the table has changed yet; rerun the write.");
         }
@@ -136,26 +138,32 @@ final class Publisher {
         placed.run();
 
         AtomicInteger batches = new AtomicInteger();
-        for (int from = 0; from < old.size(); from += tuning.deleteBatch()) {
-            List<String> batch = old.subList(from, Math.min(old.size(), from + tuning.deleteBatch()));
-            List<S3Error> errors;
-            fence.run();
-            try {
-                errors = store.delete(batch);
-            } catch (software.amazon.awssdk.core.exception.SdkException e) {
-                throw Failures.incomplete(table, WriteStep.PUBLISH, "delete the replaced files", e,
-                        "The new files are in place but some old ones remain, so rows may be doubled until you rerun the write "
-                                + "or run S3Parquet.recover, which finishes the deletes.");
+        // Only a failed DeleteObjects request is this step's to report; the fence's own failures pass through as they are.
+        AtomicBoolean sending = new AtomicBoolean();
+        try {
+            store.delete(old, tuning.deleteBatch(), () -> {
+                sending.set(false);
+                fence.run();
+                sending.set(true);
+            }, errors -> {
+                sending.set(false);
+                if (!errors.isEmpty()) {
+                    S3Error first = errors.get(0);
+                    throw new WriteIncompleteException(table, WriteStep.PUBLISH, WriteStep.PUBLISH, "Cannot delete " + errors.size()
+                            + " replaced files of " + table + " (step: publish): S3 refused " + first.key() + " with " + first.code()
+                            + " (" + first.message() + "). The write is committed and its new files are in place, but these old ones "
+                            + "remain, so rows may be doubled: fix the permission or lock and rerun the write, or run "
+                            + "S3Parquet.recover, which finishes the deletes.", null);
+                }
+                hook.reached(Step.DELETED_BATCH, batches.incrementAndGet());
+            });
+        } catch (SdkException e) {
+            if (!sending.get()) {
+                throw e;
             }
-            if (!errors.isEmpty()) {
-                S3Error first = errors.get(0);
-                throw new WriteIncompleteException(table, WriteStep.PUBLISH, WriteStep.PUBLISH, "Cannot delete " + errors.size()
-                        + " replaced files of " + table + " (step: publish): S3 refused " + first.key() + " with " + first.code()
-                        + " (" + first.message() + "). The write is committed and its new files are in place, but these old ones "
-                        + "remain, so rows may be doubled: fix the permission or lock and rerun the write, or run "
-                        + "S3Parquet.recover, which finishes the deletes.", null);
-            }
-            hook.reached(Step.DELETED_BATCH, batches.incrementAndGet());
+            throw Failures.incomplete(table, WriteStep.PUBLISH, "delete the replaced files", e,
+                    "The new files are in place but some old ones remain, so rows may be doubled until you rerun the write "
+                            + "or run S3Parquet.recover, which finishes the deletes.");
         }
         return new Outcome(replaced, old);
     }
