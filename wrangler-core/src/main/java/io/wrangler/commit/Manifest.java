@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.wrangler.Compression;
 import io.wrangler.WriteMode;
+import io.wrangler.staging.StagedFile;
 import java.io.IOException;
 import java.util.List;
 
@@ -97,6 +98,12 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
 
         boolean deferred() {
             return uploadId != null;
+        }
+
+        /** The files a stager finished, as the manifest records them. */
+        static List<File> of(List<StagedFile> staged) {
+            return staged.stream().map(f -> new File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags()))
+                    .toList();
         }
     }
 

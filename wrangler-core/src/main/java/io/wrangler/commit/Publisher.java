@@ -38,13 +38,16 @@ final class Publisher {
     private final ExecutorService pool;
     private final WriteSpec.Tuning tuning;
     private final StepHook hook;
+    /** The lease's check, run right before every step that the state table fences. */
+    private final Runnable fence;
 
-    Publisher(S3Store store, S3Location location, ExecutorService pool, WriteSpec.Tuning tuning, StepHook hook) {
-        this.store = store;
-        this.location = location;
-        this.pool = pool;
-        this.tuning = tuning;
-        this.hook = hook;
+    Publisher(TableContext context) {
+        this.store = context.store();
+        this.location = context.location();
+        this.pool = context.pool();
+        this.tuning = context.tuning();
+        this.hook = context.hook();
+        this.fence = context.fence();
     }
 
     /**
@@ -111,15 +114,15 @@ final class Publisher {
      * Publishes a committed write: copies (or completes) every file, then deletes {@code old}, each delete batch right
      * after a fencing check. Idempotent.
      */
-    Outcome publish(Manifest m, List<String> old, Runnable fence) {
-        return publish(m, old, fence, () -> { });
+    Outcome publish(Manifest m, List<String> old) {
+        return publish(m, old, () -> { });
     }
 
     /**
-     * Like {@link #publish(Manifest, List, Runnable)}, running {@code placed} once every file is in place and before the
+     * Like {@link #publish(Manifest, List)}, running {@code placed} once every file is in place and before the
      * first delete: the writer starts removing its staged copies there, alongside the deletes.
      */
-    Outcome publish(Manifest m, List<String> old, Runnable fence, Runnable placed) {
+    Outcome publish(Manifest m, List<String> old, Runnable placed) {
         String table = m.table();
         Map<String, List<String>> replaced = new LinkedHashMap<>();
         Set<String> written = new HashSet<>();
@@ -134,7 +137,7 @@ final class Publisher {
             }
         }
 
-        copyAll(m, fence);
+        copyAll(m);
         placed.run();
 
         AtomicInteger batches = new AtomicInteger();
@@ -260,12 +263,12 @@ final class Publisher {
         return out;
     }
 
-    private void copyAll(Manifest m, Runnable fence) {
+    private void copyAll(Manifest m) {
         AtomicInteger copied = new AtomicInteger();
         List<CompletableFuture<Void>> copies = new ArrayList<>();
         for (Manifest.File f : m.files()) {
             copies.add(CompletableFuture.runAsync(() -> {
-                copyOne(m, f, fence);
+                copyOne(m, f);
                 hook.reached(Step.COPIED_FILE, copied.incrementAndGet());
             }, pool));
         }
@@ -299,7 +302,7 @@ final class Publisher {
         }
     }
 
-    private void copyOne(Manifest m, Manifest.File f, Runnable fence) {
+    private void copyOne(Manifest m, Manifest.File f) {
         if (f.deferred()) {
             if (!store.completeDeferred(f.finalKey(), f.uploadId(), f.etags(), f.bytes())) {
                 throw new UploadsLost(List.of(f.finalKey()));
@@ -313,12 +316,12 @@ final class Publisher {
             // replace the target, so a late one fails.
             store.copy(f.stagedKey(), f.finalKey(), f.bytes(), fence);
         } catch (NoSuchKeyException e) {
-            missingStaged(m, f, e, fence);
+            missingStaged(m, f, e);
         } catch (S3Exception e) {
             if (e.statusCode() != 404) {
                 throw e;
             }
-            missingStaged(m, f, e, fence);
+            missingStaged(m, f, e);
         }
     }
 
@@ -360,7 +363,7 @@ final class Publisher {
     }
 
     /** A staged file is gone: fine if it was copied before (a repeated publish), lost otherwise. */
-    private void missingStaged(Manifest m, Manifest.File f, S3Exception e, Runnable fence) {
+    private void missingStaged(Manifest m, Manifest.File f, S3Exception e) {
         if (store.size(f.finalKey()).orElse(-1L) == f.bytes()) {
             return;
         }

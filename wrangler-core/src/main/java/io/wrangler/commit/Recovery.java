@@ -43,6 +43,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * and nothing is touched. Every interrupted write is resolved right after a fencing check of the lease.
  */
 final class Recovery {
+    private final TableContext context;
     private final S3Store store;
     private final S3Location location;
     private final ExecutorService pool;
@@ -51,15 +52,16 @@ final class Recovery {
     private final CatalogTable catalog;
     private final Runnable fence;
 
-    Recovery(S3Store store, S3Location location, ExecutorService pool, WriteSpec.Tuning tuning, StepHook hook, CatalogTable catalog,
-             Runnable fence) {
-        this.store = store;
-        this.location = location;
-        this.pool = pool;
-        this.tuning = tuning;
-        this.hook = hook;
+    /** @param catalog the catalog whose writes this recovery may run the catalog step of (a write recorded with another stays catalogPending), or null */
+    Recovery(TableContext context, CatalogTable catalog) {
+        this.context = context;
+        this.store = context.store();
+        this.location = context.location();
+        this.pool = context.pool();
+        this.tuning = context.tuning();
+        this.hook = context.hook();
         this.catalog = catalog;
-        this.fence = fence;
+        this.fence = context.fence();
     }
 
     private final List<String> forward = new ArrayList<>();
@@ -218,7 +220,7 @@ final class Recovery {
         S3Store writeStore = m.requests() == null ? store
                 : new S3Store(store.client(), store.bucket(), m.requests().with(store.options()))
                         .withSingleCopyLimit(tuning.singleCopyLimit(), tuning.copyPartSize());
-        Publisher publisher = new Publisher(writeStore, location, pool, tuning, StepHook.NONE);
+        Publisher publisher = new Publisher(context.withStore(writeStore).withHook(StepHook.NONE));
         Publisher.Listing listing = m.replaces() != null ? new Publisher.Listing(m.replaces(), List.of())
                 : publisher.listOld(m, log.lastWritten());
         if (!listing.nested().isEmpty()) {
@@ -230,7 +232,7 @@ final class Recovery {
         }
         aborted.addAll(abortStray(store, uploads, m.files()));
         try {
-            publisher.publish(m, listing.old(), fence);
+            publisher.publish(m, listing.old());
         } catch (Publisher.UploadsLost e) {
             // Aborted deferred uploads cannot be completed; no old file was deleted yet, so the write is undone.
             rollBack(log, List.of());

@@ -29,11 +29,12 @@ import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.PartitionValues;
 import io.wrangler.partition.Buckets;
 import io.wrangler.partition.Partitioner;
+import io.wrangler.staging.Stager;
+import io.wrangler.staging.StagingContext;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import io.wrangler.storage.Uploads;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -50,7 +51,6 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -63,20 +63,14 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * manifest, publish, catalog, cleanup. See {@code package-info.java} for what each step leaves behind.
  */
 public final class TableWrite {
-    /** S3's limit on key length, in UTF-8 bytes. */
-    static final int MAX_KEY_BYTES = 1024;
-
     private final WriteSpec spec;
     /** The write's fencing check (the lease's compare-and-swap renewal), once it holds the lease. */
     private Runnable fence = () -> { };
     private final S3Location location;
     private final String table;
     private final TimestampPolicy timestamps;
-    /**
-     * The folder below the table root of each partition that the catalog registers at a Location other than its Hive
-     * folder, by partition values: the write puts its files there ({@link CatalogTable#partitionLocations}).
-     */
-    private final Map<List<String>, String> registeredFolders = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Where this write's partitions go ({@link PartitionFolders}); set once validation knows the partition columns. */
+    private PartitionFolders folders;
     /** The threads {@link #beside} started for this write (its early listing, its staged copies' removal). */
     private final List<Thread> besides = java.util.Collections.synchronizedList(new ArrayList<>());
 
@@ -115,7 +109,7 @@ public final class TableWrite {
                     + e.getMessage() + ". Nothing was touched; fix the cause and run S3Parquet.recover again.", e);
         }
         try {
-            return new Recovery(store, location, pool, tuning, StepHook.NONE, catalog, lease::check).run();
+            return new Recovery(new TableContext(location, store, pool, tuning, StepHook.NONE, lease::check), catalog).run();
         } catch (TableLease.Lost e) {
             throw new CommitConflictException(table, WriteStep.RECOVER, "Cannot recover " + table + " (step: recover): "
                     + e.getMessage() + " while recovery ran. What it resolved stays resolved; the holder that took over "
@@ -182,11 +176,13 @@ public final class TableWrite {
         String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId,
                 columns.bucket.isEmpty() ? -1 : spec.buckets() - 1, suffix);
         boolean lookUpEach = !source.replayable();
+        PartitionFolders folders = new PartitionFolders(table, spec, columns.partitionNames(), stagingFolder, longestName);
+        this.folders = folders;
         Partitioner.NewPartition validator = key -> {
-            checkPartition(key, columns.partitionNames(), stagingFolder, longestName);
+            folders.check(key);
             if (lookUpEach) {
                 // an input read once: its partitions are known only as they come, so each is looked up when first seen
-                registeredLocations(List.of(key), columns.partitionNames(), stagingFolder, longestName);
+                folders.lookUp(List.of(key));
             }
         };
 
@@ -204,7 +200,7 @@ public final class TableWrite {
             CatalogCommit catalogCommit = prepareCatalog(columns);
             if (pre != null) {
                 // after prepare, which refuses a table at another location first
-                registeredLocations(partitioner.keys(), columns.partitionNames(), stagingFolder, longestName);
+                folders.lookUp(partitioner.keys());
             }
             S3Store store = new S3Store(spec.s3(), location.bucket(), spec.options())
                     .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
@@ -215,10 +211,11 @@ public final class TableWrite {
             ExecutorService pool = pool(spec.tuning().threads());
             ExecutorService encoders = pool(Runtime.getRuntime().availableProcessors());
             try {
-                RecoveryResult recovered = recoverFirst(store, pool, fence);
+                TableContext context = new TableContext(location, store, pool, spec.tuning(), spec.hook(), fence);
+                RecoveryResult recovered = recoverFirst(context);
                 WriteLog log = start(store, fence, writeId, keyId);
                 spec.hook().reached(Step.STARTED, 1);
-                Publisher publisher = new Publisher(store, location, pool, spec.tuning(), spec.hook());
+                Publisher publisher = new Publisher(context);
                 // An input known in advance has its partitions known before staging: their old files are listed while the
                 // files are encoded and uploaded (reads only, after the lease and recovery), not after the last upload.
                 Manifest touched = pre == null || spec.replacement() != null ? null
@@ -226,8 +223,8 @@ public final class TableWrite {
                 java.util.concurrent.CompletableFuture<Publisher.Listing> early = touched == null ? null
                         : beside(() -> publisher.listOldFiles(touched, null));
                 Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
-                Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads,
-                        partitioner, buckets, validator, encoders, key -> folderOf(columns.partitionNames(), key));
+                Stager stager = new Stager(stagingContext(store, writeId, settings), uploads, partitioner, buckets, validator, encoders,
+                        folders::folderOf);
                 List<Manifest.File> files;
                 try {
                     files = stage(stager, source, allocator, store, log, columns.partitionNames(), pre == null ? null : pre.assigned);
@@ -397,7 +394,7 @@ public final class TableWrite {
         String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId,
                 columns.bucket.isEmpty() ? -1 : spec.buckets() - 1, suffix);
         List<String> folderNames = columns.partitionNames();
-        Partitioner.NewPartition validator = key -> w.checkPartition(key, folderNames, stagingFolder, longestName);
+        Partitioner.NewPartition validator = new PartitionFolders(w.table, spec, folderNames, stagingFolder, longestName)::check;
         S3Store store = new S3Store(spec.s3(), location.bucket(), spec.options())
                 .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
         ExecutorService pool = pool(spec.tuning().threads());
@@ -406,9 +403,9 @@ public final class TableWrite {
             Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
             Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
             Buckets buckets = columns.bucket.isEmpty() ? null : new Buckets(names(columns.bucket), spec.buckets());
-            Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads, partitioner,
-                    buckets, validator, encoders, key -> HivePaths.folder(folderNames, key.values()));
-            List<Manifest.File> files = stager.stage(source, allocator, folderNames, null);
+            Stager stager = new Stager(w.stagingContext(store, writeId, settings), uploads, partitioner, buckets, validator, encoders,
+                    key -> HivePaths.folder(folderNames, key.values()));
+            List<Manifest.File> files = Manifest.File.of(stager.stage(source, allocator, folderNames, null));
             List<List<String>> keys = new ArrayList<>();
             stager.partitions().forEach(k -> keys.add(k.values()));
             return new TaskStaged(keys, files);
@@ -467,7 +464,7 @@ public final class TableWrite {
             fence = leaseFence;
             this.pool = pool(spec.tuning().threads());
             try {
-                this.recovered = recoverFirst(store, pool, leaseFence);
+                this.recovered = recoverFirst(new TableContext(location, store, pool, spec.tuning(), spec.hook(), leaseFence));
                 this.log = start(store, leaseFence, writeId, keyId);
                 spec.hook().reached(Step.STARTED, 1);
             } catch (RuntimeException | Error e) {
@@ -561,9 +558,11 @@ public final class TableWrite {
                     }
                     // A partition the catalog registers elsewhere than its Hive folder: its files are staged at the Hive
                     // folder (tasks cannot ask the catalog), so the write is refused, before its commit point.
-                    registeredLocations(keys, columns.partitionNames(), stagingFolder, "");
-                    if (!registeredFolders.isEmpty()) {
-                        throw invalid("the partition folder " + registeredFolders.values().iterator().next() + " is registered in "
+                    PartitionFolders registered = new PartitionFolders(table, spec, columns.partitionNames(), stagingFolder, "");
+                    TableWrite.this.folders = registered;
+                    registered.lookUp(keys);
+                    if (registered.anyRegisteredElsewhere().isPresent()) {
+                        throw invalid("the partition folder " + registered.anyRegisteredElsewhere().get() + " is registered in "
                                 + spec.catalog().describe() + " at a Location other than its Hive folder, which a distributed write "
                                 + "does not support yet", "Write it with S3Parquet (one process), or move the partition to its "
                                 + "Hive folder. Nothing of the table was changed.");
@@ -581,7 +580,7 @@ public final class TableWrite {
                     abandon(store, log, e);
                     throw e;
                 }
-                return afterStaging(store, log, new Publisher(store, location, pool, spec.tuning(), spec.hook()), pool, leaseFence,
+                return afterStaging(store, log, new Publisher(new TableContext(location, store, pool, spec.tuning(), spec.hook(), leaseFence)), pool, leaseFence,
                         writeId, keyId, keys, files, schema, columns, catalogCommit, recovered, null, null);
             } catch (Error e) {
                 release(true);
@@ -686,9 +685,9 @@ public final class TableWrite {
 
     // ---- the write's steps, each mapping a lost lease or a superseded manifest to the outcome it leaves ----
 
-    private RecoveryResult recoverFirst(S3Store store, ExecutorService pool, Runnable fence) {
+    private RecoveryResult recoverFirst(TableContext context) {
         try {
-            return new Recovery(store, location, pool, spec.tuning(), spec.hook(), spec.catalog(), fence).run();
+            return new Recovery(context, spec.catalog()).run();
         } catch (TableLease.Lost e) {
             throw new CommitConflictException(table, WriteStep.RECOVER, "Cannot write " + table + " (step: recover): " + e.getMessage()
                     + " while this write recovered the table's interrupted writes. Nothing of this write was written; rerunning "
@@ -770,7 +769,7 @@ public final class TableWrite {
                                       Runnable placed) {
         Manifest manifest = log.manifest();
         try {
-            return publisher.publish(manifest, listing.old(), fence, placed);
+            return publisher.publish(manifest, listing.old(), placed);
         } catch (Publisher.UploadsLost e) {
             // An upload is missing: a lifecycle rule aborted it, or the holder that took the table over completed it while
             // this writer stalled. Only the first may be undone, and only by the lease's holder.
@@ -1126,101 +1125,6 @@ public final class TableWrite {
         return targets.isEmpty() ? source : new io.wrangler.input.CastingSource(source, targets);
     }
 
-    private void checkPartition(PartitionKey key, List<String> folderNames, String stagingFolder, String longestName) {
-        for (int i = 0; i < key.values().size(); i++) {
-            String why = PartitionValues.refusal(key.values().get(i));
-            if (why != null) {
-                throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot write " + table + " (step: validate): the value '"
-                        + key.values().get(i) + "' of partition column '" + spec.partitionBy().get(i) + "' cannot name a folder: " + why
-                        + ". Clean the column before writing; nothing of the table was changed.");
-            }
-        }
-        checkKeyLength(HivePaths.folder(folderNames, key.values()), stagingFolder, longestName);
-    }
-
-    private void checkKeyLength(String folder, String stagingFolder, String longestName) {
-        String staged = stagingFolder + folder + longestName;
-        int bytes = staged.getBytes(StandardCharsets.UTF_8).length;
-        if (bytes > MAX_KEY_BYTES) {
-            throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot write " + table + " (step: validate): the partition "
-                    + folder + " makes S3 keys of " + bytes + " bytes, over S3's limit of " + MAX_KEY_BYTES
-                    + ". Shorten the partition values or the table prefix; nothing of the table was changed.");
-        }
-    }
-
-    /** The folder below the table root that a partition's files go to: where the catalog registers it, else its Hive folder. */
-    private String folderOf(List<String> folderNames, PartitionKey key) {
-        String registered = registeredFolders.get(key.values());
-        return registered != null ? registered : HivePaths.folder(folderNames, key.values());
-    }
-
-    /**
-     * Reads from the catalog where it registers these partitions, and keeps the folder of each one registered elsewhere
-     * than its Hive folder. A Location outside the table root, at the root itself or in its staging is refused: a write
-     * never puts files or deletes outside its table, and there it would replace the whole table or its staging.
-     */
-    private void registeredLocations(List<PartitionKey> keys, List<String> folderNames, String stagingFolder, String longestName) {
-        if (spec.catalog() == null || folderNames.isEmpty() || keys.isEmpty()) {
-            return;
-        }
-        List<List<String>> values = new ArrayList<>();
-        keys.forEach(k -> values.add(new ArrayList<>(k.values())));
-        Map<List<String>, String> found = spec.catalog().partitionLocations(table, spec.mode(), values);
-        if (found.isEmpty()) {
-            return;
-        }
-        for (PartitionKey key : keys) {
-            String at = found.get(key.values());
-            if (at == null) {
-                continue;
-            }
-            String hive = HivePaths.folder(folderNames, key.values());
-            String normalized = withSlash(at);
-            String named = partitionName(folderNames, key);
-            if (!normalized.startsWith(table) || normalized.length() == table.length()) {
-                throw invalid("the partition " + named + " is registered in " + spec.catalog().describe() + " at the Location " + at
-                        + (normalized.startsWith(table) ? ", which is the table root itself" : ", which is outside the table root " + table)
-                        + "; wrangler writes a partition that is already registered under its registered Location, and never writes or "
-                        + "deletes outside that partition's folder in the table", "Move the partition's files to a folder under "
-                        + table + " and set its Location to it (or drop the partition from the catalog, and wrangler writes it at "
-                        + table + hive + "). Nothing was written.");
-            }
-            String folder = normalized.substring(table.length());
-            if (folder.startsWith("_tmp/") || folder.contains("/_tmp/")) {
-                throw invalid("the partition " + named + " is registered in " + spec.catalog().describe() + " at the Location " + at
-                        + ", which is inside the staging folder of a table", "Set the partition's Location to a folder of its own under "
-                        + table + ". Nothing was written.");
-            }
-            if (!folder.equals(hive)) {
-                for (Map.Entry<List<String>, String> other : registeredFolders.entrySet()) {
-                    if (other.getValue().equals(folder) && !other.getKey().equals(key.values())) {
-                        throw invalid("the partitions " + partitionName(folderNames, new PartitionKey(other.getKey())) + " and " + named
-                                + " are both registered in " + spec.catalog().describe() + " at the Location " + at + ", so their files "
-                                + "could not be told apart", "Give each partition a Location of its own. Nothing was written.");
-                    }
-                }
-                checkKeyLength(folder, stagingFolder, longestName);
-                registeredFolders.put(new ArrayList<>(key.values()), folder);
-            }
-        }
-    }
-
-    /** A Location as a folder of the table: {@code s3://} for {@code s3a://} and {@code s3n://}, with a trailing slash. */
-    private static String withSlash(String location) {
-        String l = location.startsWith("s3a://") || location.startsWith("s3n://") ? "s3://" + location.substring(6) : location;
-        return l.endsWith("/") ? l : l + "/";
-    }
-
-    /** A partition as messages name it: {@code [country=a/b c=d:e]}. */
-    private static String partitionName(List<String> folderNames, PartitionKey key) {
-        List<String> shown = key.displayValues();
-        List<String> parts = new ArrayList<>();
-        for (int i = 0; i < folderNames.size(); i++) {
-            parts.add(folderNames.get(i) + "=" + shown.get(i));
-        }
-        return "[" + String.join(", ", parts) + "]";
-    }
-
     /** What the validation pass found: the rows, and each batch's partition ids, which staging reuses. */
     private record Prepass(long rows, List<int[]> assigned) {
     }
@@ -1316,10 +1220,19 @@ public final class TableWrite {
 
     // ---- stage ----
 
+    /** What every file this write stages shares ({@link Stager}): its keys, names, encoding, bounds and hook. */
+    private StagingContext stagingContext(S3Store store, String writeId, FileEncoder.Settings settings) {
+        WriteSpec.Tuning tuning = spec.tuning();
+        return new StagingContext(store, location.prefix(), location.tmpPrefix() + writeId + "/", writeId, spec.filenamePrefix(),
+                spec.compression().fileInfix() + ".parquet", deferred(), settings, spec.maxRowsPerFile(), spec.targetFileSize(),
+                tuning.maxOpenFiles(), tuning.openBytes(), spec.spillDirectory(), spec.progress(),
+                count -> spec.hook().reached(Step.STAGED_FILE, count));
+    }
+
     private List<Manifest.File> stage(Stager stager, BatchSource source, BufferAllocator allocator, S3Store store, WriteLog log,
                                       List<String> folderNames, List<int[]> assigned) {
         try {
-            return stager.stage(source, allocator, folderNames, assigned);
+            return Manifest.File.of(stager.stage(source, allocator, folderNames, assigned));
         } catch (InvalidWriteException e) {
             abandon(store, log, e);
             throw e;
@@ -1377,7 +1290,7 @@ public final class TableWrite {
         }
         List<Manifest.Partition> partitions = new ArrayList<>();
         for (PartitionKey key : keys) {
-            String folder = folderOf(columns.partitionNames(), key);
+            String folder = folders.folderOf(key);
             long[] t = everyKey ? totals.getOrDefault(folder, new long[2]) : totals.get(folder);
             if (t != null) {
                 partitions.add(new Manifest.Partition(folder, key.values(), t[0], t[1]));
