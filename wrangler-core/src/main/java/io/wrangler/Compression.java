@@ -1,5 +1,7 @@
 package io.wrangler;
 
+import java.util.Locale;
+
 /** A Compression is the codec applied to every Parquet page of a write. */
 public enum Compression {
     SNAPPY,
@@ -10,6 +12,6 @@ public enum Compression {
 
     /** The infix of the data file names, as Spark writes it: {@code part-...snappy.parquet}. */
     public String fileInfix() {
-        return this == NONE ? "" : "." + (this == LZ4_RAW ? "lz4raw" : name().toLowerCase(java.util.Locale.ROOT));
+        return this == NONE ? "" : "." + (this == LZ4_RAW ? "lz4raw" : name().toLowerCase(Locale.ROOT));
     }
 }

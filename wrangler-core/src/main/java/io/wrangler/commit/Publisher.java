@@ -2,10 +2,11 @@ package io.wrangler.commit;
 
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.WriteIncompleteException;
-import io.wrangler.WriteStep;
 import io.wrangler.WriteMode;
+import io.wrangler.WriteStep;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -76,17 +77,17 @@ final class Publisher {
      * whole seconds, as S3 dates objects): recovery lists the old files again after the commit point, when a file written
      * since is not this write's to replace.
      */
-    Listing listOld(Manifest m, java.time.Instant committedAt) {
+    Listing listOld(Manifest m, Instant committedAt) {
         Listing listing = listOldFiles(m, committedAt);
         hook.reached(Step.LISTED_OLD_FILES, 1);
         return listing;
     }
 
     /** {@link #listOld(Manifest)} without telling the hook: a write that lists while it stages tells it once staged. */
-    Listing listOldFiles(Manifest m, java.time.Instant committedAt) {
+    Listing listOldFiles(Manifest m, Instant committedAt) {
         List<String> old = new ArrayList<>();
         List<String> nested = new ArrayList<>();
-        Map<String, java.time.Instant> written = new HashMap<>();
+        Map<String, Instant> written = new HashMap<>();
         Set<String> mine = new HashSet<>();
         m.files().forEach(f -> mine.add(f.finalKey()));
         try {
@@ -181,7 +182,7 @@ final class Publisher {
      * append's is the files directly at the root, as anywhere else (a table below the root may carry the same key).
      */
     private List<String> oldFilesOf(List<Manifest.Partition> partitions, Set<String> mine, String carrying, List<String> nested,
-                                    Map<String, java.time.Instant> written) {
+                                    Map<String, Instant> written) {
         Set<String> folders = new HashSet<>();
         Map<String, List<String>> byFirst = new LinkedHashMap<>();
         for (Manifest.Partition p : partitions) {
@@ -235,7 +236,7 @@ final class Publisher {
     }
 
     /** What one listing found: candidate old files, nested staging, and when each candidate was written. */
-    private record Found(List<String> keys, List<String> nested, Map<String, java.time.Instant> written) {
+    private record Found(List<String> keys, List<String> nested, Map<String, Instant> written) {
     }
 
     /**
@@ -243,7 +244,7 @@ final class Publisher {
      * nor files this write publishes; when {@code keyId} is given, only wrangler's files carrying a write id of that key.
      */
     private List<String> oldFiles(String prefix, Set<String> mine, String keyId, List<String> nested,
-                                  Map<String, java.time.Instant> written) {
+                                  Map<String, Instant> written) {
         List<String> out = new ArrayList<>();
         String tmp = location.tmpPrefix();
         for (S3Object o : store.list(prefix)) {

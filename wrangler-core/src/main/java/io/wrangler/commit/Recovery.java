@@ -19,6 +19,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
@@ -75,8 +77,8 @@ final class Recovery {
             String tmp = location.tmpPrefix();
             TreeSet<String> ids = new TreeSet<>();
             // Two independent reads: sent at once, so a table with nothing to recover costs one round trip here, not two.
-            java.util.concurrent.CompletableFuture<List<MultipartUpload>> open =
-                    java.util.concurrent.CompletableFuture.supplyAsync(() -> store.openUploads(location.prefix()), pool);
+            CompletableFuture<List<MultipartUpload>> open =
+                    CompletableFuture.supplyAsync(() -> store.openUploads(location.prefix()), pool);
             List<String> folders;
             try {
                 folders = store.listFolders(tmp);
@@ -100,7 +102,7 @@ final class Recovery {
             List<MultipartUpload> uploads;
             try {
                 uploads = open.join();
-            } catch (java.util.concurrent.CompletionException e) {
+            } catch (CompletionException e) {
                 throw e.getCause() instanceof RuntimeException r ? r : e;
             }
             for (MultipartUpload u : uploads) {
@@ -330,11 +332,16 @@ final class Recovery {
      * or one whose name is not a wrangler data file's.
      */
     static String deferredWriteId(S3Location location, MultipartUpload u) {
-        if (!u.key().startsWith(location.prefix()) || u.key().startsWith(location.tmpPrefix())
-                || u.key().substring(location.prefix().length()).contains("/_tmp/")) {
+        return deferredWriteId(location, u.key());
+    }
+
+    /** {@link #deferredWriteId(S3Location, MultipartUpload)} of an upload at {@code key}. */
+    static String deferredWriteId(S3Location location, String key) {
+        if (!key.startsWith(location.prefix()) || key.startsWith(location.tmpPrefix())
+                || key.substring(location.prefix().length()).contains("/_tmp/")) {
             return null;
         }
-        return WriteIds.ofFile(u.key());
+        return WriteIds.ofFile(key);
     }
 
     /**

@@ -10,6 +10,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -170,7 +171,7 @@ final class TableLease implements AutoCloseable {
                 return;
             }
         }
-        store.delete(java.util.List.of(key));
+        store.delete(List.of(key));
         throw new StorageException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): the S3 endpoint accepted "
                 + what + " of " + key + ", so it does not enforce conditional requests and a table lease "
                 + "cannot keep two writers apart. Use an endpoint that enforces them (AWS S3 does), or turn the lease off with "

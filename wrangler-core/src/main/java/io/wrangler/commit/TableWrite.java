@@ -1,52 +1,59 @@
 package io.wrangler.commit;
 
-import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.CatalogException;
 import io.wrangler.CommitConflictException;
 import io.wrangler.CommitMethod;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.InvalidWriteException;
-import io.wrangler.WranglerException;
-import io.wrangler.WriteIncompleteException;
-import io.wrangler.WriteStep;
-import io.wrangler.storage.RequestOptions;
-import software.amazon.awssdk.services.s3.S3Client;
 import io.wrangler.PartitionResult;
 import io.wrangler.RecoveryResult;
 import io.wrangler.StorageException;
+import io.wrangler.WranglerException;
+import io.wrangler.WriteIncompleteException;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteResult;
+import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.catalog.CatalogTable;
+import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.catalog.TableDefinition;
 import io.wrangler.encoding.ArrowSchemas;
 import io.wrangler.encoding.FileEncoder;
 import io.wrangler.encoding.TimestampPolicy;
 import io.wrangler.encoding.UnsupportedTypeException;
 import io.wrangler.input.BatchSource;
+import io.wrangler.input.CastingSource;
+import io.wrangler.input.Casts;
+import io.wrangler.input.HiveTypes;
+import io.wrangler.partition.Buckets;
 import io.wrangler.partition.HivePaths;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.PartitionValues;
-import io.wrangler.partition.Buckets;
 import io.wrangler.partition.Partitioner;
 import io.wrangler.staging.Stager;
 import io.wrangler.staging.StagingContext;
+import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import io.wrangler.storage.Uploads;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.TimeStampVector;
@@ -54,8 +61,9 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
@@ -72,7 +80,7 @@ public final class TableWrite {
     /** Where this write's partitions go ({@link PartitionFolders}); set once validation knows the partition columns. */
     private PartitionFolders folders;
     /** The threads {@link #beside} started for this write (its early listing, its staged copies' removal). */
-    private final List<Thread> besides = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final List<Thread> besides = Collections.synchronizedList(new ArrayList<>());
 
     private TableWrite(WriteSpec spec, S3Location location) {
         this.spec = spec;
@@ -220,7 +228,7 @@ public final class TableWrite {
                 // files are encoded and uploaded (reads only, after the lease and recovery), not after the last upload.
                 Manifest touched = pre == null || spec.replacement() != null ? null
                         : manifest(writeId, keyId, partitioner.keys(), List.of(), schema, columns, true);
-                java.util.concurrent.CompletableFuture<Publisher.Listing> early = touched == null ? null
+                CompletableFuture<Publisher.Listing> early = touched == null ? null
                         : beside(() -> publisher.listOldFiles(touched, null));
                 Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
                 Stager stager = new Stager(stagingContext(store, writeId, settings), uploads, partitioner, buckets, validator, encoders,
@@ -264,7 +272,7 @@ public final class TableWrite {
     private WriteResult afterStaging(S3Store store, WriteLog log, Publisher publisher, ExecutorService pool, Runnable fence,
                                      String writeId, String keyId, List<PartitionKey> keys, List<Manifest.File> files, Schema schema,
                                      Columns columns, CatalogCommit catalogCommit, RecoveryResult recovered, Manifest touched,
-                                     java.util.concurrent.CompletableFuture<Publisher.Listing> early) {
+                                     CompletableFuture<Publisher.Listing> early) {
         if (files.isEmpty()) {
             awaitQuietly(early);
             abandon(store, log, null);
@@ -310,7 +318,7 @@ public final class TableWrite {
                 stagedKeys.add(f.stagedKey());
             }
         });
-        List<java.util.concurrent.CompletableFuture<List<String>>> removing = new ArrayList<>();
+        List<CompletableFuture<List<String>>> removing = new ArrayList<>();
         Publisher.Outcome outcome;
         try {
             outcome = publish(store, log, publisher, listing, fence, () -> removing.add(
@@ -347,8 +355,8 @@ public final class TableWrite {
     public record TaskStaged(List<List<String>> partitions, List<Manifest.File> files) {
         public TaskStaged {
             List<List<String>> copy = new ArrayList<>();
-            partitions.forEach(v -> copy.add(java.util.Collections.unmodifiableList(new ArrayList<>(v))));
-            partitions = java.util.Collections.unmodifiableList(copy);
+            partitions.forEach(v -> copy.add(Collections.unmodifiableList(new ArrayList<>(v))));
+            partitions = Collections.unmodifiableList(copy);
             files = List.copyOf(files);
         }
     }
@@ -500,7 +508,7 @@ public final class TableWrite {
                 // gives, carrying this write's id: a message can make the write publish only what its tasks staged,
                 // never over another write's file or under _tmp/.
                 Map<String, Manifest.File> byStaged = new LinkedHashMap<>();
-                java.util.Set<String> finals = new java.util.HashSet<>();
+                Set<String> finals = new HashSet<>();
                 // A deferred file is an open upload at its final key, which carries this write's id exactly as recovery
                 // reads it (so that a recovery finds it by that id) and lies outside every _tmp/.
                 for (TaskStaged t : tasks) {
@@ -510,8 +518,7 @@ public final class TableWrite {
                         boolean placed = deferred()
                                 ? f.stagedKey() == null && f.uploadId() != null && f.etags() != null && !f.etags().isEmpty()
                                         && f.finalKey() != null && f.finalKey().startsWith(location.prefix())
-                                        && writeId.equals(Recovery.deferredWriteId(location,
-                                                MultipartUpload.builder().key(f.finalKey()).build()))
+                                        && writeId.equals(Recovery.deferredWriteId(location, f.finalKey()))
                                 : f.stagedKey() != null && f.uploadId() == null && f.finalKey() != null
                                         && f.stagedKey().startsWith(stagingFolder)
                                         && f.finalKey().equals(location.prefix() + f.stagedKey().substring(stagingFolder.length()))
@@ -532,7 +539,7 @@ public final class TableWrite {
                 List<PartitionKey> keys = new ArrayList<>(seen.values());
                 // Each file in the Hive folder of a partition the messages list: a file outside them would be published
                 // without its partition being replaced (an overwrite's old rows kept beside the new).
-                java.util.Set<String> folders = new java.util.HashSet<>();
+                Set<String> folders = new HashSet<>();
                 for (PartitionKey k : keys) {
                     if (k.values().size() != columns.partitionNames().size()) {
                         abandon(store, log, null);
@@ -855,9 +862,9 @@ public final class TableWrite {
             }
             Staging.removeStaged(store, log.folder());
             if (catalogCommit != null) {
-                List<io.wrangler.catalog.PartitionEntry> registered = CatalogStep.entries(m);
-                List<io.wrangler.catalog.PartitionEntry> empty = new ArrayList<>();
-                for (io.wrangler.catalog.PartitionEntry e : registered) {
+                List<PartitionEntry> registered = CatalogStep.entries(m);
+                List<PartitionEntry> empty = new ArrayList<>();
+                for (PartitionEntry e : registered) {
                     if (store.list(location.prefix() + e.location().substring(table.length())).isEmpty()) {
                         empty.add(e);
                     }
@@ -1101,16 +1108,16 @@ public final class TableWrite {
             }
             Field template;
             try {
-                template = io.wrangler.input.HiveTypes.parse(f.getName(), want);
-            } catch (io.wrangler.input.HiveTypes.Unknown e) {
+                template = HiveTypes.parse(f.getName(), want);
+            } catch (HiveTypes.Unknown e) {
                 continue; // a catalog type wrangler does not write (varchar(10)): the catalog's own check decides
             }
             try {
-                Field target = io.wrangler.input.Casts.plan(f, template, asked != null ? f.getName() : out);
+                Field target = Casts.plan(f, template, asked != null ? f.getName() : out);
                 if (target != null) {
                     targets.put(f.getName(), target);
                 }
-            } catch (io.wrangler.input.Casts.Refused r) {
+            } catch (Casts.Refused r) {
                 if (asked != null) {
                     throw invalid("dtype asks for the column '" + f.getName() + "' as " + asked + ", but '" + r.path + "' is " + r.from
                             + " in this write, which does not widen to " + r.to + " without losing values",
@@ -1122,7 +1129,7 @@ public final class TableWrite {
                         "Cast it to " + r.to + " before writing, or OVERWRITE the table to redefine it.");
             }
         }
-        return targets.isEmpty() ? source : new io.wrangler.input.CastingSource(source, targets);
+        return targets.isEmpty() ? source : new CastingSource(source, targets);
     }
 
     /** What the validation pass found: the rows, and each batch's partition ids, which staging reuses. */
@@ -1249,14 +1256,14 @@ public final class TableWrite {
 
     // ---- manifest ----
 
-    private static java.util.Set<String> folders(Manifest m) {
-        java.util.Set<String> out = new java.util.HashSet<>();
+    private static Set<String> folders(Manifest m) {
+        Set<String> out = new HashSet<>();
         m.partitions().forEach(p -> out.add(p.folder()));
         return out;
     }
 
     /** The early listing's result, its failure mapped as a listing after staging would be (nothing changed yet). */
-    private Publisher.Listing joinListing(java.util.concurrent.CompletableFuture<Publisher.Listing> early, Manifest m) {
+    private Publisher.Listing joinListing(CompletableFuture<Publisher.Listing> early, Manifest m) {
         try {
             return Failures.joined(early);
         } catch (SdkException e) {
@@ -1266,7 +1273,7 @@ public final class TableWrite {
     }
 
     /** Lets a read still running finish before the write cleans up or lists again; its outcome no longer matters. */
-    private static void awaitQuietly(java.util.concurrent.CompletableFuture<?> f) {
+    private static void awaitQuietly(CompletableFuture<?> f) {
         if (f != null) {
             try {
                 f.join();
@@ -1347,8 +1354,8 @@ public final class TableWrite {
      * waits for them must not take a pool thread itself (with few threads the pool would wait for itself). The thread is
      * the write's: the write does not end while it runs ({@link #stopBesides}).
      */
-    private <T> java.util.concurrent.CompletableFuture<T> beside(java.util.function.Supplier<T> step) {
-        return java.util.concurrent.CompletableFuture.supplyAsync(step, r -> {
+    private <T> CompletableFuture<T> beside(Supplier<T> step) {
+        return CompletableFuture.supplyAsync(step, r -> {
             Thread t = new Thread(r, "wrangler-io-beside");
             t.setDaemon(true);
             besides.add(t);

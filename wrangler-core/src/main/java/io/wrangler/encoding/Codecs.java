@@ -2,9 +2,13 @@ package io.wrangler.encoding;
 
 import com.github.luben.zstd.Zstd;
 import io.airlift.compress.lz4.Lz4Compressor;
+import io.airlift.compress.lz4.Lz4Decompressor;
 import io.wrangler.Compression;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.compression.CompressionCodecFactory;
@@ -102,13 +106,13 @@ public final class Codecs implements CompressionCodecFactory {
             case GZIP -> new Decompressor() {
                 @Override
                 byte[] decompress(byte[] in, int size) throws IOException {
-                    try (java.util.zip.GZIPInputStream gz = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(in))) {
+                    try (GZIPInputStream gz = new GZIPInputStream(new ByteArrayInputStream(in))) {
                         return gz.readNBytes(size);
                     }
                 }
             };
             case LZ4_RAW -> new Decompressor() {
-                private final io.airlift.compress.lz4.Lz4Decompressor lz4 = new io.airlift.compress.lz4.Lz4Decompressor();
+                private final Lz4Decompressor lz4 = new Lz4Decompressor();
 
                 @Override
                 byte[] decompress(byte[] in, int size) {
@@ -132,7 +136,7 @@ public final class Codecs implements CompressionCodecFactory {
         }
 
         @Override
-        public void decompress(java.nio.ByteBuffer input, int compressedSize, java.nio.ByteBuffer output, int decompressedSize)
+        public void decompress(ByteBuffer input, int compressedSize, ByteBuffer output, int decompressedSize)
                 throws IOException {
             byte[] in = new byte[compressedSize];
             input.get(in);

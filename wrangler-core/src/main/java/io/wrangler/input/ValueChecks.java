@@ -1,8 +1,9 @@
 package io.wrangler.input;
 
+import io.wrangler.encoding.TimestampPolicy;
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import io.wrangler.encoding.TimestampPolicy;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -434,7 +435,7 @@ final class ValueChecks {
                     rowOf[e++] = range.row(i);
                 }
             }
-            Range present = new Range(0, 0, java.util.Arrays.copyOf(slots, e), java.util.Arrays.copyOf(rowOf, e));
+            Range present = new Range(0, 0, Arrays.copyOf(slots, e), Arrays.copyOf(rowOf, e));
             for (int c = 0; c < v.size(); c++) {
                 FieldVector child = (FieldVector) v.getChildByOrdinal(c);
                 child(child.getName()).check(child, present);

@@ -1,6 +1,8 @@
 package io.wrangler.read;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
@@ -187,12 +189,12 @@ final class DirectColumn {
             case FIXED4, BYTE, SHORT -> {
                 need(s, p, 4L * n);
                 dictInts = new int[n];
-                ByteBuffer.wrap(b, p, 4 * n).order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(dictInts);
+                ByteBuffer.wrap(b, p, 4 * n).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(dictInts);
             }
             case FIXED8 -> {
                 need(s, p, 8L * n);
                 dictLongs = new long[n];
-                ByteBuffer.wrap(b, p, 8 * n).order(java.nio.ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(dictLongs);
+                ByteBuffer.wrap(b, p, 8 * n).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(dictLongs);
             }
             case BINARY -> {
                 dictBytes = b;
@@ -225,7 +227,7 @@ final class DirectColumn {
             byte[] copy = new byte[b.remaining()];
             b.duplicate().get(copy);
             return new Slice(copy, 0, copy.length);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new ParquetDecodingException("could not read a page: " + e, e);
         }
     }

@@ -22,6 +22,7 @@ import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.format.DataPageHeader;
 import org.apache.parquet.format.DataPageHeaderV2;
 import org.apache.parquet.format.PageHeader;
+import org.apache.parquet.format.PageType;
 import org.apache.parquet.format.Util;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -240,7 +241,7 @@ final class RowGroupPages implements PageReadStore {
             }
             try {
                 PageHeader h = header();
-                if (h.type != org.apache.parquet.format.PageType.DICTIONARY_PAGE) {
+                if (h.type != PageType.DICTIONARY_PAGE) {
                     pending = h;
                     return null;
                 }

@@ -1,5 +1,6 @@
 package io.wrangler.read;
 
+import io.wrangler.InvalidWriteException;
 import io.wrangler.PartitionFilter;
 import io.wrangler.ReadException;
 import io.wrangler.catalog.PartitionEntry;
@@ -10,11 +11,13 @@ import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
@@ -102,7 +105,7 @@ public final class TableFiles {
             for (Folder f : level) {
                 if (fixed != null) {
                     List<String> values = new ArrayList<>(fixed);
-                    values.sort(java.util.Comparator.nullsLast(java.util.Comparator.naturalOrder()));
+                    values.sort(Comparator.nullsLast(Comparator.naturalOrder()));
                     for (String v : values) {
                         below.add(f.child(next, v));
                     }
@@ -206,7 +209,7 @@ public final class TableFiles {
     }
 
     /** Lists the folders {@code layout} registers that pass {@code filter}, each by its own prefix. */
-    public Listing list(TableLayout layout, PartitionFilter filter, java.util.function.Function<String, S3Store> stores) {
+    public Listing list(TableLayout layout, PartitionFilter filter, Function<String, S3Store> stores) {
         Visibility visibility = Visibility.of(store, location);
         List<DataFile> files = new ArrayList<>();
         List<PartitionEntry> partitions = layout.partitionColumns().isEmpty()
@@ -222,7 +225,7 @@ public final class TableFiles {
             S3Location at;
             try {
                 at = S3Location.parse(p.location(), null, "read");
-            } catch (io.wrangler.InvalidWriteException e) {
+            } catch (InvalidWriteException e) {
                 throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): the catalog registers the partition "
                         + values + " at '" + p.location() + "', which is not a location wrangler can read (" + e.getMessage() + "). Fix "
                         + "the partition's Location in the catalog, or " + verb + " the table without catalog(...).", e);

@@ -31,6 +31,7 @@ import java.util.function.IntConsumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
 
 /**
  * A Stager encodes the input into Parquet files under {@code _tmp/<writeId>/}, each at the same relative path its
@@ -284,7 +285,7 @@ public final class Stager {
     /** From now on every row goes to the spill; the files open now are finished as they are (at most one more file each). */
     private void startSpilling(List<FieldVector> columns) throws IOException {
         finishAll();
-        List<org.apache.arrow.vector.types.pojo.Field> fields = new ArrayList<>();
+        List<Field> fields = new ArrayList<>();
         for (FieldVector v : columns) {
             fields.add(v.getField());
         }

@@ -5,6 +5,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -206,7 +207,7 @@ public final class S3Store {
         List<String> out = new ArrayList<>();
         page.commonPrefixes().forEach(p -> out.add(p.prefix()));
         page.contents().forEach(o -> out.add(o.key()));
-        java.util.Collections.sort(out);
+        Collections.sort(out);
         return out;
     }
 

@@ -1,5 +1,6 @@
 package io.wrangler.glue;
 
+import io.wrangler.storage.RequestOptions;
 import java.time.Duration;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -24,10 +25,10 @@ record Retry(int attempts, Duration base, Duration cap) {
             return (code != null && TRANSIENT.contains(code)) || g.statusCode() >= 500;
         }
         // Broken connections and timeouts, judged as for S3: a client error without an I/O cause is permanent.
-        return io.wrangler.storage.RequestOptions.isTransient(e);
+        return RequestOptions.isTransient(e);
     }
 
     <T> T run(Supplier<T> call) {
-        return io.wrangler.storage.RequestOptions.retry(attempts, base, cap, Retry::isTransient, call);
+        return RequestOptions.retry(attempts, base, cap, Retry::isTransient, call);
     }
 }
