@@ -171,7 +171,58 @@ public final class TableWrite {
         }
     }
 
+    /**
+     * The write of an input already cast, in the protocol's steps (package-info.java): validate makes the write's
+     * {@link Plan} with no I/O but reads, and every step after it executes that plan; from the manifest on the steps are
+     * {@link #afterStaging}'s, which a distributed write shares.
+     */
     private WriteResult runCast(BatchSource source) {
+        try (BufferAllocator allocator = new RootAllocator()) {
+            Plan plan = validate(source);
+            if (plan.empty()) {
+                return empty(plan.writeId());
+            }
+            S3Store store = store();
+            checkBucket(store);
+            try (Held held = hold(store, plan.writeId())) {
+                return held.run(() -> {
+                    RecoveryResult recovered = recoverFirst(held.context);
+                    WriteLog log = start(store, held.context.fence(), plan.writeId(), plan.keyId());
+                    spec.hook().reached(Step.STARTED, 1);
+                    Publisher publisher = new Publisher(held.context);
+                    CompletableFuture<Publisher.Listing> early = listEarly(plan, publisher);
+                    List<Manifest.File> files = stage(plan, held, log, source, allocator, early);
+                    return afterStaging(store, log, publisher, held.context.pool(), held.context.fence(), plan.writeId(), plan.keyId(),
+                            plan.partitioner().keys(), files, plan.schema(), plan.columns(), plan.catalogCommit(), recovered,
+                            plan.touched(), early);
+                });
+            }
+        }
+    }
+
+    /**
+     * A write validated: what it writes and where, decided before any I/O but reads, so that the steps from the lease on
+     * only execute it. Immutable but for its partitioner, which learns a streamed input's partitions as they come (each
+     * checked by {@code validator} as it is first met).
+     *
+     * @param prepass what the validation pass over an input known in advance found, or null for a streamed input
+     * @param catalogCommit the catalog's prepared commit, or null without a catalog (and for an empty input)
+     * @param touched the partitions an input known in advance touches, for listing their old files while it stages; or null
+     */
+    private record Plan(Schema schema, Columns columns, String writeId, String keyId, FileEncoder.Settings settings,
+                        PartitionFolders folders, Partitioner partitioner, Buckets buckets, Partitioner.NewPartition validator,
+                        Prepass prepass, CatalogCommit catalogCommit, Manifest touched) {
+        /** An input known in advance with no rows: there is nothing to write. */
+        boolean empty() {
+            return prepass != null && prepass.rows() == 0;
+        }
+    }
+
+    /**
+     * The validate step: the schema, the write's id and names, every partition of an input known in advance (read once
+     * here, then rewound) and where each one goes, the catalog's prepared commit. No I/O but reads.
+     */
+    private Plan validate(BatchSource source) {
         Schema schema = source.schema();
         Columns columns = validateSchema(schema);
         String keyId = spec.idempotencyKey() == null ? null : WriteIds.keyId(spec.idempotencyKey());
@@ -193,73 +244,109 @@ public final class TableWrite {
                 folders.lookUp(List.of(key));
             }
         };
+        Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
+        Buckets buckets = columns.bucket.isEmpty() ? null : new Buckets(names(columns.bucket), spec.buckets());
+        Prepass pre = null;
+        if (source.replayable()) {
+            pre = prepass(source, columns, validator, partitioner, buckets);
+            if (pre.rows == 0) {
+                return new Plan(schema, columns, writeId, keyId, settings, folders, partitioner, buckets, validator, pre, null, null);
+            }
+            source.rewind();
+        }
+        CatalogCommit catalogCommit = prepareCatalog(columns);
+        if (pre != null) {
+            // after prepare, which refuses a table at another location first
+            folders.lookUp(partitioner.keys());
+        }
+        Manifest touched = pre == null || spec.replacement() != null ? null
+                : manifest(writeId, keyId, partitioner.keys(), List.of(), schema, columns, true);
+        return new Plan(schema, columns, writeId, keyId, settings, folders, partitioner, buckets, validator, pre, catalogCommit, touched);
+    }
 
-        try (BufferAllocator allocator = new RootAllocator()) {
-            Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
-            Buckets buckets = columns.bucket.isEmpty() ? null : new Buckets(names(columns.bucket), spec.buckets());
-            Prepass pre = null;
-            if (source.replayable()) {
-                pre = prepass(source, columns, validator, partitioner, buckets);
-                if (pre.rows == 0) {
-                    return empty(writeId);
-                }
-                source.rewind();
-            }
-            CatalogCommit catalogCommit = prepareCatalog(columns);
-            if (pre != null) {
-                // after prepare, which refuses a table at another location first
-                folders.lookUp(partitioner.keys());
-            }
-            S3Store store = new S3Store(spec.s3(), location.bucket(), spec.options())
-                    .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
-            checkBucket(store);
-            TableLease lease = spec.lease() ? takeLease(store, writeId) : null;
-            Runnable fence = lease == null ? () -> { } : lease::check;
-            this.fence = fence;
-            ExecutorService pool = pool(spec.tuning().threads());
-            ExecutorService encoders = pool(Runtime.getRuntime().availableProcessors());
+    /**
+     * What a write holds from its lease to its end: the lease (null for a write without one), the pools its requests and
+     * its encoding run on, and the context its steps share. Closing it releases them; after a crash (an Error) the lease
+     * is left to expire, as a killed process would leave it, and nothing more is sent.
+     */
+    private final class Held implements AutoCloseable {
+        private final TableLease lease;
+        private final ExecutorService encoders;
+        private final TableContext context;
+        private boolean crashed;
+
+        private Held(TableLease lease, TableContext context, ExecutorService encoders) {
+            this.lease = lease;
+            this.context = context;
+            this.encoders = encoders;
+        }
+
+        /** Runs the write's steps, noting a crash for {@link #close}. */
+        <T> T run(Supplier<T> steps) {
             try {
-                TableContext context = new TableContext(location, store, pool, spec.tuning(), spec.hook(), fence);
-                RecoveryResult recovered = recoverFirst(context);
-                WriteLog log = start(store, fence, writeId, keyId);
-                spec.hook().reached(Step.STARTED, 1);
-                Publisher publisher = new Publisher(context);
-                // An input known in advance has its partitions known before staging: their old files are listed while the
-                // files are encoded and uploaded (reads only, after the lease and recovery), not after the last upload.
-                Manifest touched = pre == null || spec.replacement() != null ? null
-                        : manifest(writeId, keyId, partitioner.keys(), List.of(), schema, columns, true);
-                CompletableFuture<Publisher.Listing> early = touched == null ? null
-                        : beside(() -> publisher.listOldFiles(touched, null));
-                Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
-                Stager stager = new Stager(stagingContext(store, writeId, settings), uploads, partitioner, buckets, validator, encoders,
-                        folders::folderOf);
-                List<Manifest.File> files;
-                try {
-                    files = stage(stager, source, allocator, store, log, columns.partitionNames(), pre == null ? null : pre.assigned);
-                } catch (RuntimeException e) {
-                    awaitQuietly(early);
-                    throw e;
-                }
-                return afterStaging(store, log, publisher, pool, fence, writeId, keyId, stager.partitions(), files, schema, columns,
-                        catalogCommit, recovered, touched, early);
+                return steps.get();
             } catch (Error e) {
-                // A crash leaves its lease behind to expire, as a killed process would, and sends nothing more: what it runs
-                // beside its thread is stopped before the Error leaves the write.
+                crashed = true;
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            if (crashed) {
+                // what the write runs beside its thread is stopped before the Error leaves the write
                 stopBesides(true);
                 if (lease != null) {
                     lease.abandon();
-                    lease = null;
-                }
-                throw e;
-            } finally {
-                stopBesides(false);
-                shutdown(encoders);
-                shutdown(pool);
-                if (lease != null) {
-                    lease.close();
                 }
             }
+            stopBesides(false);
+            shutdown(encoders);
+            shutdown(context.pool());
+            if (lease != null && !crashed) {
+                lease.close();
+            }
         }
+    }
+
+    /** The lease step: takes the table's lease (unless the write goes without one), then the write's pools. */
+    private Held hold(S3Store store, String writeId) {
+        TableLease lease = spec.lease() ? takeLease(store, writeId) : null;
+        Runnable fence = lease == null ? () -> { } : lease::check;
+        this.fence = fence;
+        ExecutorService pool = pool(spec.tuning().threads());
+        ExecutorService encoders = pool(Runtime.getRuntime().availableProcessors());
+        return new Held(lease, new TableContext(location, store, pool, spec.tuning(), spec.hook(), fence), encoders);
+    }
+
+    /**
+     * Lists the old files of the partitions an input known in advance touches while it stages (reads only, after the
+     * lease and the recovery), not after its last upload; null when there is nothing to list early.
+     */
+    private CompletableFuture<Publisher.Listing> listEarly(Plan plan, Publisher publisher) {
+        Manifest touched = plan.touched();
+        return touched == null ? null : beside(() -> publisher.listOldFiles(touched, null));
+    }
+
+    /** The stage step: encodes and uploads the input; on failure the early listing is let finish before the error leaves. */
+    private List<Manifest.File> stage(Plan plan, Held held, WriteLog log, BatchSource source, BufferAllocator allocator,
+                                      CompletableFuture<Publisher.Listing> early) {
+        Uploads uploads = new Uploads(held.context.pool(), spec.tuning().maxPendingParts(), spec.tuning().partSize());
+        Stager stager = new Stager(stagingContext(held.context.store(), plan.writeId(), plan.settings()), uploads, plan.partitioner(),
+                plan.buckets(), plan.validator(), held.encoders, plan.folders()::folderOf);
+        try {
+            return stage(stager, source, allocator, held.context.store(), log, plan.columns().partitionNames(),
+                    plan.prepass() == null ? null : plan.prepass().assigned());
+        } catch (RuntimeException e) {
+            awaitQuietly(early);
+            throw e;
+        }
+    }
+
+    /** A store for this write's requests, with its options and copy limits. */
+    private S3Store store() {
+        return new S3Store(spec.s3(), location.bucket(), spec.options())
+                .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
     }
 
     /**
@@ -403,8 +490,7 @@ public final class TableWrite {
                 columns.bucket.isEmpty() ? -1 : spec.buckets() - 1, suffix);
         List<String> folderNames = columns.partitionNames();
         Partitioner.NewPartition validator = new PartitionFolders(w.table, spec, folderNames, stagingFolder, longestName)::check;
-        S3Store store = new S3Store(spec.s3(), location.bucket(), spec.options())
-                .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
+        S3Store store = w.store();
         ExecutorService pool = pool(spec.tuning().threads());
         ExecutorService encoders = pool(1);
         try (BufferAllocator allocator = new RootAllocator()) {
@@ -463,8 +549,7 @@ public final class TableWrite {
             this.writeId = keyId == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
             checkNames(writeId);
             this.catalogCommit = prepareCatalog(columns);
-            this.store = new S3Store(spec.s3(), location.bucket(), spec.options())
-                    .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
+            this.store = store();
             checkBucket(store);
             this.lease = spec.lease() ? takeLease(store, writeId) : null;
             TableLease held = lease;
