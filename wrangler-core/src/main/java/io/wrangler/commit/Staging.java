@@ -27,21 +27,15 @@ final class Staging {
      * @return the keys of the aborted uploads
      */
     static List<String> removeStaged(S3Store store, String folder) {
-        return removeStaged(store, folder, null);
+        return removeStaged(store, folder, null, List.of());
     }
 
     /**
      * Like {@link #removeStaged(S3Store, String)}, with the open uploads listed and aborted on {@code pool} while the
-     * objects are listed and deleted on this thread: two independent chains of requests, so one round trip less.
-     */
-    static List<String> removeStaged(S3Store store, String folder, Executor pool) {
-        return removeStaged(store, folder, pool, List.of());
-    }
-
-    /**
-     * Like {@link #removeStaged(S3Store, String, java.util.concurrent.Executor)}, deleting the {@code known} staged keys
-     * (the manifest's) at once, while the folder is listed for anything else: the listing then usually finds nothing
-     * left to delete, and the removal costs one round trip.
+     * objects are listed and deleted on this thread (two independent chains of requests, so one round trip less), and
+     * the {@code known} staged keys (the manifest's) deleted at once while the folder is listed for anything else: the
+     * listing then usually finds nothing left to delete, and the removal costs one round trip. With {@code pool} null
+     * everything runs on this thread, one request after the other, and the folder is listed and deleted whole.
      */
     static List<String> removeStaged(S3Store store, String folder, Executor pool, List<String> known) {
         String manifest = folder + Manifest.FILE_NAME;

@@ -67,7 +67,7 @@ import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * A TableWrite runs one write through the commit protocol of this package: validate, recover, stage,
+ * A TableWrite runs one write through the commit protocol of this package: validate, lease, recover, record, stage,
  * manifest, publish, catalog, cleanup. See {@code package-info.java} for what each step leaves behind.
  */
 public final class TableWrite {

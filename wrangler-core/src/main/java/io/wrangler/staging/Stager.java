@@ -496,7 +496,7 @@ public final class Stager {
     }
 
     /** Waits for every upload begun, successful or not, so that cleanup does not race with a late PUT. */
-    void awaitUploads() {
+    private void awaitUploads() {
         List<Pending> all;
         synchronized (finished) {
             all = new ArrayList<>(finished);
