@@ -296,15 +296,16 @@ public final class S3Store {
     }
 
     /**
-     * Deletes {@code keys} in order, in DeleteObjects batches of at most {@code batchSize} (at most 1,000): the one place
-     * wrangler batches deletes. {@code beforeEach} runs right before each batch's request (a fence: it throws to stop
+     * Deletes {@code keys} in order, in DeleteObjects batches of at most {@code batchSize} (cut to S3's 1,000): the one
+     * place wrangler batches deletes. {@code beforeEach} runs right before each batch's request (a fence: it throws to stop
      * before anything more is deleted), and {@code afterEach} gets each batch's per-key errors (HTTP 200 with errors;
      * empty if none) and may throw to stop. Missing keys count as deleted.
      */
     public void delete(List<String> keys, int batchSize, Runnable beforeEach, Consumer<List<S3Error>> afterEach) {
-        for (int from = 0; from < keys.size(); from += batchSize) {
+        int size = Math.min(batchSize, MAX_DELETE_BATCH);
+        for (int from = 0; from < keys.size(); from += size) {
             List<ObjectIdentifier> batch = new ArrayList<>();
-            for (String key : keys.subList(from, Math.min(keys.size(), from + batchSize))) {
+            for (String key : keys.subList(from, Math.min(keys.size(), from + size))) {
                 batch.add(ObjectIdentifier.builder().key(key).build());
             }
             beforeEach.run();

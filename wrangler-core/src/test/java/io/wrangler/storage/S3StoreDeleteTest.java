@@ -82,4 +82,20 @@ class S3StoreDeleteTest {
         assertThat(errors).isEmpty();
         assertThat(keys(store)).containsExactly("t/kept");
     }
+
+    @Test
+    void aBatchSizeAboveWhatS3AcceptsIsCutToItsLimit() {
+        S3Store store = storeWith(List.of());
+        List<String> missing = new ArrayList<>();
+        for (int i = 0; i < S3Store.MAX_DELETE_BATCH + 1; i++) {
+            missing.add("t/missing-" + i);
+        }
+        AtomicInteger fences = new AtomicInteger();
+        List<Integer> errors = new ArrayList<>();
+        store.delete(missing, 5_000, fences::incrementAndGet, e -> errors.add(e.size()));
+
+        assertThat(fences).hasValue(2);
+        assertThat(errors).containsExactly(0, 0);
+        assertThat(keys(store)).containsExactly("t/kept");
+    }
 }
