@@ -2,11 +2,13 @@ package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableLayout;
+import io.wrangler.input.HiveTypes;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -161,7 +163,7 @@ public final class ReadBuilder {
                 for (String c : layout.partitionColumns()) {
                     String hive = layout.types().get(c);
                     try {
-                        partitionTypes.put(c, io.wrangler.input.HiveTypes.parse(c, hive));
+                        partitionTypes.put(c, HiveTypes.parse(c, hive));
                     } catch (IllegalArgumentException unknown) {
                         // a type wrangler does not write (varchar(10)): inferred from the values instead
                     }
@@ -181,7 +183,7 @@ public final class ReadBuilder {
         } catch (RuntimeException e) {
             try {
                 reader.close();
-            } catch (java.io.IOException suppressed) {
+            } catch (IOException suppressed) {
                 e.addSuppressed(suppressed);
             }
             throw e;

@@ -1,5 +1,6 @@
 package io.wrangler;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +41,6 @@ public record WriteResult(String table, String writeId, WriteMode mode, long row
                 out.put(p.prefix(), p.values());
             }
         }
-        return java.util.Collections.unmodifiableMap(out);
+        return Collections.unmodifiableMap(out);
     }
 }

@@ -21,7 +21,6 @@ import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
-import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
  * What compaction promises beyond its happy path: a writer that meets it on the table's lease loses nothing, and the
@@ -55,17 +54,6 @@ class CompactionGuaranteesTest {
     }
 
     /** Tells {@code onRefused} each time this client's conditional create of the table's lease is refused (another holds it). */
-    private static S3Client leaseWatching(Runnable onRefused) {
-        return TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c.addExecutionInterceptor(new ExecutionInterceptor() {
-            @Override
-            public void onExecutionFailure(Context.FailedExecution context, ExecutionAttributes attributes) {
-                if (context.request() instanceof PutObjectRequest p && p.key().endsWith("_tmp/_lease.json")) {
-                    onRefused.run();
-                }
-            }
-        })));
-    }
-
     private static void await(CountDownLatch latch, String what) throws InterruptedException {
         assertThat(latch.await(60, TimeUnit.SECONDS)).as(what).isTrue();
     }
@@ -104,7 +92,7 @@ class CompactionGuaranteesTest {
         appended.addAll(rows(300, 2, "ASIA"));
         CountDownLatch appendWaiting = new CountDownLatch(1);
         CompletableFuture<WriteResult> append = CompletableFuture.supplyAsync(() -> S3Parquet.write(appended).partitionBy("region")
-                .mode(WriteMode.APPEND).leaseWait(Duration.ofSeconds(60)).s3(leaseWatching(appendWaiting::countDown)).to(table));
+                .mode(WriteMode.APPEND).leaseWait(Duration.ofSeconds(60)).s3(LeaseWatch.refusals(appendWaiting::countDown)).to(table));
         await(appendWaiting, "the append was refused the lease");
         assertThat(append).isNotDone();
         releaseCompaction.countDown();
@@ -144,7 +132,7 @@ class CompactionGuaranteesTest {
         // The compaction lists the three files, then waits on the lease; the append commits meanwhile.
         CountDownLatch compactionWaiting = new CountDownLatch(1);
         CompletableFuture<CompactionResult> compaction = CompletableFuture.supplyAsync(() -> S3Parquet.compact(table)
-                .s3(leaseWatching(compactionWaiting::countDown)).leaseWait(Duration.ofSeconds(60)).run());
+                .s3(LeaseWatch.refusals(compactionWaiting::countDown)).leaseWait(Duration.ofSeconds(60)).run());
         await(compactionWaiting, "the compaction was refused the lease");
         releaseAppend.countDown();
         assertThat(Stalls.failureOf(append)).isNull();

@@ -107,6 +107,19 @@ class CrashRecoveryTest {
         if (rerun) {
             WriteResult r = write(table, SECOND, mode, null, method);
             assertThat(contents(bucket)).isEqualTo(after);
+            assertThat(r.rows()).isEqualTo(SECOND.size());
+            // The rerun found the crashed write and resolved it before its own: past the commit point an overwrite is
+            // finished (rolled forward), anything else undone.
+            if (mode != WriteMode.APPEND && crashAt.step.ordinal() >= Step.MANIFEST_WRITTEN.ordinal()) {
+                assertThat(r.recovered().rolledForward()).hasSize(1);
+                assertThat(r.recovered().rolledBack()).isEmpty();
+            } else {
+                assertThat(r.recovered().rolledForward()).isEmpty();
+                assertThat(r.recovered().rolledBack()).hasSizeLessThanOrEqualTo(1);
+                if (crashAt.step.ordinal() >= Step.MANIFEST_WRITTEN.ordinal()) {
+                    assertThat(r.recovered().rolledBack()).hasSize(1);
+                }
+            }
         } else {
             RecoveryResult r = Tunings.recover(table, TestLake.s3().client());
             // Overwrites are committed by their manifest; appends and anything before the manifest are undone.

@@ -204,10 +204,12 @@ class ReliabilityTest {
                 .hasMessageStartingWith("Cannot write " + table + " (step: lease): another writer holds the table (")
                 .hasMessageEndingWith("Nothing was written; rerunning is safe once it has finished, or after its lease expires (120 s after "
                         + "its last renewal) if it crashed.");
+        CountDownLatch refused = new CountDownLatch(1);
         CompletableFuture<WriteResult> waiting = CompletableFuture.supplyAsync(() -> S3Parquet.write(Orders.orders("c", List.of(D15), List.of("RU"), 1))
                 .partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).leaseWait(Duration.ofSeconds(60))
-                .s3(TestLake.s3().client()).to(table));
-        Thread.sleep(300);
+                .s3(LeaseWatch.refusals(refused::countDown)).to(table));
+        // The second writer has started and been refused the lease at least once: it is waiting for it, not yet begun.
+        assertThat(refused.await(30, TimeUnit.SECONDS)).as("the second writer asked for the lease and was refused").isTrue();
         assertThat(waiting).isNotDone();
         release.countDown();
         first.get(60, TimeUnit.SECONDS);

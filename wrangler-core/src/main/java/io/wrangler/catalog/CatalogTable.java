@@ -1,5 +1,9 @@
 package io.wrangler.catalog;
 
+import io.wrangler.WriteMode;
+import java.util.List;
+import java.util.Map;
+
 /**
  * A CatalogTable is one table of a catalog that a write registers its data in.
  *
@@ -28,8 +32,8 @@ public interface CatalogTable {
      * @param location the table root of the write, {@code s3://bucket/prefix/}, for messages
      * @throws io.wrangler.CatalogException when the catalog cannot be read
      */
-    default java.util.Map<String, String> columnTypes(String location, io.wrangler.WriteMode mode) {
-        return java.util.Map.of();
+    default Map<String, String> columnTypes(String location, WriteMode mode) {
+        return Map.of();
     }
 
     /**
@@ -44,9 +48,9 @@ public interface CatalogTable {
      * @param location the table root of the write, {@code s3://bucket/prefix/}, for messages
      * @throws io.wrangler.CatalogException when the catalog cannot be read
      */
-    default java.util.Map<java.util.List<String>, String> partitionLocations(String location, io.wrangler.WriteMode mode,
-                                                                           java.util.List<java.util.List<String>> values) {
-        return java.util.Map.of();
+    default Map<List<String>, String> partitionLocations(String location, WriteMode mode,
+                                                                           List<List<String>> values) {
+        return Map.of();
     }
 
     /**

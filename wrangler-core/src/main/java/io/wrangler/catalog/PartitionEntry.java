@@ -14,6 +14,12 @@ import java.util.List;
  *     slash, {@code s3://} for {@code s3a://}; see {@link CatalogTable#partitionLocations})
  */
 public record PartitionEntry(List<String> values, String location) {
+    /**
+     * The name Hive gives a null or empty partition value: its folder name in the table, and its value in a catalog.
+     * The one definition wrangler has; paths, recovery, readers and catalogs all use it.
+     */
+    public static final String DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__";
+
     public PartitionEntry {
         values = Collections.unmodifiableList(new ArrayList<>(values));
     }

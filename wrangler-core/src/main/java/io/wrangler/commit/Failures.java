@@ -4,6 +4,7 @@ import io.wrangler.StorageException;
 import io.wrangler.WranglerException;
 import io.wrangler.WriteIncompleteException;
 import io.wrangler.WriteStep;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -41,7 +42,7 @@ final class Failures {
     }
 
     /** The value of a completed future, its failure rethrown unwrapped (an Error or unchecked exception as it is). */
-    static <T> T joined(java.util.concurrent.CompletableFuture<T> f) {
+    static <T> T joined(CompletableFuture<T> f) {
         try {
             return f.join();
         } catch (CompletionException e) {

@@ -4,7 +4,11 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.wrangler.Compression;
 import io.wrangler.WriteMode;
+import io.wrangler.staging.StagedFile;
+import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -74,7 +78,7 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
      */
     public record Partition(String folder, List<String> values, long rows, long bytes) {
         public Partition {
-            values = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(values));
+            values = Collections.unmodifiableList(new ArrayList<>(values));
         }
     }
 
@@ -98,6 +102,12 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
         boolean deferred() {
             return uploadId != null;
         }
+
+        /** The files a stager finished, as the manifest records them. */
+        static List<File> of(List<StagedFile> staged) {
+            return staged.stream().map(f -> new File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags()))
+                    .toList();
+        }
     }
 
     /**
@@ -116,12 +126,12 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
      * The request options of a write that recovery must repeat: no secrets (a KMS key id is not one).
      */
     public record Requests(String sse, String kmsKeyId, String acl, String expectedBucketOwner) {
-        static Requests of(io.wrangler.storage.RequestOptions o) {
+        static Requests of(RequestOptions o) {
             return new Requests(o.sse(), o.kmsKeyId(), o.acl(), o.expectedBucketOwner());
         }
 
-        io.wrangler.storage.RequestOptions with(io.wrangler.storage.RequestOptions retries) {
-            return new io.wrangler.storage.RequestOptions(sse, kmsKeyId, acl, expectedBucketOwner, retries.attempts(), retries.base(), retries.cap());
+        RequestOptions with(RequestOptions retries) {
+            return new RequestOptions(sse, kmsKeyId, acl, expectedBucketOwner, retries.attempts(), retries.base(), retries.cap());
         }
     }
 

@@ -2,10 +2,11 @@ package io.wrangler.commit;
 
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.WriteIncompleteException;
-import io.wrangler.WriteStep;
 import io.wrangler.WriteMode;
+import io.wrangler.WriteStep;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -15,7 +16,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Error;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -36,13 +39,16 @@ final class Publisher {
     private final ExecutorService pool;
     private final WriteSpec.Tuning tuning;
     private final StepHook hook;
+    /** The lease's check, run right before every step that the state table fences. */
+    private final Runnable fence;
 
-    Publisher(S3Store store, S3Location location, ExecutorService pool, WriteSpec.Tuning tuning, StepHook hook) {
-        this.store = store;
-        this.location = location;
-        this.pool = pool;
-        this.tuning = tuning;
-        this.hook = hook;
+    Publisher(TableContext context) {
+        this.store = context.store();
+        this.location = context.location();
+        this.pool = context.pool();
+        this.tuning = context.tuning();
+        this.hook = context.hook();
+        this.fence = context.fence();
     }
 
     /**
@@ -71,17 +77,17 @@ final class Publisher {
      * whole seconds, as S3 dates objects): recovery lists the old files again after the commit point, when a file written
      * since is not this write's to replace.
      */
-    Listing listOld(Manifest m, java.time.Instant committedAt) {
+    Listing listOld(Manifest m, Instant committedAt) {
         Listing listing = listOldFiles(m, committedAt);
         hook.reached(Step.LISTED_OLD_FILES, 1);
         return listing;
     }
 
     /** {@link #listOld(Manifest)} without telling the hook: a write that lists while it stages tells it once staged. */
-    Listing listOldFiles(Manifest m, java.time.Instant committedAt) {
+    Listing listOldFiles(Manifest m, Instant committedAt) {
         List<String> old = new ArrayList<>();
         List<String> nested = new ArrayList<>();
-        Map<String, java.time.Instant> written = new HashMap<>();
+        Map<String, Instant> written = new HashMap<>();
         Set<String> mine = new HashSet<>();
         m.files().forEach(f -> mine.add(f.finalKey()));
         try {
@@ -98,7 +104,7 @@ final class Publisher {
                 long commitSecond = committedAt.getEpochSecond();
                 old.removeIf(k -> written.containsKey(k) && written.get(k).getEpochSecond() > commitSecond);
             }
-        } catch (software.amazon.awssdk.core.exception.SdkException e) {
+        } catch (SdkException e) {
             throw Failures.storage(m.table(), WriteStep.PUBLISH, "list the old files", e,
                     "Nothing of the table has changed yet; rerun the write.");
         }
@@ -109,15 +115,15 @@ final class Publisher {
      * Publishes a committed write: copies (or completes) every file, then deletes {@code old}, each delete batch right
      * after a fencing check. Idempotent.
      */
-    Outcome publish(Manifest m, List<String> old, Runnable fence) {
-        return publish(m, old, fence, () -> { });
+    Outcome publish(Manifest m, List<String> old) {
+        return publish(m, old, () -> { });
     }
 
     /**
-     * Like {@link #publish(Manifest, List, Runnable)}, running {@code placed} once every file is in place and before the
+     * Like {@link #publish(Manifest, List)}, running {@code placed} once every file is in place and before the
      * first delete: the writer starts removing its staged copies there, alongside the deletes.
      */
-    Outcome publish(Manifest m, List<String> old, Runnable fence, Runnable placed) {
+    Outcome publish(Manifest m, List<String> old, Runnable placed) {
         String table = m.table();
         Map<String, List<String>> replaced = new LinkedHashMap<>();
         Set<String> written = new HashSet<>();
@@ -132,30 +138,36 @@ final class Publisher {
             }
         }
 
-        copyAll(m, fence);
+        copyAll(m);
         placed.run();
 
         AtomicInteger batches = new AtomicInteger();
-        for (int from = 0; from < old.size(); from += tuning.deleteBatch()) {
-            List<String> batch = old.subList(from, Math.min(old.size(), from + tuning.deleteBatch()));
-            List<S3Error> errors;
-            fence.run();
-            try {
-                errors = store.delete(batch);
-            } catch (software.amazon.awssdk.core.exception.SdkException e) {
-                throw Failures.incomplete(table, WriteStep.PUBLISH, "delete the replaced files", e,
-                        "The new files are in place but some old ones remain, so rows may be doubled until you rerun the write "
-                                + "or run S3Parquet.recover, which finishes the deletes.");
+        // Only a failed DeleteObjects request is this step's to report; the fence's own failures pass through as they are.
+        AtomicBoolean sending = new AtomicBoolean();
+        try {
+            store.delete(old, tuning.deleteBatch(), () -> {
+                sending.set(false);
+                fence.run();
+                sending.set(true);
+            }, errors -> {
+                sending.set(false);
+                if (!errors.isEmpty()) {
+                    S3Error first = errors.get(0);
+                    throw new WriteIncompleteException(table, WriteStep.PUBLISH, WriteStep.PUBLISH, "Cannot delete " + errors.size()
+                            + " replaced files of " + table + " (step: publish): S3 refused " + first.key() + " with " + first.code()
+                            + " (" + first.message() + "). The write is committed and its new files are in place, but these old ones "
+                            + "remain, so rows may be doubled: fix the permission or lock and rerun the write, or run "
+                            + "S3Parquet.recover, which finishes the deletes.", null);
+                }
+                hook.reached(Step.DELETED_BATCH, batches.incrementAndGet());
+            });
+        } catch (SdkException e) {
+            if (!sending.get()) {
+                throw e;
             }
-            if (!errors.isEmpty()) {
-                S3Error first = errors.get(0);
-                throw new WriteIncompleteException(table, WriteStep.PUBLISH, WriteStep.PUBLISH, "Cannot delete " + errors.size()
-                        + " replaced files of " + table + " (step: publish): S3 refused " + first.key() + " with " + first.code()
-                        + " (" + first.message() + "). The write is committed and its new files are in place, but these old ones "
-                        + "remain, so rows may be doubled: fix the permission or lock and rerun the write, or run "
-                        + "S3Parquet.recover, which finishes the deletes.", null);
-            }
-            hook.reached(Step.DELETED_BATCH, batches.incrementAndGet());
+            throw Failures.incomplete(table, WriteStep.PUBLISH, "delete the replaced files", e,
+                    "The new files are in place but some old ones remain, so rows may be doubled until you rerun the write "
+                            + "or run S3Parquet.recover, which finishes the deletes.");
         }
         return new Outcome(replaced, old);
     }
@@ -170,7 +182,7 @@ final class Publisher {
      * append's is the files directly at the root, as anywhere else (a table below the root may carry the same key).
      */
     private List<String> oldFilesOf(List<Manifest.Partition> partitions, Set<String> mine, String carrying, List<String> nested,
-                                    Map<String, java.time.Instant> written) {
+                                    Map<String, Instant> written) {
         Set<String> folders = new HashSet<>();
         Map<String, List<String>> byFirst = new LinkedHashMap<>();
         for (Manifest.Partition p : partitions) {
@@ -224,7 +236,7 @@ final class Publisher {
     }
 
     /** What one listing found: candidate old files, nested staging, and when each candidate was written. */
-    private record Found(List<String> keys, List<String> nested, Map<String, java.time.Instant> written) {
+    private record Found(List<String> keys, List<String> nested, Map<String, Instant> written) {
     }
 
     /**
@@ -232,7 +244,7 @@ final class Publisher {
      * nor files this write publishes; when {@code keyId} is given, only wrangler's files carrying a write id of that key.
      */
     private List<String> oldFiles(String prefix, Set<String> mine, String keyId, List<String> nested,
-                                  Map<String, java.time.Instant> written) {
+                                  Map<String, Instant> written) {
         List<String> out = new ArrayList<>();
         String tmp = location.tmpPrefix();
         for (S3Object o : store.list(prefix)) {
@@ -252,12 +264,12 @@ final class Publisher {
         return out;
     }
 
-    private void copyAll(Manifest m, Runnable fence) {
+    private void copyAll(Manifest m) {
         AtomicInteger copied = new AtomicInteger();
         List<CompletableFuture<Void>> copies = new ArrayList<>();
         for (Manifest.File f : m.files()) {
             copies.add(CompletableFuture.runAsync(() -> {
-                copyOne(m, f, fence);
+                copyOne(m, f);
                 hook.reached(Step.COPIED_FILE, copied.incrementAndGet());
             }, pool));
         }
@@ -291,7 +303,7 @@ final class Publisher {
         }
     }
 
-    private void copyOne(Manifest m, Manifest.File f, Runnable fence) {
+    private void copyOne(Manifest m, Manifest.File f) {
         if (f.deferred()) {
             if (!store.completeDeferred(f.finalKey(), f.uploadId(), f.etags(), f.bytes())) {
                 throw new UploadsLost(List.of(f.finalKey()));
@@ -305,12 +317,12 @@ final class Publisher {
             // replace the target, so a late one fails.
             store.copy(f.stagedKey(), f.finalKey(), f.bytes(), fence);
         } catch (NoSuchKeyException e) {
-            missingStaged(m, f, e, fence);
+            missingStaged(m, f, e);
         } catch (S3Exception e) {
             if (e.statusCode() != 404) {
                 throw e;
             }
-            missingStaged(m, f, e, fence);
+            missingStaged(m, f, e);
         }
     }
 
@@ -352,7 +364,7 @@ final class Publisher {
     }
 
     /** A staged file is gone: fine if it was copied before (a repeated publish), lost otherwise. */
-    private void missingStaged(Manifest m, Manifest.File f, S3Exception e, Runnable fence) {
+    private void missingStaged(Manifest m, Manifest.File f, S3Exception e) {
         if (store.size(f.finalKey()).orElse(-1L) == f.bytes()) {
             return;
         }

@@ -19,6 +19,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
@@ -43,6 +45,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * and nothing is touched. Every interrupted write is resolved right after a fencing check of the lease.
  */
 final class Recovery {
+    private final TableContext context;
     private final S3Store store;
     private final S3Location location;
     private final ExecutorService pool;
@@ -51,15 +54,16 @@ final class Recovery {
     private final CatalogTable catalog;
     private final Runnable fence;
 
-    Recovery(S3Store store, S3Location location, ExecutorService pool, WriteSpec.Tuning tuning, StepHook hook, CatalogTable catalog,
-             Runnable fence) {
-        this.store = store;
-        this.location = location;
-        this.pool = pool;
-        this.tuning = tuning;
-        this.hook = hook;
+    /** @param catalog the catalog whose writes this recovery may run the catalog step of (a write recorded with another stays catalogPending), or null */
+    Recovery(TableContext context, CatalogTable catalog) {
+        this.context = context;
+        this.store = context.store();
+        this.location = context.location();
+        this.pool = context.pool();
+        this.tuning = context.tuning();
+        this.hook = context.hook();
         this.catalog = catalog;
-        this.fence = fence;
+        this.fence = context.fence();
     }
 
     private final List<String> forward = new ArrayList<>();
@@ -73,8 +77,8 @@ final class Recovery {
             String tmp = location.tmpPrefix();
             TreeSet<String> ids = new TreeSet<>();
             // Two independent reads: sent at once, so a table with nothing to recover costs one round trip here, not two.
-            java.util.concurrent.CompletableFuture<List<MultipartUpload>> open =
-                    java.util.concurrent.CompletableFuture.supplyAsync(() -> store.openUploads(location.prefix()), pool);
+            CompletableFuture<List<MultipartUpload>> open =
+                    CompletableFuture.supplyAsync(() -> store.openUploads(location.prefix()), pool);
             List<String> folders;
             try {
                 folders = store.listFolders(tmp);
@@ -98,7 +102,7 @@ final class Recovery {
             List<MultipartUpload> uploads;
             try {
                 uploads = open.join();
-            } catch (java.util.concurrent.CompletionException e) {
+            } catch (CompletionException e) {
                 throw e.getCause() instanceof RuntimeException r ? r : e;
             }
             for (MultipartUpload u : uploads) {
@@ -218,7 +222,7 @@ final class Recovery {
         S3Store writeStore = m.requests() == null ? store
                 : new S3Store(store.client(), store.bucket(), m.requests().with(store.options()))
                         .withSingleCopyLimit(tuning.singleCopyLimit(), tuning.copyPartSize());
-        Publisher publisher = new Publisher(writeStore, location, pool, tuning, StepHook.NONE);
+        Publisher publisher = new Publisher(context.withStore(writeStore).withHook(StepHook.NONE));
         Publisher.Listing listing = m.replaces() != null ? new Publisher.Listing(m.replaces(), List.of())
                 : publisher.listOld(m, log.lastWritten());
         if (!listing.nested().isEmpty()) {
@@ -230,7 +234,7 @@ final class Recovery {
         }
         aborted.addAll(abortStray(store, uploads, m.files()));
         try {
-            publisher.publish(m, listing.old(), fence);
+            publisher.publish(m, listing.old());
         } catch (Publisher.UploadsLost e) {
             // Aborted deferred uploads cannot be completed; no old file was deleted yet, so the write is undone.
             rollBack(log, List.of());
@@ -310,7 +314,7 @@ final class Recovery {
                     break;
                 }
                 String raw = HivePaths.unescape(parts[i].substring(eq + 1));
-                values.add(HivePaths.DEFAULT_PARTITION.equals(raw) ? null : raw);
+                values.add(PartitionEntry.DEFAULT_PARTITION.equals(raw) ? null : raw);
                 folder.append(parts[i]).append('/');
             }
             if (values != null) {
@@ -328,11 +332,16 @@ final class Recovery {
      * or one whose name is not a wrangler data file's.
      */
     static String deferredWriteId(S3Location location, MultipartUpload u) {
-        if (!u.key().startsWith(location.prefix()) || u.key().startsWith(location.tmpPrefix())
-                || u.key().substring(location.prefix().length()).contains("/_tmp/")) {
+        return deferredWriteId(location, u.key());
+    }
+
+    /** {@link #deferredWriteId(S3Location, MultipartUpload)} of an upload at {@code key}. */
+    static String deferredWriteId(S3Location location, String key) {
+        if (!key.startsWith(location.prefix()) || key.startsWith(location.tmpPrefix())
+                || key.substring(location.prefix().length()).contains("/_tmp/")) {
             return null;
         }
-        return WriteIds.ofFile(u.key());
+        return WriteIds.ofFile(key);
     }
 
     /**

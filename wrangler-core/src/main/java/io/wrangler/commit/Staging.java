@@ -3,7 +3,11 @@ package io.wrangler.commit;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.S3Error;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -23,33 +27,27 @@ final class Staging {
      * @return the keys of the aborted uploads
      */
     static List<String> removeStaged(S3Store store, String folder) {
-        return removeStaged(store, folder, null);
+        return removeStaged(store, folder, null, List.of());
     }
 
     /**
      * Like {@link #removeStaged(S3Store, String)}, with the open uploads listed and aborted on {@code pool} while the
-     * objects are listed and deleted on this thread: two independent chains of requests, so one round trip less.
+     * objects are listed and deleted on this thread (two independent chains of requests, so one round trip less), and
+     * the {@code known} staged keys (the manifest's) deleted at once while the folder is listed for anything else: the
+     * listing then usually finds nothing left to delete, and the removal costs one round trip. With {@code pool} null
+     * everything runs on this thread, one request after the other, and the folder is listed and deleted whole.
      */
-    static List<String> removeStaged(S3Store store, String folder, java.util.concurrent.Executor pool) {
-        return removeStaged(store, folder, pool, List.of());
-    }
-
-    /**
-     * Like {@link #removeStaged(S3Store, String, java.util.concurrent.Executor)}, deleting the {@code known} staged keys
-     * (the manifest's) at once, while the folder is listed for anything else: the listing then usually finds nothing
-     * left to delete, and the removal costs one round trip.
-     */
-    static List<String> removeStaged(S3Store store, String folder, java.util.concurrent.Executor pool, List<String> known) {
+    static List<String> removeStaged(S3Store store, String folder, Executor pool, List<String> known) {
         String manifest = folder + Manifest.FILE_NAME;
-        java.util.concurrent.CompletableFuture<List<String>> aborting = pool == null
-                ? java.util.concurrent.CompletableFuture.completedFuture(abortUploads(store, folder))
-                : java.util.concurrent.CompletableFuture.supplyAsync(() -> abortUploads(store, folder), pool);
+        CompletableFuture<List<String>> aborting = pool == null
+                ? CompletableFuture.completedFuture(abortUploads(store, folder))
+                : CompletableFuture.supplyAsync(() -> abortUploads(store, folder), pool);
         try {
             if (known.isEmpty() || pool == null) {
                 deleteObjects(store, folder, manifest);
             } else {
-                java.util.concurrent.CompletableFuture<Void> deleting =
-                        java.util.concurrent.CompletableFuture.runAsync(() -> throwIfAny(store.delete(known), folder), pool);
+                CompletableFuture<Void> deleting =
+                        CompletableFuture.runAsync(() -> throwIfAny(store.delete(known), folder), pool);
                 List<String> listed = new ArrayList<>();
                 try {
                     for (S3Object o : store.list(folder)) {
@@ -63,7 +61,7 @@ final class Staging {
                     }
                 }
                 Failures.joined(deleting);
-                java.util.Set<String> gone = new java.util.HashSet<>(known);
+                Set<String> gone = new HashSet<>(known);
                 List<String> rest = new ArrayList<>();
                 for (String key : listed) {
                     if (!key.equals(manifest) && !gone.contains(key)) {

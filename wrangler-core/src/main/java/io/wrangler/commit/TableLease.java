@@ -9,15 +9,12 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import software.amazon.awssdk.core.ResponseBytes;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
-import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
@@ -174,7 +171,7 @@ final class TableLease implements AutoCloseable {
                 return;
             }
         }
-        store.delete(java.util.List.of(key));
+        store.delete(List.of(key));
         throw new StorageException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): the S3 endpoint accepted "
                 + what + " of " + key + ", so it does not enforce conditional requests and a table lease "
                 + "cannot keep two writers apart. Use an endpoint that enforces them (AWS S3 does), or turn the lease off with "
@@ -188,23 +185,19 @@ final class TableLease implements AutoCloseable {
     }
 
     private static Held read(S3Store store, String key, Duration clockOffset) {
-        ResponseBytes<GetObjectResponse> r;
-        try {
-            r = store.options().run(() -> store.client().getObjectAsBytes(b -> b.bucket(store.bucket()).key(key)
-                    .expectedBucketOwner(store.options().expectedBucketOwner())));
-        } catch (NoSuchKeyException e) {
+        Optional<S3Store.Versioned> got = store.getVersioned(key);
+        if (got.isEmpty()) {
             return null;
         }
-        String json = r.asUtf8String();
+        S3Store.Versioned r = got.get();
+        String json = new String(r.content(), StandardCharsets.UTF_8);
         String owner = field(json, "owner");
         long ttl = Long.parseLong(field(json, "ttlMillis"));
-        Instant modified = r.response().lastModified();
-        Instant now = r.response().sdkHttpResponse().firstMatchingHeader("Date")
-                .map(d -> ZonedDateTime.parse(d, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant()).orElse(Instant.now())
-                .plus(clockOffset);
+        Instant modified = r.lastModified();
+        Instant now = (r.date() != null ? r.date() : Instant.now()).plus(clockOffset);
         // Last-Modified and Date have second precision: count the lease as one second younger to be safe.
         Duration age = Duration.between(modified, now).minusSeconds(1);
-        return new Held(owner, field(json, "token"), r.response().eTag(), age.isNegative() ? Duration.ZERO : age, Duration.ofMillis(ttl));
+        return new Held(owner, field(json, "token"), r.etag(), age.isNegative() ? Duration.ZERO : age, Duration.ofMillis(ttl));
     }
 
     private static String field(String json, String name) {

@@ -5,82 +5,88 @@ import io.wrangler.CommitConflictException;
 import io.wrangler.CommitMethod;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.InvalidWriteException;
-import io.wrangler.WranglerException;
-import io.wrangler.WriteIncompleteException;
-import io.wrangler.WriteStep;
-import io.wrangler.storage.RequestOptions;
-import software.amazon.awssdk.services.s3.S3Client;
 import io.wrangler.PartitionResult;
 import io.wrangler.RecoveryResult;
 import io.wrangler.StorageException;
+import io.wrangler.WranglerException;
+import io.wrangler.WriteIncompleteException;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteResult;
+import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.catalog.CatalogTable;
+import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.catalog.TableDefinition;
 import io.wrangler.encoding.ArrowSchemas;
 import io.wrangler.encoding.FileEncoder;
+import io.wrangler.encoding.TimestampPolicy;
 import io.wrangler.encoding.UnsupportedTypeException;
 import io.wrangler.input.BatchSource;
+import io.wrangler.input.CastingSource;
+import io.wrangler.input.Casts;
+import io.wrangler.input.HiveTypes;
+import io.wrangler.partition.Buckets;
 import io.wrangler.partition.HivePaths;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.PartitionValues;
-import io.wrangler.partition.Buckets;
 import io.wrangler.partition.Partitioner;
+import io.wrangler.staging.Stager;
+import io.wrangler.staging.StagingContext;
+import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import io.wrangler.storage.Uploads;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * A TableWrite runs one write through the commit protocol of this package: validate, recover, stage,
+ * A TableWrite runs one write through the commit protocol of this package: validate, lease, recover, record, stage,
  * manifest, publish, catalog, cleanup. See {@code package-info.java} for what each step leaves behind.
  */
 public final class TableWrite {
-    /** S3's limit on key length, in UTF-8 bytes. */
-    static final int MAX_KEY_BYTES = 1024;
-
     private final WriteSpec spec;
     /** The write's fencing check (the lease's compare-and-swap renewal), once it holds the lease. */
     private Runnable fence = () -> { };
     private final S3Location location;
     private final String table;
-    /**
-     * The folder below the table root of each partition that the catalog registers at a Location other than its Hive
-     * folder, by partition values: the write puts its files there ({@link CatalogTable#partitionLocations}).
-     */
-    private final Map<List<String>, String> registeredFolders = new java.util.concurrent.ConcurrentHashMap<>();
+    private final TimestampPolicy timestamps;
+    /** Where this write's partitions go ({@link PartitionFolders}); set once validation knows the partition columns. */
+    private PartitionFolders folders;
     /** The threads {@link #beside} started for this write (its early listing, its staged copies' removal). */
-    private final List<Thread> besides = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final List<Thread> besides = Collections.synchronizedList(new ArrayList<>());
 
     private TableWrite(WriteSpec spec, S3Location location) {
         this.spec = spec;
         this.location = location;
         this.table = location.uri();
+        this.timestamps = new TimestampPolicy(spec.keepNanos(), spec.int96());
     }
 
     /** Runs the write of {@code source} described by {@code spec}. */
@@ -111,7 +117,7 @@ public final class TableWrite {
                     + e.getMessage() + ". Nothing was touched; fix the cause and run S3Parquet.recover again.", e);
         }
         try {
-            return new Recovery(store, location, pool, tuning, StepHook.NONE, catalog, lease::check).run();
+            return new Recovery(new TableContext(location, store, pool, tuning, StepHook.NONE, lease::check), catalog).run();
         } catch (TableLease.Lost e) {
             throw new CommitConflictException(table, WriteStep.RECOVER, "Cannot recover " + table + " (step: recover): "
                     + e.getMessage() + " while recovery ran. What it resolved stays resolved; the holder that took over "
@@ -165,7 +171,58 @@ public final class TableWrite {
         }
     }
 
+    /**
+     * The write of an input already cast, in the protocol's steps (package-info.java): validate makes the write's
+     * {@link Plan} with no I/O but reads, and every step after it executes that plan; from the manifest on the steps are
+     * {@link #afterStaging}'s, which a distributed write shares.
+     */
     private WriteResult runCast(BatchSource source) {
+        try (BufferAllocator allocator = new RootAllocator()) {
+            Plan plan = validate(source);
+            if (plan.empty()) {
+                return empty(plan.writeId());
+            }
+            S3Store store = store();
+            checkBucket(store);
+            try (Held held = hold(store, plan.writeId())) {
+                return held.run(() -> {
+                    RecoveryResult recovered = recoverFirst(held.context);
+                    WriteLog log = start(store, held.context.fence(), plan.writeId(), plan.keyId());
+                    spec.hook().reached(Step.STARTED, 1);
+                    Publisher publisher = new Publisher(held.context);
+                    CompletableFuture<Publisher.Listing> early = listEarly(plan, publisher);
+                    List<Manifest.File> files = stage(plan, held, log, source, allocator, early);
+                    return afterStaging(store, log, publisher, held.context.pool(), held.context.fence(), plan.writeId(), plan.keyId(),
+                            plan.partitioner().keys(), files, plan.schema(), plan.columns(), plan.catalogCommit(), recovered,
+                            plan.touched(), early);
+                });
+            }
+        }
+    }
+
+    /**
+     * A write validated: what it writes and where, decided before any I/O but reads, so that the steps from the lease on
+     * only execute it. Immutable but for its partitioner, which learns a streamed input's partitions as they come (each
+     * checked by {@code validator} as it is first met).
+     *
+     * @param prepass what the validation pass over an input known in advance found, or null for a streamed input
+     * @param catalogCommit the catalog's prepared commit, or null without a catalog (and for an empty input)
+     * @param touched the partitions an input known in advance touches, for listing their old files while it stages; or null
+     */
+    private record Plan(Schema schema, Columns columns, String writeId, String keyId, FileEncoder.Settings settings,
+                        PartitionFolders folders, Partitioner partitioner, Buckets buckets, Partitioner.NewPartition validator,
+                        Prepass prepass, CatalogCommit catalogCommit, Manifest touched) {
+        /** An input known in advance with no rows: there is nothing to write. */
+        boolean empty() {
+            return prepass != null && prepass.rows() == 0;
+        }
+    }
+
+    /**
+     * The validate step: the schema, the write's id and names, every partition of an input known in advance (read once
+     * here, then rewound) and where each one goes, the catalog's prepared commit. No I/O but reads.
+     */
+    private Plan validate(BatchSource source) {
         Schema schema = source.schema();
         Columns columns = validateSchema(schema);
         String keyId = spec.idempotencyKey() == null ? null : WriteIds.keyId(spec.idempotencyKey());
@@ -178,79 +235,118 @@ public final class TableWrite {
         String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId,
                 columns.bucket.isEmpty() ? -1 : spec.buckets() - 1, suffix);
         boolean lookUpEach = !source.replayable();
+        PartitionFolders folders = new PartitionFolders(table, spec, columns.partitionNames(), stagingFolder, longestName);
+        this.folders = folders;
         Partitioner.NewPartition validator = key -> {
-            checkPartition(key, columns.partitionNames(), stagingFolder, longestName);
+            folders.check(key);
             if (lookUpEach) {
                 // an input read once: its partitions are known only as they come, so each is looked up when first seen
-                registeredLocations(List.of(key), columns.partitionNames(), stagingFolder, longestName);
+                folders.lookUp(List.of(key));
             }
         };
+        Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
+        Buckets buckets = columns.bucket.isEmpty() ? null : new Buckets(names(columns.bucket), spec.buckets());
+        Prepass pre = null;
+        if (source.replayable()) {
+            pre = prepass(source, columns, validator, partitioner, buckets);
+            if (pre.rows == 0) {
+                return new Plan(schema, columns, writeId, keyId, settings, folders, partitioner, buckets, validator, pre, null, null);
+            }
+            source.rewind();
+        }
+        CatalogCommit catalogCommit = prepareCatalog(columns);
+        if (pre != null) {
+            // after prepare, which refuses a table at another location first
+            folders.lookUp(partitioner.keys());
+        }
+        Manifest touched = pre == null || spec.replacement() != null ? null
+                : manifest(writeId, keyId, partitioner.keys(), List.of(), schema, columns, true);
+        return new Plan(schema, columns, writeId, keyId, settings, folders, partitioner, buckets, validator, pre, catalogCommit, touched);
+    }
 
-        try (BufferAllocator allocator = new RootAllocator()) {
-            Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
-            Buckets buckets = columns.bucket.isEmpty() ? null : new Buckets(names(columns.bucket), spec.buckets());
-            Prepass pre = null;
-            if (source.replayable()) {
-                pre = prepass(source, columns, validator, partitioner, buckets);
-                if (pre.rows == 0) {
-                    return empty(writeId);
-                }
-                source.rewind();
-            }
-            CatalogCommit catalogCommit = prepareCatalog(columns);
-            if (pre != null) {
-                // after prepare, which refuses a table at another location first
-                registeredLocations(partitioner.keys(), columns.partitionNames(), stagingFolder, longestName);
-            }
-            S3Store store = new S3Store(spec.s3(), location.bucket(), spec.options())
-                    .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
-            checkBucket(store);
-            TableLease lease = spec.lease() ? takeLease(store, writeId) : null;
-            Runnable fence = lease == null ? () -> { } : lease::check;
-            this.fence = fence;
-            ExecutorService pool = pool(spec.tuning().threads());
-            ExecutorService encoders = pool(Runtime.getRuntime().availableProcessors());
+    /**
+     * What a write holds from its lease to its end: the lease (null for a write without one), the pools its requests and
+     * its encoding run on, and the context its steps share. Closing it releases them; after a crash (an Error) the lease
+     * is left to expire, as a killed process would leave it, and nothing more is sent.
+     */
+    private final class Held implements AutoCloseable {
+        private final TableLease lease;
+        private final ExecutorService encoders;
+        private final TableContext context;
+        private boolean crashed;
+
+        private Held(TableLease lease, TableContext context, ExecutorService encoders) {
+            this.lease = lease;
+            this.context = context;
+            this.encoders = encoders;
+        }
+
+        /** Runs the write's steps, noting a crash for {@link #close}. */
+        <T> T run(Supplier<T> steps) {
             try {
-                RecoveryResult recovered = recoverFirst(store, pool, fence);
-                WriteLog log = start(store, fence, writeId, keyId);
-                spec.hook().reached(Step.STARTED, 1);
-                Publisher publisher = new Publisher(store, location, pool, spec.tuning(), spec.hook());
-                // An input known in advance has its partitions known before staging: their old files are listed while the
-                // files are encoded and uploaded (reads only, after the lease and recovery), not after the last upload.
-                Manifest touched = pre == null || spec.replacement() != null ? null
-                        : manifest(writeId, keyId, partitioner.keys(), List.of(), schema, columns, true);
-                java.util.concurrent.CompletableFuture<Publisher.Listing> early = touched == null ? null
-                        : beside(() -> publisher.listOldFiles(touched, null));
-                Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
-                Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads,
-                        partitioner, buckets, validator, encoders, key -> folderOf(columns.partitionNames(), key));
-                List<Manifest.File> files;
-                try {
-                    files = stage(stager, source, allocator, store, log, columns.partitionNames(), pre == null ? null : pre.assigned);
-                } catch (RuntimeException e) {
-                    awaitQuietly(early);
-                    throw e;
-                }
-                return afterStaging(store, log, publisher, pool, fence, writeId, keyId, stager.partitions(), files, schema, columns,
-                        catalogCommit, recovered, touched, early);
+                return steps.get();
             } catch (Error e) {
-                // A crash leaves its lease behind to expire, as a killed process would, and sends nothing more: what it runs
-                // beside its thread is stopped before the Error leaves the write.
+                crashed = true;
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            if (crashed) {
+                // what the write runs beside its thread is stopped before the Error leaves the write
                 stopBesides(true);
                 if (lease != null) {
                     lease.abandon();
-                    lease = null;
-                }
-                throw e;
-            } finally {
-                stopBesides(false);
-                shutdown(encoders);
-                shutdown(pool);
-                if (lease != null) {
-                    lease.close();
                 }
             }
+            stopBesides(false);
+            shutdown(encoders);
+            shutdown(context.pool());
+            if (lease != null && !crashed) {
+                lease.close();
+            }
         }
+    }
+
+    /** The lease step: takes the table's lease (unless the write goes without one), then the write's pools. */
+    private Held hold(S3Store store, String writeId) {
+        TableLease lease = spec.lease() ? takeLease(store, writeId) : null;
+        Runnable fence = lease == null ? () -> { } : lease::check;
+        this.fence = fence;
+        ExecutorService pool = pool(spec.tuning().threads());
+        ExecutorService encoders = pool(Runtime.getRuntime().availableProcessors());
+        return new Held(lease, new TableContext(location, store, pool, spec.tuning(), spec.hook(), fence), encoders);
+    }
+
+    /**
+     * Lists the old files of the partitions an input known in advance touches while it stages (reads only, after the
+     * lease and the recovery), not after its last upload; null when there is nothing to list early.
+     */
+    private CompletableFuture<Publisher.Listing> listEarly(Plan plan, Publisher publisher) {
+        Manifest touched = plan.touched();
+        return touched == null ? null : beside(() -> publisher.listOldFiles(touched, null));
+    }
+
+    /** The stage step: encodes and uploads the input; on failure the early listing is let finish before the error leaves. */
+    private List<Manifest.File> stage(Plan plan, Held held, WriteLog log, BatchSource source, BufferAllocator allocator,
+                                      CompletableFuture<Publisher.Listing> early) {
+        Uploads uploads = new Uploads(held.context.pool(), spec.tuning().maxPendingParts(), spec.tuning().partSize());
+        Stager stager = new Stager(stagingContext(held.context.store(), plan.writeId(), plan.settings()), uploads, plan.partitioner(),
+                plan.buckets(), plan.validator(), held.encoders, plan.folders()::folderOf);
+        try {
+            return stage(stager, source, allocator, held.context.store(), log, plan.columns().partitionNames(),
+                    plan.prepass() == null ? null : plan.prepass().assigned());
+        } catch (RuntimeException e) {
+            awaitQuietly(early);
+            throw e;
+        }
+    }
+
+    /** A store for this write's requests, with its options and copy limits. */
+    private S3Store store() {
+        return new S3Store(spec.s3(), location.bucket(), spec.options())
+                .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
     }
 
     /**
@@ -263,7 +359,7 @@ public final class TableWrite {
     private WriteResult afterStaging(S3Store store, WriteLog log, Publisher publisher, ExecutorService pool, Runnable fence,
                                      String writeId, String keyId, List<PartitionKey> keys, List<Manifest.File> files, Schema schema,
                                      Columns columns, CatalogCommit catalogCommit, RecoveryResult recovered, Manifest touched,
-                                     java.util.concurrent.CompletableFuture<Publisher.Listing> early) {
+                                     CompletableFuture<Publisher.Listing> early) {
         if (files.isEmpty()) {
             awaitQuietly(early);
             abandon(store, log, null);
@@ -309,7 +405,7 @@ public final class TableWrite {
                 stagedKeys.add(f.stagedKey());
             }
         });
-        List<java.util.concurrent.CompletableFuture<List<String>>> removing = new ArrayList<>();
+        List<CompletableFuture<List<String>>> removing = new ArrayList<>();
         Publisher.Outcome outcome;
         try {
             outcome = publish(store, log, publisher, listing, fence, () -> removing.add(
@@ -346,8 +442,8 @@ public final class TableWrite {
     public record TaskStaged(List<List<String>> partitions, List<Manifest.File> files) {
         public TaskStaged {
             List<List<String>> copy = new ArrayList<>();
-            partitions.forEach(v -> copy.add(java.util.Collections.unmodifiableList(new ArrayList<>(v))));
-            partitions = java.util.Collections.unmodifiableList(copy);
+            partitions.forEach(v -> copy.add(Collections.unmodifiableList(new ArrayList<>(v))));
+            partitions = Collections.unmodifiableList(copy);
             files = List.copyOf(files);
         }
     }
@@ -393,18 +489,17 @@ public final class TableWrite {
         String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId,
                 columns.bucket.isEmpty() ? -1 : spec.buckets() - 1, suffix);
         List<String> folderNames = columns.partitionNames();
-        Partitioner.NewPartition validator = key -> w.checkPartition(key, folderNames, stagingFolder, longestName);
-        S3Store store = new S3Store(spec.s3(), location.bucket(), spec.options())
-                .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
+        Partitioner.NewPartition validator = new PartitionFolders(w.table, spec, folderNames, stagingFolder, longestName)::check;
+        S3Store store = w.store();
         ExecutorService pool = pool(spec.tuning().threads());
         ExecutorService encoders = pool(1);
         try (BufferAllocator allocator = new RootAllocator()) {
             Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
             Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
             Buckets buckets = columns.bucket.isEmpty() ? null : new Buckets(names(columns.bucket), spec.buckets());
-            Stager stager = new Stager(store, location.prefix(), stagingFolder, writeId, suffix, settings, spec, uploads, partitioner,
-                    buckets, validator, encoders, key -> HivePaths.folder(folderNames, key.values()));
-            List<Manifest.File> files = stager.stage(source, allocator, folderNames, null);
+            Stager stager = new Stager(w.stagingContext(store, writeId, settings), uploads, partitioner, buckets, validator, encoders,
+                    key -> HivePaths.folder(folderNames, key.values()));
+            List<Manifest.File> files = Manifest.File.of(stager.stage(source, allocator, folderNames, null));
             List<List<String>> keys = new ArrayList<>();
             stager.partitions().forEach(k -> keys.add(k.values()));
             return new TaskStaged(keys, files);
@@ -454,8 +549,7 @@ public final class TableWrite {
             this.writeId = keyId == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
             checkNames(writeId);
             this.catalogCommit = prepareCatalog(columns);
-            this.store = new S3Store(spec.s3(), location.bucket(), spec.options())
-                    .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
+            this.store = store();
             checkBucket(store);
             this.lease = spec.lease() ? takeLease(store, writeId) : null;
             TableLease held = lease;
@@ -463,7 +557,7 @@ public final class TableWrite {
             fence = leaseFence;
             this.pool = pool(spec.tuning().threads());
             try {
-                this.recovered = recoverFirst(store, pool, leaseFence);
+                this.recovered = recoverFirst(new TableContext(location, store, pool, spec.tuning(), spec.hook(), leaseFence));
                 this.log = start(store, leaseFence, writeId, keyId);
                 spec.hook().reached(Step.STARTED, 1);
             } catch (RuntimeException | Error e) {
@@ -499,7 +593,7 @@ public final class TableWrite {
                 // gives, carrying this write's id: a message can make the write publish only what its tasks staged,
                 // never over another write's file or under _tmp/.
                 Map<String, Manifest.File> byStaged = new LinkedHashMap<>();
-                java.util.Set<String> finals = new java.util.HashSet<>();
+                Set<String> finals = new HashSet<>();
                 // A deferred file is an open upload at its final key, which carries this write's id exactly as recovery
                 // reads it (so that a recovery finds it by that id) and lies outside every _tmp/.
                 for (TaskStaged t : tasks) {
@@ -509,8 +603,7 @@ public final class TableWrite {
                         boolean placed = deferred()
                                 ? f.stagedKey() == null && f.uploadId() != null && f.etags() != null && !f.etags().isEmpty()
                                         && f.finalKey() != null && f.finalKey().startsWith(location.prefix())
-                                        && writeId.equals(Recovery.deferredWriteId(location,
-                                                MultipartUpload.builder().key(f.finalKey()).build()))
+                                        && writeId.equals(Recovery.deferredWriteId(location, f.finalKey()))
                                 : f.stagedKey() != null && f.uploadId() == null && f.finalKey() != null
                                         && f.stagedKey().startsWith(stagingFolder)
                                         && f.finalKey().equals(location.prefix() + f.stagedKey().substring(stagingFolder.length()))
@@ -531,7 +624,7 @@ public final class TableWrite {
                 List<PartitionKey> keys = new ArrayList<>(seen.values());
                 // Each file in the Hive folder of a partition the messages list: a file outside them would be published
                 // without its partition being replaced (an overwrite's old rows kept beside the new).
-                java.util.Set<String> folders = new java.util.HashSet<>();
+                Set<String> folders = new HashSet<>();
                 for (PartitionKey k : keys) {
                     if (k.values().size() != columns.partitionNames().size()) {
                         abandon(store, log, null);
@@ -557,9 +650,11 @@ public final class TableWrite {
                     }
                     // A partition the catalog registers elsewhere than its Hive folder: its files are staged at the Hive
                     // folder (tasks cannot ask the catalog), so the write is refused, before its commit point.
-                    registeredLocations(keys, columns.partitionNames(), stagingFolder, "");
-                    if (!registeredFolders.isEmpty()) {
-                        throw invalid("the partition folder " + registeredFolders.values().iterator().next() + " is registered in "
+                    PartitionFolders registered = new PartitionFolders(table, spec, columns.partitionNames(), stagingFolder, "");
+                    TableWrite.this.folders = registered;
+                    registered.lookUp(keys);
+                    if (registered.anyRegisteredElsewhere().isPresent()) {
+                        throw invalid("the partition folder " + registered.anyRegisteredElsewhere().get() + " is registered in "
                                 + spec.catalog().describe() + " at a Location other than its Hive folder, which a distributed write "
                                 + "does not support yet", "Write it with S3Parquet (one process), or move the partition to its "
                                 + "Hive folder. Nothing of the table was changed.");
@@ -577,7 +672,7 @@ public final class TableWrite {
                     abandon(store, log, e);
                     throw e;
                 }
-                return afterStaging(store, log, new Publisher(store, location, pool, spec.tuning(), spec.hook()), pool, leaseFence,
+                return afterStaging(store, log, new Publisher(new TableContext(location, store, pool, spec.tuning(), spec.hook(), leaseFence)), pool, leaseFence,
                         writeId, keyId, keys, files, schema, columns, catalogCommit, recovered, null, null);
             } catch (Error e) {
                 release(true);
@@ -682,9 +777,9 @@ public final class TableWrite {
 
     // ---- the write's steps, each mapping a lost lease or a superseded manifest to the outcome it leaves ----
 
-    private RecoveryResult recoverFirst(S3Store store, ExecutorService pool, Runnable fence) {
+    private RecoveryResult recoverFirst(TableContext context) {
         try {
-            return new Recovery(store, location, pool, spec.tuning(), spec.hook(), spec.catalog(), fence).run();
+            return new Recovery(context, spec.catalog()).run();
         } catch (TableLease.Lost e) {
             throw new CommitConflictException(table, WriteStep.RECOVER, "Cannot write " + table + " (step: recover): " + e.getMessage()
                     + " while this write recovered the table's interrupted writes. Nothing of this write was written; rerunning "
@@ -766,7 +861,7 @@ public final class TableWrite {
                                       Runnable placed) {
         Manifest manifest = log.manifest();
         try {
-            return publisher.publish(manifest, listing.old(), fence, placed);
+            return publisher.publish(manifest, listing.old(), placed);
         } catch (Publisher.UploadsLost e) {
             // An upload is missing: a lifecycle rule aborted it, or the holder that took the table over completed it while
             // this writer stalled. Only the first may be undone, and only by the lease's holder.
@@ -852,9 +947,9 @@ public final class TableWrite {
             }
             Staging.removeStaged(store, log.folder());
             if (catalogCommit != null) {
-                List<io.wrangler.catalog.PartitionEntry> registered = CatalogStep.entries(m);
-                List<io.wrangler.catalog.PartitionEntry> empty = new ArrayList<>();
-                for (io.wrangler.catalog.PartitionEntry e : registered) {
+                List<PartitionEntry> registered = CatalogStep.entries(m);
+                List<PartitionEntry> empty = new ArrayList<>();
+                for (PartitionEntry e : registered) {
                     if (store.list(location.prefix() + e.location().substring(table.length())).isEmpty()) {
                         empty.add(e);
                     }
@@ -1028,7 +1123,7 @@ public final class TableWrite {
                     + "; wrangler never deletes at a bucket root", "Write the table under a prefix, s3://" + location.bucket() + "/<table>/.");
         }
         try {
-            new ArrowSchemas(spec.keepNanos(), spec.int96()).messageType(data);
+            new ArrowSchemas(timestamps).messageType(data);
         } catch (UnsupportedTypeException e) {
             throw invalid(e.getMessage(), "Nothing was written.");
         }
@@ -1098,16 +1193,16 @@ public final class TableWrite {
             }
             Field template;
             try {
-                template = io.wrangler.input.HiveTypes.parse(f.getName(), want);
-            } catch (io.wrangler.input.HiveTypes.Unknown e) {
+                template = HiveTypes.parse(f.getName(), want);
+            } catch (HiveTypes.Unknown e) {
                 continue; // a catalog type wrangler does not write (varchar(10)): the catalog's own check decides
             }
             try {
-                Field target = io.wrangler.input.Casts.plan(f, template, asked != null ? f.getName() : out);
+                Field target = Casts.plan(f, template, asked != null ? f.getName() : out);
                 if (target != null) {
                     targets.put(f.getName(), target);
                 }
-            } catch (io.wrangler.input.Casts.Refused r) {
+            } catch (Casts.Refused r) {
                 if (asked != null) {
                     throw invalid("dtype asks for the column '" + f.getName() + "' as " + asked + ", but '" + r.path + "' is " + r.from
                             + " in this write, which does not widen to " + r.to + " without losing values",
@@ -1119,102 +1214,7 @@ public final class TableWrite {
                         "Cast it to " + r.to + " before writing, or OVERWRITE the table to redefine it.");
             }
         }
-        return targets.isEmpty() ? source : new io.wrangler.input.CastingSource(source, targets);
-    }
-
-    private void checkPartition(PartitionKey key, List<String> folderNames, String stagingFolder, String longestName) {
-        for (int i = 0; i < key.values().size(); i++) {
-            String why = PartitionValues.refusal(key.values().get(i));
-            if (why != null) {
-                throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot write " + table + " (step: validate): the value '"
-                        + key.values().get(i) + "' of partition column '" + spec.partitionBy().get(i) + "' cannot name a folder: " + why
-                        + ". Clean the column before writing; nothing of the table was changed.");
-            }
-        }
-        checkKeyLength(HivePaths.folder(folderNames, key.values()), stagingFolder, longestName);
-    }
-
-    private void checkKeyLength(String folder, String stagingFolder, String longestName) {
-        String staged = stagingFolder + folder + longestName;
-        int bytes = staged.getBytes(StandardCharsets.UTF_8).length;
-        if (bytes > MAX_KEY_BYTES) {
-            throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot write " + table + " (step: validate): the partition "
-                    + folder + " makes S3 keys of " + bytes + " bytes, over S3's limit of " + MAX_KEY_BYTES
-                    + ". Shorten the partition values or the table prefix; nothing of the table was changed.");
-        }
-    }
-
-    /** The folder below the table root that a partition's files go to: where the catalog registers it, else its Hive folder. */
-    private String folderOf(List<String> folderNames, PartitionKey key) {
-        String registered = registeredFolders.get(key.values());
-        return registered != null ? registered : HivePaths.folder(folderNames, key.values());
-    }
-
-    /**
-     * Reads from the catalog where it registers these partitions, and keeps the folder of each one registered elsewhere
-     * than its Hive folder. A Location outside the table root, at the root itself or in its staging is refused: a write
-     * never puts files or deletes outside its table, and there it would replace the whole table or its staging.
-     */
-    private void registeredLocations(List<PartitionKey> keys, List<String> folderNames, String stagingFolder, String longestName) {
-        if (spec.catalog() == null || folderNames.isEmpty() || keys.isEmpty()) {
-            return;
-        }
-        List<List<String>> values = new ArrayList<>();
-        keys.forEach(k -> values.add(new ArrayList<>(k.values())));
-        Map<List<String>, String> found = spec.catalog().partitionLocations(table, spec.mode(), values);
-        if (found.isEmpty()) {
-            return;
-        }
-        for (PartitionKey key : keys) {
-            String at = found.get(key.values());
-            if (at == null) {
-                continue;
-            }
-            String hive = HivePaths.folder(folderNames, key.values());
-            String normalized = withSlash(at);
-            String named = partitionName(folderNames, key);
-            if (!normalized.startsWith(table) || normalized.length() == table.length()) {
-                throw invalid("the partition " + named + " is registered in " + spec.catalog().describe() + " at the Location " + at
-                        + (normalized.startsWith(table) ? ", which is the table root itself" : ", which is outside the table root " + table)
-                        + "; wrangler writes a partition that is already registered under its registered Location, and never writes or "
-                        + "deletes outside that partition's folder in the table", "Move the partition's files to a folder under "
-                        + table + " and set its Location to it (or drop the partition from the catalog, and wrangler writes it at "
-                        + table + hive + "). Nothing was written.");
-            }
-            String folder = normalized.substring(table.length());
-            if (folder.startsWith("_tmp/") || folder.contains("/_tmp/")) {
-                throw invalid("the partition " + named + " is registered in " + spec.catalog().describe() + " at the Location " + at
-                        + ", which is inside the staging folder of a table", "Set the partition's Location to a folder of its own under "
-                        + table + ". Nothing was written.");
-            }
-            if (!folder.equals(hive)) {
-                for (Map.Entry<List<String>, String> other : registeredFolders.entrySet()) {
-                    if (other.getValue().equals(folder) && !other.getKey().equals(key.values())) {
-                        throw invalid("the partitions " + partitionName(folderNames, new PartitionKey(other.getKey())) + " and " + named
-                                + " are both registered in " + spec.catalog().describe() + " at the Location " + at + ", so their files "
-                                + "could not be told apart", "Give each partition a Location of its own. Nothing was written.");
-                    }
-                }
-                checkKeyLength(folder, stagingFolder, longestName);
-                registeredFolders.put(new ArrayList<>(key.values()), folder);
-            }
-        }
-    }
-
-    /** A Location as a folder of the table: {@code s3://} for {@code s3a://} and {@code s3n://}, with a trailing slash. */
-    private static String withSlash(String location) {
-        String l = location.startsWith("s3a://") || location.startsWith("s3n://") ? "s3://" + location.substring(6) : location;
-        return l.endsWith("/") ? l : l + "/";
-    }
-
-    /** A partition as messages name it: {@code [country=a/b c=d:e]}. */
-    private static String partitionName(List<String> folderNames, PartitionKey key) {
-        List<String> shown = key.displayValues();
-        List<String> parts = new ArrayList<>();
-        for (int i = 0; i < folderNames.size(); i++) {
-            parts.add(folderNames.get(i) + "=" + shown.get(i));
-        }
-        return "[" + String.join(", ", parts) + "]";
+        return targets.isEmpty() ? source : new CastingSource(source, targets);
     }
 
     /** What the validation pass found: the rows, and each batch's partition ids, which staging reuses. */
@@ -1231,9 +1231,7 @@ public final class TableWrite {
                 VectorSchemaRoot batch = source.current();
                 int[] ids = partitioner.assign(batch, validator);
                 assigned.add(buckets == null ? ids : buckets.assign(batch, ids, rows));
-                if (!spec.keepNanos()) {
-                    checkNanos(batch, columns.data);
-                }
+                checkNanos(batch, columns.data);
                 rows += batch.getRowCount();
             }
         } catch (IOException e) {
@@ -1257,13 +1255,13 @@ public final class TableWrite {
 
     private void checkNanos(VectorSchemaRoot batch, List<Field> data) {
         for (Field f : data) {
-            if (f.getType() instanceof ArrowType.Timestamp ts && ts.getUnit() == org.apache.arrow.vector.types.TimeUnit.NANOSECOND) {
+            if (timestamps.narrows(f.getType())) {
                 TimeStampVector v = (TimeStampVector) batch.getVector(f.getName());
                 for (int r = 0; r < batch.getRowCount(); r++) {
-                    if (!v.isNull(r) && v.get(r) % 1000 != 0) {
-                        throw invalid("column '" + f.getName() + "' holds the nanosecond timestamp " + v.get(r) + " at row " + r
-                                + ", which a microsecond timestamp cannot hold without losing digits",
-                                "Truncate the column to microseconds, or call preserveNanoseconds(true) (Spark and Athena cannot read nanosecond Parquet timestamps).");
+                    if (!v.isNull(r) && !TimestampPolicy.wholeMicros(v.get(r))) {
+                        String todo = TimestampPolicy.LOSSY_NANOS_TODO;
+                        throw invalid(TimestampPolicy.lossyNanos(f.getName(), v.get(r), r),
+                                Character.toUpperCase(todo.charAt(0)) + todo.substring(1) + ".");
                     }
                 }
             }
@@ -1281,7 +1279,7 @@ public final class TableWrite {
             if (!keys.isEmpty() && keys.stream().allMatch(k -> k.values().get(col) == null)) {
                 cleanup.run();
                 throw invalid("the partition column '" + spec.partitionBy().get(c) + "' is null or empty in every row, which would put "
-                        + "all rows in " + HivePaths.DEFAULT_PARTITION, "Fill the column, or partition by another column.");
+                        + "all rows in " + PartitionEntry.DEFAULT_PARTITION, "Fill the column, or partition by another column.");
             }
         }
     }
@@ -1314,10 +1312,19 @@ public final class TableWrite {
 
     // ---- stage ----
 
+    /** What every file this write stages shares ({@link Stager}): its keys, names, encoding, bounds and hook. */
+    private StagingContext stagingContext(S3Store store, String writeId, FileEncoder.Settings settings) {
+        WriteSpec.Tuning tuning = spec.tuning();
+        return new StagingContext(store, location.prefix(), location.tmpPrefix() + writeId + "/", writeId, spec.filenamePrefix(),
+                spec.compression().fileInfix() + ".parquet", deferred(), settings, spec.maxRowsPerFile(), spec.targetFileSize(),
+                tuning.maxOpenFiles(), tuning.openBytes(), spec.spillDirectory(), spec.progress(),
+                count -> spec.hook().reached(Step.STAGED_FILE, count));
+    }
+
     private List<Manifest.File> stage(Stager stager, BatchSource source, BufferAllocator allocator, S3Store store, WriteLog log,
                                       List<String> folderNames, List<int[]> assigned) {
         try {
-            return stager.stage(source, allocator, folderNames, assigned);
+            return Manifest.File.of(stager.stage(source, allocator, folderNames, assigned));
         } catch (InvalidWriteException e) {
             abandon(store, log, e);
             throw e;
@@ -1334,14 +1341,14 @@ public final class TableWrite {
 
     // ---- manifest ----
 
-    private static java.util.Set<String> folders(Manifest m) {
-        java.util.Set<String> out = new java.util.HashSet<>();
+    private static Set<String> folders(Manifest m) {
+        Set<String> out = new HashSet<>();
         m.partitions().forEach(p -> out.add(p.folder()));
         return out;
     }
 
     /** The early listing's result, its failure mapped as a listing after staging would be (nothing changed yet). */
-    private Publisher.Listing joinListing(java.util.concurrent.CompletableFuture<Publisher.Listing> early, Manifest m) {
+    private Publisher.Listing joinListing(CompletableFuture<Publisher.Listing> early, Manifest m) {
         try {
             return Failures.joined(early);
         } catch (SdkException e) {
@@ -1351,7 +1358,7 @@ public final class TableWrite {
     }
 
     /** Lets a read still running finish before the write cleans up or lists again; its outcome no longer matters. */
-    private static void awaitQuietly(java.util.concurrent.CompletableFuture<?> f) {
+    private static void awaitQuietly(CompletableFuture<?> f) {
         if (f != null) {
             try {
                 f.join();
@@ -1375,7 +1382,7 @@ public final class TableWrite {
         }
         List<Manifest.Partition> partitions = new ArrayList<>();
         for (PartitionKey key : keys) {
-            String folder = folderOf(columns.partitionNames(), key);
+            String folder = folders.folderOf(key);
             long[] t = everyKey ? totals.getOrDefault(folder, new long[2]) : totals.get(folder);
             if (t != null) {
                 partitions.add(new Manifest.Partition(folder, key.values(), t[0], t[1]));
@@ -1432,8 +1439,8 @@ public final class TableWrite {
      * waits for them must not take a pool thread itself (with few threads the pool would wait for itself). The thread is
      * the write's: the write does not end while it runs ({@link #stopBesides}).
      */
-    private <T> java.util.concurrent.CompletableFuture<T> beside(java.util.function.Supplier<T> step) {
-        return java.util.concurrent.CompletableFuture.supplyAsync(step, r -> {
+    private <T> CompletableFuture<T> beside(Supplier<T> step) {
+        return CompletableFuture.supplyAsync(step, r -> {
             Thread t = new Thread(r, "wrangler-io-beside");
             t.setDaemon(true);
             besides.add(t);

@@ -1,10 +1,15 @@
 package io.wrangler.commit;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.HexFormat;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Write ids: {@code 20241115T031500Z-9f3a1c2b7e6d5a40}. Time first, so that listings sort by age; 64 random
@@ -44,16 +49,16 @@ final class WriteIds {
             plain = plain.substring(0, 48);
         }
         try {
-            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
             return "k-" + plain + "-" + HexFormat.of().formatHex(digest, 0, 6);
-        } catch (java.security.NoSuchAlgorithmException e) {
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("the JDK has no SHA-256", e);
         }
     }
 
     /** A write id, unkeyed or keyed; the keyed form of wrangler 0.1 ended at the key's hash. */
     private static final String ID = "\\d{8}T\\d{6}Z-[0-9a-f]{16}|k-[A-Za-z0-9-]{1,48}-[0-9a-f]{12}(?:-[0-9a-f]{16})?";
-    private static final java.util.regex.Pattern WRITE_ID = java.util.regex.Pattern.compile(ID);
+    private static final Pattern WRITE_ID = Pattern.compile(ID);
 
     /** True for a folder name under {@code _tmp/} that is one of wrangler's write ids (anything else there is left alone). */
     static boolean isWriteId(String name) {
@@ -65,11 +70,11 @@ final class WriteIds {
         if (!writeId.startsWith("k-")) {
             return null;
         }
-        java.util.regex.Matcher m = KEYED.matcher(writeId);
+        Matcher m = KEYED.matcher(writeId);
         return m.matches() ? m.group(1) : writeId;
     }
 
-    private static final java.util.regex.Pattern KEYED = java.util.regex.Pattern.compile("(k-[A-Za-z0-9-]{1,48}-[0-9a-f]{12})-[0-9a-f]{16}");
+    private static final Pattern KEYED = Pattern.compile("(k-[A-Za-z0-9-]{1,48}-[0-9a-f]{12})-[0-9a-f]{16}");
 
     /**
      * A data file's name: {@code [<filenamePrefix>]part-<p>-<n>-<writeId>[_bucket-<b>][.<codec>].parquet}, the write id in one of the
@@ -77,12 +82,12 @@ final class WriteIds {
      * part-00000-<uuid>-c000.snappy.parquet}) is never taken for one of ours; the prefix is whatever the write's {@code
      * filenamePrefix} was (a keyed rerun with another prefix still finds the earlier run's files).
      */
-    private static final java.util.regex.Pattern FILE = java.util.regex.Pattern.compile(
+    private static final Pattern FILE = Pattern.compile(
             "[^/]*part-\\d{5,}-\\d{3,}-(" + ID + ")(?:_bucket-\\d{5,})?(\\.[a-z0-9_]+)?\\.parquet");
 
     /** The write id carried by a data file's key ({@code .../part-<p>-<n>-<writeId>.<codec>.parquet}), or null. */
     static String ofFile(String key) {
-        java.util.regex.Matcher m = FILE.matcher(key.substring(key.lastIndexOf('/') + 1));
+        Matcher m = FILE.matcher(key.substring(key.lastIndexOf('/') + 1));
         return m.matches() ? m.group(1) : null;
     }
 

@@ -6,8 +6,10 @@ import io.wrangler.WriteStep;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.Optional;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
@@ -63,9 +65,9 @@ final class WriteLog {
     private Manifest manifest;
     private String etag;
     /** When the manifest read was last written, on S3's clock; null for the writer's own log. */
-    private final java.time.Instant readAt;
+    private final Instant readAt;
 
-    private WriteLog(S3Store store, S3Location location, Manifest manifest, String etag, java.time.Instant readAt) {
+    private WriteLog(S3Store store, S3Location location, Manifest manifest, String etag, Instant readAt) {
         this.store = store;
         this.location = location;
         this.manifest = manifest;
@@ -145,7 +147,7 @@ final class WriteLog {
      * Every file the write replaces existed then; a file written later is not this write's to replace (a table nested
      * in this one, or a writer without the lease, wrote it).
      */
-    java.time.Instant lastWritten() {
+    Instant lastWritten() {
         return readAt;
     }
 
@@ -172,7 +174,7 @@ final class WriteLog {
                 throw new Unknown(e);
             }
             throw e;
-        } catch (software.amazon.awssdk.core.exception.SdkException e) {
+        } catch (SdkException e) {
             // S3 may have applied it with every answer lost: then the write is committed, and removing what it staged
             // would leave a COMMITTED manifest that no recovery can finish. Look before anyone cleans up.
             Optional<S3Store.Versioned> now;

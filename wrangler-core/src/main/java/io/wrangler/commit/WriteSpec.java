@@ -1,9 +1,16 @@
 package io.wrangler.commit;
 
+import io.wrangler.CommitMethod;
 import io.wrangler.Compression;
+import io.wrangler.Progress;
 import io.wrangler.WriteMode;
 import io.wrangler.catalog.CatalogTable;
+import io.wrangler.storage.RequestOptions;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -38,15 +45,15 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> partitionBy, Compression compression,
                         long maxRowsPerFile, boolean keepNanos, CatalogTable catalog, StepHook hook, Tuning tuning,
-                        String idempotencyKey, boolean lease, java.time.Duration leaseWait, io.wrangler.storage.RequestOptions options,
-                        long targetFileSize, io.wrangler.Progress progress, java.nio.file.Path spillDirectory,
-                        io.wrangler.CommitMethod commitMethod, String filenamePrefix,
-                        java.util.Map<String, String> dtype, List<String> bucketBy, int buckets, boolean int96,
+                        String idempotencyKey, boolean lease, Duration leaseWait, RequestOptions options,
+                        long targetFileSize, Progress progress, Path spillDirectory,
+                        CommitMethod commitMethod, String filenamePrefix,
+                        Map<String, String> dtype, List<String> bucketBy, int buckets, boolean int96,
                         Replacement replacement) {
     public WriteSpec {
         partitionBy = List.copyOf(partitionBy);
         filenamePrefix = filenamePrefix == null ? "" : filenamePrefix;
-        dtype = dtype == null ? java.util.Map.of() : java.util.Map.copyOf(dtype);
+        dtype = dtype == null ? Map.of() : Map.copyOf(dtype);
         bucketBy = bucketBy == null ? List.of() : List.copyOf(bucketBy);
     }
 
@@ -60,7 +67,7 @@ public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> pa
      * @param check run on the staged files after staging and before the commit point; it throws to refuse the commit
      *     (the write then removes its staging and nothing changes)
      */
-    public record Replacement(List<String> keys, java.util.function.Consumer<List<Manifest.File>> check) {
+    public record Replacement(List<String> keys, Consumer<List<Manifest.File>> check) {
         public Replacement {
             keys = List.copyOf(keys);
         }
@@ -86,8 +93,8 @@ public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> pa
      *     clock sets it beyond the lease's time to live to take over a stalled or crashed holder's lease without waiting
      */
     public record Tuning(int threads, int partSize, int maxPendingParts, long rowGroupBytes, int pageBytes, int maxOpenFiles,
-                         int deleteBatch, long singleCopyLimit, long copyPartSize, java.time.Duration leaseTtl, long openBytes,
-                         java.time.Duration clockOffset) {
+                         int deleteBatch, long singleCopyLimit, long copyPartSize, Duration leaseTtl, long openBytes,
+                         Duration clockOffset) {
         /**
          * 48 requests in flight. Against S3 each request waits tens of milliseconds before its first byte, so a write of
          * many small files is bound by its request rate, about threads / latency: 48 at 30 ms is about 1,600 requests a
@@ -110,8 +117,8 @@ public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> pa
             int pendingParts = (int) Math.max(2, Math.min(16, heap / 4 / partSize));
             long rowGroup = Math.max(1L << 20, Math.min(64L << 20, heap / 8));
             return new Tuning(DEFAULT_THREADS, partSize, pendingParts, rowGroup, 1024 * 1024, 256, 1000,
-                    5L * 1024 * 1024 * 1024, 512L * 1024 * 1024, java.time.Duration.ofMinutes(2),
-                    Math.min(512L << 20, heap / 4), java.time.Duration.ZERO);
+                    5L * 1024 * 1024 * 1024, 512L * 1024 * 1024, Duration.ofMinutes(2),
+                    Math.min(512L << 20, heap / 4), Duration.ZERO);
         }
 
         /** These tunings with another number of requests in flight. */
@@ -121,7 +128,7 @@ public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> pa
         }
 
         /** These tunings with another clock offset (see {@code clockOffset}). */
-        public Tuning withClockOffset(java.time.Duration offset) {
+        public Tuning withClockOffset(Duration offset) {
             return new Tuning(threads, partSize, maxPendingParts, rowGroupBytes, pageBytes, maxOpenFiles, deleteBatch, singleCopyLimit,
                     copyPartSize, leaseTtl, openBytes, offset);
         }

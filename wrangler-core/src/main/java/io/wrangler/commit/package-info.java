@@ -81,7 +81,12 @@
  * <ol>
  *   <li><b>Validate</b> (no I/O but reads): URI, column names (unique, case-insensitively), partition columns
  *       (present, of a partitionable type, not every column), every data column's type, {@code OVERWRITE} of a
- *       bucket root, the catalog's {@code prepare} (read-only). For an in-memory input (a root, records) every
+ *       bucket root, the catalog's {@code prepare} (read-only). The prepared commit holds the catalog's table as read
+ *       here, before the lease and the recovery, so it may be stale by the catalog step (another writer's catalog step, or
+ *       the catalog step of a write this one recovers): {@link io.wrangler.catalog.CatalogCommit#commit} must then
+ *       re-read and retry (GlueTable re-reads on a ConcurrentModificationException). It stays here all the same: its
+ *       refusals (a table registered at another location, a column type the input does not widen to) are bad input,
+ *       refused before any object is written, and the lease and the recovery write objects. For an in-memory input (a root, records) every
  *       partition value, key length and timestamp is checked here too, and an empty input is decided: no-op for
  *       {@code APPEND} and {@code OVERWRITE_PARTITIONS}, refused for {@code OVERWRITE} (it would empty the
  *       table). Then a HeadBucket: a missing bucket is refused.
@@ -90,12 +95,13 @@
  *       get it writes nothing. Modes that delete ({@code OVERWRITE}, {@code OVERWRITE_PARTITIONS}, partitioned or not: an
  *       unpartitioned one replaces the whole table; an {@code APPEND} with an idempotency key, which deletes its key's
  *       earlier files) are refused at a bucket root in the validate step.</li>
- *   <li><b>Record</b>: after a fence, the manifest is created in state STARTED ({@code If-None-Match}): the write's id
- *       is recorded before its first upload, so recovery aborts only uploads whose id the table records.</li>
  *   <li><b>Recover</b>: interrupted writes, found by their folders under {@code _tmp/} (every write records itself
- *       there before its first upload), are finished or undone ({@link io.wrangler.commit.Recovery}), their deferred
+ *       there before its first upload, step 4), are finished or undone ({@link io.wrangler.commit.Recovery}), their deferred
  *       uploads found among the table's open uploads by the write id in their names; the table is then in a clean state
  *       before this write begins.</li>
+ *   <li><b>Record</b>: after a fence, the manifest is created in state STARTED ({@code If-None-Match}): the write's id
+ *       is recorded before its first upload, so recovery aborts only uploads whose id the table records. After the
+ *       recovery, which would otherwise find this write's own STARTED record and roll it back.</li>
  *   <li><b>Stage</b>: files are encoded and uploaded to {@code _tmp/<writeId>/...} (multipart above the part
  *       size, bounded buffers, parallel uploads). A partition's folder is its escaped Hive folder, or the folder of the
  *       Location the write's catalog already registers it at under the table root (read before any I/O; for a streamed
@@ -103,7 +109,7 @@
  *       folder, so publish, recovery and the catalog step use it exactly. For a streamed input, each batch's values are checked before
  *       it is staged; a bad value, or any failure, aborts the open uploads and removes {@code _tmp/<writeId>/}.
  *       A stream that interleaves more partitions than can stay open is spilled to a local file by partition and
- *       encoded from it at the end (see {@code Stager}); the spill is local, never part of the table, and deleted
+ *       encoded from it at the end (see {@code io.wrangler.staging.Stager}); the spill is local, never part of the table, and deleted
  *       when the write ends.
  *       With {@code CommitMethod.DEFERRED_UPLOADS} each file is instead a multipart upload at its <i>final</i> key,
  *       every part sent, the upload left open: nothing is visible there until it is completed.

@@ -49,51 +49,16 @@ import org.apache.parquet.schema.Types;
  *
  * <p>The mapping is the one DuckDB, Spark, Trino and Athena read back as the same values: integers with
  * their width and signedness, decimals as INT32/INT64/FIXED_LEN_BYTE_ARRAY by precision, dates as DATE,
- * timestamps as INT64 with their unit (seconds widened to milliseconds, nanoseconds narrowed to
- * microseconds unless asked to keep them) and {@code isAdjustedToUTC} when the Arrow type has a zone, or all as INT96
- * when asked (for tables whose other files hold INT96),
+ * timestamps as the {@link TimestampPolicy} says, with {@code isAdjustedToUTC} when the Arrow type has a zone,
  * lists and maps in the standard three-level form, structs as groups, to any depth. Every field is
  * optional (nullable), as Spark writes them; map keys are required. Types with no faithful mapping are
  * refused with an {@link UnsupportedTypeException} that names the column and what to do.
  */
 public final class ArrowSchemas {
-    private final boolean keepNanos;
-    private final boolean int96;
+    private final TimestampPolicy timestamps;
 
-    public ArrowSchemas(boolean keepNanos) {
-        this(keepNanos, false);
-    }
-
-    /** @param int96 every timestamp, nested ones too, as INT96 (see {@link #int96(long, TimeUnit, String)}) */
-    public ArrowSchemas(boolean keepNanos, boolean int96) {
-        this.keepNanos = keepNanos;
-        this.int96 = int96;
-    }
-
-    /** The Julian day number of 1970-01-01, which INT96 timestamps count days from. */
-    private static final long JULIAN_EPOCH_DAY = 2_440_588;
-
-    /**
-     * A timestamp as Impala, Hive and Spark write INT96: 12 bytes, little-endian, the nanoseconds of the day (8 bytes)
-     * then the Julian day (4 bytes), both of UTC for a zoned timestamp and of the wall clock for one without zone.
-     * Exact for every unit: a nanosecond timestamp keeps its nanoseconds.
-     */
-    static Binary int96(long value, TimeUnit unit, String path) {
-        long perDay = switch (unit) {
-            case SECOND -> 86_400L;
-            case MILLISECOND -> 86_400_000L;
-            case MICROSECOND -> 86_400_000_000L;
-            case NANOSECOND -> 86_400_000_000_000L;
-        };
-        long nanosPerUnit = 86_400_000_000_000L / perDay;
-        long day = Math.floorDiv(value, perDay) + JULIAN_EPOCH_DAY;
-        if (day < 0 || day > Integer.MAX_VALUE) {
-            throw new UnsupportedTypeException("column '" + path + "' holds the timestamp " + value + " " + unit
-                    + ", outside the days an INT96 timestamp counts (Julian days 0 to 2^31-1, from 4713 BC): write it without timestampsAsInt96");
-        }
-        long nanosOfDay = Math.floorMod(value, perDay) * nanosPerUnit;
-        byte[] bytes = java.nio.ByteBuffer.allocate(12).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(nanosOfDay).putInt((int) day).array();
-        return Binary.fromConstantByteArray(bytes);
+    public ArrowSchemas(TimestampPolicy timestamps) {
+        this.timestamps = timestamps;
     }
 
     /** The Parquet schema of these top-level fields, or an {@link UnsupportedTypeException}. */
@@ -306,40 +271,30 @@ public final class ArrowSchemas {
     private Node timestamp(ArrowType.Timestamp ts, String name, int index, String path, Type.Repetition rep) {
         boolean utc = ts.getTimezone() != null && !ts.getTimezone().isEmpty();
         TimeUnit unit = ts.getUnit();
-        if (int96) {
+        if (timestamps.int96()) {
             // INT96 has no logical type: readers take it as a timestamp by convention (Spark, Hive, Impala, Athena, DuckDB).
             return new Node(Types.primitive(PrimitiveTypeName.INT96, rep).named(name), new ValueWriter(name, index) {
                 @Override
                 void writeValue(RecordConsumer rc, ValueVector v, int row) {
-                    rc.addBinary(int96(((TimeStampVector) v).get(row), unit, path));
+                    rc.addBinary(TimestampPolicy.int96(((TimeStampVector) v).get(row), unit, path));
                 }
             });
         }
-        LogicalTypeAnnotation.TimeUnit parquetUnit = switch (unit) {
-            case SECOND, MILLISECOND -> LogicalTypeAnnotation.TimeUnit.MILLIS;
-            case MICROSECOND -> LogicalTypeAnnotation.TimeUnit.MICROS;
-            case NANOSECOND -> keepNanos ? LogicalTypeAnnotation.TimeUnit.NANOS : LogicalTypeAnnotation.TimeUnit.MICROS;
-        };
-        Type type = Types.primitive(PrimitiveTypeName.INT64, rep).as(LogicalTypeAnnotation.timestampType(utc, parquetUnit)).named(name);
+        Type type = Types.primitive(PrimitiveTypeName.INT64, rep)
+                .as(LogicalTypeAnnotation.timestampType(utc, timestamps.parquetUnit(unit))).named(name);
         ValueWriter w;
         if (unit == TimeUnit.SECOND) {
             w = new ValueWriter(name, index) {
                 @Override
                 void writeValue(RecordConsumer rc, ValueVector v, int row) {
-                    rc.addLong(Math.multiplyExact(((TimeStampVector) v).get(row), 1000L));
+                    rc.addLong(TimestampPolicy.secondsAsMillis(((TimeStampVector) v).get(row)));
                 }
             };
-        } else if (unit == TimeUnit.NANOSECOND && !keepNanos) {
+        } else if (timestamps.narrows(unit)) {
             w = new ValueWriter(name, index) {
                 @Override
                 void writeValue(RecordConsumer rc, ValueVector v, int row) {
-                    long nanos = ((TimeStampVector) v).get(row);
-                    if (nanos % 1000 != 0) {
-                        throw new UnsupportedTypeException("column '" + path + "' holds the nanosecond timestamp " + nanos
-                                + " at row " + row + ", which a microsecond timestamp cannot hold without losing digits: "
-                                + "truncate the column to microseconds, or call preserveNanoseconds(true) (Spark and Athena cannot read nanosecond Parquet timestamps)");
-                    }
-                    rc.addLong(nanos / 1000);
+                    rc.addLong(TimestampPolicy.nanosAsMicros(((TimeStampVector) v).get(row), path, row));
                 }
             };
         } else {

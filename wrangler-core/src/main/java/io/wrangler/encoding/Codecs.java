@@ -8,6 +8,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Arrays;
+import java.nio.ByteBuffer;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import org.apache.parquet.bytes.BytesInput;
@@ -163,7 +164,7 @@ public final class Codecs implements CompressionCodecFactory {
         }
 
         @Override
-        public void decompress(java.nio.ByteBuffer input, int compressedSize, java.nio.ByteBuffer output, int decompressedSize)
+        public void decompress(ByteBuffer input, int compressedSize, ByteBuffer output, int decompressedSize)
                 throws IOException {
             byte[] in = new byte[compressedSize];
             input.get(in);

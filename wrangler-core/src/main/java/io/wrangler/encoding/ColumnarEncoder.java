@@ -69,7 +69,7 @@ final class ColumnarEncoder implements FileEncoder {
         file.start();
         this.sources = new FlatColumnWriter.Source[settings.columns().size()];
         for (int i = 0; i < sources.length; i++) {
-            sources[i] = source(settings.columns().get(i), settings.keepNanos(), settings.int96());
+            sources[i] = source(settings.columns().get(i), settings.timestamps());
         }
     }
 
@@ -365,7 +365,7 @@ final class ColumnarEncoder implements FileEncoder {
 
     // ---- sources: how each Arrow type's values become its Parquet type's ----
 
-    private static FlatColumnWriter.Source source(Field field, boolean keepNanos, boolean int96) {
+    private static FlatColumnWriter.Source source(Field field, TimestampPolicy timestamps) {
         ArrowType t = field.getType();
         switch (t.getTypeID()) {
             case Int: {
@@ -411,23 +411,14 @@ final class ColumnarEncoder implements FileEncoder {
             case Timestamp: {
                 TimeUnit unit = ((ArrowType.Timestamp) t).getUnit();
                 String name = field.getName();
-                if (int96) {
-                    return (FlatColumnWriter.Source.Bytes) (v, r) -> ArrowSchemas.int96(((TimeStampVector) v).get(r), unit, name).getBytes();
+                if (timestamps.int96()) {
+                    return (FlatColumnWriter.Source.Bytes) (v, r) -> TimestampPolicy.int96(((TimeStampVector) v).get(r), unit, name).getBytes();
                 }
                 if (unit == TimeUnit.SECOND) {
-                    return FlatColumnWriter.each((v, r) -> Math.multiplyExact(((TimeStampVector) v).get(r), 1000L));
+                    return FlatColumnWriter.each((v, r) -> TimestampPolicy.secondsAsMillis(((TimeStampVector) v).get(r)));
                 }
-                if (unit == TimeUnit.NANOSECOND && !keepNanos) {
-                    return FlatColumnWriter.each((v, r) -> {
-                        long value = ((TimeStampVector) v).get(r);
-                        if (value % 1000 != 0) {
-                            throw new UnsupportedTypeException("column '" + name + "' holds the nanosecond timestamp " + value
-                                    + " at row " + r + ", which a microsecond timestamp cannot hold without losing digits: truncate "
-                                    + "the column to microseconds, or call preserveNanoseconds(true) (Spark and Athena cannot read "
-                                    + "nanosecond Parquet timestamps)");
-                        }
-                        return value / 1000;
-                    });
+                if (timestamps.narrows(unit)) {
+                    return FlatColumnWriter.each((v, r) -> TimestampPolicy.nanosAsMicros(((TimeStampVector) v).get(r), name, r));
                 }
                 return FlatColumnWriter.LONGS;
             }

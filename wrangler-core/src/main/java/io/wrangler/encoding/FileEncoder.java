@@ -4,6 +4,7 @@ import io.wrangler.Compression;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
+import java.util.concurrent.Executor;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -21,7 +22,7 @@ public interface FileEncoder extends AutoCloseable {
      *     task not yet started there when its result is needed is run by the caller, so a busy pool only costs parallelism
      */
     record Settings(List<Field> columns, Compression compression, boolean keepNanos, boolean int96, long rowGroupBytes, int pageBytes,
-                    java.util.concurrent.Executor helpers) {
+                    Executor helpers) {
         public Settings {
             columns = List.copyOf(columns);
         }
@@ -30,13 +31,18 @@ public interface FileEncoder extends AutoCloseable {
             this(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, null);
         }
 
-        public Settings withHelpers(java.util.concurrent.Executor executor) {
+        public Settings withHelpers(Executor executor) {
             return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, executor);
+        }
+
+        /** How these settings write timestamps. */
+        TimestampPolicy timestamps() {
+            return new TimestampPolicy(keepNanos, int96);
         }
 
         /** The schema mapping of these settings. */
         ArrowSchemas schemas() {
-            return new ArrowSchemas(keepNanos, int96);
+            return new ArrowSchemas(timestamps());
         }
     }
 

@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
@@ -93,7 +94,7 @@ final class RecordEncoder implements FileEncoder {
         }
 
         @Override
-        protected WriteSupport<Cursor> getWriteSupport(org.apache.hadoop.conf.Configuration conf) {
+        protected WriteSupport<Cursor> getWriteSupport(Configuration conf) {
             return new ColumnsWriteSupport(schema, writers);
         }
 
@@ -114,7 +115,7 @@ final class RecordEncoder implements FileEncoder {
         }
 
         @Override
-        public WriteContext init(org.apache.hadoop.conf.Configuration configuration) {
+        public WriteContext init(Configuration configuration) {
             return new WriteContext(schema, Map.of());
         }
 

@@ -11,6 +11,7 @@ import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.DictionaryEncoding;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /** Dictionaries decodes dictionary-encoded top-level columns so that the rest of the write sees plain values. */
@@ -48,7 +49,7 @@ final class Dictionaries {
             } else {
                 Dictionary d = lookup(provider, enc, f);
                 Field valueField = d.getVector().getField();
-                fields.add(new Field(f.getName(), new org.apache.arrow.vector.types.pojo.FieldType(f.isNullable(),
+                fields.add(new Field(f.getName(), new FieldType(f.isNullable(),
                         valueField.getType(), null, f.getMetadata()), valueField.getChildren()));
             }
         }

@@ -1,5 +1,6 @@
 package io.wrangler.input;
 
+import io.wrangler.Decimal;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
@@ -11,6 +12,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -56,8 +58,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class RecordSource implements BatchSource {
     private static final int CHUNK = 65_536;
-    private static final Instant MIN_MICROS = Instant.EPOCH.plus(Long.MIN_VALUE, java.time.temporal.ChronoUnit.MICROS);
-    private static final Instant MAX_MICROS = Instant.EPOCH.plus(Long.MAX_VALUE, java.time.temporal.ChronoUnit.MICROS);
+    private static final Instant MIN_MICROS = Instant.EPOCH.plus(Long.MIN_VALUE, ChronoUnit.MICROS);
+    private static final Instant MAX_MICROS = Instant.EPOCH.plus(Long.MAX_VALUE, ChronoUnit.MICROS);
 
     private final List<? extends Record> records;
     private final BufferAllocator allocator;
@@ -104,7 +106,7 @@ public final class RecordSource implements BatchSource {
         this.setters = new Setter[components.length];
         for (int i = 0; i < components.length; i++) {
             Mapped m = map(components[i].getName(), components[i].getName(), components[i].getGenericType(), scales,
-                    components[i].getAnnotation(io.wrangler.Decimal.class));
+                    components[i].getAnnotation(Decimal.class));
             fields.add(m.field);
             setters[i] = m.setter;
         }
@@ -262,7 +264,7 @@ public final class RecordSource implements BatchSource {
         return map(name, path, type, scales, null);
     }
 
-    private static Mapped map(String name, String path, Type type, Map<String, Integer> scales, io.wrangler.Decimal declared) {
+    private static Mapped map(String name, String path, Type type, Map<String, Integer> scales, Decimal declared) {
         Class<?> c = raw(type, path);
         if (c == String.class || c.isEnum() || c == UUID.class) {
             return new Mapped(leaf(name, ArrowType.Utf8.INSTANCE), (v, i, o) -> {
@@ -440,7 +442,7 @@ public final class RecordSource implements BatchSource {
             Setter[] childSetters = new Setter[rcs.length];
             for (int k = 0; k < rcs.length; k++) {
                 Mapped m = map(rcs[k].getName(), path + "." + rcs[k].getName(), rcs[k].getGenericType(), scales,
-                        rcs[k].getAnnotation(io.wrangler.Decimal.class));
+                        rcs[k].getAnnotation(Decimal.class));
                 children.add(m.field);
                 childSetters[k] = m.setter;
             }

@@ -1,5 +1,8 @@
 package io.wrangler.input;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import org.apache.arrow.memory.ArrowBuf;
 
 /** Utf8 finds the first byte of a value that is not well-formed UTF-8 (RFC 3629: no overlong forms, surrogates or code points past U+10FFFF). */
@@ -35,8 +38,8 @@ public final class Utf8 {
         return -1;
     }
 
-    private static final java.lang.invoke.VarHandle LONGS =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONGS =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     /**
      * Whether {@code [start, end)} of {@code data} is all ASCII; false, not an exception, for a span outside the buffer, so

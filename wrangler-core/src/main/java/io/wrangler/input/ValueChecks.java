@@ -1,7 +1,9 @@
 package io.wrangler.input;
 
+import io.wrangler.encoding.TimestampPolicy;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -175,10 +177,9 @@ final class ValueChecks {
                 TimeStampVector t = (TimeStampVector) v;
                 for (int i = 0; i < n; i++) {
                     int s = range.slot(i);
-                    if (!t.isNull(s) && t.get(s) % 1000 != 0) {
+                    if (!t.isNull(s) && !TimestampPolicy.wholeMicros(t.get(s))) {
                         throw bad("holds the nanosecond timestamp " + t.get(s), range.row(i), "a microsecond timestamp cannot hold "
-                                + "it without losing digits; truncate the column to microseconds, or call preserveNanoseconds(true) "
-                                + "(Spark and Athena cannot read nanosecond Parquet timestamps)");
+                                + "it without losing digits; " + TimestampPolicy.LOSSY_NANOS_TODO);
                     }
                 }
             } else if (type instanceof ArrowType.Timestamp ts && ts.getUnit() == TimeUnit.SECOND) {
@@ -434,7 +435,7 @@ final class ValueChecks {
                     rowOf[e++] = range.row(i);
                 }
             }
-            Range present = new Range(0, 0, java.util.Arrays.copyOf(slots, e), java.util.Arrays.copyOf(rowOf, e));
+            Range present = new Range(0, 0, Arrays.copyOf(slots, e), Arrays.copyOf(rowOf, e));
             for (int c = 0; c < v.size(); c++) {
                 FieldVector child = (FieldVector) v.getChildByOrdinal(c);
                 child(child.getName()).check(child, present);

@@ -1,5 +1,6 @@
 package io.wrangler.partition;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -128,7 +129,7 @@ public final class Buckets {
             } else if (o instanceof Number n && !(o instanceof Double) && !(o instanceof Float)) {
                 vh = integerHash(n.longValue());
             } else if (o instanceof String s) {
-                byte[] bytes = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
                 vh = 0;
                 for (byte b : bytes) {
                     vh = (31 * vh + (b & 0xFF)) & MASK;

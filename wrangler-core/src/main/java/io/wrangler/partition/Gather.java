@@ -1,5 +1,10 @@
 package io.wrangler.partition;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
+import java.nio.ShortBuffer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseLargeVariableWidthVector;
@@ -180,26 +185,26 @@ final class Gather {
         int width = from.getTypeWidth();
         int rows = sourceRow.length;
         if (width <= 8 && Integer.bitCount(width) == 1 && src.capacity() <= Integer.MAX_VALUE && rows > 0) {
-            java.nio.ByteBuffer in = src.nioBuffer(0, (int) src.capacity()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            java.nio.ByteBuffer out = dst.nioBuffer(0, Math.multiplyExact(width, rows)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer in = src.nioBuffer(0, (int) src.capacity()).order(ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer out = dst.nioBuffer(0, Math.multiplyExact(width, rows)).order(ByteOrder.LITTLE_ENDIAN);
             switch (width) {
                 case 8 -> {
-                    java.nio.LongBuffer i = in.asLongBuffer();
-                    java.nio.LongBuffer o = out.asLongBuffer();
+                    LongBuffer i = in.asLongBuffer();
+                    LongBuffer o = out.asLongBuffer();
                     for (int t = 0; t < rows; t++) {
                         o.put(t, i.get(sourceRow[t]));
                     }
                 }
                 case 4 -> {
-                    java.nio.IntBuffer i = in.asIntBuffer();
-                    java.nio.IntBuffer o = out.asIntBuffer();
+                    IntBuffer i = in.asIntBuffer();
+                    IntBuffer o = out.asIntBuffer();
                     for (int t = 0; t < rows; t++) {
                         o.put(t, i.get(sourceRow[t]));
                     }
                 }
                 case 2 -> {
-                    java.nio.ShortBuffer i = in.asShortBuffer();
-                    java.nio.ShortBuffer o = out.asShortBuffer();
+                    ShortBuffer i = in.asShortBuffer();
+                    ShortBuffer o = out.asShortBuffer();
                     for (int t = 0; t < rows; t++) {
                         o.put(t, i.get(sourceRow[t]));
                     }
@@ -251,7 +256,7 @@ final class Gather {
             }
             return;
         }
-        java.nio.ByteBuffer in = src.nioBuffer(0, (int) src.capacity());
+        ByteBuffer in = src.nioBuffer(0, (int) src.capacity());
         byte[] bits = new byte[(sourceRow.length + 7) / 8];
         for (int t = 0; t < sourceRow.length; t++) {
             int r = sourceRow[t];
@@ -272,9 +277,9 @@ final class Gather {
         int rows = sourceRow.length;
         if (srcData.capacity() <= Integer.MAX_VALUE && srcOffsets.capacity() <= Integer.MAX_VALUE && rows > 0) {
             // Values gathered into one array through NIO views, then written to the target in two bulk copies.
-            java.nio.IntBuffer offsets = srcOffsets.nioBuffer(0, (int) srcOffsets.capacity()).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+            IntBuffer offsets = srcOffsets.nioBuffer(0, (int) srcOffsets.capacity()).order(ByteOrder.LITTLE_ENDIAN)
                     .asIntBuffer();
-            java.nio.ByteBuffer data = srcData.nioBuffer(0, (int) srcData.capacity());
+            ByteBuffer data = srcData.nioBuffer(0, (int) srcData.capacity());
             int[] out = new int[rows + 1];
             long total = 0;
             for (int t = 0; t < rows; t++) {
@@ -294,7 +299,7 @@ final class Gather {
                 out[t + 1] = position;
             }
             dstData.setBytes(0, bytes, 0, position);
-            java.nio.ByteBuffer o = java.nio.ByteBuffer.allocate(4 * (rows + 1)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer o = ByteBuffer.allocate(4 * (rows + 1)).order(ByteOrder.LITTLE_ENDIAN);
             o.asIntBuffer().put(out);
             dstOffsets.setBytes(0, o.array(), 0, 4 * (rows + 1));
             validity(from.getValidityBuffer(), to.getValidityBuffer(), sourceRow);

@@ -1,5 +1,6 @@
 package io.wrangler.partition;
 
+import io.wrangler.catalog.PartitionEntry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -15,6 +16,6 @@ public record PartitionKey(List<String> values) {
 
     /** The values as shown to users: null becomes {@code __HIVE_DEFAULT_PARTITION__}. */
     public List<String> displayValues() {
-        return values.stream().map(v -> v == null ? HivePaths.DEFAULT_PARTITION : v).toList();
+        return values.stream().map(v -> v == null ? PartitionEntry.DEFAULT_PARTITION : v).toList();
     }
 }

@@ -2,6 +2,7 @@ package io.wrangler.read;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -237,7 +238,7 @@ final class DirectColumn {
             byte[] copy = new byte[b.remaining()];
             b.duplicate().get(copy);
             return new Slice(copy, 0, copy.length);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new ParquetDecodingException("could not read a page: " + e, e);
         }
     }

@@ -1,6 +1,9 @@
 package io.wrangler.read;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
@@ -23,6 +26,7 @@ import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -110,7 +114,7 @@ final class ParquetArrow {
                     return new ArrowType.Int(i.getBitWidth(), i.isSigned());
                 }
                 if (ann instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation) {
-                    return new ArrowType.Date(org.apache.arrow.vector.types.DateUnit.DAY);
+                    return new ArrowType.Date(DateUnit.DAY);
                 }
                 if (ann == null) {
                     return new ArrowType.Int(32, true);
@@ -279,7 +283,7 @@ final class ParquetArrow {
             return new PrimitiveConverter() {
                 @Override
                 public void addBinary(Binary value) {
-                    java.nio.ByteBuffer b = value.toByteBuffer().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    ByteBuffer b = value.toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
                     long nanosOfDay = b.getLong();
                     long julianDay = b.getInt() & 0xFFFFFFFFL;
                     ts.setSafe(at.get(), (julianDay - 2_440_588L) * 86_400_000_000_000L + nanosOfDay);
@@ -342,13 +346,13 @@ final class ParquetArrow {
         }
         if (v instanceof VarCharVector x) {
             return binaries(b -> {
-                java.nio.ByteBuffer bb = b.toByteBuffer();
+                ByteBuffer bb = b.toByteBuffer();
                 x.setSafe(at.get(), bb, bb.position(), bb.remaining());
             });
         }
         if (v instanceof VarBinaryVector x) {
             return binaries(b -> {
-                java.nio.ByteBuffer bb = b.toByteBuffer();
+                ByteBuffer bb = b.toByteBuffer();
                 x.setSafe(at.get(), bb, bb.position(), bb.remaining());
             });
         }
@@ -380,7 +384,7 @@ final class ParquetArrow {
                 int width = v instanceof DecimalVector ? 16 : 32;
                 if (bytes.length > width) {
                     // Wider than the vector only by sign extension: keep the low bytes.
-                    bytes = java.util.Arrays.copyOfRange(bytes, bytes.length - width, bytes.length);
+                    bytes = Arrays.copyOfRange(bytes, bytes.length - width, bytes.length);
                 }
                 if (v instanceof DecimalVector d) {
                     d.setBigEndianSafe(at.get(), bytes);

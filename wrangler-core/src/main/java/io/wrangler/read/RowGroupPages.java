@@ -21,6 +21,7 @@ import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.format.DataPageHeader;
 import org.apache.parquet.format.DataPageHeaderV2;
 import org.apache.parquet.format.PageHeader;
+import org.apache.parquet.format.PageType;
 import org.apache.parquet.format.Util;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -255,7 +256,7 @@ final class RowGroupPages implements PageReadStore {
             }
             try {
                 PageHeader h = header();
-                if (h.type != org.apache.parquet.format.PageType.DICTIONARY_PAGE) {
+                if (h.type != PageType.DICTIONARY_PAGE) {
                     pending = h;
                     return null;
                 }

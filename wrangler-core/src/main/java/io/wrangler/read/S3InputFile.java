@@ -4,6 +4,9 @@ import io.wrangler.storage.RequestOptions;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.SeekableInputStream;
 import software.amazon.awssdk.core.ResponseInputStream;
@@ -36,14 +39,14 @@ final class S3InputFile implements InputFile {
     private byte[] tail;
     private long bytesRead;
     /** The first GET's bytes, fetched ahead by {@link Prefetch}, or null. */
-    private java.util.concurrent.CompletableFuture<byte[]> head;
+    private CompletableFuture<byte[]> head;
 
     S3InputFile(S3Client s3, String bucket, String key, long length, RequestOptions options) {
         this(s3, bucket, key, length, options, null);
     }
 
     S3InputFile(S3Client s3, String bucket, String key, long length, RequestOptions options,
-                java.util.concurrent.CompletableFuture<byte[]> head) {
+                CompletableFuture<byte[]> head) {
         this.s3 = s3;
         this.bucket = bucket;
         this.key = key;
@@ -126,7 +129,7 @@ final class S3InputFile implements InputFile {
                 try {
                     tail = head.join();
                     bytesRead += tail.length;
-                } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+                } catch (CompletionException | CancellationException e) {
                     // fetched again below: a failed prefetch costs a request, not the read
                 }
                 head = null;

@@ -1,5 +1,6 @@
 package io.wrangler.read;
 
+import io.wrangler.InvalidWriteException;
 import io.wrangler.PartitionFilter;
 import io.wrangler.ReadException;
 import io.wrangler.catalog.PartitionEntry;
@@ -10,11 +11,13 @@ import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
@@ -102,7 +105,7 @@ public final class TableFiles {
             for (Folder f : level) {
                 if (fixed != null) {
                     List<String> values = new ArrayList<>(fixed);
-                    values.sort(java.util.Comparator.nullsLast(java.util.Comparator.naturalOrder()));
+                    values.sort(Comparator.nullsLast(Comparator.naturalOrder()));
                     for (String v : values) {
                         below.add(f.child(next, v));
                     }
@@ -120,7 +123,7 @@ public final class TableFiles {
                                 + "are of '" + next + "'");
                     }
                     String v = name.substring(eq + 1);
-                    below.add(new Folder(f.folder + name + "/", append(f.values, v.equals(HivePaths.DEFAULT_PARTITION) ? null : HivePaths.unescape(v))));
+                    below.add(new Folder(f.folder + name + "/", append(f.values, v.equals(PartitionEntry.DEFAULT_PARTITION) ? null : HivePaths.unescape(v))));
                 }
             }
             columns.add(next);
@@ -184,7 +187,7 @@ public final class TableFiles {
                 }
                 names.add(HivePaths.unescape(parts[i].substring(0, eq)));
                 String v = parts[i].substring(eq + 1);
-                vals.add(v.equals(HivePaths.DEFAULT_PARTITION) ? null : HivePaths.unescape(v));
+                vals.add(v.equals(PartitionEntry.DEFAULT_PARTITION) ? null : HivePaths.unescape(v));
             }
             if (columns == null) {
                 columns = names;
@@ -206,7 +209,7 @@ public final class TableFiles {
     }
 
     /** Lists the folders {@code layout} registers that pass {@code filter}, each by its own prefix. */
-    public Listing list(TableLayout layout, PartitionFilter filter, java.util.function.Function<String, S3Store> stores) {
+    public Listing list(TableLayout layout, PartitionFilter filter, Function<String, S3Store> stores) {
         Visibility visibility = Visibility.of(store, location);
         List<DataFile> files = new ArrayList<>();
         List<PartitionEntry> partitions = layout.partitionColumns().isEmpty()
@@ -222,7 +225,7 @@ public final class TableFiles {
             S3Location at;
             try {
                 at = S3Location.parse(p.location(), null, "read");
-            } catch (io.wrangler.InvalidWriteException e) {
+            } catch (InvalidWriteException e) {
                 throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): the catalog registers the partition "
                         + values + " at '" + p.location() + "', which is not a location wrangler can read (" + e.getMessage() + "). Fix "
                         + "the partition's Location in the catalog, or " + verb + " the table without catalog(...).", e);
@@ -289,7 +292,7 @@ public final class TableFiles {
 
     private record Folder(String folder, List<String> values) {
         Folder child(String column, String value) {
-            String name = HivePaths.escape(column) + "=" + (value == null || value.isEmpty() ? HivePaths.DEFAULT_PARTITION : HivePaths.escape(value));
+            String name = HivePaths.escape(column) + "=" + (value == null || value.isEmpty() ? PartitionEntry.DEFAULT_PARTITION : HivePaths.escape(value));
             return new Folder(folder + name + "/", append(values, value));
         }
     }

@@ -7,6 +7,7 @@ import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.io.InterruptedIOException;
 import java.lang.reflect.Constructor;
 import java.math.BigDecimal;
 import java.nio.ByteOrder;
@@ -21,14 +22,22 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
@@ -41,21 +50,24 @@ import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.TransferPair;
 import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.bytes.HeapByteBufferAllocator;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
-import org.apache.parquet.hadoop.metadata.BlockMetaData;
-import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.MessageColumnIO;
 import org.apache.parquet.io.RecordReader;
@@ -106,7 +118,7 @@ public final class TableReader extends ArrowReader {
     private Pipeline pipeline;
     private Prefetch prefetch;
     private int threads = 1;
-    private final java.util.concurrent.atomic.AtomicLong bytesRead = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong bytesRead = new AtomicLong();
     private long rowsRead;
 
     /**
@@ -142,9 +154,9 @@ public final class TableReader extends ArrowReader {
     private long readBudget = READ_BUDGET;
     private boolean directPagesOn = true;
     /** Per column, the kinds of pages decoded straight into its vectors ({@link DirectColumn#V1} to {@link DirectColumn#MIXED}). */
-    private final java.util.concurrent.ConcurrentHashMap<String, Integer> directPages = new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Integer> directPages = new ConcurrentHashMap<>();
     /** Per flat column, how many of its chunks went through the column readers and converters. */
-    private final java.util.concurrent.ConcurrentHashMap<String, Integer> converterChunks = new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Integer> converterChunks = new ConcurrentHashMap<>();
 
     /**
      * Whether flat columns whose chunks allow it are decoded page by page straight into their vectors
@@ -156,13 +168,13 @@ public final class TableReader extends ArrowReader {
     }
 
     /** The columns some of whose pages were decoded by {@link DirectColumn}, with what those pages were (a mask). */
-    java.util.Map<String, Integer> directPages() {
-        return java.util.Map.copyOf(directPages);
+    Map<String, Integer> directPages() {
+        return Map.copyOf(directPages);
     }
 
     /** Per flat column, how many of its chunks went through parquet-java's column readers and the converters. */
-    java.util.Map<String, Integer> converterChunks() {
-        return java.util.Map.copyOf(converterChunks);
+    Map<String, Integer> converterChunks() {
+        return Map.copyOf(converterChunks);
     }
     private int minWindow = RowGroupPages.MIN_WINDOW;
 
@@ -501,22 +513,22 @@ public final class TableReader extends ArrowReader {
         /** Decoded batches a worker may hold ready for the caller, per file. */
         static final int AHEAD = 2;
         private static final Object END = new Object();
-        private final java.util.concurrent.ExecutorService workers;
-        private final java.util.concurrent.atomic.AtomicInteger nextFile = new java.util.concurrent.atomic.AtomicInteger();
-        private final java.util.concurrent.ConcurrentHashMap<Integer, java.util.concurrent.BlockingQueue<Object>> queues =
-                new java.util.concurrent.ConcurrentHashMap<>();
+        private final ExecutorService workers;
+        private final AtomicInteger nextFile = new AtomicInteger();
+        private final ConcurrentHashMap<Integer, BlockingQueue<Object>> queues =
+                new ConcurrentHashMap<>();
         private volatile boolean closed;
         private int reading;
         /**
          * Files a worker may hold, taken and not yet handed over whole: without this bound, workers that decode faster
          * than the caller takes batches would hold every file of a table of small files in memory.
          */
-        private final java.util.concurrent.Semaphore inFlight;
+        private final Semaphore inFlight;
 
         Pipeline() {
             int n = Math.min(threads, files.size());
-            inFlight = new java.util.concurrent.Semaphore(2 * n);
-            workers = java.util.concurrent.Executors.newFixedThreadPool(n, r -> {
+            inFlight = new Semaphore(2 * n);
+            workers = Executors.newFixedThreadPool(n, r -> {
                 Thread t = new Thread(r, "wrangler-read");
                 t.setDaemon(true);
                 return t;
@@ -527,8 +539,8 @@ public final class TableReader extends ArrowReader {
             }
         }
 
-        private java.util.concurrent.BlockingQueue<Object> queue(int file) {
-            return queues.computeIfAbsent(file, k -> new java.util.concurrent.ArrayBlockingQueue<>(AHEAD + 1));
+        private BlockingQueue<Object> queue(int file) {
+            return queues.computeIfAbsent(file, k -> new ArrayBlockingQueue<>(AHEAD + 1));
         }
 
         private void work(long budget) {
@@ -543,7 +555,7 @@ public final class TableReader extends ArrowReader {
                     inFlight.release();
                     return;
                 }
-                java.util.concurrent.BlockingQueue<Object> q = queue(i);
+                BlockingQueue<Object> q = queue(i);
                 try (VectorSchemaRoot work = VectorSchemaRoot.create(schema, allocator)) {
                     FileDecoder d = new FileDecoder(i, work, budget);
                     try {
@@ -573,13 +585,13 @@ public final class TableReader extends ArrowReader {
         /** Moves the next batch in file order into {@code out}; false when every file is read. */
         boolean next(VectorSchemaRoot out) throws IOException {
             while (reading < files.size()) {
-                java.util.concurrent.BlockingQueue<Object> q = queue(reading);
+                BlockingQueue<Object> q = queue(reading);
                 Object x;
                 try {
                     x = q.take();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new java.io.InterruptedIOException("interrupted while reading " + table);
+                    throw new InterruptedIOException("interrupted while reading " + table);
                 }
                 if (x == END) {
                     queues.remove(reading);
@@ -620,7 +632,7 @@ public final class TableReader extends ArrowReader {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            for (java.util.concurrent.BlockingQueue<Object> q : queues.values()) {
+            for (BlockingQueue<Object> q : queues.values()) {
                 for (Object x : q) {
                     if (x instanceof VectorSchemaRoot r) {
                         r.close();
@@ -635,7 +647,7 @@ public final class TableReader extends ArrowReader {
     private VectorSchemaRoot detach(VectorSchemaRoot work) {
         List<FieldVector> moved = new ArrayList<>();
         for (FieldVector v : work.getFieldVectors()) {
-            org.apache.arrow.vector.util.TransferPair t = v.getTransferPair(allocator);
+            TransferPair t = v.getTransferPair(allocator);
             t.transfer();
             moved.add((FieldVector) t.getTo());
         }
@@ -883,7 +895,7 @@ public final class TableReader extends ArrowReader {
         }
         ArrowType t = !any ? ArrowType.Utf8.INSTANCE
                 : ints ? new ArrowType.Int(64, true)
-                : dates ? new ArrowType.Date(org.apache.arrow.vector.types.DateUnit.DAY)
+                : dates ? new ArrowType.Date(DateUnit.DAY)
                 : times ? new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)
                 : bools ? ArrowType.Bool.INSTANCE : ArrowType.Utf8.INSTANCE;
         return new Field(column, FieldType.nullable(t), null);
@@ -947,7 +959,7 @@ public final class TableReader extends ArrowReader {
     private static ParquetReadOptions readOptions() {
         try {
             return (ParquetReadOptions) OPTIONS.newInstance(false, true, true, false, false, true, false, false, false,
-                    FilterCompat.NOOP, ParquetMetadataConverter.NO_FILTER, new Codecs(), new org.apache.parquet.bytes.HeapByteBufferAllocator(),
+                    FilterCompat.NOOP, ParquetMetadataConverter.NO_FILTER, new Codecs(), new HeapByteBufferAllocator(),
                     8 * 1024 * 1024, new HashMap<String, String>(), null, null, new PlainParquetConfiguration());
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("parquet-java's ParquetReadOptions changed: " + e, e);

@@ -1,6 +1,7 @@
 package io.wrangler.storage;
 
 import io.wrangler.InvalidWriteException;
+import io.wrangler.WriteStep;
 import java.util.regex.Pattern;
 
 /**
@@ -14,7 +15,7 @@ public record S3Location(String bucket, String prefix) {
      *
      * @throws InvalidWriteException for any other form, naming what is wrong
      */
-    public static S3Location parse(String uri, io.wrangler.WriteStep step) {
+    public static S3Location parse(String uri, WriteStep step) {
         return parse(uri, step, "write");
     }
 
@@ -22,7 +23,7 @@ public record S3Location(String bucket, String prefix) {
      * As {@link #parse(String, io.wrangler.WriteStep)}, with the messages saying what could not be done:
      * {@code "Cannot " + verb + " " + uri + ": ..."} ("read", "compact").
      */
-    public static S3Location parse(String uri, io.wrangler.WriteStep step, String verb) {
+    public static S3Location parse(String uri, WriteStep step, String verb) {
         if (uri == null) {
             throw new InvalidWriteException(null, step, "Cannot write: the table URI is null. Pass s3://bucket/prefix/ to to(...).");
         }

@@ -8,9 +8,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
-import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
-import software.amazon.awssdk.services.s3.model.PutObjectRequest;
-import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 
 /**
  * An S3OutputStream uploads one object while it is being written, with bounded memory.
@@ -107,9 +104,7 @@ public final class S3OutputStream extends OutputStream {
         if (uploadId == null) {
             // Created on the pool, not on the encoding thread: its round trip overlaps the encoding of the next bytes,
             // and the first part is sent as soon as it is known.
-            CreateMultipartUploadRequest req = store.options().apply(CreateMultipartUploadRequest.builder().bucket(store.bucket()).key(key)).build();
-            uploadId = CompletableFuture.supplyAsync(() -> store.options().run(() -> store.client().createMultipartUpload(req)).uploadId(),
-                    uploads.pool());
+            uploadId = CompletableFuture.supplyAsync(() -> store.createUpload(key), uploads.pool());
         }
         if (parts.size() == PartSizes.MAX_PARTS) {
             throw new IllegalArgumentException("the file " + key + " would need more than S3's 10,000 parts: set targetFileSize "
@@ -128,9 +123,7 @@ public final class S3OutputStream extends OutputStream {
             }
         }).thenApplyAsync(id -> {
             try {
-                UploadPartRequest req = store.options().apply(UploadPartRequest.builder().bucket(store.bucket()).key(key).uploadId(id)
-                        .partNumber(partNumber).contentLength((long) data.length())).build();
-                String etag = store.options().run(() -> store.client().uploadPart(req, data.body())).eTag();
+                String etag = store.uploadPart(key, id, partNumber, data.length(), data.body());
                 return CompletedPart.builder().partNumber(partNumber).eTag(etag).build();
             } finally {
                 data.release();
@@ -172,7 +165,7 @@ public final class S3OutputStream extends OutputStream {
             buffer = null;
             done = CompletableFuture.supplyAsync(() -> {
                 try {
-                    store.putObject(PutObjectRequest.builder().key(key), data.body());
+                    store.put(key, data.body());
                     return (long) data.length();
                 } finally {
                     data.release();

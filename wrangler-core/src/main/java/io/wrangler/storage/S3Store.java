@@ -1,9 +1,14 @@
 package io.wrangler.storage;
 
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
@@ -33,6 +38,7 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 import software.amazon.awssdk.services.s3.model.UploadPartCopyRequest;
 import software.amazon.awssdk.services.s3.model.UploadPartCopyResponse;
+import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 
 /**
  * An S3Store is the set of S3 operations the write path needs, on one bucket, through the caller's client.
@@ -92,21 +98,31 @@ public final class S3Store {
         putObject(PutObjectRequest.builder().key(key), RequestBody.fromBytes(content));
     }
 
-    /** Puts an object with the write's options added to {@code request} (conditions included): the lease's PUTs. */
-    public PutObjectResponse putObject(PutObjectRequest.Builder request, RequestBody body) {
+    /** Puts an object in one request, its body sent as is (an upload stream's only part). */
+    void put(String key, RequestBody body) {
+        putObject(PutObjectRequest.builder().key(key), body);
+    }
+
+    /** Puts an object with the write's options added to {@code request} (conditions included). */
+    private PutObjectResponse putObject(PutObjectRequest.Builder request, RequestBody body) {
         PutObjectRequest r = options.apply(request.bucket(bucket)).build();
         return options.run(() -> client.putObject(r, body));
     }
 
-    /** An object's content, its ETag and when it was last written (S3's clock, whole seconds). */
-    public record Versioned(byte[] content, String etag, java.time.Instant lastModified) {
+    /**
+     * An object's content, its ETag and when it was last written (S3's clock, whole seconds), and S3's clock when it
+     * answered ({@code date}, from the answer's Date header; null without one).
+     */
+    public record Versioned(byte[] content, String etag, Instant lastModified, Instant date) {
     }
 
     /** The content and ETag of an object, or empty if there is none. */
     public Optional<Versioned> getVersioned(String key) {
         try {
             var r = options.run(() -> client.getObjectAsBytes(options.apply(GetObjectRequest.builder().bucket(bucket).key(key)).build()));
-            return Optional.of(new Versioned(r.asByteArray(), r.response().eTag(), r.response().lastModified()));
+            Instant date = r.response().sdkHttpResponse().firstMatchingHeader("Date")
+                    .map(d -> ZonedDateTime.parse(d, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant()).orElse(null);
+            return Optional.of(new Versioned(r.asByteArray(), r.response().eTag(), r.response().lastModified(), date));
         } catch (NoSuchKeyException e) {
             return Optional.empty();
         }
@@ -191,7 +207,7 @@ public final class S3Store {
         List<String> out = new ArrayList<>();
         page.commonPrefixes().forEach(p -> out.add(p.prefix()));
         page.contents().forEach(o -> out.add(o.key()));
-        java.util.Collections.sort(out);
+        Collections.sort(out);
         return out;
     }
 
@@ -218,8 +234,7 @@ public final class S3Store {
             options.run(() -> client.copyObject(r));
             return;
         }
-        CreateMultipartUploadRequest create = options.apply(CreateMultipartUploadRequest.builder().bucket(bucket).key(target)).build();
-        String uploadId = options.run(() -> client.createMultipartUpload(create)).uploadId();
+        String uploadId = createUpload(target);
         try {
             List<CompletedPart> parts = new ArrayList<>();
             int partNumber = 1;
@@ -237,6 +252,19 @@ public final class S3Store {
             abortQuietly(target, uploadId, e);
             throw e;
         }
+    }
+
+    /** Begins a multipart upload at {@code key}: its upload id. */
+    String createUpload(String key) {
+        CreateMultipartUploadRequest r = options.apply(CreateMultipartUploadRequest.builder().bucket(bucket).key(key)).build();
+        return options.run(() -> client.createMultipartUpload(r)).uploadId();
+    }
+
+    /** Sends part {@code partNumber} of an upload: its ETag. */
+    String uploadPart(String key, String uploadId, int partNumber, long length, RequestBody body) {
+        UploadPartRequest r = options.apply(UploadPartRequest.builder().bucket(bucket).key(key).uploadId(uploadId)
+                .partNumber(partNumber).contentLength(length)).build();
+        return options.run(() -> client.uploadPart(r, body)).eTag();
     }
 
     /**
@@ -263,18 +291,26 @@ public final class S3Store {
      */
     public List<S3Error> delete(Collection<String> keys) {
         List<S3Error> errors = new ArrayList<>();
-        List<ObjectIdentifier> batch = new ArrayList<>(Math.min(keys.size(), MAX_DELETE_BATCH));
-        for (String key : keys) {
-            batch.add(ObjectIdentifier.builder().key(key).build());
-            if (batch.size() == MAX_DELETE_BATCH) {
-                errors.addAll(deleteBatch(batch));
-                batch = new ArrayList<>();
-            }
-        }
-        if (!batch.isEmpty()) {
-            errors.addAll(deleteBatch(batch));
-        }
+        delete(List.copyOf(keys), MAX_DELETE_BATCH, () -> { }, errors::addAll);
         return errors;
+    }
+
+    /**
+     * Deletes {@code keys} in order, in DeleteObjects batches of at most {@code batchSize} (cut to S3's 1,000): the one
+     * place wrangler batches deletes. {@code beforeEach} runs right before each batch's request (a fence: it throws to stop
+     * before anything more is deleted), and {@code afterEach} gets each batch's per-key errors (HTTP 200 with errors;
+     * empty if none) and may throw to stop. Missing keys count as deleted.
+     */
+    public void delete(List<String> keys, int batchSize, Runnable beforeEach, Consumer<List<S3Error>> afterEach) {
+        int size = Math.min(batchSize, MAX_DELETE_BATCH);
+        for (int from = 0; from < keys.size(); from += size) {
+            List<ObjectIdentifier> batch = new ArrayList<>();
+            for (String key : keys.subList(from, Math.min(keys.size(), from + size))) {
+                batch.add(ObjectIdentifier.builder().key(key).build());
+            }
+            beforeEach.run();
+            afterEach.accept(deleteBatch(batch));
+        }
     }
 
     private List<S3Error> deleteBatch(List<ObjectIdentifier> batch) {

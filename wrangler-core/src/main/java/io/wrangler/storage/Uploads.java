@@ -1,7 +1,9 @@
 package io.wrangler.storage;
 
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Uploads is the bounded machinery shared by the output streams of one write: the pool that sends parts
@@ -20,8 +22,8 @@ public final class Uploads {
     private final int partSize;
     private final int maxPendingParts;
     /** Free chunks of PartBuffer.CHUNK bytes, kept for reuse up to MAX_FREE (16 MiB). */
-    private final java.util.concurrent.ConcurrentLinkedQueue<byte[]> free = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicInteger freeCount = new java.util.concurrent.atomic.AtomicInteger();
+    private final ConcurrentLinkedQueue<byte[]> free = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger freeCount = new AtomicInteger();
     private static final int MAX_FREE = 64;
 
     public Uploads(ExecutorService pool, int maxPendingParts, int partSize) {

@@ -38,21 +38,21 @@ class Int96Test {
                     .add(java.math.BigInteger.valueOf(t.getNano()));
             if (exact.bitLength() < 64) { // within what nanosecond timestamps hold: 1677-09-21 to 2262-04-11
                 long nanos = exact.longValueExact();
-                assertThat(decode(ArrowSchemas.int96(nanos, TimeUnit.NANOSECOND, "ts").getBytes())).as(s).containsExactly(expected(t));
+                assertThat(decode(TimestampPolicy.int96(nanos, TimeUnit.NANOSECOND, "ts").getBytes())).as(s).containsExactly(expected(t));
             }
             Instant micro = t.truncatedTo(java.time.temporal.ChronoUnit.MICROS);
             long micros = Math.addExact(Math.multiplyExact(micro.getEpochSecond(), 1_000_000L), micro.getNano() / 1000);
-            assertThat(decode(ArrowSchemas.int96(micros, TimeUnit.MICROSECOND, "ts").getBytes())).as(s).containsExactly(expected(micro));
+            assertThat(decode(TimestampPolicy.int96(micros, TimeUnit.MICROSECOND, "ts").getBytes())).as(s).containsExactly(expected(micro));
             Instant milli = t.truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
-            assertThat(decode(ArrowSchemas.int96(milli.toEpochMilli(), TimeUnit.MILLISECOND, "ts").getBytes())).as(s).containsExactly(expected(milli));
+            assertThat(decode(TimestampPolicy.int96(milli.toEpochMilli(), TimeUnit.MILLISECOND, "ts").getBytes())).as(s).containsExactly(expected(milli));
             Instant second = t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-            assertThat(decode(ArrowSchemas.int96(second.getEpochSecond(), TimeUnit.SECOND, "ts").getBytes())).as(s).containsExactly(expected(second));
+            assertThat(decode(TimestampPolicy.int96(second.getEpochSecond(), TimeUnit.SECOND, "ts").getBytes())).as(s).containsExactly(expected(second));
         }
     }
 
     @Test
     void aSecondsTimestampBeforeTheJulianEpochIsRefused() {
-        assertThatThrownBy(() -> ArrowSchemas.int96(Long.MIN_VALUE / 2, TimeUnit.SECOND, "s.ts")).isInstanceOf(UnsupportedTypeException.class)
+        assertThatThrownBy(() -> TimestampPolicy.int96(Long.MIN_VALUE / 2, TimeUnit.SECOND, "s.ts")).isInstanceOf(UnsupportedTypeException.class)
                 .hasMessage("column 's.ts' holds the timestamp -4611686018427387904 SECOND, outside the days an INT96 timestamp counts "
                         + "(Julian days 0 to 2^31-1, from 4713 BC): write it without timestampsAsInt96");
     }

@@ -3,6 +3,7 @@ package io.wrangler.glue;
 import io.wrangler.WriteStep;
 import io.wrangler.CatalogException;
 import io.wrangler.CommitConflictException;
+import io.wrangler.Compression;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.WriteMode;
 import io.wrangler.catalog.CatalogCommit;
@@ -61,8 +62,18 @@ public final class GlueTable implements CatalogTable {
     static final String INPUT_FORMAT = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat";
     static final String OUTPUT_FORMAT = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat";
     static final String SERDE = "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe";
-    static final String DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__";
     private static final int MAX_COMMIT_ATTEMPTS = 3;
+
+    /** The value of the Glue table parameter {@code compressionType} for a codec, as awswrangler sets it. */
+    static String compressionType(Compression c) {
+        return switch (c) {
+            case SNAPPY -> "snappy";
+            case ZSTD -> "zstd";
+            case GZIP -> "gzip";
+            case LZ4_RAW -> "lz4";
+            case NONE -> "none";
+        };
+    }
 
     /**
      * The options of a GlueTable. Mutable only while {@link GlueTable#with} changes a fresh copy; a GlueTable holds its
@@ -266,7 +277,7 @@ public final class GlueTable implements CatalogTable {
         TableDefinition def = new TableDefinition(location, List.of(), List.of(), mode, io.wrangler.Compression.NONE);
         Map<List<String>, List<String>> asked = new LinkedHashMap<>();
         for (List<String> v : values) {
-            asked.put(v.stream().map(x -> x == null || x.isEmpty() ? DEFAULT_PARTITION : x).toList(), v);
+            asked.put(v.stream().map(x -> x == null || x.isEmpty() ? PartitionEntry.DEFAULT_PARTITION : x).toList(), v);
         }
         List<List<String>> glueValues = new ArrayList<>(asked.keySet());
         for (int from = 0; from < glueValues.size(); from += 1000) {
@@ -354,7 +365,7 @@ public final class GlueTable implements CatalogTable {
                 for (Partition p : page.partitions()) {
                     List<String> values = new ArrayList<>();
                     for (String v : p.values()) {
-                        values.add(DEFAULT_PARTITION.equals(v) ? null : v);
+                        values.add(PartitionEntry.DEFAULT_PARTITION.equals(v) ? null : v);
                     }
                     String at = p.storageDescriptor() == null ? null : p.storageDescriptor().location();
                     if (at == null || at.isEmpty()) {
@@ -542,7 +553,7 @@ public final class GlueTable implements CatalogTable {
     private Map<String, String> standardParameters(TableDefinition def) {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("classification", "parquet");
-        p.put("compressionType", def.compression().glueName());
+        p.put("compressionType", compressionType(def.compression()));
         p.put("typeOfData", "file");
         return p;
     }
@@ -689,7 +700,7 @@ public final class GlueTable implements CatalogTable {
             }
             List<PartitionInput> inputs = new ArrayList<>();
             for (PartitionEntry e : written) {
-                List<String> values = e.values().stream().map(v -> v == null ? DEFAULT_PARTITION : v).toList();
+                List<String> values = e.values().stream().map(v -> v == null ? PartitionEntry.DEFAULT_PARTITION : v).toList();
                 inputs.add(PartitionInput.builder().values(values).storageDescriptor(storage(def, table.storageDescriptor().columns(), e.location()))
                         .parameters(Map.of()).build());
             }
@@ -833,7 +844,7 @@ public final class GlueTable implements CatalogTable {
                 return;
             }
             List<PartitionValueList> remove = partitions.stream()
-                    .map(e -> PartitionValueList.builder().values(e.values().stream().map(v -> v == null ? DEFAULT_PARTITION : v).toList()).build())
+                    .map(e -> PartitionValueList.builder().values(e.values().stream().map(v -> v == null ? PartitionEntry.DEFAULT_PARTITION : v).toList()).build())
                     .toList();
             try {
                 deletePartitions(remove);

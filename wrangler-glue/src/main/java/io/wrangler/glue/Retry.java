@@ -1,6 +1,7 @@
 package io.wrangler.glue;
 
 import io.wrangler.RetryPolicy;
+import io.wrangler.storage.RequestOptions;
 import java.time.Duration;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -28,10 +29,10 @@ final class Retry {
             return (code != null && TRANSIENT.contains(code)) || g.statusCode() >= 500;
         }
         // Broken connections and timeouts, judged as for S3: a client error without an I/O cause is permanent.
-        return io.wrangler.storage.RequestOptions.isTransient(e);
+        return RequestOptions.isTransient(e);
     }
 
     static <T> T run(RetryPolicy policy, Supplier<T> call) {
-        return io.wrangler.storage.RequestOptions.retry(policy, Retry::isTransient, call);
+        return RequestOptions.retry(policy, Retry::isTransient, call);
     }
 }

@@ -3,7 +3,9 @@ package io.wrangler.spark;
 import io.wrangler.WriteResult;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.commit.StepHook;
+import io.wrangler.commit.WriteSpec;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -21,10 +23,10 @@ final class Handles {
         final CatalogTable catalog;
         final S3Settings s3;
         final StepHook hook;
-        final io.wrangler.commit.WriteSpec.Tuning tuning;
+        final WriteSpec.Tuning tuning;
         volatile WriteResult result;
 
-        Handle(CatalogTable catalog, S3Settings s3, StepHook hook, io.wrangler.commit.WriteSpec.Tuning tuning) {
+        Handle(CatalogTable catalog, S3Settings s3, StepHook hook, WriteSpec.Tuning tuning) {
             this.catalog = catalog;
             this.s3 = s3;
             this.hook = hook;
@@ -33,7 +35,7 @@ final class Handles {
     }
 
     static String open(Handle h) {
-        String id = java.util.UUID.randomUUID().toString();
+        String id = UUID.randomUUID().toString();
         OPEN.put(id, h);
         return id;
     }

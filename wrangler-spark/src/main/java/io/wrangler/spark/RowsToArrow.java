@@ -27,6 +27,7 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.MapData;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.StructType;
@@ -173,7 +174,7 @@ final class RowsToArrow {
             int scale = d.scale();
             return new Writer(v) {
                 void writeValue(SpecializedGetters from, int o, int i) {
-                    org.apache.spark.sql.types.Decimal value = from.getDecimal(o, precision, scale);
+                    Decimal value = from.getDecimal(o, precision, scale);
                     if (precision <= 18) {
                         v.setSafe(i, value.toUnscaledLong());
                     } else {

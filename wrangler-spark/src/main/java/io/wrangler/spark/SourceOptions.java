@@ -96,7 +96,7 @@ final class SourceOptions {
             return Compression.SNAPPY;
         }
         for (Compression c : Compression.values()) {
-            if (c.name().equalsIgnoreCase(v) || c.glueName().equalsIgnoreCase(v) || (c == Compression.LZ4_RAW && v.equalsIgnoreCase("lz4raw"))) {
+            if (c.name().equalsIgnoreCase(v) || (c == Compression.LZ4_RAW && (v.equalsIgnoreCase("lz4") || v.equalsIgnoreCase("lz4raw")))) {
                 return c;
             }
         }

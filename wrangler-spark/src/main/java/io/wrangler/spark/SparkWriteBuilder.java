@@ -1,5 +1,6 @@
 package io.wrangler.spark;
 
+import io.wrangler.CommitMethod;
 import io.wrangler.Compression;
 import io.wrangler.Encryption;
 import io.wrangler.RetryPolicy;
@@ -11,6 +12,7 @@ import io.wrangler.WriteResult;
 import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.commit.StepHook;
+import io.wrangler.commit.WriteSpec;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,7 +34,7 @@ public final class SparkWriteBuilder {
     private CatalogTable catalog;
     private S3Settings s3 = S3Settings.defaults();
     private StepHook hook;
-    private io.wrangler.commit.WriteSpec.Tuning tuning;
+    private WriteSpec.Tuning tuning;
     private final Map<String, String> options = new LinkedHashMap<>();
     /** The first option set on this builder, or null: {@link #options(WriteOptions)} would silently undo it. */
     private String firstSet;
@@ -212,7 +214,7 @@ public final class SparkWriteBuilder {
      * {@code STAGE_AND_COPY} (default) or {@code DEFERRED_UPLOADS}: each task uploads its files straight to their final keys
      * and leaves the uploads open; the driver completes those of the attempts that counted and aborts the others.
      */
-    public SparkWriteBuilder commitMethod(io.wrangler.CommitMethod method) {
+    public SparkWriteBuilder commitMethod(CommitMethod method) {
         return option("commitMethod", Objects.requireNonNull(method, "method").name());
     }
 
@@ -241,7 +243,7 @@ public final class SparkWriteBuilder {
     }
 
     /** Tests: the driver's tunings (a clock offset to take over a killed driver's lease at once). */
-    SparkWriteBuilder tuning(io.wrangler.commit.WriteSpec.Tuning tuning) {
+    SparkWriteBuilder tuning(WriteSpec.Tuning tuning) {
         this.tuning = tuning;
         return this;
     }

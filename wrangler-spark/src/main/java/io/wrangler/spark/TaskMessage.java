@@ -2,6 +2,7 @@ package io.wrangler.spark;
 
 import io.wrangler.commit.Manifest;
 import io.wrangler.commit.TableWrite;
+import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
@@ -16,7 +17,7 @@ record TaskMessage(List<List<String>> partitions, List<StagedFile> files) implem
     private static final long serialVersionUID = 1L;
 
     record StagedFile(String folder, String stagedKey, String finalKey, long bytes, long rows, String uploadId, List<String> etags)
-            implements java.io.Serializable {
+            implements Serializable {
         private static final long serialVersionUID = 1L;
     }
 

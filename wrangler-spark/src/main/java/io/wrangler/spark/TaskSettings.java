@@ -12,6 +12,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.spark.SparkConf;
+import org.apache.spark.SparkEnv;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -63,11 +67,11 @@ record TaskSettings(String uri, String writeId, WriteMode mode, List<String> par
 
     /** The tasks this executor runs at once (its cores over {@code spark.task.cpus}); 1 outside Spark. */
     static int slots() {
-        org.apache.spark.SparkEnv env = org.apache.spark.SparkEnv.get();
+        SparkEnv env = SparkEnv.get();
         if (env == null) {
             return 1;
         }
-        org.apache.spark.SparkConf conf = env.conf();
+        SparkConf conf = env.conf();
         return slots(conf.get("spark.master", ""), conf.getInt("spark.executor.cores", 0), conf.getInt("spark.task.cpus", 1),
                 Runtime.getRuntime().availableProcessors());
     }
@@ -81,8 +85,8 @@ record TaskSettings(String uri, String writeId, WriteMode mode, List<String> par
         int cores = executorCores;
         if (cores <= 0) {
             cores = processors;
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("local(?:\\[(\\*|\\d+)(?:,\\s*\\d+)?\\])?").matcher(master.trim());
-            java.util.regex.Matcher cluster = java.util.regex.Pattern.compile("local-cluster\\[\\s*\\d+\\s*,\\s*(\\d+)\\s*,.*\\]")
+            Matcher m = Pattern.compile("local(?:\\[(\\*|\\d+)(?:,\\s*\\d+)?\\])?").matcher(master.trim());
+            Matcher cluster = Pattern.compile("local-cluster\\[\\s*\\d+\\s*,\\s*(\\d+)\\s*,.*\\]")
                     .matcher(master.trim());
             if (m.matches()) {
                 cores = m.group(1) == null ? 1 : m.group(1).equals("*") ? processors : Integer.parseInt(m.group(1));

@@ -1,5 +1,6 @@
 package io.wrangler.spark;
 
+import io.wrangler.CommitMethod;
 import io.wrangler.WriteStep;
 import io.wrangler.commit.TableWrite;
 import io.wrangler.input.BatchSource;
@@ -20,6 +21,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
@@ -254,10 +256,10 @@ final class TaskWriter implements DataWriter<InternalRow> {
                 }
             }
             store.delete(keys);
-            if (settings.commitMethod() == io.wrangler.CommitMethod.DEFERRED_UPLOADS) {
+            if (settings.commitMethod() == CommitMethod.DEFERRED_UPLOADS) {
                 // Open uploads at final keys: the stager aborts them when it fails, but one that finished (Spark killed the
                 // attempt while its commit waited) leaves them open, and the driver may have listed the open uploads already.
-                for (software.amazon.awssdk.services.s3.model.MultipartUpload u : store.openUploads(table.prefix())) {
+                for (MultipartUpload u : store.openUploads(table.prefix())) {
                     String name = u.key().substring(u.key().lastIndexOf('/') + 1);
                     if (!u.key().startsWith(table.tmpPrefix()) && name.startsWith(mine) && name.contains(settings.writeId())) {
                         try {

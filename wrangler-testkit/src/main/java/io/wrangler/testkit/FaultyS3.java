@@ -8,11 +8,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -168,7 +170,7 @@ public final class FaultyS3 implements AutoCloseable {
     // ---- proxying ----
 
     static String operation(String method, String path, String query, Map<String, String> headers) {
-        Set<String> q = new java.util.HashSet<>();
+        Set<String> q = new HashSet<>();
         if (query != null) {
             for (String p : query.split("&")) {
                 q.add(p.contains("=") ? p.substring(0, p.indexOf('=')) : p);
@@ -289,7 +291,7 @@ public final class FaultyS3 implements AutoCloseable {
 
     private static void error(HttpExchange exchange, int status, String code, String message) throws IOException {
         byte[] xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + code + "</Code><Message>" + message
-                + "</Message><RequestId>faulty-" + System.nanoTime() + "</RequestId></Error>").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                + "</Message><RequestId>faulty-" + System.nanoTime() + "</RequestId></Error>").getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", "application/xml");
         exchange.getResponseHeaders().set("x-amz-request-id", "faulty-" + System.nanoTime());
         exchange.sendResponseHeaders(status, xml.length);

@@ -16,6 +16,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,8 +25,10 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
@@ -90,15 +93,15 @@ final class KeyProxy implements AutoCloseable {
      * served: the write lock of each written key's stripe, the read lock of each other read key's, in ascending stripe
      * order so that no two requests can wait on each other.
      */
-    private List<java.util.concurrent.locks.Lock> locks(String bucket, List<String> written, List<String> read) {
-        java.util.TreeMap<Integer, Boolean> at = new java.util.TreeMap<>();
+    private List<Lock> locks(String bucket, List<String> written, List<String> read) {
+        TreeMap<Integer, Boolean> at = new TreeMap<>();
         for (String k : read) {
             at.put(stripe(bucket, k), false);
         }
         for (String k : written) {
             at.put(stripe(bucket, k), true);
         }
-        List<java.util.concurrent.locks.Lock> locks = new ArrayList<>();
+        List<Lock> locks = new ArrayList<>();
         at.forEach((i, write) -> locks.add(write ? stripes[i].writeLock() : stripes[i].readLock()));
         return locks;
     }
@@ -272,8 +275,8 @@ final class KeyProxy implements AutoCloseable {
                 read.add(percentDecode(source.substring(s + 1)));
             }
         }
-        List<java.util.concurrent.locks.Lock> held = locks(bucket, changes ? changed : List.of(), read);
-        held.forEach(java.util.concurrent.locks.Lock::lock);
+        List<Lock> held = locks(bucket, changes ? changed : List.of(), read);
+        held.forEach(Lock::lock);
         try {
             forward(exchange, req.build(), method, objectRequest, urlEncoded, quiet, requestBody, firstByte, rate);
         } finally {
@@ -342,7 +345,7 @@ final class KeyProxy implements AutoCloseable {
 
     /** The type of an S3 request, by its method, query and headers, for the profile's first-byte delays. */
     static NetworkProfile.RequestType type(String method, URI uri, Map<String, String> headers) {
-        Set<String> params = new java.util.HashSet<>();
+        Set<String> params = new HashSet<>();
         if (uri.getRawQuery() != null) {
             for (String p : uri.getRawQuery().split("&")) {
                 int eq = p.indexOf('=');
@@ -525,7 +528,7 @@ final class KeyProxy implements AutoCloseable {
         return Base64.getEncoder().encodeToString(new byte[] {(byte) (v >> 24), (byte) (v >> 16), (byte) (v >> 8), (byte) v});
     }
 
-    private static String rewrite(Pattern pattern, String text, java.util.function.Function<Matcher, String> replacement) {
+    private static String rewrite(Pattern pattern, String text, Function<Matcher, String> replacement) {
         Matcher m = pattern.matcher(text);
         StringBuilder sb = new StringBuilder(text.length());
         while (m.find()) {

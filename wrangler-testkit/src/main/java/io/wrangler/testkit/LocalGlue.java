@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -311,7 +312,7 @@ public final class LocalGlue implements AutoCloseable {
         }
         byte[] out = JSON.writeValueAsBytes(response);
         exchange.getResponseHeaders().add("Content-Type", "application/x-amz-json-1.1");
-        exchange.getResponseHeaders().add("x-amzn-RequestId", java.util.UUID.randomUUID().toString());
+        exchange.getResponseHeaders().add("x-amzn-RequestId", UUID.randomUUID().toString());
         exchange.sendResponseHeaders(status, out.length);
         try (OutputStream os = exchange.getResponseBody()) {
             os.write(out);

@@ -1,14 +1,18 @@
 package io.wrangler.testkit;
 
 import com.adobe.testing.s3mock.S3MockApplication;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -85,10 +89,10 @@ public final class LocalS3 implements AutoCloseable {
      * on the requests served at once. Every client of {@link #endpoint()} sees the profile, {@link #client()} too.
      */
     public static LocalS3 start(NetworkProfile profile) {
-        java.util.Objects.requireNonNull(profile, "profile");
+        Objects.requireNonNull(profile, "profile");
         try {
             return start(Files.createTempDirectory("wrangler-local-s3-"), true, profile);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("Cannot start LocalS3: cannot create a temporary folder", e);
         }
     }
@@ -100,7 +104,7 @@ public final class LocalS3 implements AutoCloseable {
     public static LocalS3 fileBacked(Path folder) {
         try {
             Files.createDirectories(folder);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("Cannot start LocalS3: cannot create " + folder, e);
         }
         return start(folder.toAbsolutePath(), false, NetworkProfile.none());
@@ -247,7 +251,7 @@ public final class LocalS3 implements AutoCloseable {
                 Files.write(file, get(bucket, key));
             }
             return target;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("Cannot download s3://" + bucket + "/" + prefix + " to " + target, e);
         }
     }
@@ -265,8 +269,8 @@ public final class LocalS3 implements AutoCloseable {
 
     private static void deleteRecursively(Path path) {
         try (var walk = Files.walk(path)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (java.io.IOException | java.io.UncheckedIOException ignored) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException ignored) {
             // A leftover temporary folder is harmless; the server is already stopped.
         }
     }

@@ -1,5 +1,6 @@
-package io.wrangler.commit;
+package io.wrangler.staging;
 
+import io.wrangler.Progress;
 import io.wrangler.encoding.FileEncoder;
 import io.wrangler.input.BatchSource;
 import io.wrangler.partition.Buckets;
@@ -25,9 +26,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.IntConsumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
 
 /**
  * A Stager encodes the input into Parquet files under {@code _tmp/<writeId>/}, each at the same relative path its
@@ -54,7 +58,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * except with {@code CommitMethod.DEFERRED_UPLOADS}: then each file is a multipart upload at its final key, all parts
  * sent but not completed (invisible until the publish step completes it).
  */
-final class Stager {
+public final class Stager {
     private final S3Store store;
     private final String tablePrefix;
     private final String stagingPrefix;
@@ -62,17 +66,18 @@ final class Stager {
     private final String fileSuffix;
     private final String filenamePrefix;
     private final FileEncoder.Settings settings;
-    private final WriteSpec.Tuning tuning;
+    private final int maxOpenFiles;
+    private final long openBytes;
     private final long maxRowsPerFile;
     private final Uploads uploads;
-    private final StepHook hook;
+    private final IntConsumer fileStaged;
     private final Partitioner partitioner;
     /** Null without bucketing: then a group is a partition. */
     private final Buckets buckets;
     private final Partitioner.NewPartition validator;
     private final ExecutorService encoders;
     /** The folder below the table root of each partition: its Hive folder, or where the catalog registers it. */
-    private final java.util.function.Function<PartitionKey, String> folderOf;
+    private final Function<PartitionKey, String> folderOf;
 
     private final Map<Integer, Open> open = new ConcurrentHashMap<>();
     private final Map<Integer, Integer> filesOfPartition = new ConcurrentHashMap<>();
@@ -81,7 +86,7 @@ final class Stager {
     private final AtomicLong rowsEncoded = new AtomicLong();
     private final AtomicLong bytesUploaded = new AtomicLong();
     private final long targetFileSize;
-    private final io.wrangler.Progress progress;
+    private final Progress progress;
     private final Path spillDirectory;
     private final boolean deferred;
     /** Partitions whose file was finished early to keep within maxOpenFiles or openBytes. */
@@ -89,24 +94,31 @@ final class Stager {
     private volatile PartitionSpill spill;
     private int batchNumber;
 
-    Stager(S3Store store, String tablePrefix, String stagingPrefix, String writeId, String fileSuffix,
-           FileEncoder.Settings settings, WriteSpec spec, Uploads uploads, Partitioner partitioner, Buckets buckets,
-           Partitioner.NewPartition validator, ExecutorService encoders, java.util.function.Function<PartitionKey, String> folderOf) {
-        this.store = store;
-        this.tablePrefix = tablePrefix;
-        this.stagingPrefix = stagingPrefix;
-        this.writeId = writeId;
-        this.fileSuffix = fileSuffix;
-        this.filenamePrefix = spec.filenamePrefix();
-        this.settings = settings.withHelpers(encoders);
-        this.tuning = spec.tuning();
-        this.maxRowsPerFile = spec.maxRowsPerFile();
-        this.targetFileSize = spec.targetFileSize();
-        this.progress = spec.progress();
-        this.spillDirectory = spec.spillDirectory();
-        this.deferred = spec.commitMethod() == io.wrangler.CommitMethod.DEFERRED_UPLOADS;
+    /**
+     * @param uploads the write's upload pool and its bound on part buffers
+     * @param buckets the bucketing of the rows, or null for none
+     * @param validator refuses a partition as it is first met (a streamed input's; a replayable one was checked before)
+     * @param encoders the pool that encodes partitions' runs in parallel
+     * @param folderOf the folder below the table root of a partition
+     */
+    public Stager(StagingContext context, Uploads uploads, Partitioner partitioner, Buckets buckets, Partitioner.NewPartition validator,
+                  ExecutorService encoders, Function<PartitionKey, String> folderOf) {
+        this.store = context.store();
+        this.tablePrefix = context.tablePrefix();
+        this.stagingPrefix = context.stagingPrefix();
+        this.writeId = context.writeId();
+        this.fileSuffix = context.fileSuffix();
+        this.filenamePrefix = context.filenamePrefix();
+        this.settings = context.encoding().withHelpers(encoders);
+        this.maxOpenFiles = context.maxOpenFiles();
+        this.openBytes = context.openBytes();
+        this.maxRowsPerFile = context.maxRowsPerFile();
+        this.targetFileSize = context.targetFileSize();
+        this.progress = context.progress();
+        this.spillDirectory = context.spillDirectory();
+        this.deferred = context.deferred();
         this.uploads = uploads;
-        this.hook = spec.hook();
+        this.fileStaged = context.fileStaged();
         this.partitioner = partitioner;
         this.buckets = buckets;
         this.validator = validator;
@@ -155,7 +167,7 @@ final class Stager {
     }
 
     /** The partitions seen, by id. */
-    List<PartitionKey> partitions() {
+    public List<PartitionKey> partitions() {
         return partitioner.keys();
     }
 
@@ -163,7 +175,7 @@ final class Stager {
      * The file name of the n-th file of a partition (of a bucket, for {@code bucket >= 0}): awswrangler puts {@code
      * _bucket-<5 digits>} after its name and before the codec, and so do we (see {@code WriteIds.ofFile}).
      */
-    static String fileName(int partition, int n, String writeId, int bucket, String suffix) {
+    public static String fileName(int partition, int n, String writeId, int bucket, String suffix) {
         return String.format("part-%05d-%03d-%s%s%s", partition, n, writeId, bucket < 0 ? "" : String.format("_bucket-%05d", bucket), suffix);
     }
 
@@ -181,7 +193,7 @@ final class Stager {
      *
      * @param assigned the partition ids of each batch's rows when a validation pass computed them already, else null
      */
-    List<Manifest.File> stage(BatchSource source, BufferAllocator allocator, List<String> folderNames, List<int[]> assigned)
+    public List<StagedFile> stage(BatchSource source, BufferAllocator allocator, List<String> folderNames, List<int[]> assigned)
             throws IOException {
         Iterator<int[]> ids = assigned == null ? null : assigned.iterator();
         int batches = assigned == null ? -1 : assigned.size();
@@ -223,12 +235,12 @@ final class Stager {
             }
             finished.sort(Comparator.comparingInt((Pending p) -> partitionOf(p.partition())).thenComparingInt(p -> bucketOf(p.partition()))
                     .thenComparingInt(Pending::number));
-            List<Manifest.File> files = new ArrayList<>();
+            List<StagedFile> files = new ArrayList<>();
             for (Pending p : finished) {
                 long size = p.size.join();
                 files.add(deferred
-                        ? new Manifest.File(p.folder, null, tablePrefix + p.relative, size, p.rows, p.out.uploadId(), p.out.etags())
-                        : new Manifest.File(p.folder, stagingPrefix + p.relative, tablePrefix + p.relative, size, p.rows, null, null));
+                        ? new StagedFile(p.folder, null, tablePrefix + p.relative, size, p.rows, p.out.uploadId(), p.out.etags())
+                        : new StagedFile(p.folder, stagingPrefix + p.relative, tablePrefix + p.relative, size, p.rows, null, null));
             }
             return files;
         } catch (RuntimeException | IOException e) {
@@ -259,7 +271,7 @@ final class Stager {
      * size). An input that moves from partition to partition never comes back to one finished early, and is not spilled.
      */
     private boolean mustSpill(List<Partitioner.Run> runs) {
-        if (runs.size() > tuning.maxOpenFiles()) {
+        if (runs.size() > maxOpenFiles) {
             return true;
         }
         for (Partitioner.Run run : runs) {
@@ -273,7 +285,7 @@ final class Stager {
     /** From now on every row goes to the spill; the files open now are finished as they are (at most one more file each). */
     private void startSpilling(List<FieldVector> columns) throws IOException {
         finishAll();
-        List<org.apache.arrow.vector.types.pojo.Field> fields = new ArrayList<>();
+        List<Field> fields = new ArrayList<>();
         for (FieldVector v : columns) {
             fields.add(v.getField());
         }
@@ -414,7 +426,7 @@ final class Stager {
      */
     private void evictLeastRecentlyWritten() throws IOException {
         List<Open> finishing = new ArrayList<>();
-        int excess = open.size() - tuning.maxOpenFiles();
+        int excess = open.size() - maxOpenFiles;
         if (excess > 0) {
             List<Open> byAge = new ArrayList<>(open.values());
             byAge.sort(Comparator.comparingInt(o -> o.lastBatch));
@@ -426,12 +438,12 @@ final class Stager {
                 held += o.held();
             }
         }
-        if (held > tuning.openBytes()) {
+        if (held > openBytes) {
             List<Open> bySize = new ArrayList<>(open.values());
             bySize.removeAll(finishing);
             bySize.sort(Comparator.comparingLong(Open::held).reversed());
             for (Open o : bySize) {
-                if (held <= tuning.openBytes() / 2) {
+                if (held <= openBytes / 2) {
                     break;
                 }
                 held -= o.held();
@@ -462,7 +474,7 @@ final class Stager {
         }
         int count = staged.incrementAndGet();
         progress.filesStaged(count);
-        hook.reached(Step.STAGED_FILE, count);
+        fileStaged.accept(count);
     }
 
     private void abortAll() {
@@ -484,7 +496,7 @@ final class Stager {
     }
 
     /** Waits for every upload begun, successful or not, so that cleanup does not race with a late PUT. */
-    void awaitUploads() {
+    private void awaitUploads() {
         List<Pending> all;
         synchronized (finished) {
             all = new ArrayList<>(finished);

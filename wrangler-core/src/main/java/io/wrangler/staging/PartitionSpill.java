@@ -1,4 +1,4 @@
-package io.wrangler.commit;
+package io.wrangler.staging;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
