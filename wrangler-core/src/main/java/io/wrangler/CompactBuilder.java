@@ -5,21 +5,33 @@ import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.Manifest;
 import io.wrangler.commit.StepHook;
 import io.wrangler.commit.WriteSpec;
+import io.wrangler.input.HiveTypes;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -27,6 +39,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.Text;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -186,7 +199,7 @@ public final class CompactBuilder {
     }
 
     /** As {@link WriteBuilder#leaseWait}. */
-    public CompactBuilder leaseWait(java.time.Duration wait) {
+    public CompactBuilder leaseWait(Duration wait) {
         options.leaseWait(wait);
         noteSet("leaseWait");
         return this;
@@ -207,7 +220,7 @@ public final class CompactBuilder {
     }
 
     /** As {@link WriteBuilder#retry}. */
-    public CompactBuilder retry(int attempts, java.time.Duration base, java.time.Duration cap) {
+    public CompactBuilder retry(int attempts, Duration base, Duration cap) {
         options.retryPolicy(RetryPolicy.of(attempts, base, cap));
         noteSet("retry");
         return this;
@@ -258,7 +271,7 @@ public final class CompactBuilder {
                 });
                 for (String c : layout.partitionColumns()) {
                     try {
-                        partitionTypes.put(c, io.wrangler.input.HiveTypes.parse(c, layout.types().get(c)));
+                        partitionTypes.put(c, HiveTypes.parse(c, layout.types().get(c)));
                     } catch (RuntimeException unknown) {
                         // inferred below as text
                     }
@@ -370,7 +383,7 @@ public final class CompactBuilder {
                 try (TableReader r = reader(partitions.get(0))) {
                     schema = r.schema();
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
                 if (dedupKeys != null) {
                     for (String c : append(dedupKeys, dedupOrder)) {
@@ -402,7 +415,7 @@ public final class CompactBuilder {
                 next = ready.take();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new java.io.InterruptedIOException("interrupted while reading the partitions to compact");
+                throw new InterruptedIOException("interrupted while reading the partitions to compact");
             }
             if (next instanceof VectorSchemaRoot b) {
                 room.release();
@@ -430,9 +443,9 @@ public final class CompactBuilder {
 
         private static final int AHEAD = 2;
         /** Batches read ahead, then the end (or the reader's failure); unbounded, so that the last entry always goes in. */
-        private final java.util.concurrent.BlockingQueue<Object> ready = new java.util.concurrent.LinkedBlockingQueue<>();
+        private final BlockingQueue<Object> ready = new LinkedBlockingQueue<>();
         /** Batches the reader may read ahead: taken before it reads one, given back when this thread takes one. */
-        private final java.util.concurrent.Semaphore room = new java.util.concurrent.Semaphore(AHEAD);
+        private final Semaphore room = new Semaphore(AHEAD);
         private static final Object END = new Object();
         private volatile boolean stopped;
         private Thread producer;
@@ -588,7 +601,7 @@ public final class CompactBuilder {
                     back.add(r.getVectorSchemaRoot());
                 }
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             } catch (ReadException e) {
                 if (causedBy(e, SdkException.class)) {
                     throw e; // S3 failed: nothing is known about the files
@@ -652,7 +665,7 @@ public final class CompactBuilder {
     }
 
     private static Object comparable(Object o) {
-        return o instanceof org.apache.arrow.vector.util.Text t ? t.toString() : o;
+        return o instanceof Text t ? t.toString() : o;
     }
 
     private static List<String> append(List<String> list, String last) {
@@ -676,15 +689,15 @@ public final class CompactBuilder {
             for (FieldVector v : b.getFieldVectors()) {
                 long[] d = columns.computeIfAbsent(v.getName(), k -> new long[2]);
                 int n = b.getRowCount();
-                if (v instanceof org.apache.arrow.vector.BitVector bits) {
+                if (v instanceof BitVector bits) {
                     for (int i = 0; i < n; i++) {
                         if (!bits.isNull(i)) {
                             d[0]++;
                             d[1] += mix(bits.get(i) + 1);
                         }
                     }
-                } else if (v instanceof org.apache.arrow.vector.BaseFixedWidthVector f) {
-                    org.apache.arrow.memory.ArrowBuf data = f.getDataBuffer();
+                } else if (v instanceof BaseFixedWidthVector f) {
+                    ArrowBuf data = f.getDataBuffer();
                     int width = f.getTypeWidth();
                     for (int i = 0; i < n; i++) {
                         if (!f.isNull(i)) {
@@ -692,9 +705,9 @@ public final class CompactBuilder {
                             d[1] += bytes(data, (long) i * width, width);
                         }
                     }
-                } else if (v instanceof org.apache.arrow.vector.BaseVariableWidthVector w) {
-                    org.apache.arrow.memory.ArrowBuf data = w.getDataBuffer();
-                    org.apache.arrow.memory.ArrowBuf offsets = w.getOffsetBuffer();
+                } else if (v instanceof BaseVariableWidthVector w) {
+                    ArrowBuf data = w.getDataBuffer();
+                    ArrowBuf offsets = w.getOffsetBuffer();
                     for (int i = 0; i < n; i++) {
                         if (!w.isNull(i)) {
                             d[0]++;
@@ -714,7 +727,7 @@ public final class CompactBuilder {
         }
 
         /** A hash of {@code length} bytes at {@code at}, eight at a time. */
-        private static long bytes(org.apache.arrow.memory.ArrowBuf data, long at, int length) {
+        private static long bytes(ArrowBuf data, long at, int length) {
             long h = 0x9E3779B97F4A7C15L ^ length;
             int i = 0;
             for (; i + 8 <= length; i += 8) {
@@ -734,7 +747,7 @@ public final class CompactBuilder {
         }
 
         private static String text(Object o) {
-            return o instanceof byte[] b ? java.util.HexFormat.of().formatHex(b) : String.valueOf(o);
+            return o instanceof byte[] b ? HexFormat.of().formatHex(b) : String.valueOf(o);
         }
 
         private static long hash(String s) {

@@ -6,15 +6,19 @@ import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
 import io.wrangler.input.RecordSource;
+import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -78,7 +82,7 @@ public final class S3Parquet {
     public static WriteBuilder write(Collection<? extends Record> records) {
         Objects.requireNonNull(records, "records");
         // Not List.copyOf: a null record is refused by the write, with a message, not here with a bare NPE.
-        List<? extends Record> copy = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(records));
+        List<? extends Record> copy = Collections.unmodifiableList(new ArrayList<>(records));
         // An empty collection has no record class, hence no schema: the write is a no-op (refused for OVERWRITE).
         return new WriteBuilder(() -> copy.isEmpty() ? null : new RecordsInput(copy));
     }
@@ -128,7 +132,7 @@ public final class S3Parquet {
 
     /** Recovery with other tunings: tests use it with a clock that has moved past every lease. */
     static RecoveryResult recover(String uri, S3Client s3, CatalogTable catalog, WriteSpec.Tuning tuning) {
-        return TableWrite.recover(uri, Objects.requireNonNull(s3, "s3"), catalog, tuning, io.wrangler.storage.RequestOptions.defaults());
+        return TableWrite.recover(uri, Objects.requireNonNull(s3, "s3"), catalog, tuning, RequestOptions.defaults());
     }
 
     static S3Client defaultClient() {
@@ -162,7 +166,7 @@ public final class S3Parquet {
         }
 
         @Override
-        public org.apache.arrow.vector.types.pojo.Schema schema() {
+        public Schema schema() {
             return source.schema();
         }
 

@@ -4,10 +4,18 @@ import io.wrangler.catalog.CatalogTable;
 import io.wrangler.commit.StepHook;
 import io.wrangler.commit.TableWrite;
 import io.wrangler.commit.WriteSpec;
+import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -107,7 +115,7 @@ public final class WriteBuilder {
      *
      * @throws IllegalArgumentException for a type string that is not a Hive type wrangler writes
      */
-    public WriteBuilder dtype(java.util.Map<String, String> types) {
+    public WriteBuilder dtype(Map<String, String> types) {
         options.dtype(types);
         noteSet("dtype");
         return this;
@@ -183,7 +191,7 @@ public final class WriteBuilder {
      * directory by default. It needs room for about the input's size in Arrow form; the file is deleted when the write
      * ends. Inputs already in memory (a {@code VectorSchemaRoot}, records) never spill.
      */
-    public WriteBuilder spillDirectory(java.nio.file.Path directory) {
+    public WriteBuilder spillDirectory(Path directory) {
         options.spillDirectory(Objects.requireNonNull(directory, "directory"));
         noteSet("spillDirectory");
         return this;
@@ -251,7 +259,7 @@ public final class WriteBuilder {
      * How long to wait for the table's lease when another writer holds it (default 3 minutes, longer than a lease
      * lives without renewal, so that a rerun right after a crash waits for the crashed writer's lease to expire).
      */
-    public WriteBuilder leaseWait(java.time.Duration wait) {
+    public WriteBuilder leaseWait(Duration wait) {
         options.leaseWait(wait);
         noteSet("leaseWait");
         return this;
@@ -301,7 +309,7 @@ public final class WriteBuilder {
      * This comes on top of the client's own retry policy. Default: 4 attempts, 200 ms, 10 s. Permanent failures (403,
      * NoSuchBucket, missing credentials) are never retried.
      */
-    public WriteBuilder retry(int attempts, java.time.Duration base, java.time.Duration cap) {
+    public WriteBuilder retry(int attempts, Duration base, Duration cap) {
         options.retryPolicy(RetryPolicy.of(attempts, base, cap));
         noteSet("retry");
         return this;
@@ -393,7 +401,7 @@ public final class WriteBuilder {
         boolean keepNanos = o.preserveNanoseconds() || o.timestampsAsInt96(); // INT96 holds nanoseconds
         WriteSpec spec = new WriteSpec(uri, client, o.mode(), o.partitionBy(), o.compression(), o.maxRowsPerFile(), keepNanos, catalog, hook,
                 tuning.withThreads(o.concurrency()), idempotencyKey, o.lease(), o.leaseWait(), o.requests(), o.targetFileSize(), progress,
-                o.spillDirectory().orElseGet(() -> java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))), o.commitMethod(),
+                o.spillDirectory().orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"))), o.commitMethod(),
                 o.filenamePrefix(), o.dtype(), o.bucketBy(), o.buckets(), o.timestampsAsInt96(), replacement);
         BatchSource source;
         try {
@@ -401,11 +409,11 @@ public final class WriteBuilder {
         } catch (IllegalArgumentException e) {
             throw new InvalidWriteException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage()
                     + ". Nothing was written.", e);
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             throw new InputException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage() + " ("
                     + e.getCause() + "). Nothing was written; fix the input source and rerun the write.", e.getCause());
         }
-        if (source instanceof io.wrangler.input.ArrowSource arrow) {
+        if (source instanceof ArrowSource arrow) {
             arrow.keepNanos(keepNanos);
         }
         try (BatchSource checked = source == null ? null : new ReadFailures(source, uri)) {
@@ -431,7 +439,7 @@ public final class WriteBuilder {
         }
 
         @Override
-        public org.apache.arrow.vector.types.pojo.Schema schema() {
+        public Schema schema() {
             return source.schema();
         }
 
@@ -441,7 +449,7 @@ public final class WriteBuilder {
                 boolean more = source.next();
                 batches++;
                 return more;
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // Validation reads a replayable input before any I/O; a stream is read while it is staged.
                 WriteStep step = source.replayable() ? WriteStep.VALIDATE : WriteStep.STAGE;
                 throw new InputException(uri, step, "Cannot write " + uri + " (step: " + step + "): the input failed while batch "
@@ -452,7 +460,7 @@ public final class WriteBuilder {
         }
 
         @Override
-        public org.apache.arrow.vector.VectorSchemaRoot current() {
+        public VectorSchemaRoot current() {
             return source.current();
         }
 

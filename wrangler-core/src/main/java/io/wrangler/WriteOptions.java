@@ -1,8 +1,11 @@
 package io.wrangler;
 
 import io.wrangler.commit.WriteSpec;
+import io.wrangler.input.HiveTypes;
+import io.wrangler.storage.RequestOptions;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -214,8 +217,8 @@ public final class WriteOptions {
     }
 
     /** The request options every S3 request of a write carries: internal. */
-    io.wrangler.storage.RequestOptions requests() {
-        return io.wrangler.storage.RequestOptions.of(encryption, acl, expectedBucketOwner, retryPolicy);
+    RequestOptions requests() {
+        return RequestOptions.of(encryption, acl, expectedBucketOwner, retryPolicy);
     }
 
     /**
@@ -463,13 +466,13 @@ public final class WriteOptions {
                 Objects.requireNonNull(e.getKey(), "dtype column");
                 Objects.requireNonNull(e.getValue(), "type of " + e.getKey());
                 try {
-                    io.wrangler.input.HiveTypes.parse(e.getKey(), e.getValue());
+                    HiveTypes.parse(e.getKey(), e.getValue());
                 } catch (IllegalArgumentException bad) {
                     throw new IllegalArgumentException("dtype of '" + e.getKey() + "': " + bad.getMessage(), bad);
                 }
             }
             // insertion order kept for toString; equality is a map's
-            this.dtype = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(types));
+            this.dtype = Collections.unmodifiableMap(new LinkedHashMap<>(types));
             return this;
         }
 

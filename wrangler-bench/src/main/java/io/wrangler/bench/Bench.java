@@ -5,6 +5,7 @@ import io.wrangler.S3Parquet;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteResult;
 import io.wrangler.testkit.LocalS3;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -16,13 +17,21 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.TimeStampMicroTZVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -45,7 +54,7 @@ public final class Bench {
         // --encode: the four encode runs only (DuckDB's two COPYs and wrangler's two encode-only writes), no LocalS3 run
         boolean encodeOnly = args.length > 0 && args[0].equals("--encode");
         if (encodeOnly) {
-            args = java.util.Arrays.copyOfRange(args, 1, args.length);
+            args = Arrays.copyOfRange(args, 1, args.length);
         }
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 5_000_000L;
         int reps = args.length > 1 ? Integer.parseInt(args[1]) : 3;
@@ -74,7 +83,7 @@ public final class Bench {
             runs.put("duckdb flat", () -> copy(duck, "COPY t TO '" + work.resolve("duck-f" + n[0]++ + ".parquet") + "' (FORMAT PARQUET, COMPRESSION SNAPPY)"));
             runs.put("wrangler partitioned, encode only", () -> S3Parquet.write(table).partitionBy("dt", "country").lease(false).s3(sink).to("s3://sink/p/"));
             runs.put("wrangler flat, encode only", () -> S3Parquet.write(table).lease(false).s3(sink).to("s3://sink/f/"));
-            java.util.concurrent.ExecutorService floorPool = java.util.concurrent.Executors.newFixedThreadPool(8);
+            ExecutorService floorPool = Executors.newFixedThreadPool(8);
             if (!encodeOnly) {
                 runs.put("wrangler partitioned, end to end to LocalS3", () -> S3Parquet.write(table).partitionBy("dt", "country")
                         .mode(WriteMode.OVERWRITE_PARTITIONS).s3(counted).to("s3://bench/e2e" + n[0]++ + "/"));
@@ -90,16 +99,16 @@ public final class Bench {
                 }
                 runs.put(FLOOR, () -> {
                     String prefix = "floor" + n[0]++ + "/";
-                    List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+                    List<Future<?>> done = new ArrayList<>();
                     for (int f = 0; f < files.size(); f++) {
                         byte[] bytes = files.get(f);
                         String key = prefix + "p" + f + ".parquet";
                         done.add(floorPool.submit(() -> {
-                            counted.putObject(b -> b.bucket("bench").key(prefix + "_tmp/" + key), software.amazon.awssdk.core.sync.RequestBody.fromBytes(bytes));
+                            counted.putObject(b -> b.bucket("bench").key(prefix + "_tmp/" + key), RequestBody.fromBytes(bytes));
                             counted.copyObject(b -> b.sourceBucket("bench").sourceKey(prefix + "_tmp/" + key).destinationBucket("bench").destinationKey(key));
                         }));
                     }
-                    for (java.util.concurrent.Future<?> d : done) {
+                    for (Future<?> d : done) {
                         d.get();
                     }
                 });
@@ -195,7 +204,7 @@ public final class Bench {
             rs.next();
             long count = table.getRowCount();
             long sum = 0;
-            org.apache.arrow.vector.BigIntVector amount = (org.apache.arrow.vector.BigIntVector) table.getVector("amount_cents");
+            BigIntVector amount = (BigIntVector) table.getVector("amount_cents");
             for (int i = 0; i < count; i++) {
                 sum += amount.get(i);
             }
@@ -203,11 +212,11 @@ public final class Bench {
                 throw new IllegalStateException("DuckDB built other rows than Java: count " + rs.getLong(1) + " vs " + count + ", sum "
                         + rs.getLong(2) + " vs " + sum);
             }
-            String user0 = new String(((org.apache.arrow.vector.VarCharVector) table.getVector("user_id")).get(1));
+            String user0 = new String(((VarCharVector) table.getVector("user_id")).get(1));
             try (ResultSet one = duck.createStatement().executeQuery("SELECT user_id, epoch_us(ts), country FROM t LIMIT 1 OFFSET 1")) {
                 one.next();
-                long ts = ((org.apache.arrow.vector.TimeStampMicroTZVector) table.getVector("ts")).get(1);
-                String country = new String(((org.apache.arrow.vector.VarCharVector) table.getVector("country")).get(1));
+                long ts = ((TimeStampMicroTZVector) table.getVector("ts")).get(1);
+                String country = new String(((VarCharVector) table.getVector("country")).get(1));
                 if (!one.getString(1).equals(user0) || one.getLong(2) != ts || !one.getString(3).equals(country)) {
                     throw new IllegalStateException("DuckDB's row 1 differs from Java's: " + one.getString(1) + " " + one.getLong(2) + " "
                             + one.getString(3) + " vs " + user0 + " " + ts + " " + country);
@@ -224,14 +233,14 @@ public final class Bench {
     static void settle() throws Exception {
         try {
             new ProcessBuilder("sync").inheritIO().start().waitFor();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // no sync command: the pause below has to do
         }
         System.gc();
         Thread.sleep(500);
     }
 
-    static long sizeOf(Path path) throws java.io.IOException {
+    static long sizeOf(Path path) throws IOException {
         try (var walk = Files.walk(path)) {
             return walk.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
         }
@@ -276,8 +285,8 @@ public final class Bench {
     /** The system's load averages (/proc/loadavg), to print with each figure: the machine may be shared. */
     static String load() {
         try {
-            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim();
-        } catch (java.io.IOException | RuntimeException e) {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        } catch (IOException | RuntimeException e) {
             return "unknown";
         }
     }

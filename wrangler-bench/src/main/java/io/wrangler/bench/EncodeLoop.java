@@ -1,6 +1,7 @@
 package io.wrangler.bench;
 
 import io.wrangler.S3Parquet;
+import java.lang.management.ManagementFactory;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -21,7 +22,7 @@ public final class EncodeLoop {
             NullS3 sink = new NullS3();
             // CPU time as well as wall time: on a shared machine the CPU seconds of the process vary less than the wall
             com.sun.management.OperatingSystemMXBean os =
-                    (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+                    (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
             for (int i = 0; i < reps; i++) {
                 long start = System.nanoTime();
                 long cpu = os.getProcessCpuTime();

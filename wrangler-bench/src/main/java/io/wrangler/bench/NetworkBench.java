@@ -4,12 +4,16 @@ import io.wrangler.CommitMethod;
 import io.wrangler.S3Parquet;
 import io.wrangler.WriteMode;
 import io.wrangler.bench.RequestTimeline.Request;
+import io.wrangler.commit.WriteSpec;
 import io.wrangler.testkit.LocalS3;
-import io.wrangler.testkit.NetworkProfile;
 import io.wrangler.testkit.NetworkProfile.RequestType;
+import io.wrangler.testkit.NetworkProfile;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -29,7 +33,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 public final class NetworkBench {
     /** wrangler's requests in flight (WriteSpec.Tuning.defaults().threads()): the connections it uses. */
-    private static final int CONNECTIONS = io.wrangler.commit.WriteSpec.Tuning.DEFAULT_THREADS;
+    private static final int CONNECTIONS = WriteSpec.Tuning.DEFAULT_THREADS;
     /** The client's HTTP connection pool that SimS3 simulates (the SDK's default Apache client). */
     private static final int POOL = 50;
     /**
@@ -109,7 +113,7 @@ public final class NetworkBench {
                         }
                         encodes.sort(null);
                         List<Run> byWall = new ArrayList<>(runs);
-                        byWall.sort(java.util.Comparator.comparingDouble(Run::wall));
+                        byWall.sort(Comparator.comparingDouble(Run::wall));
                         Run median = byWall.get(byWall.size() / 2);
                         report(shape.name, method, profile, encodes.get(encodes.size() / 2), median, runs);
                     }
@@ -147,7 +151,7 @@ public final class NetworkBench {
         double firstByte = profile.firstByte(RequestType.PUT).toNanos() / 1e9;
         // A staged copy can only start after the commit point, and S3 copies a file's bytes (about as fast as a
         // connection carries them): the largest file's copy is on the critical path whatever the overlap.
-        java.util.Map<String, Long> fileBytes = new java.util.HashMap<>();
+        Map<String, Long> fileBytes = new HashMap<>();
         for (Request r : rs) {
             if (r.key != null && r.key.endsWith(".parquet") && (r.op.equals("PutObject") || r.op.equals("UploadPart"))) {
                 fileBytes.merge(r.key, r.sent, Long::sum);

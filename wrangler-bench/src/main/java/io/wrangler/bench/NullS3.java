@@ -2,6 +2,7 @@ package io.wrangler.bench;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.concurrent.atomic.AtomicLong;
 import software.amazon.awssdk.core.ResponseBytes;
@@ -47,7 +48,7 @@ final class NullS3 implements S3Client {
 
     private long drain(RequestBody body) {
         try (InputStream in = body.contentStreamProvider().newStream()) {
-            return in.transferTo(java.io.OutputStream.nullOutputStream());
+            return in.transferTo(OutputStream.nullOutputStream());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -3,7 +3,11 @@ package io.wrangler.bench;
 import io.wrangler.CompactionResult;
 import io.wrangler.PartitionFilter;
 import io.wrangler.S3Parquet;
+import io.wrangler.read.TableReader;
 import io.wrangler.testkit.LocalS3;
+import io.wrangler.testkit.NetworkProfile;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -64,7 +68,7 @@ public final class ReadBench {
             }
             // The same table in an in-memory S3 (SimS3 without delays): wrangler's own read cost, no server's CPU, as
             // DuckDB reading local copies pays none either.
-            S3Client sim = new SimS3(io.wrangler.testkit.NetworkProfile.none(), 64, null).keepingData();
+            S3Client sim = new SimS3(NetworkProfile.none(), 64, null).keepingData();
             try (VectorSchemaRoot table = StandardTable.rows(allocator, 0, Math.toIntExact(rows))) {
                 S3Parquet.write(table).partitionBy("dt", "country").s3(sim).to("s3://sim/std/");
             }
@@ -187,7 +191,7 @@ public final class ReadBench {
     private static String load() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).trim();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return "unknown";
         }
     }
@@ -201,7 +205,7 @@ public final class ReadBench {
         long rows = 0;
         try (ArrowReader r = b.open()) {
             if (threads > 0) {
-                ((io.wrangler.read.TableReader) r).threads(threads);
+                ((TableReader) r).threads(threads);
             }
             while (r.loadNextBatch()) {
                 rows += r.getVectorSchemaRoot().getRowCount();
@@ -263,7 +267,7 @@ public final class ReadBench {
      */
     private static final Map<String, List<Double>> CPU = new LinkedHashMap<>();
     private static final com.sun.management.OperatingSystemMXBean OS =
-            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     /** Untimed reads of the in-memory table before the timed runs: see where it is used. */
     private static final int WARM_READS = 15;

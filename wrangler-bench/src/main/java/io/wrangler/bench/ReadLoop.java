@@ -1,6 +1,11 @@
 package io.wrangler.bench;
 
+import io.wrangler.CompactionResult;
 import io.wrangler.S3Parquet;
+import io.wrangler.read.TableReader;
+import io.wrangler.testkit.NetworkProfile;
+import java.lang.management.ManagementFactory;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.RootAllocator;
@@ -23,7 +28,7 @@ public final class ReadLoop {
         int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         int reps = args.length > 1 ? Integer.parseInt(args[1]) : 30;
         int threads = args.length > 2 ? Integer.parseInt(args[2]) : 0;
-        S3Client sim = new SimS3(io.wrangler.testkit.NetworkProfile.none(), 64, null).keepingData();
+        S3Client sim = new SimS3(NetworkProfile.none(), 64, null).keepingData();
         if (args.length > 3 && args[3].equals("compact")) {
             compact(sim, rows, reps);
             return;
@@ -32,14 +37,14 @@ public final class ReadLoop {
             S3Parquet.write(table).partitionBy("dt", "country").s3(sim).to("s3://sim/std/");
         }
         com.sun.management.OperatingSystemMXBean os =
-                (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         for (int i = 0; i < reps; i++) {
             long start = System.nanoTime();
             long cpu = os.getProcessCpuTime();
             long read = 0;
             try (ArrowReader r = S3Parquet.read("s3://sim/std/").s3(sim).open()) {
                 if (threads > 0) {
-                    ((io.wrangler.read.TableReader) r).threads(threads);
+                    ((TableReader) r).threads(threads);
                 }
                 while (r.loadNextBatch()) {
                     read += r.getVectorSchemaRoot().getRowCount();
@@ -54,17 +59,17 @@ public final class ReadLoop {
 
     private static void compact(S3Client sim, int rows, int reps) {
         com.sun.management.OperatingSystemMXBean os =
-                (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         try (RootAllocator allocator = new RootAllocator()) {
             List<String> tables = new ArrayList<>();
             for (int i = 0; i < reps; i++) {
                 tables.add(ReadBench.smallFiles(allocator, sim, "s3://sim/small" + i + "/", rows));
             }
-            System.out.println("# tables written at " + java.time.LocalTime.now() + "; compacting");
+            System.out.println("# tables written at " + LocalTime.now() + "; compacting");
             for (String table : tables) {
                 long start = System.nanoTime();
                 long cpu = os.getProcessCpuTime();
-                io.wrangler.CompactionResult r = S3Parquet.compact(table).s3(sim).run();
+                CompactionResult r = S3Parquet.compact(table).s3(sim).run();
                 System.out.printf("%.3f s, %.3f s of CPU, %d files to %d%n", (System.nanoTime() - start) / 1e9,
                         (os.getProcessCpuTime() - cpu) / 1e9, r.filesBefore(), r.filesAfter());
             }

@@ -1,6 +1,7 @@
 package io.wrangler.bench;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -138,7 +139,7 @@ final class RequestTimeline implements ExecutionInterceptor {
         for (int i = 0; i < n; i++) {
             byEnd[i] = i;
         }
-        java.util.Arrays.sort(byEnd, Comparator.comparingLong(i -> byStart.get(i).end));
+        Arrays.sort(byEnd, Comparator.comparingLong(i -> byStart.get(i).end));
         int[] length = new int[n];
         int[] previous = new int[n];
         int best = -1;        // the longest chain among requests ended so far (index into byStart)

@@ -1,7 +1,8 @@
 package io.wrangler.bench;
 
-import io.wrangler.testkit.NetworkProfile;
 import io.wrangler.testkit.NetworkProfile.RequestType;
+import io.wrangler.testkit.NetworkProfile;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -11,6 +12,8 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -20,9 +23,12 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.AbortableInputStream;
 import software.amazon.awssdk.http.SdkHttpResponse;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
@@ -92,7 +98,7 @@ final class SimS3 implements S3Client {
         this.timeline = timeline;
     }
 
-    private <T> T request(String op, String key, RequestType type, long sent, Supplier<T> work, java.util.function.ToLongFunction<T> received) {
+    private <T> T request(String op, String key, RequestType type, long sent, Supplier<T> work, ToLongFunction<T> received) {
         connections.acquireUninterruptibly();
         RequestTimeline.Request r = new RequestTimeline.Request(op, key, Thread.currentThread().getName(), System.nanoTime());
         try {
@@ -186,7 +192,7 @@ final class SimS3 implements S3Client {
 
     /** A GET of the whole object or of its {@code bytes=a-b} range, as a stream. */
     @Override
-    public software.amazon.awssdk.core.ResponseInputStream<GetObjectResponse> getObject(GetObjectRequest r) {
+    public ResponseInputStream<GetObjectResponse> getObject(GetObjectRequest r) {
         return request("GetObject", r.key(), RequestType.GET, 0, () -> {
             Obj o = existing(r.key());
             byte[] content = contentOf(o);
@@ -197,11 +203,11 @@ final class SimS3 implements S3Client {
                 from = Integer.parseInt(ab[0]);
                 to = ab.length > 1 && !ab[1].isEmpty() ? Math.min(content.length, Integer.parseInt(ab[1]) + 1) : content.length;
             }
-            byte[] slice = java.util.Arrays.copyOfRange(content, from, to);
+            byte[] slice = Arrays.copyOfRange(content, from, to);
             GetObjectResponse response = GetObjectResponse.builder().eTag(o.etag).lastModified(o.modified).contentLength((long) slice.length)
                     .build();
-            return new software.amazon.awssdk.core.ResponseInputStream<>(response,
-                    software.amazon.awssdk.http.AbortableInputStream.create(new java.io.ByteArrayInputStream(slice)));
+            return new ResponseInputStream<>(response,
+                    AbortableInputStream.create(new ByteArrayInputStream(slice)));
         }, x -> x.response().contentLength());
     }
 
@@ -411,7 +417,7 @@ final class SimS3 implements S3Client {
                     out.add(MultipartUpload.builder().key(u.key()).uploadId(id).initiated(u.initiated()).build());
                 }
             });
-            out.sort(java.util.Comparator.comparing(MultipartUpload::key));
+            out.sort(Comparator.comparing(MultipartUpload::key));
             return ListMultipartUploadsResponse.builder().uploads(out).isTruncated(false).build();
         }, x -> 200L * x.uploads().size());
     }

@@ -1,9 +1,14 @@
 package io.wrangler.storage;
 
+import io.wrangler.Encryption;
+import io.wrangler.RetryPolicy;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
@@ -39,11 +44,11 @@ public record RequestOptions(String sse, String kmsKeyId, String acl, String exp
             "RequestTimeTooSkewed", "503 SlowDown");
 
     public static RequestOptions defaults() {
-        return of(io.wrangler.Encryption.none(), null, null, io.wrangler.RetryPolicy.defaults());
+        return of(Encryption.none(), null, null, RetryPolicy.defaults());
     }
 
     /** The request options of a write's options ({@code WriteOptions}): the one place they are turned into headers and retries. */
-    public static RequestOptions of(io.wrangler.Encryption encryption, String acl, String expectedBucketOwner, io.wrangler.RetryPolicy retry) {
+    public static RequestOptions of(Encryption encryption, String acl, String expectedBucketOwner, RetryPolicy retry) {
         return new RequestOptions(encryption.serverSideEncryption(), encryption.kmsKeyId(), acl, expectedBucketOwner, retry.attempts(),
                 retry.base(), retry.cap());
     }
@@ -57,12 +62,12 @@ public record RequestOptions(String sse, String kmsKeyId, String acl, String exp
             String code = s.awsErrorDetails() == null ? null : s.awsErrorDetails().errorCode();
             return s.statusCode() >= 500 || s.statusCode() == 429 || (code != null && TRANSIENT_CODES.contains(code));
         }
-        if (e instanceof software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException) {
+        if (e instanceof ApiCallAttemptTimeoutException) {
             return true;
         }
         if (e instanceof SdkClientException) {
             for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
-                if (c instanceof java.io.IOException) {
+                if (c instanceof IOException) {
                     return true;
                 }
             }
@@ -80,11 +85,11 @@ public record RequestOptions(String sse, String kmsKeyId, String acl, String exp
      * attempts, sleeping a random time up to {@code base * 2^(attempt-1)} capped at {@code cap} in between (full jitter).
      * Shared by the catalogs' own retries, so that S3 and a catalog retry alike under one {@link io.wrangler.RetryPolicy}.
      */
-    public static <T> T retry(io.wrangler.RetryPolicy policy, java.util.function.Predicate<RuntimeException> isTransient, Supplier<T> call) {
+    public static <T> T retry(RetryPolicy policy, Predicate<RuntimeException> isTransient, Supplier<T> call) {
         return retry(policy.attempts(), policy.base(), policy.cap(), isTransient, call);
     }
 
-    private static <T> T retry(int attempts, Duration base, Duration cap, java.util.function.Predicate<RuntimeException> isTransient,
+    private static <T> T retry(int attempts, Duration base, Duration cap, Predicate<RuntimeException> isTransient,
                                Supplier<T> call) {
         for (int attempt = 1; ; attempt++) {
             try {

@@ -9,6 +9,7 @@ import io.wrangler.S3Parquet;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteOptions;
 import io.wrangler.glue.GlueCatalog;
+import io.wrangler.testkit.DuckReader;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
@@ -150,7 +151,7 @@ public final class EventsPipeline {
         Partition p = lake.glue().getPartition(b -> b.databaseName("curated").tableName("events").partitionValues(dt)).partition();
         String location = p.storageDescriptor().location();
         String locationKey = location.substring(("s3://" + lake.bucket() + "/").length());
-        long catalogRows = (Long) io.wrangler.testkit.DuckReader.query(lake.s3(), lake.bucket(), locationKey, "SELECT count(*) FROM t").get(0).get(0);
+        long catalogRows = (Long) DuckReader.query(lake.s3(), lake.bucket(), locationKey, "SELECT count(*) FROM t").get(0).get(0);
         long late = events.stream().filter(e -> e.eventDate().isBefore(LocalDate.parse(dt))).count();
         Counts c = new Counts(raw.size(), valid, valid - events.size(), quarantined, curated, catalogRows, late);
         check(dt, "raw lines = valid + quarantined", c.raw(), c.valid() + c.quarantined());

@@ -6,6 +6,7 @@ import io.wrangler.testkit.LocalS3;
 import java.nio.file.Path;
 import java.util.List;
 import software.amazon.awssdk.services.glue.GlueClient;
+import software.amazon.awssdk.services.glue.model.EntityNotFoundException;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -82,7 +83,7 @@ final class ExampleLake implements AutoCloseable {
     void database(String name) {
         try {
             glue.getDatabase(b -> b.name(name));
-        } catch (software.amazon.awssdk.services.glue.model.EntityNotFoundException e) {
+        } catch (EntityNotFoundException e) {
             glue.createDatabase(b -> b.databaseInput(d -> d.name(name)));
         }
     }

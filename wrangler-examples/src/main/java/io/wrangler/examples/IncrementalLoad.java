@@ -18,6 +18,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -126,7 +127,7 @@ public final class IncrementalLoad {
             ps.setLong(1, cp.lastId());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    Instant at = rs.getObject(5, java.time.OffsetDateTime.class).toInstant();
+                    Instant at = rs.getObject(5, OffsetDateTime.class).toInstant();
                     rows.add(new Event(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), at, LocalDate.ofInstant(at, ZoneOffset.UTC)));
                 }
             }

@@ -1,24 +1,31 @@
 package io.wrangler.glue;
 
-import io.wrangler.WriteStep;
 import io.wrangler.CatalogException;
 import io.wrangler.CommitConflictException;
 import io.wrangler.Compression;
 import io.wrangler.InvalidWriteException;
+import io.wrangler.RetryPolicy;
 import io.wrangler.WriteMode;
+import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.catalog.TableDefinition;
+import io.wrangler.catalog.TableLayout;
+import io.wrangler.partition.HivePaths;
+import java.time.Duration;
 import java.util.ArrayList;
-
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.arrow.vector.types.pojo.Field;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -92,7 +99,7 @@ public final class GlueTable implements CatalogTable {
         boolean registerPartitions = true;
         List<PartitionProjection> projections = List.of();
         boolean createDatabase;
-        io.wrangler.RetryPolicy retry = Retry.DEFAULT;
+        RetryPolicy retry = Retry.DEFAULT;
 
         static Options defaults() {
             return new Options();
@@ -129,7 +136,7 @@ public final class GlueTable implements CatalogTable {
     }
 
     /** A new GlueTable whose options are a copy of these, changed by {@code change}. */
-    private GlueTable with(java.util.function.Consumer<Options> change) {
+    private GlueTable with(Consumer<Options> change) {
         Options changed = o.copy();
         change.accept(changed);
         return new GlueTable(glue, database, table, changed);
@@ -201,14 +208,14 @@ public final class GlueTable implements CatalogTable {
      * WriteOptions.retryPolicy}), so a job may give both one policy. Default: 8 attempts, 100 ms, 5 s, more patient than
      * S3's default, since Glue throttles an account at a few calls a second and a write makes only a handful of them.
      */
-    public GlueTable retryPolicy(io.wrangler.RetryPolicy policy) {
+    public GlueTable retryPolicy(RetryPolicy policy) {
         Objects.requireNonNull(policy, "policy");
         return with(c -> c.retry = policy);
     }
 
     /** Short for {@code retryPolicy(RetryPolicy.of(attempts, base, cap))}. */
-    public GlueTable retry(int attempts, java.time.Duration base, java.time.Duration cap) {
-        return retryPolicy(io.wrangler.RetryPolicy.of(attempts, base, cap));
+    public GlueTable retry(int attempts, Duration base, Duration cap) {
+        return retryPolicy(RetryPolicy.of(attempts, base, cap));
     }
 
     /** For tests in this package: the options as set. */
@@ -243,7 +250,7 @@ public final class GlueTable implements CatalogTable {
         if (mode == WriteMode.OVERWRITE) {
             return Map.of(); // an overwrite redefines the table with the write's types
         }
-        TableDefinition def = new TableDefinition(location, List.of(), List.of(), mode, io.wrangler.Compression.NONE);
+        TableDefinition def = new TableDefinition(location, List.of(), List.of(), mode, Compression.NONE);
         Table existing = read(def, () -> {
             try {
                 return glue.getTable(b -> b.catalogId(o.catalogId).databaseName(database).name(name())).table();
@@ -270,11 +277,11 @@ public final class GlueTable implements CatalogTable {
      */
     @Override
     public Map<List<String>, String> partitionLocations(String location, WriteMode mode, List<List<String>> values) {
-        Map<List<String>, String> out = new java.util.HashMap<>();
+        Map<List<String>, String> out = new HashMap<>();
         if (mode == WriteMode.OVERWRITE || values.isEmpty() || !o.registerPartitions) {
             return out;
         }
-        TableDefinition def = new TableDefinition(location, List.of(), List.of(), mode, io.wrangler.Compression.NONE);
+        TableDefinition def = new TableDefinition(location, List.of(), List.of(), mode, Compression.NONE);
         Map<List<String>, List<String>> asked = new LinkedHashMap<>();
         for (List<String> v : values) {
             asked.put(v.stream().map(x -> x == null || x.isEmpty() ? PartitionEntry.DEFAULT_PARTITION : x).toList(), v);
@@ -329,7 +336,7 @@ public final class GlueTable implements CatalogTable {
      * taken to be at the table's location followed by its Hive folder.
      */
     @Override
-    public io.wrangler.catalog.TableLayout layout() {
+    public TableLayout layout() {
         Table t = lookup(() -> {
             try {
                 return glue.getTable(b -> b.catalogId(o.catalogId).databaseName(database).name(name())).table();
@@ -369,7 +376,7 @@ public final class GlueTable implements CatalogTable {
                     }
                     String at = p.storageDescriptor() == null ? null : p.storageDescriptor().location();
                     if (at == null || at.isEmpty()) {
-                        at = location + io.wrangler.partition.HivePaths.folder(keys, values);
+                        at = location + HivePaths.folder(keys, values);
                     } else if (!at.endsWith("/")) {
                         at = at + "/";
                     }
@@ -378,7 +385,7 @@ public final class GlueTable implements CatalogTable {
                 token = page.nextToken();
             } while (token != null);
         }
-        return new io.wrangler.catalog.TableLayout(location, keys, types, partitions);
+        return new TableLayout(location, keys, types, partitions);
     }
 
     private <T> T lookup(Supplier<T> call) {
@@ -398,7 +405,7 @@ public final class GlueTable implements CatalogTable {
         }
         List<Column> columns = columns(def, def.columns());
         List<Column> keys = columns(def, def.partitionKeys());
-        Set<String> keyNames = new java.util.LinkedHashSet<>();
+        Set<String> keyNames = new LinkedHashSet<>();
         keys.forEach(k -> keyNames.add(k.name()));
         for (PartitionProjection p : o.projections) {
             if (!keyNames.contains(columnName(p.column()))) {
@@ -566,7 +573,7 @@ public final class GlueTable implements CatalogTable {
         Map<String, String> sdParameters = new LinkedHashMap<>(found);
         sdParameters.putAll(standardParameters(def));
         return StorageDescriptor.builder().columns(columns).location(location).inputFormat(INPUT_FORMAT).outputFormat(OUTPUT_FORMAT)
-                .compressed(def.compression() != io.wrangler.Compression.NONE)
+                .compressed(def.compression() != Compression.NONE)
                 .numberOfBuckets(def.bucketed() ? def.buckets() : -1).bucketColumns(def.bucketColumns())
                 .serdeInfo(SerDeInfo.builder().serializationLibrary(SERDE).parameters(Map.of("serialization.format", "1")).build())
                 .storedAsSubDirectories(false).sortColumns(List.of()).parameters(sdParameters).build();
@@ -643,7 +650,7 @@ public final class GlueTable implements CatalogTable {
             List<List<String>> out = new ArrayList<>();
             if (columns != null) {
                 for (Column c : columns) {
-                    out.add(java.util.Arrays.asList(c.name(), c.type().toLowerCase(Locale.ROOT), c.comment()));
+                    out.add(Arrays.asList(c.name(), c.type().toLowerCase(Locale.ROOT), c.comment()));
                 }
             }
             return out;

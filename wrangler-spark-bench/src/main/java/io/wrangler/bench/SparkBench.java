@@ -1,5 +1,6 @@
 package io.wrangler.bench;
 
+import io.wrangler.PartitionResult;
 import io.wrangler.S3Parquet;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteResult;
@@ -10,6 +11,7 @@ import io.wrangler.spark.SparkParquet;
 import io.wrangler.spark.SparkWriteBuilder;
 import io.wrangler.testkit.LocalS3;
 import io.wrangler.testkit.NetworkProfile;
+import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -32,6 +35,7 @@ import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.TimeStampMicroTZVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.sql.Dataset;
@@ -182,7 +186,7 @@ public final class SparkBench {
         synchronized List<long[]> take(SparkSession spark) {
             try {
                 spark.sparkContext().listenerBus().waitUntilEmpty(30_000);
-            } catch (java.util.concurrent.TimeoutException e) {
+            } catch (TimeoutException e) {
                 throw new IllegalStateException("Spark's listener bus did not drain in 30 s", e);
             }
             List<long[]> out = new ArrayList<>(ended);
@@ -226,7 +230,7 @@ public final class SparkBench {
                 return null;
             });
             runs.put(SPARK_NO_CHMOD, () -> {
-                org.apache.hadoop.conf.Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+                Configuration hadoop = spark.sparkContext().hadoopConfiguration();
                 hadoop.set("fs.file.impl", NoChmodLocalFileSystem.class.getName());
                 hadoop.setBoolean("fs.file.impl.disable.cache", true);
                 try {
@@ -450,7 +454,7 @@ public final class SparkBench {
             long[] gc1 = gcs();
             long after = usedAfterGc();
             long resultBytes = tasks.take(spark).stream().mapToLong(t -> t[2]).sum();
-            long bytes = r.partitions().stream().mapToLong(io.wrangler.PartitionResult::bytes).sum();
+            long bytes = r.partitions().stream().mapToLong(PartitionResult::bytes).sum();
             System.out.printf("| %,d | %d | %,d | %,d | %,d | %.1f | %d | %d | %d | %d | %d | %d | %.1f | %,d | %d | %s |%n", rows, partitions,
                     r.paths().size(), bytes, rows * 72, wall, before >> 20, atCommit[0] >> 20, (atCommit[0] - before) >> 20, after >> 20, peak >> 20,
                     gc1[0] - gc0[0], (gc1[1] - gc0[1]) / 1e3, resultBytes, peakRss() >> 20, Bench.load());
@@ -484,7 +488,7 @@ public final class SparkBench {
                     return Long.parseLong(line.replaceAll("[^0-9]", "")) << 10;
                 }
             }
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             // no /proc
         }
         return 0;

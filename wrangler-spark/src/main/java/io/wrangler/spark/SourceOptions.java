@@ -10,10 +10,14 @@ import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.glue.GlueClient;
 import software.amazon.awssdk.services.glue.GlueClientBuilder;
@@ -199,15 +203,15 @@ final class SourceOptions {
     }
 
     /** The bucket columns of the option {@code bucketBy} (comma-separated, as the DataFrame names them), or none. */
-    java.util.List<String> bucketBy() {
+    List<String> bucketBy() {
         String v = get("bucketBy");
         if (v == null) {
             if (get("buckets") != null) {
                 throw invalid("the option buckets is set without bucketBy", "Set bucketBy to the bucket columns, or remove buckets.");
             }
-            return java.util.List.of();
+            return List.of();
         }
-        java.util.List<String> out = new java.util.ArrayList<>();
+        List<String> out = new ArrayList<>();
         for (String c : v.split(",")) {
             if (c.trim().isEmpty()) {
                 throw invalid("the option bucketBy is '" + v + "', which names an empty column", "Give column names separated by commas.");
@@ -267,8 +271,8 @@ final class SourceOptions {
         }
         if (get("s3.accessKeyId") != null && get("glue.endpoint") != null) {
             // a local Glue next to a local S3: the same fixed credentials
-            b.credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-                    software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(get("s3.accessKeyId"), get("s3.secretAccessKey"))));
+            b.credentialsProvider(StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create(get("s3.accessKeyId"), get("s3.secretAccessKey"))));
         }
         glueClient = b.build();
         GlueTable t = GlueCatalog.of(glueClient).table(database, table);

@@ -19,6 +19,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -63,7 +66,7 @@ public final class ApiSurface {
                     String rest = line.substring(line.indexOf('|', 2) + 1);
                     rest = rest.substring(rest.indexOf('|') + 1); // past the module's cell
                     Set<String> names = new TreeSet<>();
-                    java.util.regex.Matcher m = java.util.regex.Pattern.compile("`([A-Za-z0-9_.]+)`").matcher(rest);
+                    Matcher m = Pattern.compile("`([A-Za-z0-9_.]+)`").matcher(rest);
                     while (m.find()) {
                         names.add(m.group(1));
                     }
@@ -107,7 +110,7 @@ public final class ApiSurface {
                         }
                     }
                 } else {
-                    try (java.util.jar.JarFile jar = new java.util.jar.JarFile(root.toFile())) {
+                    try (JarFile jar = new JarFile(root.toFile())) {
                         String prefix = pkg.replace('.', '/') + "/";
                         jar.stream().map(e -> e.getName())
                                 .filter(n -> n.startsWith(prefix) && n.endsWith(".class") && n.indexOf('/', prefix.length()) < 0)
