@@ -3,6 +3,7 @@ package io.wrangler.storage;
 import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -116,12 +117,24 @@ public final class S3Store {
     public record Versioned(byte[] content, String etag, Instant lastModified, Instant date) {
     }
 
+    /**
+     * An HTTP Date header as an instant, or null when it is not RFC 1123 (a proxy or an S3-compatible server may send
+     * another form): only the lease reads it, and falls back to the local clock without one. A manifest read must not
+     * fail on a header it does not need.
+     */
+    static Instant httpDate(String header) {
+        try {
+            return ZonedDateTime.parse(header, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+
     /** The content and ETag of an object, or empty if there is none. */
     public Optional<Versioned> getVersioned(String key) {
         try {
             var r = options.run(() -> client.getObjectAsBytes(options.apply(GetObjectRequest.builder().bucket(bucket).key(key)).build()));
-            Instant date = r.response().sdkHttpResponse().firstMatchingHeader("Date")
-                    .map(d -> ZonedDateTime.parse(d, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant()).orElse(null);
+            Instant date = r.response().sdkHttpResponse().firstMatchingHeader("Date").map(S3Store::httpDate).orElse(null);
             return Optional.of(new Versioned(r.asByteArray(), r.response().eTag(), r.response().lastModified(), date));
         } catch (NoSuchKeyException e) {
             return Optional.empty();
