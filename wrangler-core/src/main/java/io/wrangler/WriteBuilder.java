@@ -398,11 +398,7 @@ public final class WriteBuilder {
         used = true;
         WriteOptions o = options.build();
         S3Client client = o.s3().orElseGet(S3Parquet::defaultClient);
-        boolean keepNanos = o.preserveNanoseconds() || o.timestampsAsInt96(); // INT96 holds nanoseconds
-        WriteSpec spec = new WriteSpec(uri, client, o.mode(), o.partitionBy(), o.compression(), o.maxRowsPerFile(), keepNanos, catalog, hook,
-                tuning.withThreads(o.concurrency()), idempotencyKey, o.lease(), o.leaseWait(), o.requests(), o.targetFileSize(), progress,
-                o.spillDirectory().orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"))), o.commitMethod(),
-                o.filenamePrefix(), o.dtype(), o.bucketBy(), o.buckets(), o.timestampsAsInt96(), replacement);
+        WriteSpec spec = new WriteSpec(uri, client, o, catalog, hook, tuning.withThreads(o.concurrency()), idempotencyKey, progress, replacement);
         BatchSource source;
         try {
             source = input.get();
@@ -414,7 +410,7 @@ public final class WriteBuilder {
                     + e.getCause() + "). Nothing was written; fix the input source and rerun the write.", e.getCause());
         }
         if (source instanceof ArrowSource arrow) {
-            arrow.keepNanos(keepNanos);
+            arrow.keepNanos(spec.keepNanos());
         }
         try (BatchSource checked = source == null ? null : new ReadFailures(source, uri)) {
             if (checked == null) {

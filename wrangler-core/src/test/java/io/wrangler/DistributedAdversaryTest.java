@@ -8,7 +8,6 @@ import io.wrangler.commit.TableWrite;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,10 +33,10 @@ class DistributedAdversaryTest {
             Field.nullable("country", ArrowType.Utf8.INSTANCE), Field.nullable("n", new ArrowType.Int(64, true))));
 
     private static WriteSpec spec(String uri, WriteMode mode, String filenamePrefix, String key) {
-        return new WriteSpec(uri, TestLake.s3().client(), mode, List.of("country"), Compression.SNAPPY, Long.MAX_VALUE, false, null,
-                StepHook.NONE, WriteSpec.Tuning.defaults().withThreads(4), key, true, Duration.ofSeconds(30),
-                io.wrangler.storage.RequestOptions.defaults(), Long.MAX_VALUE, new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")),
-                CommitMethod.STAGE_AND_COPY, filenamePrefix, Map.of(), List.of(), 0, false, null);
+        WriteOptions o = WriteOptions.builder().mode(mode).partitionBy("country").leaseWait(Duration.ofSeconds(30))
+                .filenamePrefix(filenamePrefix).build();
+        return new WriteSpec(uri, TestLake.s3().client(), o, null, StepHook.NONE, WriteSpec.Tuning.defaults().withThreads(4), key,
+                new Progress() { }, null);
     }
 
     private static TableWrite.TaskStaged task(String uri, WriteMode mode, String key, String writeId, String attempt, String[] countries,
@@ -46,9 +45,8 @@ class DistributedAdversaryTest {
             fill(root, countries, ns);
             // an executor's task: no lease, no catalog (as TaskSettings.taskSpec)
             WriteSpec s = spec(uri, mode, attempt, key);
-            WriteSpec taskSpec = new WriteSpec(s.uri(), s.s3(), mode, s.partitionBy(), s.compression(), s.maxRowsPerFile(), false, null,
-                    StepHook.NONE, s.tuning(), key, false, Duration.ZERO, s.options(), s.targetFileSize(), new Progress() { },
-                    s.spillDirectory(), CommitMethod.STAGE_AND_COPY, attempt, Map.of(), List.of(), 0, false, null);
+            WriteSpec taskSpec = new WriteSpec(s.uri(), s.s3(), s.write().toBuilder().lease(false).leaseWait(Duration.ZERO).build(), null,
+                    StepHook.NONE, s.tuning(), key, new Progress() { }, null);
             return TableWrite.stageTask(taskSpec, SCHEMA, writeId, ArrowSource.of(root, null));
         }
     }
@@ -241,9 +239,8 @@ class DistributedAdversaryTest {
         task(uri, WriteMode.OVERWRITE, null, stalled.writeId(), "t00000-a0-", new String[] {"DE"}, new long[] {9});
         // a second distributed write takes the table over (its own driver with the test clock) and is mid-way
         WriteSpec s = spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null);
-        WriteSpec taker = new WriteSpec(s.uri(), s.s3(), s.mode(), s.partitionBy(), s.compression(), s.maxRowsPerFile(), false, null,
-                StepHook.NONE, Tunings.pastLeases(), null, true, Duration.ofSeconds(30), s.options(), s.targetFileSize(), new Progress() { },
-                s.spillDirectory(), CommitMethod.STAGE_AND_COPY, "", Map.of(), List.of(), 0, false, null);
+        WriteSpec taker = new WriteSpec(s.uri(), s.s3(), s.write(), null, StepHook.NONE, Tunings.pastLeases(), null, new Progress() { },
+                null);
         try (TableWrite.Distributed second = TableWrite.begin(taker, SCHEMA)) {
             TableWrite.TaskStaged b = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, second.writeId(), "t00000-a0-", new String[] {"FR"},
                     new long[] {3});
@@ -301,9 +298,7 @@ class DistributedAdversaryTest {
 
     private static WriteSpec hooked(String uri, WriteMode mode, StepHook hook) {
         WriteSpec s = spec(uri, mode, "", null);
-        return new WriteSpec(s.uri(), s.s3(), mode, s.partitionBy(), s.compression(), s.maxRowsPerFile(), false, null, hook, s.tuning(),
-                null, true, Duration.ofSeconds(30), s.options(), s.targetFileSize(), new Progress() { }, s.spillDirectory(),
-                CommitMethod.STAGE_AND_COPY, "", Map.of(), List.of(), 0, false, null);
+        return new WriteSpec(s.uri(), s.s3(), s.write(), null, hook, s.tuning(), null, new Progress() { }, null);
     }
 
     @Test
@@ -376,10 +371,9 @@ class DistributedAdversaryTest {
         String uri = "s3://" + bucket + "/t/";
         Schema one = new Schema(List.of(Field.nullable("n", new ArrowType.Int(64, true))));
         WriteSpec s = spec(uri, WriteMode.OVERWRITE, "", null);
-        java.util.function.Function<String, WriteSpec> flat = prefix -> new WriteSpec(s.uri(), s.s3(), WriteMode.OVERWRITE, List.of(),
-                s.compression(), s.maxRowsPerFile(), false, null, StepHook.NONE, s.tuning(), null, prefix.isEmpty(), Duration.ofSeconds(30),
-                s.options(), s.targetFileSize(), new Progress() { }, s.spillDirectory(), CommitMethod.STAGE_AND_COPY, prefix, Map.of(),
-                List.of(), 0, false, null);
+        java.util.function.Function<String, WriteSpec> flat = prefix -> new WriteSpec(s.uri(), s.s3(), s.write().toBuilder()
+                .mode(WriteMode.OVERWRITE).partitionBy().lease(prefix.isEmpty()).filenamePrefix(prefix).build(), null, StepHook.NONE,
+                s.tuning(), null, new Progress() { }, null);
         for (long v : new long[] {1, 2}) {
             try (TableWrite.Distributed w = TableWrite.begin(flat.apply(""), one)) {
                 List<TableWrite.TaskStaged> staged = new ArrayList<>();

@@ -9,7 +9,6 @@ import io.wrangler.commit.TableWrite;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,11 +38,11 @@ class DistributedDeferredStallTest {
     private final String uri = "s3://" + bucket + "/t/";
 
     private static WriteSpec spec(String uri, String prefix, boolean driver, StepHook hook) {
-        return new WriteSpec(uri, TestLake.s3().client(), WriteMode.OVERWRITE_PARTITIONS, List.of("country"), Compression.SNAPPY,
-                Long.MAX_VALUE, false, null, hook, WriteSpec.Tuning.defaults().withThreads(4), null, driver,
-                driver ? Duration.ofSeconds(30) : Duration.ZERO, io.wrangler.storage.RequestOptions.defaults(), Long.MAX_VALUE,
-                new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), CommitMethod.DEFERRED_UPLOADS, prefix, Map.of(),
-                List.of(), 0, false, null);
+        WriteOptions o = WriteOptions.builder().mode(WriteMode.OVERWRITE_PARTITIONS).partitionBy("country").lease(driver)
+                .leaseWait(driver ? Duration.ofSeconds(30) : Duration.ZERO).commitMethod(CommitMethod.DEFERRED_UPLOADS).filenamePrefix(prefix)
+                .build();
+        return new WriteSpec(uri, TestLake.s3().client(), o, null, hook, WriteSpec.Tuning.defaults().withThreads(4), null, new Progress() { },
+                null);
     }
 
     private static void fill(VectorSchemaRoot root, String country, long n) {

@@ -6,15 +6,12 @@ import io.wrangler.commit.StepHook;
 import io.wrangler.commit.TableWrite;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
-import io.wrangler.storage.RequestOptions;
 import io.wrangler.testkit.FaultyS3;
 import io.wrangler.testkit.S3Fault;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -48,10 +45,10 @@ class DistributedLostAnswerTest {
     }
 
     private static WriteSpec spec(String uri, S3Client s3, String prefix, CommitMethod method, boolean driver) {
-        return new WriteSpec(uri, s3, WriteMode.OVERWRITE_PARTITIONS, List.of("country"), Compression.SNAPPY, Long.MAX_VALUE, false, null,
-                StepHook.NONE, WriteSpec.Tuning.defaults().withThreads(4), null, driver, driver ? Duration.ofSeconds(30) : Duration.ZERO,
-                new RequestOptions(null, null, null, null, 3, Duration.ofMillis(1), Duration.ofMillis(5)), Long.MAX_VALUE,
-                new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), method, prefix, Map.of(), List.of(), 0, false, null);
+        WriteOptions o = WriteOptions.builder().mode(WriteMode.OVERWRITE_PARTITIONS).partitionBy("country").lease(driver)
+                .leaseWait(driver ? Duration.ofSeconds(30) : Duration.ZERO).retryPolicy(RetryPolicy.of(3, Duration.ofMillis(1), Duration.ofMillis(5)))
+                .commitMethod(method).filenamePrefix(prefix).build();
+        return new WriteSpec(uri, s3, o, null, StepHook.NONE, WriteSpec.Tuning.defaults().withThreads(4), null, new Progress() { }, null);
     }
 
     private TableWrite.TaskStaged task(String writeId, String prefix, CommitMethod method, String country, long n) {

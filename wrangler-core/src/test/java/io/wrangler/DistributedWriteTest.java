@@ -8,7 +8,6 @@ import io.wrangler.commit.TableWrite;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -35,10 +34,10 @@ class DistributedWriteTest {
     }
 
     private static WriteSpec spec(String uri, WriteMode mode, String filenamePrefix, CommitMethod method) {
-        return new WriteSpec(uri, TestLake.s3().client(), mode, List.of("country"), Compression.SNAPPY, Long.MAX_VALUE, false, null,
-                StepHook.NONE, WriteSpec.Tuning.defaults().withThreads(4), null, true, Duration.ofSeconds(30),
-                io.wrangler.storage.RequestOptions.defaults(), Long.MAX_VALUE, new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")),
-                method, filenamePrefix, Map.of(), List.of(), 0, false, null);
+        WriteOptions o = WriteOptions.builder().mode(mode).partitionBy("country").leaseWait(Duration.ofSeconds(30)).commitMethod(method)
+                .filenamePrefix(filenamePrefix).build();
+        return new WriteSpec(uri, TestLake.s3().client(), o, null, StepHook.NONE, WriteSpec.Tuning.defaults().withThreads(4), null,
+                new Progress() { }, null);
     }
 
     private static TableWrite.TaskStaged task(String uri, WriteMode mode, String writeId, String attempt, String[] countries, long[] ns) {

@@ -4,57 +4,118 @@ import io.wrangler.CommitMethod;
 import io.wrangler.Compression;
 import io.wrangler.Progress;
 import io.wrangler.WriteMode;
+import io.wrangler.WriteOptions;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.storage.RequestOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Consumer;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * A WriteSpec is everything a write was asked to do, fixed before it starts. Built by the public
- * {@code WriteBuilder}; internal.
+ * A WriteSpec is everything a write was asked to do, fixed before it starts: the user's {@link WriteOptions} (the
+ * table-independent options, one value shared with the public builders) and what belongs to this one write. Built by
+ * the public {@code WriteBuilder}, a compaction and the Spark driver; internal. The accessors below read the options
+ * under the names the commit code has always used.
  *
  * @param uri the table URI as given
  * @param s3 the client
- * @param mode the write mode
- * @param partitionBy partition columns in key order
- * @param compression the codec
- * @param maxRowsPerFile rows per file at most (Long.MAX_VALUE: no limit)
- * @param keepNanos keep nanosecond timestamps instead of narrowing them to microseconds
+ * @param write the write's options (mode, layout, codec, limits, lease, requests, commit method, ...)
  * @param catalog the catalog table, or null
  * @param hook told of each step
- * @param tuning sizes and limits that tests lower
+ * @param tuning sizes and limits that tests lower (its {@code threads} already set from the options' concurrency)
  * @param idempotencyKey the caller's name for this logical write, or null; see {@code WriteBuilder.idempotencyKey}
- * @param lease whether the write takes the table's lease (see {@code TableLease})
- * @param leaseWait how long to wait for a lease another writer holds
- * @param options what every S3 request carries: encryption, ACL, expected bucket owner, retries
- * @param targetFileSize start a new file in a partition once the current one has this many bytes (Long.MAX_VALUE: no limit)
  * @param progress told of rows encoded, files staged, bytes uploaded and partitions published
- * @param spillDirectory where a streamed input that interleaves too many partitions is kept, grouped by partition, until
- *     it is encoded
- * @param commitMethod staged copies, or deferred multipart uploads completed at publish
- * @param filenamePrefix put before every data file's name ({@code ""}: none); checked by the builder
- * @param dtype Hive types asked for, by column name (input name or the catalog's), as awswrangler's {@code dtype}
- * @param bucketBy the bucketing columns as the builder was given them (input names or the catalog's); empty: no bucketing
- * @param buckets the number of buckets (0 without bucketing)
- * @param int96 write timestamps as Parquet INT96 (Julian day and nanoseconds of the day) instead of INT64
  * @param replacement for a compaction, the exact files it replaces and its check of the staged files; else null
  */
-public record WriteSpec(String uri, S3Client s3, WriteMode mode, List<String> partitionBy, Compression compression,
-                        long maxRowsPerFile, boolean keepNanos, CatalogTable catalog, StepHook hook, Tuning tuning,
-                        String idempotencyKey, boolean lease, Duration leaseWait, RequestOptions options,
-                        long targetFileSize, Progress progress, Path spillDirectory,
-                        CommitMethod commitMethod, String filenamePrefix,
-                        Map<String, String> dtype, List<String> bucketBy, int buckets, boolean int96,
-                        Replacement replacement) {
+public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTable catalog, StepHook hook, Tuning tuning,
+                        String idempotencyKey, Progress progress, Replacement replacement) {
     public WriteSpec {
-        partitionBy = List.copyOf(partitionBy);
-        filenamePrefix = filenamePrefix == null ? "" : filenamePrefix;
-        dtype = dtype == null ? Map.of() : Map.copyOf(dtype);
-        bucketBy = bucketBy == null ? List.of() : List.copyOf(bucketBy);
+        Objects.requireNonNull(write, "write options");
+    }
+
+    /** The write mode. */
+    public WriteMode mode() {
+        return write.mode();
+    }
+
+    /** Partition columns in key order. */
+    public List<String> partitionBy() {
+        return write.partitionBy();
+    }
+
+    /** The codec. */
+    public Compression compression() {
+        return write.compression();
+    }
+
+    /** Rows per file at most (Long.MAX_VALUE: no limit). */
+    public long maxRowsPerFile() {
+        return write.maxRowsPerFile();
+    }
+
+    /** Keep nanosecond timestamps instead of narrowing them to microseconds (INT96 holds nanoseconds too). */
+    public boolean keepNanos() {
+        return write.preserveNanoseconds() || write.timestampsAsInt96();
+    }
+
+    /** Whether the write takes the table's lease (see {@code TableLease}). */
+    public boolean lease() {
+        return write.lease();
+    }
+
+    /** How long to wait for a lease another writer holds. */
+    public Duration leaseWait() {
+        return write.leaseWait();
+    }
+
+    /** What every S3 request carries: encryption, ACL, expected bucket owner, retries. */
+    public RequestOptions options() {
+        return RequestOptions.of(write.encryption(), write.acl().orElse(null), write.expectedBucketOwner().orElse(null),
+                write.retryPolicy());
+    }
+
+    /** Start a new file in a partition once the current one has this many bytes (Long.MAX_VALUE: no limit). */
+    public long targetFileSize() {
+        return write.targetFileSize();
+    }
+
+    /** Where a streamed input that interleaves too many partitions is kept until it is encoded: the JVM's temporary folder by default. */
+    public Path spillDirectory() {
+        return write.spillDirectory().orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir")));
+    }
+
+    /** Staged copies, or deferred multipart uploads completed at publish. */
+    public CommitMethod commitMethod() {
+        return write.commitMethod();
+    }
+
+    /** Put before every data file's name ({@code ""}: none). */
+    public String filenamePrefix() {
+        return write.filenamePrefix();
+    }
+
+    /** Hive types asked for, by column name (input name or the catalog's), as awswrangler's {@code dtype}. */
+    public Map<String, String> dtype() {
+        return write.dtype();
+    }
+
+    /** The bucketing columns as given (input names or the catalog's); empty: no bucketing. */
+    public List<String> bucketBy() {
+        return write.bucketBy();
+    }
+
+    /** The number of buckets (0 without bucketing). */
+    public int buckets() {
+        return write.buckets();
+    }
+
+    /** Write timestamps as Parquet INT96 (Julian day and nanoseconds of the day) instead of INT64. */
+    public boolean int96() {
+        return write.timestampsAsInt96();
     }
 
     /**

@@ -2,16 +2,17 @@ package io.wrangler.spark;
 
 import io.wrangler.CommitMethod;
 import io.wrangler.Compression;
+import io.wrangler.Encryption;
 import io.wrangler.Progress;
+import io.wrangler.RetryPolicy;
 import io.wrangler.WriteMode;
+import io.wrangler.WriteOptions;
 import io.wrangler.commit.StepHook;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.storage.RequestOptions;
 import java.io.Serializable;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.SparkConf;
@@ -31,11 +32,28 @@ record TaskSettings(String uri, String writeId, WriteMode mode, List<String> par
 
     /** The spec of one task attempt: its files' names start with the user's prefix, then {@code t<partition>-a<task id>-}. */
     WriteSpec taskSpec(int partitionId, long taskId) {
-        return new WriteSpec(uri, s3.client(), mode, partitionBy, compression, maxRowsPerFile, false, null, StepHook.NONE,
+        WriteOptions.Builder b = WriteOptions.builder().mode(mode).partitionBy(partitionBy.toArray(String[]::new)).compression(compression)
+                .maxRowsPerFile(maxRowsPerFile).targetFileSize(targetFileSize).lease(false).leaseWait(Duration.ZERO)
+                .encryption(encryption(sse, kmsKeyId)).acl(acl).expectedBucketOwner(expectedBucketOwner)
+                .retryPolicy(RetryPolicy.of(retryAttempts, Duration.ofMillis(retryBaseMillis), Duration.ofMillis(retryCapMillis)))
+                .concurrency(taskConcurrency).commitMethod(commitMethod).filenamePrefix(attemptPrefix(partitionId, taskId));
+        if (!bucketBy.isEmpty()) {
+            b.bucketBy(bucketBy, buckets);
+        }
+        return new WriteSpec(uri, s3.client(), b.build(), null, StepHook.NONE,
                 share(WriteSpec.Tuning.defaults(), Runtime.getRuntime().maxMemory(), slots()).withThreads(taskConcurrency), idempotencyKey,
-                false, Duration.ZERO, options(), targetFileSize,
-                new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), commitMethod, attemptPrefix(partitionId, taskId),
-                Map.of(), bucketBy, buckets, false, null);
+                new Progress() { }, null);
+    }
+
+    /** The encryption of the data source's {@code sse} (as {@link SourceOptions#sse} normalizes it) and KMS key id. */
+    static Encryption encryption(String sse, String kmsKeyId) {
+        if (sse == null) {
+            return Encryption.none();
+        }
+        if (sse.equals("AES256")) {
+            return Encryption.sseS3();
+        }
+        return kmsKeyId == null || kmsKeyId.isBlank() ? Encryption.kms() : Encryption.kms(kmsKeyId);
     }
 
     /** How every file name of one task attempt begins; no other attempt's (task attempt ids are unique in a Spark application). */

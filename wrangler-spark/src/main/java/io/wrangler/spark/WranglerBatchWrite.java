@@ -2,18 +2,18 @@ package io.wrangler.spark;
 
 import io.wrangler.CommitMethod;
 import io.wrangler.Progress;
+import io.wrangler.RetryPolicy;
 import io.wrangler.WriteMode;
+import io.wrangler.WriteOptions;
 import io.wrangler.WriteResult;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.commit.StepHook;
 import io.wrangler.commit.TableWrite;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.storage.RequestOptions;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriter;
@@ -90,16 +90,32 @@ final class WranglerBatchWrite implements BatchWrite {
         }
         S3Settings s3 = handle != null && handle.s3 != null ? handle.s3 : options.s3();
         S3Client driverClient = s3.client();
-        RequestOptions requests = new RequestOptions(options.sse(), options.get("sseKmsKeyId"), options.get("acl"),
-                options.get("expectedBucketOwner"), options.retryAttempts(), Duration.ofMillis(options.retryBaseMillis()),
-                Duration.ofMillis(options.retryCapMillis()));
         String key = options.get("idempotencyKey");
-        WriteSpec spec = new WriteSpec(options.uri, driverClient, mode, partitions, options.compression(), options.maxRowsPerFile(), false,
-                catalog, handle != null && handle.hook != null ? handle.hook : StepHook.NONE,
+        WriteOptions writeOptions;
+        try {
+            WriteOptions.Builder b = WriteOptions.builder().mode(mode).partitionBy(partitions.toArray(String[]::new))
+                    .compression(options.compression()).maxRowsPerFile(options.maxRowsPerFile()).targetFileSize(options.targetFileSize())
+                    .lease(options.lease()).leaseWait(options.leaseWait())
+                    .encryption(TaskSettings.encryption(options.sse(), options.get("sseKmsKeyId")))
+                    .acl(options.get("acl")).expectedBucketOwner(options.get("expectedBucketOwner"))
+                    .retryPolicy(RetryPolicy.of(options.retryAttempts(), Duration.ofMillis(options.retryBaseMillis()),
+                            Duration.ofMillis(options.retryCapMillis())))
+                    .concurrency(options.concurrency()).commitMethod(method);
+            if (options.filenamePrefix() != null) {
+                b.filenamePrefix(options.filenamePrefix());
+            }
+            if (!bucketBy.isEmpty()) {
+                b.bucketBy(bucketBy, buckets);
+            }
+            writeOptions = b.build();
+        } catch (IllegalArgumentException e) {
+            throw options.invalid(e.getMessage(), "Fix the option; nothing was written.");
+        }
+        WriteSpec spec = new WriteSpec(options.uri, driverClient, writeOptions, catalog,
+                handle != null && handle.hook != null ? handle.hook : StepHook.NONE,
                 (handle != null && handle.tuning != null ? handle.tuning : WriteSpec.Tuning.defaults()).withThreads(options.concurrency()),
-                key, options.lease(), options.leaseWait(), requests,
-                options.targetFileSize(), new Progress() { }, Path.of(System.getProperty("java.io.tmpdir")), method,
-                options.filenamePrefix(), Map.of(), bucketBy, buckets, false, null);
+                key, new Progress() { }, null);
+        RequestOptions requests = spec.options();
         write = TableWrite.begin(spec, arrow);
         TaskSettings settings = new TaskSettings(options.uri, write.writeId(), mode, partitions, named, options.compression(),
                 options.maxRowsPerFile(), options.targetFileSize(), options.filenamePrefix(), key, requests.sse(), requests.kmsKeyId(),
