@@ -71,10 +71,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 public final class CompactBuilder {
     private final String uri;
-    private WriteOptions.Builder options = WriteOptions.builder();
-    /** The first option set on this builder, or null: {@link #options} would silently undo it. */
-    private String firstSet;
-    private boolean optionsGiven;
+    private final SettableOptions options = new SettableOptions("compaction");
     private PartitionFilter filter = PartitionFilter.all();
     private int moreFilesThan = -1;
     private long smallerThan = -1;
@@ -107,29 +104,15 @@ public final class CompactBuilder {
             throw new IllegalArgumentException("Cannot compact " + uri + " with these WriteOptions: " + refused + ". Give compact(...) "
                     + "options that leave it at its default.");
         }
-        if (optionsGiven) {
-            throw new IllegalStateException("Cannot apply WriteOptions: this compaction was given options(...) already; give it one "
-                    + "WriteOptions (options.toBuilder() makes a changed copy)");
-        }
-        if (firstSet != null) {
-            throw new IllegalStateException("Cannot apply WriteOptions: " + firstSet + "(...) was set before options(...), which "
-                    + "replaces every option and would undo it; call options(...) first, then the setters for this compaction");
-        }
-        this.options = options.toBuilder();
-        this.optionsGiven = true;
+        this.options.give(options);
         return this;
     }
 
-    private void noteSet(String option) {
-        if (firstSet == null) {
-            firstSet = option;
-        }
-    }
 
     /** The S3 client to use; by default the SDK's default client. */
     public CompactBuilder s3(S3Client client) {
-        options.s3(Objects.requireNonNull(client, "client"));
-        noteSet("s3");
+        options.values().s3(Objects.requireNonNull(client, "client"));
+        options.noteSet("s3");
         return this;
     }
 
@@ -173,15 +156,15 @@ public final class CompactBuilder {
 
     /** The codec of the new files; {@link Compression#SNAPPY} by default. */
     public CompactBuilder compression(Compression compression) {
-        options.compression(compression);
-        noteSet("compression");
+        options.values().compression(compression);
+        options.noteSet("compression");
         return this;
     }
 
     /** Starts a new file in a partition once the current one holds about this many bytes; one file per partition by default. */
     public CompactBuilder targetFileSize(long bytes) {
-        options.targetFileSize(bytes);
-        noteSet("targetFileSize");
+        options.values().targetFileSize(bytes);
+        options.noteSet("targetFileSize");
         return this;
     }
 
@@ -193,36 +176,36 @@ public final class CompactBuilder {
 
     /** As {@link WriteBuilder#lease(boolean)}. */
     public CompactBuilder lease(boolean enabled) {
-        options.lease(enabled);
-        noteSet("lease");
+        options.values().lease(enabled);
+        options.noteSet("lease");
         return this;
     }
 
     /** As {@link WriteBuilder#leaseWait}. */
     public CompactBuilder leaseWait(Duration wait) {
-        options.leaseWait(wait);
-        noteSet("leaseWait");
+        options.values().leaseWait(wait);
+        options.noteSet("leaseWait");
         return this;
     }
 
     /** Encrypts the new files with SSE-S3. */
     public CompactBuilder sseS3() {
-        options.encryption(Encryption.sseS3());
-        noteSet("sseS3");
+        options.values().encryption(Encryption.sseS3());
+        options.noteSet("sseS3");
         return this;
     }
 
     /** Encrypts the new files with SSE-KMS under {@code keyId} (null: the bucket's default key). */
     public CompactBuilder sseKms(String keyId) {
-        options.encryption(keyId == null ? Encryption.kms() : Encryption.kms(keyId));
-        noteSet("sseKms");
+        options.values().encryption(keyId == null ? Encryption.kms() : Encryption.kms(keyId));
+        options.noteSet("sseKms");
         return this;
     }
 
     /** As {@link WriteBuilder#retry}. */
     public CompactBuilder retry(int attempts, Duration base, Duration cap) {
-        options.retryPolicy(RetryPolicy.of(attempts, base, cap));
-        noteSet("retry");
+        options.values().retryPolicy(RetryPolicy.of(attempts, base, cap));
+        options.noteSet("retry");
         return this;
     }
 
@@ -248,7 +231,7 @@ public final class CompactBuilder {
     public CompactionResult run() {
         S3Location location = S3Location.parse(uri, WriteStep.VALIDATE, "compact");
         String table = location.uri();
-        WriteOptions o = options.build();
+        WriteOptions o = options.values().build();
         S3Client client = o.s3().orElseGet(S3Parquet::defaultClient);
         // The reads carry the write's expected bucket owner and retries too: one table, one set of requests.
         RequestOptions requests = o.requests();

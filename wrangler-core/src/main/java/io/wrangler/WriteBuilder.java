@@ -38,10 +38,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 public final class WriteBuilder {
     private final Supplier<BatchSource> input;
-    private WriteOptions.Builder options = WriteOptions.builder();
-    /** The first option set on this builder, or null: {@link #options} would silently undo it. */
-    private String firstSet;
-    private boolean optionsGiven;
+    private final SettableOptions options = new SettableOptions("write");
     private CatalogTable catalog;
     private StepHook hook = StepHook.NONE;
     private WriteSpec.Tuning tuning = WriteSpec.Tuning.defaults();
@@ -66,31 +63,15 @@ public final class WriteBuilder {
      * @throws IllegalStateException an option was set on this builder before, or options were given already
      */
     public WriteBuilder options(WriteOptions options) {
-        Objects.requireNonNull(options, "options");
-        if (optionsGiven) {
-            throw new IllegalStateException("Cannot apply WriteOptions: this write was given options(...) already; give it one "
-                    + "WriteOptions (options.toBuilder() makes a changed copy)");
-        }
-        if (firstSet != null) {
-            throw new IllegalStateException("Cannot apply WriteOptions: " + firstSet + "(...) was set before options(...), which "
-                    + "replaces every option and would undo it; call options(...) first, then the setters for this write");
-        }
-        this.options = options.toBuilder();
-        this.optionsGiven = true;
+        this.options.give(options);
         return this;
     }
 
-    /** Notes the first option set (after its value was taken), for {@link #options}'s check. */
-    private void noteSet(String option) {
-        if (firstSet == null) {
-            firstSet = option;
-        }
-    }
 
     /** Partitions the table by these columns, in this order: {@code dt=.../country=.../}. They are not stored in the files. */
     public WriteBuilder partitionBy(String... columns) {
-        options.partitionBy(columns);
-        noteSet("partitionBy");
+        options.values().partitionBy(columns);
+        options.noteSet("partitionBy");
         return this;
     }
 
@@ -101,8 +82,8 @@ public final class WriteBuilder {
      * {@code .}: Hive, Spark, Athena and Trino skip such files as hidden, so their rows would vanish.
      */
     public WriteBuilder filenamePrefix(String prefix) {
-        options.filenamePrefix(prefix);
-        noteSet("filenamePrefix");
+        options.values().filenamePrefix(prefix);
+        options.noteSet("filenamePrefix");
         return this;
     }
 
@@ -116,8 +97,8 @@ public final class WriteBuilder {
      * @throws IllegalArgumentException for a type string that is not a Hive type wrangler writes
      */
     public WriteBuilder dtype(Map<String, String> types) {
-        options.dtype(types);
-        noteSet("dtype");
+        options.values().dtype(types);
+        options.noteSet("dtype");
         return this;
     }
 
@@ -134,8 +115,8 @@ public final class WriteBuilder {
      * @throws IllegalArgumentException for no columns, or fewer than one bucket
      */
     public WriteBuilder bucketBy(List<String> columns, int buckets) {
-        options.bucketBy(columns, buckets);
-        noteSet("bucketBy");
+        options.values().bucketBy(columns, buckets);
+        options.noteSet("bucketBy");
         return this;
     }
 
@@ -148,29 +129,29 @@ public final class WriteBuilder {
      * carries no min/max statistics, so a new table is better off with INT64.
      */
     public WriteBuilder timestampsAsInt96(boolean int96) {
-        options.timestampsAsInt96(int96);
-        noteSet("timestampsAsInt96");
+        options.values().timestampsAsInt96(int96);
+        options.noteSet("timestampsAsInt96");
         return this;
     }
 
     /** What the write does to existing data; {@link WriteMode#APPEND} by default. */
     public WriteBuilder mode(WriteMode mode) {
-        options.mode(mode);
-        noteSet("mode");
+        options.values().mode(mode);
+        options.noteSet("mode");
         return this;
     }
 
     /** The codec of every page; {@link Compression#SNAPPY} by default. */
     public WriteBuilder compression(Compression compression) {
-        options.compression(compression);
-        noteSet("compression");
+        options.values().compression(compression);
+        options.noteSet("compression");
         return this;
     }
 
     /** Starts a new file in a partition after this many rows. No limit by default. */
     public WriteBuilder maxRowsPerFile(long rows) {
-        options.maxRowsPerFile(rows);
-        noteSet("maxRowsPerFile");
+        options.values().maxRowsPerFile(rows);
+        options.noteSet("maxRowsPerFile");
         return this;
     }
 
@@ -180,8 +161,8 @@ public final class WriteBuilder {
      * with {@link #maxRowsPerFile}.
      */
     public WriteBuilder targetFileSize(long bytes) {
-        options.targetFileSize(bytes);
-        noteSet("targetFileSize");
+        options.values().targetFileSize(bytes);
+        options.noteSet("targetFileSize");
         return this;
     }
 
@@ -192,8 +173,8 @@ public final class WriteBuilder {
      * ends. Inputs already in memory (a {@code VectorSchemaRoot}, records) never spill.
      */
     public WriteBuilder spillDirectory(Path directory) {
-        options.spillDirectory(Objects.requireNonNull(directory, "directory"));
-        noteSet("spillDirectory");
+        options.values().spillDirectory(Objects.requireNonNull(directory, "directory"));
+        options.noteSet("spillDirectory");
         return this;
     }
 
@@ -203,8 +184,8 @@ public final class WriteBuilder {
      * that no byte is copied.
      */
     public WriteBuilder commitMethod(CommitMethod method) {
-        options.commitMethod(method);
-        noteSet("commitMethod");
+        options.values().commitMethod(method);
+        options.noteSet("commitMethod");
         return this;
     }
 
@@ -219,8 +200,8 @@ public final class WriteBuilder {
      * which Spark and Athena read, and a value with digits below the microsecond is refused rather than truncated.
      */
     public WriteBuilder preserveNanoseconds(boolean keep) {
-        options.preserveNanoseconds(keep);
-        noteSet("preserveNanoseconds");
+        options.values().preserveNanoseconds(keep);
+        options.noteSet("preserveNanoseconds");
         return this;
     }
 
@@ -250,8 +231,8 @@ public final class WriteBuilder {
      * only when something else guarantees a single writer per table.
      */
     public WriteBuilder lease(boolean enabled) {
-        options.lease(enabled);
-        noteSet("lease");
+        options.values().lease(enabled);
+        options.noteSet("lease");
         return this;
     }
 
@@ -260,15 +241,15 @@ public final class WriteBuilder {
      * lives without renewal, so that a rerun right after a crash waits for the crashed writer's lease to expire).
      */
     public WriteBuilder leaseWait(Duration wait) {
-        options.leaseWait(wait);
-        noteSet("leaseWait");
+        options.values().leaseWait(wait);
+        options.noteSet("leaseWait");
         return this;
     }
 
     /** Encrypts every object the write creates with S3-managed keys (SSE-S3, {@code AES256}): short for {@code encryption(Encryption.sseS3())}. */
     public WriteBuilder sseS3() {
-        options.encryption(Encryption.sseS3());
-        noteSet("sseS3");
+        options.values().encryption(Encryption.sseS3());
+        options.noteSet("sseS3");
         return this;
     }
 
@@ -277,29 +258,29 @@ public final class WriteBuilder {
      * default key): short for {@code encryption(Encryption.kms(keyId))}, or {@code encryption(Encryption.kms())} for null.
      */
     public WriteBuilder sseKms(String keyId) {
-        options.encryption(keyId == null ? Encryption.kms() : Encryption.kms(keyId));
-        noteSet("sseKms");
+        options.values().encryption(keyId == null ? Encryption.kms() : Encryption.kms(keyId));
+        options.noteSet("sseKms");
         return this;
     }
 
     /** How S3 encrypts every object the write creates; {@link Encryption#none()} by default. {@link #sseS3()} and {@link #sseKms} are short for it. */
     public WriteBuilder encryption(Encryption encryption) {
-        options.encryption(encryption);
-        noteSet("encryption");
+        options.values().encryption(encryption);
+        options.noteSet("encryption");
         return this;
     }
 
     /** Gives every object the write creates this canned ACL, such as {@code bucket-owner-full-control}. */
     public WriteBuilder acl(String cannedAcl) {
-        options.acl(Objects.requireNonNull(cannedAcl, "cannedAcl"));
-        noteSet("acl");
+        options.values().acl(Objects.requireNonNull(cannedAcl, "cannedAcl"));
+        options.noteSet("acl");
         return this;
     }
 
     /** Sends {@code x-amz-expected-bucket-owner} with every request: S3 refuses them if the bucket belongs to another account. */
     public WriteBuilder expectedBucketOwner(String accountId) {
-        options.expectedBucketOwner(Objects.requireNonNull(accountId, "accountId"));
-        noteSet("expectedBucketOwner");
+        options.values().expectedBucketOwner(Objects.requireNonNull(accountId, "accountId"));
+        options.noteSet("expectedBucketOwner");
         return this;
     }
 
@@ -310,15 +291,15 @@ public final class WriteBuilder {
      * NoSuchBucket, missing credentials) are never retried.
      */
     public WriteBuilder retry(int attempts, Duration base, Duration cap) {
-        options.retryPolicy(RetryPolicy.of(attempts, base, cap));
-        noteSet("retry");
+        options.values().retryPolicy(RetryPolicy.of(attempts, base, cap));
+        options.noteSet("retry");
         return this;
     }
 
     /** How S3 requests are retried after a transient failure; {@link #retry} is short for it. */
     public WriteBuilder retryPolicy(RetryPolicy policy) {
-        options.retryPolicy(policy);
-        noteSet("retryPolicy");
+        options.values().retryPolicy(policy);
+        options.noteSet("retryPolicy");
         return this;
     }
 
@@ -331,15 +312,15 @@ public final class WriteBuilder {
      * connection. Memory does not grow with it: upload buffers stay within their own bound.
      */
     public WriteBuilder concurrency(int requests) {
-        options.concurrency(requests);
-        noteSet("concurrency");
+        options.values().concurrency(requests);
+        options.noteSet("concurrency");
         return this;
     }
 
     /** The S3 client to use; by default the SDK's default client (default region and credentials chains). */
     public WriteBuilder s3(S3Client client) {
-        options.s3(Objects.requireNonNull(client, "client"));
-        noteSet("s3");
+        options.values().s3(Objects.requireNonNull(client, "client"));
+        options.noteSet("s3");
         return this;
     }
 
@@ -396,7 +377,7 @@ public final class WriteBuilder {
             throw new IllegalStateException("this write has run already: the input was consumed; start a new S3Parquet.write(...)");
         }
         used = true;
-        WriteOptions o = options.build();
+        WriteOptions o = options.values().build();
         S3Client client = o.s3().orElseGet(S3Parquet::defaultClient);
         WriteSpec spec = new WriteSpec(uri, client, o, catalog, hook, tuning.withThreads(o.concurrency()), idempotencyKey, progress, replacement);
         BatchSource source;
