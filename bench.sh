@@ -60,5 +60,5 @@ elif [ "${1:-}" = "--read-loop" ]; then
   shift
 fi
 # The modules' own classes first: the shared ~/.m2 may hold another checkout's wrangler jars by the time this runs.
-exec java -Xmx${BENCH_HEAP:-4g} --add-opens=java.base/java.nio=ALL-UNNAMED \
+exec java -Xmx${BENCH_HEAP:-4g} ${BENCH_JAVA_OPTS:-} --add-opens=java.base/java.nio=ALL-UNNAMED \
   -cp "wrangler-bench/target/classes:wrangler-testkit/target/classes:wrangler-core/target/classes:$(cat wrangler-bench/target/bench-classpath.txt)" "$main" "$@"

@@ -94,34 +94,49 @@ public final class Codecs implements CompressionCodecFactory {
         return switch (codec) {
             case UNCOMPRESSED -> new Decompressor() {
                 @Override
-                public byte[] decompress(byte[] in, int off, int len, int size) {
-                    return Arrays.copyOfRange(in, off, off + len);
+                public void decompress(byte[] in, int off, int len, byte[] out, int size) throws IOException {
+                    if (len != size) {
+                        throw new IOException("an uncompressed page of " + len + " bytes where its header says " + size);
+                    }
+                    System.arraycopy(in, off, out, 0, len);
                 }
             };
             case SNAPPY -> new Decompressor() {
                 @Override
-                public byte[] decompress(byte[] in, int off, int len, int size) throws IOException {
-                    byte[] out = new byte[size];
-                    int n = Snappy.uncompress(in, off, len, out, 0);
-                    return checked(out, n, size);
+                public void decompress(byte[] in, int off, int len, byte[] out, int size) throws IOException {
+                    // snappy states the length it decompresses to first: checked before it writes, as snappy-java does
+                    // not bound its output by the array's end
+                    if (Snappy.uncompressedLength(in, off, len) != size) {
+                        throw new IOException("a page decompresses to " + Snappy.uncompressedLength(in, off, len)
+                                + " bytes where its header says " + size);
+                    }
+                    checked(Snappy.uncompress(in, off, len, out, 0), size);
                 }
             };
             case ZSTD -> new Decompressor() {
                 @Override
-                public byte[] decompress(byte[] in, int off, int len, int size) throws IOException {
-                    byte[] out = new byte[size];
-                    long n = Zstd.decompressByteArray(out, 0, size, in, off, len);
+                public void decompress(byte[] in, int off, int len, byte[] out, int size) throws IOException {
+                    long n;
+                    try {
+                        n = Zstd.decompressByteArray(out, 0, size, in, off, len);
+                    } catch (RuntimeException e) { // ZstdException: also a page longer than size
+                        throw new IOException("zstd could not decompress a page into the " + size + " bytes its header says: " + e, e);
+                    }
                     if (Zstd.isError(n)) {
                         throw new IOException("zstd could not decompress a page: " + Zstd.getErrorName(n));
                     }
-                    return checked(out, n, size);
+                    checked(n, size);
                 }
             };
             case GZIP -> new Decompressor() {
                 @Override
-                public byte[] decompress(byte[] in, int off, int len, int size) throws IOException {
+                public void decompress(byte[] in, int off, int len, byte[] out, int size) throws IOException {
                     try (GZIPInputStream gz = new GZIPInputStream(new ByteArrayInputStream(in, off, len))) {
-                        return gz.readNBytes(size);
+                        int n = gz.readNBytes(out, 0, size);
+                        if (n == size && gz.read() >= 0) {
+                            throw new IOException("a page decompressed to more than " + size + " bytes where its header says " + size);
+                        }
+                        checked(n, size);
                     }
                 }
             };
@@ -129,9 +144,14 @@ public final class Codecs implements CompressionCodecFactory {
                 private final Lz4Decompressor lz4 = new Lz4Decompressor();
 
                 @Override
-                public byte[] decompress(byte[] in, int off, int len, int size) throws IOException {
-                    byte[] out = new byte[size];
-                    return checked(out, lz4.decompress(in, off, len, out, 0, size), size);
+                public void decompress(byte[] in, int off, int len, byte[] out, int size) throws IOException {
+                    int n;
+                    try {
+                        n = lz4.decompress(in, off, len, out, 0, size);
+                    } catch (RuntimeException e) { // aircompressor's MalformedInputException: also a page longer than size
+                        throw new IOException("LZ4 could not decompress a page into the " + size + " bytes its header says: " + e, e);
+                    }
+                    checked(n, size);
                 }
             };
             default -> throw new IllegalArgumentException("the Parquet codec " + codec + " is not one wrangler reads (it reads "
@@ -139,11 +159,10 @@ public final class Codecs implements CompressionCodecFactory {
         };
     }
 
-    private static byte[] checked(byte[] out, long n, int size) throws IOException {
+    private static void checked(long n, int size) throws IOException {
         if (n != size) {
             throw new IOException("a page decompressed to " + n + " bytes where its header says " + size);
         }
-        return out;
     }
 
     /** Decompresses one whole page. */
@@ -152,7 +171,18 @@ public final class Codecs implements CompressionCodecFactory {
          * The {@code size} bytes that {@code len} compressed bytes of {@code in} from {@code off} hold, in a new array
          * (never {@code in} itself: the caller may reuse it).
          */
-        byte[] decompress(byte[] in, int off, int len, int size) throws IOException;
+        default byte[] decompress(byte[] in, int off, int len, int size) throws IOException {
+            byte[] out = new byte[size];
+            decompress(in, off, len, out, size);
+            return out;
+        }
+
+        /**
+         * Decompresses the page into the first {@code size} bytes of {@code out} (at least that long), so that a reader
+         * can reuse one array for the pages of a column chunk; refused when the page does not decompress to exactly
+         * {@code size} bytes.
+         */
+        void decompress(byte[] in, int off, int len, byte[] out, int size) throws IOException;
     }
 
     /** Decompression over byte arrays: Parquet pages are small (1 MiB by default), whole pages in, whole pages out. */

@@ -50,7 +50,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * (RLE values for booleans), RLE or BIT_PACKED levels, data pages V1 and V2, and the types whose Arrow layout is the
  * Parquet value's (or a narrowing of an INT32). It gives exactly the values of the converter path
  * ({@link ParquetArrow#converter}). State is kept across batches: a batch may end inside a page and a page inside a
- * batch. It holds one page and the chunk's dictionary at a time.
+ * batch. It holds one page and the chunk's dictionary at a time, and is done with a data page's bytes when it asks for
+ * the next page, so its pages may reuse one array ({@link RowGroupPages#recyclingPageReader}).
  */
 final class DirectColumn {
     /** Values gathered into scratch before one copy into the vector: small enough to stay in the cache. */
@@ -249,8 +250,9 @@ final class DirectColumn {
         }
     }
 
+    /** The little-endian int at {@code p}, as one load (the caller has checked that its four bytes are in the page). */
     private static int intAt(byte[] b, int p) {
-        return (b[p] & 0xFF) | (b[p + 1] & 0xFF) << 8 | (b[p + 2] & 0xFF) << 16 | (b[p + 3] & 0xFF) << 24;
+        return (int) INT_LE.get(b, p);
     }
 
     /** Moves to the next data page of the chunk, its levels and values ready. */

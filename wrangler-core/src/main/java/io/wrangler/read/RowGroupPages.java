@@ -100,6 +100,19 @@ final class RowGroupPages implements PageReadStore {
         return p;
     }
 
+    /**
+     * The pages of {@code column} for a reader that is done with a data page when it asks for the next: every data page
+     * is decompressed into one array reused for the whole chunk (no page-sized array to allocate, zero and collect per
+     * page), so a data page's bytes are valid only until the next {@link PageReader#readPage}. The dictionary page
+     * keeps an array of its own. parquet-java's column readers may keep values that point into a page's bytes, so they
+     * get {@link #getPageReader} instead.
+     */
+    PageReader recyclingPageReader(ColumnDescriptor column) {
+        ColumnPages p = (ColumnPages) getPageReader(column);
+        p.recycling = true;
+        return p;
+    }
+
     @Override
     public long getRowCount() {
         return rows;
@@ -231,6 +244,9 @@ final class RowGroupPages implements PageReadStore {
         private PageHeader pending;
         private boolean dictionaryRead;
         private long valuesRead;
+        /** Whether data pages go into {@link #reuse}: see {@link #recyclingPageReader}. */
+        private boolean recycling;
+        private byte[] reuse;
 
         ColumnPages(S3InputFile file, ColumnDescriptor column, ColumnChunkMetaData meta, ChunkStream in) {
             this.file = file;
@@ -281,9 +297,10 @@ final class RowGroupPages implements PageReadStore {
                     switch (h.type) {
                         case DATA_PAGE: {
                             DataPageHeader d = h.getData_page_header();
-                            byte[] plain = decompress(body(h), h);
+                            int size = h.getUncompressed_page_size();
+                            byte[] plain = recycling ? into(body(h), h.getCompressed_page_size(), size) : decompress(body(h), h);
                             valuesRead += d.getNum_values();
-                            return new DataPageV1(BytesInput.from(plain), d.getNum_values(), h.getUncompressed_page_size(), null,
+                            return new DataPageV1(BytesInput.from(plain, 0, size), d.getNum_values(), size, null,
                                     Encoding.valueOf(d.getRepetition_level_encoding().name()),
                                     Encoding.valueOf(d.getDefinition_level_encoding().name()), Encoding.valueOf(d.getEncoding().name()));
                         }
@@ -299,14 +316,25 @@ final class RowGroupPages implements PageReadStore {
                             }
                             // the levels are copied: the region is the stream's buffer, refilled by the next read
                             byte[] body = Arrays.copyOfRange(r.bytes(), r.from(), r.from() + rl + dl);
-                            byte[] data = d.isIs_compressed()
-                                    ? decompressor.decompress(r.bytes(), r.from() + rl + dl, size - rl - dl,
-                                            h.getUncompressed_page_size() - rl - dl)
-                                    : Arrays.copyOfRange(r.bytes(), r.from() + rl + dl, r.from() + size);
+                            int dataSize = d.isIs_compressed() ? h.getUncompressed_page_size() - rl - dl : size - rl - dl;
+                            if (dataSize < 0) {
+                                throw new ParquetDecodingException("a data page of " + Arrays.toString(column.getPath()) + " in " + file
+                                        + " has levels of " + rl + " and " + dl + " bytes in a page of " + h.getUncompressed_page_size()
+                                        + " bytes uncompressed");
+                            }
+                            byte[] data;
+                            if (!d.isIs_compressed()) {
+                                data = recycling ? reuse(dataSize) : new byte[dataSize];
+                                System.arraycopy(r.bytes(), r.from() + rl + dl, data, 0, dataSize);
+                            } else if (recycling) {
+                                data = into(new Region(r.bytes(), r.from() + rl + dl), size - rl - dl, dataSize);
+                            } else {
+                                data = decompressor.decompress(r.bytes(), r.from() + rl + dl, size - rl - dl, dataSize);
+                            }
                             valuesRead += d.getNum_values();
                             return DataPageV2.uncompressed(d.getNum_rows(), d.getNum_nulls(), d.getNum_values(),
                                     BytesInput.from(body, 0, rl), BytesInput.from(body, rl, dl), Encoding.valueOf(d.getEncoding().name()),
-                                    BytesInput.from(data), null);
+                                    BytesInput.from(data, 0, dataSize), null);
                         }
                         case DICTIONARY_PAGE:
                             throw new ParquetDecodingException("more than one dictionary page in the column chunk "
@@ -342,6 +370,21 @@ final class RowGroupPages implements PageReadStore {
                 }
             }
             return b;
+        }
+
+        /** The array reused for the chunk's data pages, at least {@code size} bytes long. */
+        private byte[] reuse(int size) {
+            if (reuse == null || reuse.length < size) {
+                reuse = new byte[size];
+            }
+            return reuse;
+        }
+
+        /** {@code len} compressed bytes at {@code body} decompressed into the first {@code size} bytes of {@link #reuse}. */
+        private byte[] into(Region body, int len, int size) throws IOException {
+            byte[] out = reuse(size);
+            decompressor.decompress(body.bytes(), body.from(), len, out, size);
+            return out;
         }
 
         /** The page decompressed into an array of its own (the region's buffer is the stream's). */

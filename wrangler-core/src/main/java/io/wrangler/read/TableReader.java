@@ -482,7 +482,7 @@ public final class TableReader extends ArrowReader {
                     DirectColumn.Kind kind = directPagesOn && chunk != null ? DirectColumn.kind(column, flatVectors[i], chunk) : null;
                     if (kind != null) {
                         flat[i] = null;
-                        direct[i] = new DirectColumn(kind, column, pages.getPageReader(column), flatVectors[i]);
+                        direct[i] = new DirectColumn(kind, column, pages.recyclingPageReader(column), flatVectors[i]);
                     } else {
                         direct[i] = null;
                         flat[i] = store.getColumnReader(column);

@@ -48,11 +48,46 @@ class CodecsTest {
     void aPageThatDecompressesToAnotherSizeThanItsHeaderSaysIsRefused() throws IOException {
         byte[] plain = page();
         Codecs codecs = new Codecs();
-        for (CompressionCodecName codec : new CompressionCodecName[] {CompressionCodecName.SNAPPY, CompressionCodecName.ZSTD,
-            CompressionCodecName.LZ4_RAW}) {
+        for (CompressionCodecName codec : CODECS) {
             byte[] compressed = codecs.getCompressor(codec).compress(BytesInput.from(plain)).toByteArray();
-            assertThatThrownBy(() -> Codecs.pageDecompressor(codec).decompress(compressed, 0, compressed.length, plain.length + 10))
-                    .as(codec.name()).isInstanceOf(IOException.class);
+            for (int size : new int[] {plain.length + 10, plain.length - 10}) {
+                assertThatThrownBy(() -> Codecs.pageDecompressor(codec).decompress(compressed, 0, compressed.length, size))
+                        .as(codec + " to " + size).isInstanceOf(IOException.class).hasMessageContaining(String.valueOf(size));
+            }
+        }
+    }
+
+    /**
+     * The reader decompresses every data page of a column chunk into one array: a page shorter than the one before
+     * fills the start of it with exactly its own bytes, and a page that announces fewer bytes than it holds is refused
+     * without writing past what it announced (the bytes after stay as they were).
+     */
+    @Test
+    void pagesDecompressIntoOneReusedArrayAndNeverPastTheirAnnouncedSize() throws IOException {
+        byte[] big = page();
+        byte[] small = Arrays.copyOfRange(page(), 500, 20_500);
+        small[0] ^= 0x33;
+        Codecs codecs = new Codecs();
+        for (CompressionCodecName codec : CODECS) {
+            Codecs.PageDecompressor d = Codecs.pageDecompressor(codec);
+            byte[] bigC = codecs.getCompressor(codec).compress(BytesInput.from(big)).toByteArray();
+            byte[] smallC = codecs.getCompressor(codec).compress(BytesInput.from(small)).toByteArray();
+            byte[] reused = new byte[big.length + 64];
+            d.decompress(bigC, 0, bigC.length, reused, big.length);
+            assertThat(Arrays.copyOf(reused, big.length)).as(codec.name()).isEqualTo(big);
+            d.decompress(smallC, 0, smallC.length, reused, small.length);
+            assertThat(Arrays.copyOf(reused, small.length)).as(codec.name()).isEqualTo(small);
+
+            byte[] guard = new byte[big.length];
+            Arrays.fill(guard, (byte) 0x5A);
+            int announced = small.length - 1000;
+            assertThatThrownBy(() -> d.decompress(smallC, 0, smallC.length, guard, announced)).as(codec.name())
+                    .isInstanceOf(IOException.class);
+            for (int i = announced; i < guard.length; i++) {
+                if (guard[i] != 0x5A) {
+                    throw new AssertionError(codec + " wrote byte " + i + " past the " + announced + " bytes the page announced");
+                }
+            }
         }
     }
 }
