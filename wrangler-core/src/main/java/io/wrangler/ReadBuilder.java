@@ -10,9 +10,11 @@ import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -74,6 +76,13 @@ public final class ReadBuilder {
         }
         if (names.length == 0) {
             throw new IllegalArgumentException("columns() needs at least one column");
+        }
+        Set<String> seen = new HashSet<>();
+        for (String n : names) {
+            if (!seen.add(n)) {
+                throw new ReadException(uri, "Cannot read " + uri + ": the column '" + n + "' is selected twice. Select each column "
+                        + "once.", null);
+            }
         }
         this.columns = List.of(names);
         return this;

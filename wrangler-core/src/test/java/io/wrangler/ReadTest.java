@@ -227,6 +227,14 @@ class ReadTest {
                         + "region, dt]. Select columns of the table.");
     }
 
+    /** Two selections of one column would be two decoders taking turns on one column chunk and one vector. */
+    @Test
+    void aColumnSelectedTwiceIsRefused() {
+        assertThatThrownBy(() -> S3Parquet.read("s3://bucket/sales/").columns("sku", "qty", "sku"))
+                .isInstanceOf(ReadException.class)
+                .hasMessage("Cannot read s3://bucket/sales/: the column 'sku' is selected twice. Select each column once.");
+    }
+
     @Test
     void anInvalidUriIsRefusedAsAReadBeforeAnyRequest() {
         S3Client none = TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c.addExecutionInterceptor(new ExecutionInterceptor() {

@@ -94,16 +94,25 @@ public final class Codecs implements CompressionCodecFactory {
         return switch (codec) {
             case UNCOMPRESSED -> new Decompressor() {
                 @Override
+                public byte[] decompress(byte[] in, int off, int len, int size) throws IOException {
+                    byte[] out = new byte[Math.max(0, Math.min(len, size))]; // the size checked before an array of it is made
+                    decompress(in, off, len, out, size);
+                    return out;
+                }
+
+                @Override
                 public void decompress(byte[] in, int off, int len, byte[] out, int size) throws IOException {
                     if (len != size) {
                         throw new IOException("an uncompressed page of " + len + " bytes where its header says " + size);
                     }
+                    checkBounds(in, off, len, out, size);
                     System.arraycopy(in, off, out, 0, len);
                 }
             };
             case SNAPPY -> new Decompressor() {
                 @Override
                 public void decompress(byte[] in, int off, int len, byte[] out, int size) throws IOException {
+                    checkBounds(in, off, len, out, size);
                     // snappy states the length it decompresses to first: checked before it writes, as snappy-java does
                     // not bound its output by the array's end
                     if (Snappy.uncompressedLength(in, off, len) != size) {
@@ -116,6 +125,7 @@ public final class Codecs implements CompressionCodecFactory {
             case ZSTD -> new Decompressor() {
                 @Override
                 public void decompress(byte[] in, int off, int len, byte[] out, int size) throws IOException {
+                    checkBounds(in, off, len, out, size);
                     long n;
                     try {
                         n = Zstd.decompressByteArray(out, 0, size, in, off, len);
@@ -131,6 +141,7 @@ public final class Codecs implements CompressionCodecFactory {
             case GZIP -> new Decompressor() {
                 @Override
                 public void decompress(byte[] in, int off, int len, byte[] out, int size) throws IOException {
+                    checkBounds(in, off, len, out, size);
                     try (GZIPInputStream gz = new GZIPInputStream(new ByteArrayInputStream(in, off, len))) {
                         int n = gz.readNBytes(out, 0, size);
                         if (n == size && gz.read() >= 0) {
@@ -145,6 +156,7 @@ public final class Codecs implements CompressionCodecFactory {
 
                 @Override
                 public void decompress(byte[] in, int off, int len, byte[] out, int size) throws IOException {
+                    checkBounds(in, off, len, out, size);
                     int n;
                     try {
                         n = lz4.decompress(in, off, len, out, 0, size);
@@ -172,6 +184,9 @@ public final class Codecs implements CompressionCodecFactory {
          * (never {@code in} itself: the caller may reuse it).
          */
         default byte[] decompress(byte[] in, int off, int len, int size) throws IOException {
+            if (size < 0) {
+                throw new IOException("a page's header states " + size + " bytes uncompressed, a negative size");
+            }
             byte[] out = new byte[size];
             decompress(in, off, len, out, size);
             return out;
@@ -183,6 +198,22 @@ public final class Codecs implements CompressionCodecFactory {
          * {@code size} bytes.
          */
         void decompress(byte[] in, int off, int len, byte[] out, int size) throws IOException;
+    }
+
+    /**
+     * Refuses, before a codec runs, a page whose bytes are not inside {@code in} or whose stated size is negative or
+     * longer than {@code out}: snappy-java's native decoder writes as many bytes as the page's own preamble says, with
+     * no bound from the array, so every size reaching it must be one the array holds.
+     */
+    static void checkBounds(byte[] in, int off, int len, byte[] out, int size) throws IOException {
+        if (off < 0 || len < 0 || off > in.length - len) {
+            throw new IOException("a page of " + len + " bytes from " + off + " is not inside its column chunk's " + in.length
+                    + " bytes");
+        }
+        if (size < 0 || size > out.length) {
+            throw new IOException("a page's header states " + size + " bytes uncompressed, "
+                    + (size < 0 ? "a negative size" : "more than the " + out.length + " bytes made for it"));
+        }
     }
 
     /** Decompression over byte arrays: Parquet pages are small (1 MiB by default), whole pages in, whole pages out. */

@@ -25,6 +25,7 @@ import org.apache.parquet.format.PageType;
 import org.apache.parquet.format.Util;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.ParquetDecodingException;
 
 /**
@@ -324,7 +325,7 @@ final class RowGroupPages implements PageReadStore {
                             }
                             byte[] data;
                             if (!d.isIs_compressed()) {
-                                data = recycling ? reuse(dataSize) : new byte[dataSize];
+                                data = recycling ? reuse(dataSize, dataSize) : new byte[dataSize];
                                 System.arraycopy(r.bytes(), r.from() + rl + dl, data, 0, dataSize);
                             } else if (recycling) {
                                 data = into(new Region(r.bytes(), r.from() + rl + dl), size - rl - dl, dataSize);
@@ -372,8 +373,17 @@ final class RowGroupPages implements PageReadStore {
             return b;
         }
 
-        /** The array reused for the chunk's data pages, at least {@code size} bytes long. */
-        private byte[] reuse(int size) {
+        /**
+         * The array reused for the chunk's data pages, at least {@code size} bytes long; {@code stored} is what the page
+         * takes in the chunk. A negative size, or an uncompressed page stating more than it takes, is refused before an
+         * array of that size is made.
+         */
+        private byte[] reuse(int size, int stored) {
+            if (size < 0 || (meta.getCodec() == CompressionCodecName.UNCOMPRESSED && size > stored)) {
+                throw new ParquetDecodingException("a data page of " + Arrays.toString(column.getPath()) + " in " + file
+                        + " states " + size + " bytes uncompressed, " + (size < 0 ? "a negative size" : "more than its "
+                        + stored + " bytes uncompressed"));
+            }
             if (reuse == null || reuse.length < size) {
                 reuse = new byte[size];
             }
@@ -382,7 +392,7 @@ final class RowGroupPages implements PageReadStore {
 
         /** {@code len} compressed bytes at {@code body} decompressed into the first {@code size} bytes of {@link #reuse}. */
         private byte[] into(Region body, int len, int size) throws IOException {
-            byte[] out = reuse(size);
+            byte[] out = reuse(size, len);
             decompressor.decompress(body.bytes(), body.from(), len, out, size);
             return out;
         }

@@ -90,4 +90,35 @@ class CodecsTest {
             }
         }
     }
+
+    /**
+     * Sizes no array holds are refused before a codec runs. snappy-java's native decoder writes as many bytes as the
+     * page's own preamble says, whatever the array: a page whose preamble and header both say -5 (the preamble's
+     * 0xFFFFFFFB read back as an int) or more than the array would otherwise write past it into the heap.
+     */
+    @Test
+    void negativeSizesAndSizesLongerThanTheArrayAreRefusedBeforeAnyCodecRuns() throws IOException {
+        byte[] page = new byte[5 + 2 + 256];
+        byte[] preamble = {(byte) 0xFB, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x0F};
+        System.arraycopy(preamble, 0, page, 0, 5);
+        page[5] = (byte) 0xF0; // a literal whose length - 1 follows in one byte
+        page[6] = (byte) 0xFF; // 256 bytes
+        byte[] out = new byte[16];
+        assertThatThrownBy(() -> Codecs.pageDecompressor(CompressionCodecName.SNAPPY).decompress(page, 0, page.length, out, -5))
+                .isInstanceOf(IOException.class).hasMessageContaining("negative");
+        byte[] plain = new byte[300];
+        Arrays.fill(plain, (byte) 7);
+        for (CompressionCodecName codec : CODECS) {
+            byte[] c = new Codecs().getCompressor(codec).compress(BytesInput.from(plain)).toByteArray();
+            assertThatThrownBy(() -> Codecs.pageDecompressor(codec).decompress(c, 0, c.length, out, 300)).as(codec.name())
+                    .isInstanceOf(IOException.class);
+            assertThatThrownBy(() -> Codecs.pageDecompressor(codec).decompress(c, 0, c.length, -1)).as(codec.name())
+                    .isInstanceOf(IOException.class);
+            assertThatThrownBy(() -> Codecs.pageDecompressor(codec).decompress(c, 5, c.length, new byte[300], 300)).as(codec.name())
+                    .isInstanceOf(IOException.class).hasMessageContaining("not inside");
+        }
+        // an uncompressed page stating 2 GiB is refused without an array of that size being made
+        assertThatThrownBy(() -> Codecs.pageDecompressor(CompressionCodecName.UNCOMPRESSED).decompress(plain, 0, 10, Integer.MAX_VALUE - 8))
+                .isInstanceOf(IOException.class);
+    }
 }
