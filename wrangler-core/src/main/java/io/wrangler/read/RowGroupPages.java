@@ -352,8 +352,25 @@ final class RowGroupPages implements PageReadStore {
             }
         }
 
+        /**
+         * The next page header, refused when it states a negative size or lacks the part its type needs: every size
+         * below is then at least 0 (a V2 page's data size too, computed from sizes that are).
+         */
         private PageHeader header() throws IOException {
-            return Util.readPageHeader(in);
+            PageHeader h = Util.readPageHeader(in);
+            String wrong = null;
+            if (h.getUncompressed_page_size() < 0 || h.getCompressed_page_size() < 0) {
+                wrong = "states a negative size (" + h.getCompressed_page_size() + " bytes compressed, " + h.getUncompressed_page_size()
+                        + " uncompressed)";
+            } else if (h.type == PageType.DATA_PAGE && !h.isSetData_page_header()
+                    || h.type == PageType.DATA_PAGE_V2 && !h.isSetData_page_header_v2()
+                    || h.type == PageType.DICTIONARY_PAGE && !h.isSetDictionary_page_header()) {
+                wrong = "is a " + h.type + " without its " + h.type + " header";
+            }
+            if (wrong != null) {
+                throw new ParquetDecodingException("a page of " + Arrays.toString(column.getPath()) + " in " + file + " " + wrong);
+            }
+            return h;
         }
 
         /** The page's bytes where they lie, checked against its CRC when it has one. */
