@@ -27,6 +27,34 @@ import software.amazon.awssdk.core.sync.RequestBody;
 class CorruptPagesTest {
     @Test
     void aDataPageStatingANegativeSizeIsRefusedAndTheReaderStaysUsable() throws Exception {
+        String table = corrupted(Compression.SNAPPY, size -> -size); // zigzag 2 * size - 1: as many varint bytes as 2 * size
+        assertThatThrownBy(() -> sum(table)).isInstanceOf(ReadException.class).hasStackTraceContaining("negative size")
+                .hasMessageContaining(table);
+        // the JVM's heap is whole: the same table written again reads back
+        try (RootAllocator allocator = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(
+                new org.apache.arrow.vector.types.pojo.Schema(List.of(org.apache.arrow.vector.types.pojo.Field.nullable("id",
+                        new org.apache.arrow.vector.types.pojo.ArrowType.Int(64, true)))), allocator)) {
+            root.allocateNew();
+            ((BigIntVector) root.getVector("id")).setSafe(0, 5);
+            root.setRowCount(1);
+            S3Parquet.write(root).mode(WriteMode.OVERWRITE).s3(TestLake.s3().client()).to(table);
+        }
+        assertThat(sum(table)).isEqualTo(5);
+    }
+
+    /** An uncompressed page stating more bytes than it takes is refused before an array of the stated size is made. */
+    @Test
+    void anUncompressedDataPageStatingMoreThanItHoldsIsRefused() throws Exception {
+        String table = corrupted(Compression.NONE, size -> size + 1);
+        assertThatThrownBy(() -> sum(table)).isInstanceOf(ReadException.class).hasStackTraceContaining("bytes uncompressed, more than its")
+                .hasMessageContaining(table);
+    }
+
+    /**
+     * A table of 20,000 rows in pages of 8 KiB, written with {@code compression}, whose first column's second data page
+     * header states {@code size.apply(its size)} bytes uncompressed (the header keeping its length); returns the table.
+     */
+    private static String corrupted(Compression compression, java.util.function.IntUnaryOperator size) throws Exception {
         String bucket = TestLake.bucket();
         String table = "s3://" + bucket + "/t/";
         try (RootAllocator allocator = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(
@@ -43,14 +71,12 @@ class CorruptPagesTest {
                 s.setSafe(i, ("v" + i).getBytes(StandardCharsets.UTF_8));
             }
             root.setRowCount(n);
-            SmallPages.write(root, 64L << 20, 8 * 1024, TestLake.s3().client(), table);
+            SmallPages.write(root, 64L << 20, 8 * 1024, compression, TestLake.s3().client(), table);
         }
         String key = TestLake.keys(bucket, "t/").stream().filter(k -> k.endsWith(".parquet")).findFirst().orElseThrow();
         byte[] file = TestLake.snapshot(bucket, "t/").get(key);
         assertThat(sum(table)).isEqualTo(7919L * (20_000L * 19_999 / 2));
-
-        // the second data page of "id" (the first column: its chunk starts after the magic "PAR1"): its header's
-        // uncompressed size made negative, the header keeping its length
+        // the first column's chunk starts after the magic "PAR1"
         int at = 4;
         int dataPages = 0;
         while (true) {
@@ -61,8 +87,7 @@ class CorruptPagesTest {
                 at += headerLength + h.getCompressed_page_size();
                 continue;
             }
-            int size = h.getUncompressed_page_size();
-            h.setUncompressed_page_size(-size); // zigzag 2 * size - 1: as many varint bytes as 2 * size
+            h.setUncompressed_page_size(size.applyAsInt(h.getUncompressed_page_size()));
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             Util.writePageHeader(h, out);
             assertThat(out.size()).as("the patched header's length").isEqualTo(headerLength);
@@ -70,19 +95,7 @@ class CorruptPagesTest {
             break;
         }
         TestLake.s3().client().putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(file));
-
-        assertThatThrownBy(() -> sum(table)).isInstanceOf(ReadException.class).hasStackTraceContaining("negative size")
-                .hasMessageContaining(table);
-        // the JVM's heap is whole: the same table written again reads back
-        try (RootAllocator allocator = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(
-                new org.apache.arrow.vector.types.pojo.Schema(List.of(org.apache.arrow.vector.types.pojo.Field.nullable("id",
-                        new org.apache.arrow.vector.types.pojo.ArrowType.Int(64, true)))), allocator)) {
-            root.allocateNew();
-            ((BigIntVector) root.getVector("id")).setSafe(0, 5);
-            root.setRowCount(1);
-            S3Parquet.write(root).mode(WriteMode.OVERWRITE).s3(TestLake.s3().client()).to(table);
-        }
-        assertThat(sum(table)).isEqualTo(5);
+        return table;
     }
 
     private static long sum(String table) throws Exception {
