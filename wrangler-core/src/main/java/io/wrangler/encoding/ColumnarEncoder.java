@@ -196,6 +196,14 @@ final class ColumnarEncoder implements FileEncoder {
             return bufferedSize() >= settings.rowGroupBytes();
         }
 
+        long heapBytes() {
+            long total = 0;
+            for (FlatColumnWriter w : writers) {
+                total += w.heapBytes();
+            }
+            return total;
+        }
+
         /** Writes every column's last page and dictionary into the page store; may run on any thread. */
         void seal() {
             for (FlatColumnWriter w : writers) {
@@ -348,6 +356,11 @@ final class ColumnarEncoder implements FileEncoder {
         } catch (IOException e) {
             return group == null ? 0 : group.bufferedSize();
         }
+    }
+
+    @Override
+    public long heldBytes(long streamed) {
+        return Math.max(Math.max(0, size() - streamed), group == null ? 0 : group.heapBytes());
     }
 
     @Override

@@ -70,6 +70,13 @@ public interface FileEncoder extends AutoCloseable {
     /** Bytes written to the stream so far plus those buffered for the open row group. */
     long size();
 
+    /**
+     * The heap this encoder holds for its open row group, {@code streamed} bytes of the file having reached the stream:
+     * at least {@code size() - streamed}; the column-at-a-time encoder counts its writers' arrays and dictionaries too.
+     * For keeping many open files within a memory budget.
+     */
+    long heldBytes(long streamed);
+
     /** Writes the footer and closes the stream. */
     @Override
     void close() throws IOException;

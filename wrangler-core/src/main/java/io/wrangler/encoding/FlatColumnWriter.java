@@ -108,6 +108,20 @@ abstract class FlatColumnWriter {
         return pageBuffered() + pages.getMemSize();
     }
 
+    /**
+     * The heap this writer holds: the pages written and the capacity of every array it keeps, its dictionary's included.
+     * {@link #bufferedSize} is parquet-java's estimate of the encoded bytes, which decides page and row group boundaries
+     * and leaves out the definition levels (an int a row while the page has a null), the arrays' spare room and, while a
+     * column's first page is open, its dictionary's hash table. This is what keeps many open files within a memory
+     * budget; it never moves a boundary.
+     */
+    final long heapBytes() {
+        return pages.getMemSize() + page.buf.length + levelBytes.buf.length + 4L * levels.length + arrayBytes();
+    }
+
+    /** The capacity, in bytes, of the arrays of the writer's own kind (see {@link #heapBytes}). */
+    abstract long arrayBytes();
+
     /** Writes the last page and the dictionary page, if any page used the dictionary. */
     final void finish() {
         if (rows > 0) {
@@ -328,6 +342,12 @@ abstract class FlatColumnWriter {
         @Override
         long pageBuffered() {
             return (long) count * (dictionary != null ? 4 : width);
+        }
+
+        @Override
+        long arrayBytes() {
+            return 8L * values.length + 4L * ids.length + idBytes.buf.length + (dictionary != null ? dictionary.heapBytes() : 0)
+                    + (used != null && used != dictionary ? used.heapBytes() : 0);
         }
 
         @Override
@@ -558,6 +578,12 @@ abstract class FlatColumnWriter {
         }
 
         @Override
+        long arrayBytes() {
+            return plain.buf.length + 4L * ids.length + idBytes.buf.length + data.length + 8L * offsets.length + 4L * seen.length
+                    + (dictionary != null ? dictionary.heapBytes() : 0) + (used != null && used != dictionary ? used.heapBytes() : 0);
+        }
+
+        @Override
         Encoding values(PageBytes out) {
             if (dictionary != null) {
                 int bits = PageBytes.bitWidth(dictionary.size());
@@ -697,6 +723,11 @@ abstract class FlatColumnWriter {
         }
 
         @Override
+        long arrayBytes() {
+            return 8L * bits.length;
+        }
+
+        @Override
         Encoding values(PageBytes out) {
             int bytes = (count + 7) / 8;
             out.ensure(bytes);
@@ -757,6 +788,11 @@ abstract class FlatColumnWriter {
         @Override
         long pageBuffered() {
             return plain.size;
+        }
+
+        @Override
+        long arrayBytes() {
+            return plain.buf.length;
         }
 
         @Override
@@ -831,6 +867,11 @@ abstract class FlatColumnWriter {
 
         int size() {
             return size;
+        }
+
+        /** The capacity of its arrays in bytes. */
+        long heapBytes() {
+            return 8L * values.length + 4L * slots.length;
         }
 
         long value(int id) {
@@ -909,6 +950,11 @@ abstract class FlatColumnWriter {
         /** The dictionary page's size so far, as parquet-java counts it (4 + length per value). */
         long bytes() {
             return arena.size;
+        }
+
+        /** The capacity of its arrays in bytes. */
+        long heapBytes() {
+            return arena.buf.length + 4L * (starts.length + hashes.length + slots.length);
         }
 
         int start(int id) {

@@ -69,6 +69,11 @@ final class RecordEncoder implements FileEncoder {
     }
 
     @Override
+    public long heldBytes(long streamed) {
+        return Math.max(0, size() - streamed);
+    }
+
+    @Override
     public void close() throws IOException {
         writer.close();
     }

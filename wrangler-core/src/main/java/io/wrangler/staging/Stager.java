@@ -145,14 +145,15 @@ public final class Stager {
         }
 
         /**
-         * The bytes this file holds in memory: its open row group (what the encoder has that the stream has not) and
-         * the part being filled. Parts handed to an upload are bounded by maxPendingParts, not here.
+         * The bytes this file holds in memory: its open row group (the encoder's pages, arrays and dictionaries, not
+         * only the encoded estimate that decides its row groups) and the part being filled. Parts handed to an upload
+         * are bounded by maxPendingParts, not here.
          */
         long held() {
             // Only a write changes it, and every write sets lastBatch first: computed again only for files written since,
             // so that a stream of small batches over many open files does not sum every file's pages after each batch.
             if (heldAt != lastBatch) {
-                heldBytes = Math.max(0, encoder.size() - out.position()) + out.unsent();
+                heldBytes = encoder.heldBytes(out.position()) + out.unsent();
                 heldAt = lastBatch;
             }
             return heldBytes;
@@ -422,7 +423,7 @@ public final class Stager {
 
     /**
      * Keeps the open files within bounds between batches: at most maxOpenFiles (the least recently written are finished),
-     * and at most openBytes held in memory together (the largest are finished until half of it is left).
+     * and at most openBytes held in memory together (the largest are finished until half of it is left, or one file).
      */
     private void evictLeastRecentlyWritten() throws IOException {
         List<Open> finishing = new ArrayList<>();
@@ -443,7 +444,9 @@ public final class Stager {
             bySize.removeAll(finishing);
             bySize.sort(Comparator.comparingLong(Open::held).reversed());
             for (Open o : bySize) {
-                if (held <= openBytes / 2) {
+                // the last open file is never finished early: one file's row group and part are bounded by their own
+                // sizes, and a new file would grow the same way (a 64 MiB heap's budget is about one file's)
+                if (held <= openBytes / 2 || finishing.size() >= open.size() - 1) {
                     break;
                 }
                 held -= o.held();

@@ -58,7 +58,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * into an in-memory S3 that drops the data files' bytes, and prints the heap the JVM keeps at the driver's commit point
  * against the table's size. Run with a small heap ({@code BENCH_HEAP=768m}).
  *
- * <p>Run with {@code ./bench.sh --spark [rows] [repetitions] [runs]} or {@code BENCH_HEAP=768m ./bench.sh --spark --memory ...}.
+ * <p>Run with {@code ./bench.sh --spark [rows] [repetitions] [runs]} or {@code BENCH_HEAP=768m ./bench.sh --spark --memory ...}
+ * ({@code rows:tasks:interleaved} for the standard table's own interleaved order).
  */
 public final class SparkBench {
     private SparkBench() {
@@ -435,13 +436,17 @@ public final class SparkBench {
             String[] p = item.split(":");
             long rows = Long.parseLong(p[0]);
             int partitions = p.length > 1 ? Integer.parseInt(p[1]) : 2;
+            // rows:tasks:interleaved: the standard table's own order, every batch of a task touching its 200 partitions
+            // (the executors' memory with interleaved input; BENCHMARKS.md)
+            boolean interleaved = p.length > 2 && p[2].equals("interleaved");
             S3Settings sim = SparkBenchAccess.inThisJvm("memory" + i++, new SimS3(NetworkProfile.none(), 64, null));
             long before = usedAfterGc();
             long[] atCommit = {0};
             long[] gc0 = gcs();
             Bench.resetPeaks();
             long start = System.nanoTime();
-            SparkWriteBuilder w = SparkParquet.write(clustered(spark, rows, partitions)).partitionBy("dt", "country")
+            SparkWriteBuilder w = SparkParquet.write(interleaved ? standard(spark, rows, partitions) : clustered(spark, rows, partitions))
+                    .partitionBy("dt", "country")
                     .mode(WriteMode.OVERWRITE_PARTITIONS).s3(sim);
             SparkBenchAccess.hook(w, (step, count) -> {
                 if (step == Step.MANIFEST_WRITTEN) {
