@@ -115,9 +115,9 @@ public final class Codecs implements CompressionCodecFactory {
                     checkBounds(in, off, len, out, size);
                     // snappy states the length it decompresses to first: checked before it writes, as snappy-java does
                     // not bound its output by the array's end
-                    if (Snappy.uncompressedLength(in, off, len) != size) {
-                        throw new IOException("a page decompresses to " + Snappy.uncompressedLength(in, off, len)
-                                + " bytes where its header says " + size);
+                    int stated = Snappy.uncompressedLength(in, off, len);
+                    if (stated != size) {
+                        throw new IOException("a page decompresses to " + stated + " bytes where its header says " + size);
                     }
                     checked(Snappy.uncompress(in, off, len, out, 0), size);
                 }

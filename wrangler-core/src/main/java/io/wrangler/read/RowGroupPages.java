@@ -392,14 +392,13 @@ final class RowGroupPages implements PageReadStore {
 
         /**
          * The array reused for the chunk's data pages, at least {@code size} bytes long; {@code stored} is what the page
-         * takes in the chunk. A negative size, or an uncompressed page stating more than it takes, is refused before an
-         * array of that size is made.
+         * takes in the chunk. An uncompressed page stating more than it takes is refused before an array of that size is
+         * made (a negative size never gets here: {@link #header} refuses it).
          */
         private byte[] reuse(int size, int stored) {
-            if (size < 0 || (meta.getCodec() == CompressionCodecName.UNCOMPRESSED && size > stored)) {
+            if (meta.getCodec() == CompressionCodecName.UNCOMPRESSED && size > stored) {
                 throw new ParquetDecodingException("a data page of " + Arrays.toString(column.getPath()) + " in " + file
-                        + " states " + size + " bytes uncompressed, " + (size < 0 ? "a negative size" : "more than its "
-                        + stored + " bytes uncompressed"));
+                        + " states " + size + " bytes uncompressed, more than its " + stored + " bytes uncompressed");
             }
             if (reuse == null || reuse.length < size) {
                 reuse = new byte[size];
