@@ -231,8 +231,9 @@ public final class CompactBuilder {
     public CompactionResult run() {
         S3Location location = S3Location.parse(uri, WriteStep.VALIDATE, "compact");
         String table = location.uri();
+        ArrowMemory.check("compact", table);
         WriteOptions o = options.values().build();
-        S3Client client = o.s3().orElseGet(S3Parquet::defaultClient);
+        S3Client client = o.s3().orElseGet(() -> S3Parquet.defaultClient("compact", table));
         // The reads carry the write's expected bucket owner and retries too: one table, one set of requests.
         RequestOptions requests = o.requests();
         S3Store store = new S3Store(client, location.bucket(), requests);

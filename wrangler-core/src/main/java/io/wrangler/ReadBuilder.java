@@ -21,6 +21,7 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 
 /**
  * A ReadBuilder is a read of one table, being configured; {@link #open()} lists the table and returns its rows as a
@@ -148,7 +149,7 @@ public final class ReadBuilder {
     public ArrowReader open() {
         S3Location location = S3Location.parse(uri, null, "read");
         String table = location.uri();
-        S3Client client = s3 != null ? s3 : S3Parquet.defaultClient();
+        S3Client client = s3 != null ? s3 : S3Parquet.defaultClient("read", table);
         Map<String, S3Store> stores = new HashMap<>();
         RequestOptions options = RequestOptions.of(Encryption.none(), null, expectedBucketOwner, retry);
         S3Store store = new S3Store(client, location.bucket(), options);
@@ -180,6 +181,9 @@ public final class ReadBuilder {
             } else {
                 listing = new TableFiles(store, location).list(filter);
             }
+        } catch (NoSuchBucketException e) {
+            throw new ReadException(table, "Cannot read " + table + ": the bucket " + location.bucket() + " does not exist (or not in "
+                    + "this client's region and endpoint). Check the table's URI.", e);
         } catch (SdkException e) {
             throw new ReadException(table, "Cannot read " + table + ": listing the table failed: " + e.getMessage()
                     + ". Check the credentials and s3:ListBucket, then read again.", e);

@@ -19,6 +19,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -105,7 +106,7 @@ public final class S3Parquet {
 
     /** Finishes or undoes the interrupted writes of the table at {@code uri}, with the default S3 client. */
     public static RecoveryResult recover(String uri) {
-        return recover(uri, defaultClient());
+        return recover(uri, defaultClient("recover", uri));
     }
 
     /**
@@ -135,13 +136,27 @@ public final class S3Parquet {
         return TableWrite.recover(uri, Objects.requireNonNull(s3, "s3"), catalog, tuning, RequestOptions.defaults());
     }
 
-    static S3Client defaultClient() {
+    /**
+     * The SDK's default client (default region and credentials chains), made once per JVM, as awswrangler uses boto3's
+     * default session. When the SDK cannot make it (no region anywhere in its chain), the caller gets an
+     * {@link InvalidWriteException} that says what to set, before any I/O: {@code verb} and {@code uri} name the
+     * operation and its table.
+     */
+    static S3Client defaultClient(String verb, String uri) {
         S3Client c = defaultClient;
         if (c == null) {
             synchronized (S3Parquet.class) {
                 c = defaultClient;
                 if (c == null) {
-                    c = S3Client.create();
+                    try {
+                        c = S3Client.create();
+                    } catch (SdkClientException e) {
+                        throw new InvalidWriteException(uri, WriteStep.VALIDATE, "Cannot " + verb + " " + uri + " (step: validate): no S3 "
+                                + "client was given and the AWS SDK could not make its default one (" + e.getMessage() + "). Set a "
+                                + "region (the AWS_REGION environment variable, the aws.region system property or a profile's region in "
+                                + "~/.aws/config) and credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, or an "
+                                + "instance role), or give a client with .s3(S3Client). Nothing was touched.", e);
+                    }
                     defaultClient = c;
                 }
             }

@@ -377,8 +377,9 @@ public final class WriteBuilder {
             throw new IllegalStateException("this write has run already: the input was consumed; start a new S3Parquet.write(...)");
         }
         used = true;
+        ArrowMemory.check("write", uri);
         WriteOptions o = options.values().build();
-        S3Client client = o.s3().orElseGet(S3Parquet::defaultClient);
+        S3Client client = o.s3().orElseGet(() -> S3Parquet.defaultClient("write", uri));
         WriteSpec spec = new WriteSpec(uri, client, o, catalog, hook, tuning.withThreads(o.concurrency()), idempotencyKey, progress, replacement);
         BatchSource source;
         try {
