@@ -6,6 +6,8 @@ import io.wrangler.CommitMethod;
 import io.wrangler.Compression;
 import io.wrangler.WriteMode;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.DataTypes;
@@ -85,26 +87,40 @@ class TaskAttemptPrefixTest {
             for (int i = 0; i < 200_000; i++) {
                 w.write(new GenericInternalRow(new Object[] {UTF8String.fromString("C" + (i % 40)), (long) i}));
             }
+            // Spark's kill is an interrupt of the task thread, sent here once the commit is waiting for its stager (seen
+            // in the thread's stack, not after a fixed delay, which a loaded machine stretches past the commit's end).
             Thread task = Thread.currentThread();
+            AtomicBoolean returned = new AtomicBoolean();
             Thread killer = new Thread(() -> {
-                try {
-                    Thread.sleep(20);
-                } catch (InterruptedException ignored) {
-                    return;
+                while (!returned.get()) {
+                    if (waitsForItsStager(task)) {
+                        task.interrupt();
+                        return;
+                    }
+                    LockSupport.parkNanos(200_000);
                 }
-                task.interrupt();
             });
             killer.start();
+            boolean killed;
             try {
                 w.commit();
-                // the stager finished before the kill arrived: the message left, nothing to check this round
-                killer.interrupt();
-                killer.join();
-                Thread.interrupted();
-                continue;
+                killed = false;
             } catch (java.io.InterruptedIOException e) {
-                killer.join();
-                Thread.interrupted();
+                killed = true;
+            }
+            returned.set(true);
+            while (true) {
+                try {
+                    killer.join();
+                    break;
+                } catch (InterruptedException late) {
+                    // the kill landed after the commit had returned: it is cleared below
+                }
+            }
+            Thread.interrupted();
+            if (!killed) {
+                // the stager finished before the commit waited: the message left, nothing to check this round
+                continue;
             }
             w.abort(); // Spark's catch block
             w.close();
@@ -113,5 +129,18 @@ class TaskAttemptPrefixTest {
             return;
         }
         throw new AssertionError("the kill never arrived while the commit waited for its stager");
+    }
+
+    private static boolean waitsForItsStager(Thread t) {
+        Thread.State state = t.getState();
+        if (state != Thread.State.WAITING && state != Thread.State.TIMED_WAITING) {
+            return false;
+        }
+        for (StackTraceElement e : t.getStackTrace()) {
+            if (e.getClassName().equals(TaskWriter.class.getName()) && e.getMethodName().equals("join")) {
+                return true;
+            }
+        }
+        return false;
     }
 }
