@@ -30,6 +30,16 @@ class DtypeTest {
     }
 
     @Test
+    void aDtypeOfAColumnTheWriteDoesNotHaveIsRefusedBeforeAnyObjectIsWritten() {
+        assertThatThrownBy(() -> S3Parquet.write(rows).dtype(Map.of("nn", "bigint")).s3(TestLake.s3().client()).to(table))
+                .isInstanceOf(InvalidWriteException.class)
+                .hasMessage("Cannot write " + table + " (step: validate): dtype names the column 'nn', which this write does not have; its "
+                        + "columns are [k, n, f, items]. Name the input's columns (or their names in the catalog) in dtype; nothing was "
+                        + "written.");
+        assertThat(TestLake.keys(bucket, "")).isEmpty();
+    }
+
+    @Test
     void aNarrowingOrALossyDtypeIsRefusedBeforeAnyObjectIsWritten() {
         assertThatThrownBy(() -> S3Parquet.write(rows).dtype(Map.of("n", "smallint")).s3(TestLake.s3().client()).to(table))
                 .isInstanceOf(InvalidWriteException.class)

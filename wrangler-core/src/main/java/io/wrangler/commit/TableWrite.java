@@ -47,6 +47,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -1182,6 +1183,19 @@ public final class TableWrite {
         }
         if (spec.dtype().isEmpty() && catalogTypes.isEmpty()) {
             return source;
+        }
+        Set<String> named = new HashSet<>();
+        for (Field f : source.schema().getFields()) {
+            named.add(f.getName());
+            named.add(outputName(f.getName()));
+        }
+        for (String c : new TreeSet<>(spec.dtype().keySet())) {
+            if (!named.contains(c)) {
+                // a misspelt column would otherwise keep its input type without a word
+                throw invalid("dtype names the column '" + c + "', which this write does not have; its columns are "
+                        + source.schema().getFields().stream().map(Field::getName).toList(),
+                        "Name the input's columns (or their names in the catalog) in dtype; nothing was written.");
+            }
         }
         Map<String, Field> targets = new LinkedHashMap<>();
         for (Field f : source.schema().getFields()) {
