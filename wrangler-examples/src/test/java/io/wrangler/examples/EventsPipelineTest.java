@@ -31,6 +31,8 @@ class EventsPipelineTest {
                     .extracting(c -> c.name() + " " + c.type())
                     .containsExactly("userid string", "views bigint", "addtocarts bigint", "purchases bigint", "revenue decimal(12,2)");
         }
+        // as a user runs it, twice in a row on the same folder
+        EventsPipeline.main(new String[] {folder.resolve("main").toString()});
         EventsPipeline.main(new String[] {folder.resolve("main").toString()});
     }
 
