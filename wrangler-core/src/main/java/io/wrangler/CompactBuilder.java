@@ -291,6 +291,9 @@ public final class CompactBuilder {
         List<Integer> bucketOfUnit = new ArrayList<>();
         for (List<TableFiles.DataFile> files : listing.byFolder().values()) {
             Map<Integer, List<TableFiles.DataFile>> byBucket = checks.buckets(files);
+            if (byBucket.size() > 1 && byBucket.containsKey(-1) && wanted(files)) {
+                checks.bucketed(files, byBucket.keySet()); // refuses files with and without bucket numbers side by side
+            }
             boolean any = false;
             for (Map.Entry<Integer, List<TableFiles.DataFile>> e : byBucket.entrySet()) {
                 if (wanted(e.getValue())) {
