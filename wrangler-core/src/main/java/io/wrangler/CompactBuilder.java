@@ -64,6 +64,13 @@ import software.amazon.awssdk.services.s3.S3Client;
  * finishes publishing), never rows lost or doubled. Its exceptions are those of {@link WriteBuilder#to}, plus
  * {@link ReadException} for the listing and a {@link VerificationException} when the check fails (nothing changed).
  *
+ * <p>It keeps the table as its writes made it, and checks so before it takes the lease or writes anything
+ * ({@code CompactionChecks}): every chosen file lies in its partition's folder in the table (a partition registered
+ * outside the table root is refused, an {@link InvalidWriteException}); files named {@code _bucket-N} are compacted
+ * bucket by bucket into files of the same number, so rows keep their buckets (partitions where that cannot hold are
+ * refused); the files' INT96 or nanosecond timestamps and, unless {@link #compression} is set, their codec are kept,
+ * read from their footers.
+ *
  * <p>Memory: batches stream from the files read to the files written; {@code dedupBy} also keeps, per partition, each
  * distinct key and the order value of its last row, and reads the partition twice. Keys are deduplicated within a
  * partition. Not thread-safe; each {@code run()} is a new compaction. A job's shared {@link WriteOptions} apply with
