@@ -186,6 +186,24 @@ class CompactionKeepsTheTableTest {
 
     // ---- dedupBy against DuckDB's row_number() ----
 
+    record Tagged(long id, List<Long> tags) {
+    }
+
+    @Test
+    void dedupOrderedByANestedColumnIsRefusedBeforeAnyChange() {
+        for (int run = 0; run < 2; run++) {
+            S3Parquet.write(List.of(new Tagged(1, List.of(1L, (long) run)))).s3(TestLake.s3().client()).to(table);
+        }
+        Map<String, byte[]> before = TestLake.snapshot(bucket, "");
+
+        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.s3().client()).dedupBy(List.of("id"), "tags").run())
+                .isInstanceOf(InvalidWriteException.class)
+                .hasMessage("Cannot compact " + table + " (step: validate): dedupBy orders by the column 'tags' of the type List, whose "
+                        + "values have no order. Order by a number, string, binary, boolean, decimal, date, time or timestamp column; "
+                        + "nothing was changed.");
+        assertThat(TestLake.snapshot(bucket, "")).containsOnlyKeys(before.keySet());
+    }
+
     /** The key columns and order column of one dedup case. */
     enum DedupCase {
         BINARY_KEY_UINT64_ORDER(List.of("kbin"), "o64"),
