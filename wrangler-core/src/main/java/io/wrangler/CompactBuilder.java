@@ -6,6 +6,7 @@ import io.wrangler.commit.Manifest;
 import io.wrangler.commit.StepHook;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.HiveTypes;
+import io.wrangler.read.FileEncodings;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
 import io.wrangler.storage.RequestOptions;
@@ -39,7 +40,6 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.arrow.vector.util.Text;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -64,6 +64,13 @@ import software.amazon.awssdk.services.s3.S3Client;
  * finishes publishing), never rows lost or doubled. Its exceptions are those of {@link WriteBuilder#to}, plus
  * {@link ReadException} for the listing and a {@link VerificationException} when the check fails (nothing changed).
  *
+ * <p>It keeps the table as its writes made it, and checks so before it takes the lease or writes anything
+ * ({@code CompactionChecks}): every chosen file lies in its partition's folder in the table (a partition registered
+ * outside the table root is refused, an {@link InvalidWriteException}); files named {@code _bucket-N} are compacted
+ * bucket by bucket into files of the same number, so rows keep their buckets (partitions where that cannot hold are
+ * refused); the files' INT96 or nanosecond timestamps and, unless {@link #compression} is set, their codec are kept,
+ * read from their footers.
+ *
  * <p>Memory: batches stream from the files read to the files written; {@code dedupBy} also keeps, per partition, each
  * distinct key and the order value of its last row, and reads the partition twice. Keys are deduplicated within a
  * partition. Not thread-safe; each {@code run()} is a new compaction. A job's shared {@link WriteOptions} apply with
@@ -81,6 +88,8 @@ public final class CompactBuilder {
     private StepHook hook;
     private WriteSpec.Tuning tuning;
     private int batchRows = 65_536;
+    /** Whether the caller chose the codec (else the files' own is kept). */
+    private boolean compressionSet;
 
     CompactBuilder(String uri) {
         this.uri = Objects.requireNonNull(uri, "uri");
@@ -105,6 +114,7 @@ public final class CompactBuilder {
                     + "options that leave it at its default.");
         }
         this.options.give(options);
+        compressionSet = options.compression() != WriteOptions.builder().build().compression();
         return this;
     }
 
@@ -141,8 +151,12 @@ public final class CompactBuilder {
     }
 
     /**
-     * Keeps one row per value of {@code keys} in each partition: the one with the greatest {@code orderBy} (nulls
-     * lowest; among equal ones, the last read). The others are dropped and counted in {@link CompactionResult#duplicatesDropped()}.
+     * Keeps one row per value of {@code keys} in each partition (in a bucketed table: each bucket of a partition): the
+     * one with the greatest {@code orderBy}, nulls lowest; among rows with equal order values, the one committed last
+     * (the file of the later write by the files' LastModified, then their write ids' times; within a file, the later
+     * row). Keys are equal by value, as SQL's {@code PARTITION BY} groups them: strings and binary by content, unsigned
+     * integers by their unsigned value, decimals by numeric value; null keys are one key. The others are dropped and
+     * counted in {@link CompactionResult#duplicatesDropped()}. The exact rule is {@code Dedup}'s, stated in the README.
      */
     public CompactBuilder dedupBy(List<String> keys, String orderBy) {
         if (keys.isEmpty()) {
@@ -154,10 +168,15 @@ public final class CompactBuilder {
         return this;
     }
 
-    /** The codec of the new files; {@link Compression#SNAPPY} by default. */
+    /**
+     * The codec of the new files. By default the codec of the files read, when they all have one and it compresses
+     * (read from their footers), else {@link Compression#SNAPPY}: uncompressed files are compacted into SNAPPY unless
+     * this asks for {@link Compression#NONE}, since writing uncompressed pages takes more heap.
+     */
     public CompactBuilder compression(Compression compression) {
         options.values().compression(compression);
         options.noteSet("compression");
+        compressionSet = true;
         return this;
     }
 
@@ -238,10 +257,11 @@ public final class CompactBuilder {
         RequestOptions requests = o.requests();
         S3Store store = new S3Store(client, location.bucket(), requests);
         TableFiles.Listing listing;
+        TableLayout layout = null;
         Map<String, Field> partitionTypes = new HashMap<>();
         try {
             if (catalog != null) {
-                TableLayout layout = catalog.layout();
+                layout = catalog.layout();
                 if (layout == null) {
                     throw new ReadException(table, "Cannot compact " + table + " through " + catalog.describe() + ": the catalog has "
                             + "no such table. Compact it without catalog(...).", null);
@@ -261,7 +281,7 @@ public final class CompactBuilder {
                     }
                 }
             } else {
-                listing = new TableFiles(store, location).list(filter);
+                listing = new TableFiles(store, location).verb("compact").list(filter);
             }
         } catch (SdkException e) {
             throw new ReadException(table, "Cannot compact " + table + ": listing the table failed: " + e.getMessage()
@@ -272,19 +292,42 @@ public final class CompactBuilder {
         for (String c : listing.partitionColumns()) {
             partitionTypes.putIfAbsent(c, new Field(c, FieldType.nullable(ArrowType.Utf8.INSTANCE), null));
         }
+        // What is compacted, and every check of it, before anything is written or the lease is taken: the units (a
+        // partition, or a bucket of a partition), that their files lie in the table, and the files' encodings.
+        CompactionChecks checks = new CompactionChecks(table, location, listing.partitionColumns(), layout,
+                catalog == null ? null : catalog.describe());
         List<List<TableFiles.DataFile>> chosen = new ArrayList<>();
+        List<Integer> bucketOfUnit = new ArrayList<>();
         for (List<TableFiles.DataFile> files : listing.byFolder().values()) {
-            if (wanted(files)) {
-                chosen.add(files);
+            Map<Integer, List<TableFiles.DataFile>> byBucket = checks.buckets(files);
+            if (byBucket.size() > 1 && byBucket.containsKey(-1) && wanted(files)) {
+                checks.bucketed(files, byBucket.keySet()); // refuses files with and without bucket numbers side by side
+            }
+            boolean any = false;
+            for (Map.Entry<Integer, List<TableFiles.DataFile>> e : byBucket.entrySet()) {
+                if (wanted(e.getValue())) {
+                    List<TableFiles.DataFile> unit = new ArrayList<>(e.getValue());
+                    // read in commit order, so that the rows of the new files keep it (dedup's tie rule after a compaction)
+                    unit.sort(Dedup.COMMIT_ORDER);
+                    chosen.add(unit);
+                    bucketOfUnit.add(e.getKey());
+                    any = true;
+                }
+            }
+            if (any) {
+                checks.inTable(files);
+                checks.bucketed(files, byBucket.keySet());
             }
         }
-        List<String> folders = chosen.stream().map(fs -> table + fs.get(0).folder()).toList();
+        List<String> folders = chosen.stream().map(fs -> checks.uri(fs.get(0))).distinct().toList();
         int before = chosen.stream().mapToInt(List::size).sum();
         if (chosen.isEmpty()) {
             return new CompactionResult(table, List.of(), 0, 0, 0, 0, 0, null);
         }
+        boolean bucketed = bucketOfUnit.stream().anyMatch(b -> b >= 0);
         try (BufferAllocator allocator = new RootAllocator()) {
-            Input input = new Input(allocator, client, requests, table, listing.partitionColumns(), chosen, partitionTypes);
+            o = keepEncodings(o, client, requests, table, chosen);
+            Input input = new Input(allocator, client, requests, table, listing.partitionColumns(), chosen, partitionTypes, bucketOfUnit);
             input.readSchema(); // refuses a dedupBy of unknown columns before the write takes the lease or stages anything
             List<String> keys = new ArrayList<>();
             chosen.forEach(fs -> fs.forEach(f -> keys.add(f.key())));
@@ -292,9 +335,14 @@ public final class CompactBuilder {
             chosen.forEach(fs -> valuesByFolder.put(fs.get(0).folder(), fs.get(0).values()));
             WriteBuilder w = S3Parquet.write(input).options(o).s3(client).mode(WriteMode.OVERWRITE_PARTITIONS)
                     .partitionBy(listing.partitionColumns().toArray(new String[0]))
-                    .replacing(new WriteSpec.Replacement(keys, staged -> input.verify(staged, valuesByFolder, location)));
+                    .replacing(new WriteSpec.Replacement(keys, staged -> input.verify(staged, valuesByFolder, location),
+                            bucketed ? input::batchBucket : null));
             if (catalog != null) {
                 w.catalog(catalog);
+                if (layout.buckets() > 0) {
+                    // the catalog's bucketing, so that it sees the write as the table is; the rows keep their files' buckets
+                    w.bucketBy(layout.bucketColumns(), layout.buckets());
+                }
             }
             if (hook != null) {
                 w.stepHook(hook);
@@ -311,6 +359,35 @@ public final class CompactBuilder {
             int after = result.partitions().stream().mapToInt(p -> p.files().size()).sum();
             return new CompactionResult(table, folders, before, after, input.rowsRead, result.rows(), input.dropped, result);
         }
+    }
+
+    /**
+     * The options with the encodings of the files read kept: INT96 timestamps stay INT96 and nanosecond ones stay
+     * nanoseconds (as the footers say, whatever the options), and, unless the caller chose a codec, the files' codec
+     * when they all have one other than NONE. Reads each file's footer (before the lease; nothing is written yet).
+     */
+    private WriteOptions keepEncodings(WriteOptions o, S3Client client, RequestOptions requests, String table,
+                                       List<List<TableFiles.DataFile>> chosen) {
+        FileEncodings found;
+        try {
+            found = FileEncodings.of(client, requests, chosen.stream().flatMap(List::stream).toList());
+        } catch (IOException e) {
+            throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ". Nothing was changed; "
+                    + "fix the cause and rerun.", e);
+        }
+        WriteOptions.Builder b = o.toBuilder();
+        if (found.int96()) {
+            b.timestampsAsInt96(true);
+        }
+        if (found.nanos()) {
+            b.preserveNanoseconds(true);
+        }
+        // Not NONE: uncompressed pages take more heap than the write's memory bounds allow for (CompactionMemoryTest's
+        // 64 MiB heap runs out compacting its uncompressed table into uncompressed files); compression(NONE) still can.
+        if (!compressionSet && found.single() != null && found.single() != Compression.NONE) {
+            b.compression(found.single());
+        }
+        return b.build();
     }
 
     private boolean wanted(List<TableFiles.DataFile> files) {
@@ -335,6 +412,10 @@ public final class CompactBuilder {
         private final List<List<TableFiles.DataFile>> partitions;
         private final Map<String, Field> partitionTypes;
         private final BufferAllocator allocator;
+        /** The bucket number of each unit's files, -1 for none. */
+        private final List<Integer> bucketOfUnit;
+        /** The bucket of the batch last handed to the write (read on the write's thread). */
+        private int batchBucket = -1;
         private Schema schema;
         private int partition = -1;
         private TableReader current;
@@ -345,8 +426,9 @@ public final class CompactBuilder {
         final Digest passed = new Digest();
 
         Input(BufferAllocator allocator, S3Client client, RequestOptions options, String table, List<String> partitionColumns,
-              List<List<TableFiles.DataFile>> partitions, Map<String, Field> partitionTypes) {
+              List<List<TableFiles.DataFile>> partitions, Map<String, Field> partitionTypes, List<Integer> bucketOfUnit) {
             super(allocator);
+            this.bucketOfUnit = bucketOfUnit;
             this.allocator = allocator;
             this.client = client;
             this.options = options;
@@ -378,6 +460,13 @@ public final class CompactBuilder {
                                     + "nothing was changed.");
                         }
                     }
+                    String unordered = Dedup.unordered(schema.findField(dedupOrder));
+                    if (unordered != null) {
+                        throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot compact " + table + " (step: validate): "
+                                + "dedupBy orders by the column '" + dedupOrder + "' of the type " + unordered + ", whose values have no "
+                                + "order. Order by a number, string, binary, boolean, decimal, date, time or timestamp column; nothing "
+                                + "was changed.");
+                    }
                 }
             }
             return schema;
@@ -401,9 +490,10 @@ public final class CompactBuilder {
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("interrupted while reading the partitions to compact");
             }
-            if (next instanceof VectorSchemaRoot b) {
+            if (next instanceof Produced p) {
                 room.release();
-                try (b) {
+                batchBucket = p.bucket();
+                try (VectorSchemaRoot b = p.batch()) {
                     for (int c = 0; c < b.getFieldVectors().size(); c++) {
                         b.getVector(c).makeTransferPair(out.getVector(c)).transfer();
                     }
@@ -423,6 +513,15 @@ public final class CompactBuilder {
                 throw e;
             }
             return false;
+        }
+
+        /** The bucket of the batch the write read last: every row of a batch is of one unit, so of one bucket. */
+        int batchBucket() {
+            return batchBucket;
+        }
+
+        /** A batch read ahead, and the bucket of the files it was read from (-1: none). */
+        private record Produced(VectorSchemaRoot batch, int bucket) {
         }
 
         private static final int AHEAD = 2;
@@ -456,7 +555,7 @@ public final class CompactBuilder {
                             b.close();
                             break;
                         }
-                        ready.add(b);
+                        ready.add(new Produced(b, bucketOfUnit.get(partition)));
                     }
                 } catch (InterruptedException e) {
                     return; // stopped by closeQuietly
@@ -528,29 +627,37 @@ public final class CompactBuilder {
             }
         }
 
-        /** The ordinals of the rows to keep: for each key, the last row with the greatest order value. */
+        /**
+         * The ordinals of the rows to keep: for each key ({@link Dedup}'s equality), the row with the greatest order value,
+         * and among those the one committed last ({@link Dedup#COMMIT_ORDER} of the files, then the later row of a file).
+         * The files are read one by one, in the order the second pass reads them, so that each row's file is known.
+         */
         private BitSet winners(List<TableFiles.DataFile> files) throws IOException {
-            Map<List<Object>, long[]> best = new HashMap<>();
+            List<TableFiles.DataFile> byCommit = new ArrayList<>(files);
+            byCommit.sort(Dedup.COMMIT_ORDER);
+            Map<List<Object>, long[]> best = new HashMap<>(); // {ordinal, commit rank of its file}
             Map<List<Object>, Comparable<Object>> bestOrder = new HashMap<>();
             long at = 0;
-            try (TableReader r = reader(files)) {
-                while (r.loadNextBatch()) {
-                    VectorSchemaRoot b = r.getVectorSchemaRoot();
-                    List<FieldVector> keys = dedupKeys.stream().map(b::getVector).toList();
-                    FieldVector order = b.getVector(dedupOrder);
-                    for (int i = 0; i < b.getRowCount(); i++, at++) {
-                        List<Object> key = new ArrayList<>(keys.size());
-                        for (FieldVector k : keys) {
-                            key.add(comparable(k.getObject(i)));
-                        }
-                        @SuppressWarnings("unchecked")
-                        Comparable<Object> o = (Comparable<Object>) comparable(order.getObject(i));
-                        Comparable<Object> was = bestOrder.get(key);
-                        boolean take = !best.containsKey(key)
-                                || (o == null ? was == null : was == null || o.compareTo(was) >= 0);
-                        if (take) {
-                            best.put(key, new long[] {at});
-                            bestOrder.put(key, o);
+            for (TableFiles.DataFile file : files) {
+                long rank = byCommit.indexOf(file);
+                try (TableReader r = reader(List.of(file))) {
+                    while (r.loadNextBatch()) {
+                        VectorSchemaRoot b = r.getVectorSchemaRoot();
+                        List<FieldVector> keys = dedupKeys.stream().map(b::getVector).toList();
+                        FieldVector order = b.getVector(dedupOrder);
+                        for (int i = 0; i < b.getRowCount(); i++, at++) {
+                            List<Object> key = new ArrayList<>(keys.size());
+                            for (FieldVector k : keys) {
+                                key.add(Dedup.key(k, i));
+                            }
+                            Comparable<Object> o = Dedup.order(order, i);
+                            long[] was = best.get(key);
+                            int c = was == null ? 1 : Dedup.compare(o, bestOrder.get(key));
+                            // equal order values: the later commit wins; in one file (same rank), the later row, read later
+                            if (c > 0 || c == 0 && rank >= was[1]) {
+                                best.put(key, new long[] {at, rank});
+                                bestOrder.put(key, o);
+                            }
                         }
                     }
                 }
@@ -593,6 +700,13 @@ public final class CompactBuilder {
                 // A staged file that does not decode (a failed page checksum, another size than staged) differs from the rows read.
                 throw refused("read back, its new files could not be read (" + e.getCause() + ")", e);
             }
+            String type = passed.typeDifference(back);
+            if (type != null) {
+                throw new VerificationException(table, "Cannot compact " + table + " (step: commit): read back, " + type + ", a type "
+                        + "this compaction cannot keep for the table's files. Nothing was changed: the new files were removed before the "
+                        + "commit point; the table is as before. Leave these partitions uncompacted (filter), or rewrite them with a "
+                        + "write that sets the type (dtype).", null);
+            }
             String diff = passed.difference(back);
             if (diff != null) {
                 throw refused("read back, its new files differ from the rows read: " + diff);
@@ -616,8 +730,8 @@ public final class CompactBuilder {
                     room.release(AHEAD);
                     producer.join();
                     for (Object o; (o = ready.poll()) != null; ) {
-                        if (o instanceof VectorSchemaRoot b) {
-                            b.close();
+                        if (o instanceof Produced p) {
+                            p.batch().close();
                         }
                     }
                 }
@@ -648,10 +762,6 @@ public final class CompactBuilder {
         return false;
     }
 
-    private static Object comparable(Object o) {
-        return o instanceof Text t ? t.toString() : o;
-    }
-
     private static List<String> append(List<String> list, String last) {
         List<String> out = new ArrayList<>(list);
         out.add(last);
@@ -666,11 +776,13 @@ public final class CompactBuilder {
      */
     static final class Digest {
         private final Map<String, long[]> columns = new LinkedHashMap<>();
+        private final Map<String, Field> types = new LinkedHashMap<>();
         private long rows;
 
         void add(VectorSchemaRoot b) {
             rows += b.getRowCount();
             for (FieldVector v : b.getFieldVectors()) {
+                types.putIfAbsent(v.getName(), v.getField());
                 long[] d = columns.computeIfAbsent(v.getName(), k -> new long[2]);
                 int n = b.getRowCount();
                 if (v instanceof BitVector bits) {
@@ -743,6 +855,21 @@ public final class CompactBuilder {
             h ^= h >>> 33;
             h *= 0xff51afd7ed558ccdL;
             return h ^ (h >>> 33);
+        }
+
+        /**
+         * The column whose type differs between the rows read and {@code other} (read back), as a sentence, or null: a type
+         * the write could not keep, which is a limit of the compaction, not a changed file.
+         */
+        String typeDifference(Digest other) {
+            for (Map.Entry<String, Field> e : types.entrySet()) {
+                Field back = other.types.get(e.getKey());
+                if (back != null && !back.getType().equals(e.getValue().getType())) {
+                    return "the column '" + e.getKey() + "' was read as " + e.getValue().getType() + " and its new files give it "
+                            + back.getType();
+                }
+            }
+            return null;
         }
 
         /** What differs, or null. */

@@ -54,6 +54,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -233,8 +234,9 @@ public final class TableWrite {
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
         String suffix = spec.compression().fileInfix() + ".parquet";
         String stagingFolder = location.tmpPrefix() + writeId + "/";
+        IntSupplier givenBuckets = spec.replacement() == null ? null : spec.replacement().bucketOfBatch();
         String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId,
-                columns.bucket.isEmpty() ? -1 : spec.buckets() - 1, suffix);
+                givenBuckets != null ? 99_999 : columns.bucket.isEmpty() ? -1 : spec.buckets() - 1, suffix);
         boolean lookUpEach = !source.replayable();
         PartitionFolders folders = new PartitionFolders(table, spec, columns.partitionNames(), stagingFolder, longestName);
         this.folders = folders;
@@ -246,7 +248,8 @@ public final class TableWrite {
             }
         };
         Partitioner partitioner = new Partitioner(names(columns.partitions), names(columns.data));
-        Buckets buckets = columns.bucket.isEmpty() ? null : new Buckets(names(columns.bucket), spec.buckets());
+        Buckets buckets = givenBuckets != null ? Buckets.given(givenBuckets)
+                : columns.bucket.isEmpty() ? null : new Buckets(names(columns.bucket), spec.buckets());
         Prepass pre = null;
         if (source.replayable()) {
             pre = prepass(source, columns, validator, partitioner, buckets);

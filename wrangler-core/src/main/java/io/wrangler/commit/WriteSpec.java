@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -127,10 +128,17 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
      *     of a listing
      * @param check run on the staged files after staging and before the commit point; it throws to refuse the commit
      *     (the write then removes its staging and nothing changes)
+     * @param bucketOfBatch for a table whose files carry bucket numbers ({@code _bucket-N}), the bucket of the batch the
+     *     input just gave (its rows were read from files of that bucket), so that the new files keep it; else null
      */
-    public record Replacement(List<String> keys, Consumer<List<Manifest.File>> check) {
+    public record Replacement(List<String> keys, Consumer<List<Manifest.File>> check, IntSupplier bucketOfBatch) {
         public Replacement {
             keys = List.copyOf(keys);
+        }
+
+        /** A replacement of files without bucket numbers. */
+        public Replacement(List<String> keys, Consumer<List<Manifest.File>> check) {
+            this(keys, check, null);
         }
     }
 

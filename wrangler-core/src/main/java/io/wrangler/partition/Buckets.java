@@ -2,9 +2,11 @@ package io.wrangler.partition;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntSupplier;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseLargeVariableWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -40,6 +42,8 @@ public final class Buckets {
     private final int count;
     private final Map<Long, Integer> groups = new HashMap<>();
     private final List<long[]> byGroup = new ArrayList<>();
+    /** For a compaction: the bucket of every row of the batch just read, from the file it was read from; else null. */
+    private final IntSupplier given;
 
     /**
      * @param columns the bucketing columns as named in the batches, in hashing order
@@ -51,6 +55,22 @@ public final class Buckets {
         }
         this.columns = List.copyOf(columns);
         this.count = count;
+        this.given = null;
+    }
+
+    private Buckets(IntSupplier given) {
+        this.columns = List.of();
+        this.count = Integer.MAX_VALUE;
+        this.given = given;
+    }
+
+    /**
+     * Buckets that hash nothing: every row of a batch goes to the bucket {@code bucketOfBatch} gives when the batch is
+     * assigned. A compaction merges the files of one bucket into files of that bucket, so rows keep the bucket their
+     * writer gave them, whatever hash it used.
+     */
+    public static Buckets given(IntSupplier bucketOfBatch) {
+        return new Buckets(bucketOfBatch);
     }
 
     /** True when awswrangler's hash covers the field's type: integers up to signed 64 bits, strings, booleans. */
@@ -84,6 +104,9 @@ public final class Buckets {
     public int[] assign(VectorSchemaRoot batch, int[] partitionOfRow, long firstRow) {
         int rows = partitionOfRow.length;
         int[] hash = new int[rows];
+        if (given != null) {
+            Arrays.fill(hash, given.getAsInt());
+        }
         for (String name : columns) {
             FieldVector v = batch.getVector(name);
             for (int r = 0; r < rows; r++) {
@@ -96,7 +119,7 @@ public final class Buckets {
         }
         int[] out = new int[rows];
         for (int r = 0; r < rows; r++) {
-            int bucket = hash[r] % count;
+            int bucket = given != null ? hash[r] : hash[r] % count;
             long key = ((long) partitionOfRow[r] << 32) | bucket;
             Integer id = groups.get(key);
             if (id == null) {

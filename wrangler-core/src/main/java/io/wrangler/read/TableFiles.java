@@ -9,6 +9,7 @@ import io.wrangler.commit.Visibility;
 import io.wrangler.partition.HivePaths;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -35,10 +36,16 @@ public final class TableFiles {
      * @param size its size in bytes
      * @param folder its partition's folder below the table ({@code dt=2024-01-15/country=RU/}, "" unpartitioned)
      * @param values its partition's values in key order, unescaped, null for the default partition
+     * @param modified its LastModified as the listing gave it (when it was published), or null when not listed
      */
-    public record DataFile(String bucket, String key, long size, String folder, List<String> values) {
+    public record DataFile(String bucket, String key, long size, String folder, List<String> values, Instant modified) {
         public DataFile {
             values = Collections.unmodifiableList(new ArrayList<>(values));
+        }
+
+        /** A file whose LastModified is not known (not from a listing). */
+        public DataFile(String bucket, String key, long size, String folder, List<String> values) {
+            this(bucket, key, size, folder, values, null);
         }
     }
 
@@ -153,7 +160,7 @@ public final class TableFiles {
         }
         for (S3Object o : visibility.visible(listed, folders)) {
             Folder f = byKeyFolder.get(o.key().substring(0, o.key().lastIndexOf('/') + 1));
-            files.add(new DataFile(location.bucket(), o.key(), o.size(), f.folder, f.values));
+            files.add(new DataFile(location.bucket(), o.key(), o.size(), f.folder, f.values, o.lastModified()));
         }
         return new Listing(columns, files);
     }
@@ -203,7 +210,8 @@ public final class TableFiles {
         List<DataFile> files = new ArrayList<>();
         for (S3Object o : visibility.visible(listed, folders)) {
             String folder = o.key().substring(0, o.key().lastIndexOf('/') + 1);
-            files.add(new DataFile(location.bucket(), o.key(), o.size(), folder.substring(location.prefix().length()), values.get(folder)));
+            files.add(new DataFile(location.bucket(), o.key(), o.size(), folder.substring(location.prefix().length()), values.get(folder),
+                    o.lastModified()));
         }
         return new Listing(columns == null ? List.of() : columns, files);
     }
@@ -242,7 +250,7 @@ public final class TableFiles {
                     ? at.prefix().substring(location.prefix().length()) : at.uri();
             List<S3Object> shown = at.bucket().equals(location.bucket()) ? visibility.visible(listed, Set.of(at.prefix())) : listed;
             for (S3Object o : shown) {
-                files.add(new DataFile(at.bucket(), o.key(), o.size(), folder, p.values()));
+                files.add(new DataFile(at.bucket(), o.key(), o.size(), folder, p.values(), o.lastModified()));
             }
         }
         return new Listing(layout.partitionColumns(), files);
@@ -275,6 +283,11 @@ public final class TableFiles {
     }
 
     private ReadException layout(String what) {
+        if (verb.equals("compact")) {
+            return new ReadException(table, "Cannot compact " + table + " (step: list): " + what + ". Nothing was changed. Move the "
+                    + "stray object out of the table (a compaction rewrites Hive partition folders only), or compact the table with "
+                    + "catalog(...), which lists only the partitions the catalog registers.", null);
+        }
         return new ReadException(table, "Cannot read " + table + ": " + what + ". Move the stray object out of the table, or read "
                 + "the table through its catalog.", null);
     }

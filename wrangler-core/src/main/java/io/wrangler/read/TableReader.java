@@ -956,7 +956,7 @@ public final class TableReader extends ArrowReader {
         }
     }
 
-    private static ParquetReadOptions readOptions() {
+    static ParquetReadOptions readOptions() {
         try {
             return (ParquetReadOptions) OPTIONS.newInstance(false, true, true, false, false, true, false, false, false,
                     FilterCompat.NOOP, ParquetMetadataConverter.NO_FILTER, new Codecs(), new HeapByteBufferAllocator(),

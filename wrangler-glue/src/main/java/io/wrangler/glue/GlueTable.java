@@ -385,7 +385,10 @@ public final class GlueTable implements CatalogTable {
                 token = page.nextToken();
             } while (token != null);
         }
-        return new TableLayout(location, keys, types, partitions);
+        StorageDescriptor sd = t.storageDescriptor();
+        int buckets = sd == null || sd.numberOfBuckets() == null || sd.numberOfBuckets() <= 0 ? 0 : sd.numberOfBuckets();
+        List<String> bucketColumns = buckets == 0 || sd.bucketColumns() == null ? List.of() : sd.bucketColumns();
+        return new TableLayout(location, keys, types, partitions, bucketColumns, buckets);
     }
 
     private <T> T lookup(Supplier<T> call) {
