@@ -260,7 +260,7 @@ public final class CompactBuilder {
                     }
                 }
             } else {
-                listing = new TableFiles(store, location).list(filter);
+                listing = new TableFiles(store, location).verb("compact").list(filter);
             }
         } catch (SdkException e) {
             throw new ReadException(table, "Cannot compact " + table + ": listing the table failed: " + e.getMessage()
