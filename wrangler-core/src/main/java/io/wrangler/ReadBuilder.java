@@ -143,7 +143,10 @@ public final class ReadBuilder {
      * returned reader, which the caller closes.
      *
      * @throws InvalidWriteException the URI is not {@code s3://bucket/prefix}
-     * @throws ReadException S3 or the catalog failed, a column is unknown, or the table's folders are not Hive folders
+     * @throws InvalidReadException no object lies under the prefix (no table there), or the filter names a column that is
+     *     not a partition column
+     * @throws ReadException S3 or the catalog failed (a write's manifest that cannot be fetched or parsed too: retry), a
+     *     column is unknown, or the table's folders are not Hive folders
      */
     public ArrowReader open() {
         S3Location location = S3Location.parse(uri, null, "read");
