@@ -183,6 +183,8 @@ class ReadGuaranteesTest {
         assertThat(read(PartitionFilter.where(p -> true))).isEqualTo(after);
         assertThat(read(PartitionFilter.in("dt", "2024-01-15", "2024-01-16"))).isEqualTo(after);
         assertThat(read(PartitionFilter.in("dt", "2024-01-15"))).isEmpty();
+        // Day 16 alone holds no deleted file of the write: that scope reads as before, when day 16 did not exist.
+        assertThat(read(PartitionFilter.in("dt", "2024-01-16"))).isEmpty();
 
         assertThat(Tunings.recover(table, s3).rolledForward()).hasSize(1);
         assertThat(read(PartitionFilter.all())).isEqualTo(after);
