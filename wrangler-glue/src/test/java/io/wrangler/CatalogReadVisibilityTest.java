@@ -108,4 +108,26 @@ class CatalogReadVisibilityTest {
         assertThat(read(PartitionFilter.all())).containsExactly("b16 2024-01-16");
         assertThat(DuckReader.query(s3, bucket, "t/", "SELECT id, CAST(dt AS VARCHAR) FROM t")).containsExactly(List.of("b16", "2024-01-16"));
     }
+
+    @Test
+    void aFilterOnANonPartitionColumnIsRefusedAndATableTheCatalogHasReadsEvenWithoutObjects() throws Exception {
+        write(List.of(new Row("a15", D15)), WriteMode.APPEND, null);
+        String tail = ", which is not a partition column of the table (its partition columns are [dt]). Filter on partition columns only.";
+        assertThatThrownBy(() -> read(PartitionFilter.in("id", "a15"))).isInstanceOf(InvalidReadException.class)
+                .hasMessage("Cannot read " + table + " (step: list): the partition filter names the column 'id'" + tail);
+        assertThatThrownBy(() -> read(PartitionFilter.where(p -> "a15".equals(p.get("id"))))).isInstanceOf(InvalidReadException.class)
+                .hasMessage("Cannot read " + table + " (step: list): the partition filter asked for the column 'id'" + tail);
+        assertThatThrownBy(() -> S3Parquet.compact(table).s3(s3.client()).catalog(catalog).filter(PartitionFilter.in("id", "a15")).run())
+                .isInstanceOf(InvalidReadException.class)
+                .hasMessage("Cannot compact " + table + " (step: list): the partition filter names the column 'id'" + tail);
+
+        // Every object of the table deleted: the catalog still has it, so through the catalog it reads as empty; by its
+        // prefix alone there is no table.
+        for (String key : s3.list(bucket, "t/").keySet()) {
+            s3.client().deleteObject(b -> b.bucket(bucket).key(key));
+        }
+        assertThat(read(PartitionFilter.all())).isEmpty();
+        assertThatThrownBy(() -> S3Parquet.read(table).s3(s3.client()).open()).isInstanceOf(InvalidReadException.class)
+                .hasMessageContaining("there is no table at this prefix");
+    }
 }
