@@ -39,8 +39,10 @@ import software.amazon.awssdk.services.s3.S3Client;
  *
  * <p>What a read sees: the files listed when it is opened, less those of writes in flight (their manifests under
  * {@code _tmp/} say which): a write is seen whole or not at all, as long as it does not change state between the read's
- * look at {@code _tmp/} and its listing of the files (a reader holds no lease). A file deleted after the listing fails
- * the read with a {@link ReadException}; rerun it. Not thread-safe; each {@code open()} is a new read.
+ * look at {@code _tmp/} and its listing of the files (a reader holds no lease). Whether a committed overwrite shows as
+ * before or after is decided once over everything the read covers (the whole table, or every partition the filter
+ * admits, one the overwrite emptied included). A file deleted after the listing, or a manifest that cannot be fetched,
+ * fails the read with a {@link ReadException}; rerun it. Not thread-safe; each {@code open()} is a new read.
  */
 public final class ReadBuilder {
     /**

@@ -266,6 +266,34 @@ class ReadGuaranteesTest {
                         + "delete it: inspect it, and upgrade wrangler if it was written by a newer version.");
     }
 
+    /** A plain append that ends (its manifest deleted: its commit point) between the read's listing and its GET. */
+    @Test
+    void aManifestGoneBetweenTheListingAndItsGetIsSkipped() throws Exception {
+        write(Orders.orders("a", List.of(D15), List.of("RU"), 1), WriteMode.APPEND).to(table);
+        CountDownLatch reached = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<WriteResult> append = Stalls.stalledAt(write(Orders.orders("b", List.of(D15), List.of("RU"), 1),
+                WriteMode.APPEND), table, Step.BEFORE_CLEANUP, 1, reached, release);
+        assertThat(reached.await(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(read(PartitionFilter.all())).containsExactly(row("a", D15, 0));
+
+        List<String> gets = new CopyOnWriteArrayList<>();
+        S3Client racing = TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c.addExecutionInterceptor(new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                if (context.request() instanceof software.amazon.awssdk.services.s3.model.GetObjectRequest g
+                        && g.key().endsWith("/_manifest.json") && gets.isEmpty()) {
+                    gets.add(g.key());
+                    release.countDown();
+                    append.join();
+                }
+            }
+        })));
+        assertThat(orders(S3Parquet.read(table).s3(racing).open())).containsExactly(row("a", D15, 0), row("b", D15, 0));
+        assertThat(gets).hasSize(1);
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
+    }
+
     // Item 14: a prefix without a table is refused; a table without rows reads as empty.
 
     @Test
