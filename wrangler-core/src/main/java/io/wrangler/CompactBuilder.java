@@ -126,7 +126,11 @@ public final class CompactBuilder {
         return this;
     }
 
-    /** Compacts only the partitions that pass {@code filter}; nothing of the others is listed or opened. */
+    /**
+     * Compacts only the partitions that pass {@code filter}; nothing of the others is listed or opened. A filter on a
+     * column that is not a partition column, and a prefix that holds no table, are refused with an
+     * {@link InvalidReadException} before anything is opened or changed (as for a read).
+     */
     public CompactBuilder filter(PartitionFilter filter) {
         this.filter = Objects.requireNonNull(filter, "filter");
         return this;

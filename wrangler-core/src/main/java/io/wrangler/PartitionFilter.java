@@ -1,6 +1,5 @@
 package io.wrangler;
 
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -18,6 +17,12 @@ import java.util.function.Predicate;
  * are listed by their exact prefixes and nothing else of the table is listed. {@link #where} tests each partition's
  * values as a whole (awswrangler's {@code partition_filter}): the folders it rejects are seen by their names (a listing
  * with a delimiter) and never listed or opened. Immutable.
+ *
+ * <p>A filter is checked against the table's partition columns before any data file is opened: an {@link #in} on a
+ * column the table is not partitioned by (a data column, a typo) fails the read or compaction with an
+ * {@link InvalidReadException}, as does a {@link #where} predicate that asks its map for such a column ({@code get},
+ * {@code getOrDefault}; {@code containsKey} answers false). A table without a file yet (only its {@code _tmp/}) has no
+ * known partition columns: the filter is not checked there and the read is empty.
  *
  * <pre>{@code
  * PartitionFilter f = PartitionFilter.in("dt", "2024-01-15", "2024-01-16")
@@ -40,18 +45,29 @@ public final class PartitionFilter {
         return ALL;
     }
 
-    /** The partitions whose {@code column} is one of {@code values} (a null value: the default partition). */
+    /**
+     * The partitions whose {@code column} is one of {@code values}. Null and {@code ""} both name the default partition
+     * {@code __HIVE_DEFAULT_PARTITION__} (where a writer puts both), once, and its rows read back with the column null.
+     */
     public static PartitionFilter in(String column, String... values) {
         Objects.requireNonNull(column, "column");
         if (values.length == 0) {
             throw new IllegalArgumentException("PartitionFilter.in(\"" + column + "\") needs at least one value");
         }
+        Set<String> set = new HashSet<>();
+        for (String v : values) {
+            set.add(v == null || v.isEmpty() ? null : v);
+        }
         Map<String, Set<String>> m = new LinkedHashMap<>();
-        m.put(column, Collections.unmodifiableSet(new HashSet<>(Arrays.asList(values))));
+        m.put(column, Collections.unmodifiableSet(set));
         return new PartitionFilter(Collections.unmodifiableMap(m), p -> true);
     }
 
-    /** The partitions whose values (column to text, null for the default partition) pass {@code test}. */
+    /**
+     * The partitions whose values (column to text, null for the default partition) pass {@code test}. The map holds the
+     * table's partition columns only: asking it for another column ({@code get}) fails the read or compaction with an
+     * {@link InvalidReadException} naming the column, rather than answering null for every partition.
+     */
     public static PartitionFilter where(Predicate<Map<String, String>> test) {
         return new PartitionFilter(Map.of(), Objects.requireNonNull(test, "test"));
     }

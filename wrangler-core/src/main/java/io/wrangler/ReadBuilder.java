@@ -40,8 +40,10 @@ import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
  *
  * <p>What a read sees: the files listed when it is opened, less those of writes in flight (their manifests under
  * {@code _tmp/} say which): a write is seen whole or not at all, as long as it does not change state between the read's
- * look at {@code _tmp/} and its listing of the files (a reader holds no lease). A file deleted after the listing fails
- * the read with a {@link ReadException}; rerun it. Not thread-safe; each {@code open()} is a new read.
+ * look at {@code _tmp/} and its listing of the files (a reader holds no lease). Whether a committed overwrite shows as
+ * before or after is decided once over everything the read covers (the whole table, or every partition the filter
+ * admits, one the overwrite emptied included). A file deleted after the listing, or a manifest that cannot be fetched,
+ * fails the read with a {@link ReadException}; rerun it. Not thread-safe; each {@code open()} is a new read.
  */
 public final class ReadBuilder {
     /**
@@ -144,7 +146,10 @@ public final class ReadBuilder {
      * returned reader, which the caller closes.
      *
      * @throws InvalidWriteException the URI is not {@code s3://bucket/prefix}
-     * @throws ReadException S3 or the catalog failed, a column is unknown, or the table's folders are not Hive folders
+     * @throws InvalidReadException no object lies under the prefix (no table there), or the filter names a column that is
+     *     not a partition column
+     * @throws ReadException S3 or the catalog failed (a write's manifest that cannot be fetched or parsed too: retry), a
+     *     column is unknown, or the table's folders are not Hive folders
      */
     public ArrowReader open() {
         S3Location location = S3Location.parse(uri, null, "read");

@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.ReadException;
 import io.wrangler.WriteMode;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
@@ -7,7 +8,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
@@ -20,38 +24,68 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 public final class Visibility {
     private final Set<String> hiddenWrites;
     private final List<Manifest> committed;
+    private final List<Manifest> published;
     private final String tmp;
 
-    private Visibility(Set<String> hiddenWrites, List<Manifest> committed, String tmp) {
+    private Visibility(Set<String> hiddenWrites, List<Manifest> committed, List<Manifest> published, String tmp) {
         this.hiddenWrites = hiddenWrites;
         this.committed = committed;
+        this.published = published;
         this.tmp = tmp;
     }
 
-    /** The writes in flight in the table at {@code location}. A manifest that cannot be parsed hides nothing. */
-    public static Visibility of(S3Store store, S3Location location) {
+    /**
+     * The overwrites, keyed appends and compactions past their commit point (COMMITTED or PUBLISHED) whose manifests
+     * are still there: a reader through a catalog adds the partitions they write that the catalog does not register yet
+     * (their catalog step has not run), so that it sees them as after once they show as after.
+     */
+    public List<Manifest> committedWrites() {
+        List<Manifest> out = new ArrayList<>(committed);
+        out.addAll(published);
+        return out;
+    }
+
+    /**
+     * The writes in flight in the table at {@code location}. A manifest gone between the listing of {@code _tmp/} and
+     * its GET (404) is skipped: its write ended. A manifest that cannot be fetched (any other S3 failure, after the
+     * request's retries) or parsed fails the read with a {@link ReadException}: without it the read cannot tell which of
+     * that write's files, or of the files it replaces, to leave out (taking it as absent would show a committed
+     * overwrite's old and new rows together). No unparseable manifest is skipped: none is provably harmless, as its
+     * state and replaced files are unknown, and a wrangler manifest is written whole by one PUT, so an unparseable one is
+     * of a newer format or damaged (recovery refuses it too).
+     *
+     * @param verb what the caller does, for messages: "read" or "compact"
+     */
+    public static Visibility of(S3Store store, S3Location location, String verb) {
+        String table = location.uri();
         Set<String> hidden = new HashSet<>();
         List<Manifest> committed = new ArrayList<>();
+        List<Manifest> published = new ArrayList<>();
         for (S3Object o : store.list(location.tmpPrefix())) {
             String rel = o.key().substring(location.tmpPrefix().length());
             int slash = rel.indexOf('/');
             if (slash < 0 || !rel.substring(slash + 1).equals(Manifest.FILE_NAME) || !WriteIds.isWriteId(rel.substring(0, slash))) {
                 continue;
             }
+            Optional<byte[]> body;
+            try {
+                body = store.get(o.key());
+            } catch (SdkException e) {
+                throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): fetching the manifest "
+                        + location.uriOf(o.key()) + " failed (" + e.getMessage() + "), and without it the files of that write "
+                        + "cannot be told visible or not. Nothing was changed; " + verb + " again (safe to retry).", e);
+            }
+            if (body.isEmpty()) {
+                continue;
+            }
             Manifest m;
             try {
-                m = store.get(o.key()).map(b -> {
-                    try {
-                        return Manifest.fromJson(b);
-                    } catch (IOException e) {
-                        return null;
-                    }
-                }).orElse(null);
-            } catch (RuntimeException e) {
-                m = null;
-            }
-            if (m == null) {
-                continue;
+                m = Manifest.fromJson(body.get());
+            } catch (IOException e) {
+                throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): the manifest "
+                        + location.uriOf(o.key()) + " cannot be parsed (" + e.getMessage() + "), so which files of that write "
+                        + "are visible cannot be decided. Nothing was changed. Do not delete it: inspect it, and upgrade wrangler "
+                        + "if it was written by a newer version.", e);
             }
             boolean committable = m.mode() != WriteMode.APPEND || m.keyed();
             if (!committable || m.state() == Manifest.State.STARTED || m.state() == Manifest.State.ABORTING) {
@@ -59,18 +93,23 @@ public final class Visibility {
                 hidden.add(m.writeId());
             } else if (m.state() == Manifest.State.COMMITTED) {
                 committed.add(m);
+            } else if (m.state() == Manifest.State.PUBLISHED) {
+                published.add(m);
             }
         }
-        return new Visibility(hidden, committed, location.tmpPrefix());
+        return new Visibility(hidden, committed, published, location.tmpPrefix());
     }
 
     /**
-     * The keys of {@code listed} (data files of the listed folders {@code folders}, full keys ending in {@code /}) that a
-     * reader sees. A committed overwrite (or keyed append, or compaction) being published shows as before while every
-     * file it replaces in these folders is still there (its new files are left out), and as after once one is gone (its
-     * copies are all in place before its first delete): the rest of what it replaces is left out.
+     * The keys of {@code listed} that a reader sees. {@code listed} holds every data file of the read's scope, and
+     * {@code inScope} says whether a key lies in a folder of that scope, listed or not: the whole table for an
+     * unfiltered read, every folder the filter admits (one an overwrite emptied included), every partition the catalog
+     * registers. A committed overwrite (or keyed append, or compaction) being published shows as before while every file
+     * it replaces in the scope is still listed (its new files are left out), and as after once one is gone (its copies
+     * are all in place before its first delete): the rest of what it replaces is left out. Deciding over the listed
+     * folders only would miss a partition the overwrite emptied and show its new files with none of its deletes.
      */
-    public List<S3Object> visible(List<S3Object> listed, Set<String> folders) {
+    public List<S3Object> visible(List<S3Object> listed, Predicate<String> inScope) {
         Set<String> keys = new HashSet<>();
         listed.forEach(o -> keys.add(o.key()));
         Set<String> hiddenWritesHere = new HashSet<>(hiddenWrites);
@@ -79,7 +118,7 @@ public final class Visibility {
             List<String> replaces = m.replaces() == null ? List.of() : m.replaces();
             boolean anyGone = false;
             for (String r : replaces) {
-                if (inFolders(r, folders) && !keys.contains(r)) {
+                if (!keys.contains(r) && inScope.test(r)) {
                     anyGone = true;
                     break;
                 }
@@ -102,9 +141,5 @@ public final class Visibility {
             out.add(o);
         }
         return out;
-    }
-
-    private static boolean inFolders(String key, Set<String> folders) {
-        return folders.contains(key.substring(0, key.lastIndexOf('/') + 1));
     }
 }

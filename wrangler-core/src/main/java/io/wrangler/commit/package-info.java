@@ -251,11 +251,19 @@
  * lists data files, and leaves out: everything under {@code _tmp/}; the files carrying the write id of a plain append
  * with a manifest (in any state: its commit point is the manifest's deletion); those of a STARTED or ABORTING write; and
  * for a COMMITTED overwrite, keyed append or compaction, either its new files (while every old file it records in
- * {@code replaces} is still listed in the folders read: the table as before) or the old files it records (once one of
- * them is gone, which happens only after all its copies are in place: the table as after). A PUBLISHED write is shown
- * as it is (its old files are deleted). A reader takes no lease and changes nothing: a write that changes state between
- * the reader's look at {@code _tmp/} and its listing can still show half, and a file deleted after the listing fails the
- * read, which is then rerun.
+ * {@code replaces} is still listed in the read's scope: the table as before) or the old files it records (once one of
+ * them in the scope is gone, which happens only after all its copies are in place: the table as after). The scope is
+ * everything the read covers, listed or not: the whole table for an unfiltered read, every partition folder the filter
+ * admits (one the write emptied included, though no listing shows its folder any more), every partition the catalog
+ * registers and the filter admits for a read through a catalog, decided once for all of them, never partition by
+ * partition. Through a catalog, the partitions a COMMITTED or PUBLISHED write adds that the catalog does not register
+ * yet (its catalog step comes after its publish) are listed too, and that write's own files there are shown once it
+ * shows as after. A PUBLISHED write is shown as it is (its old files are deleted). A manifest gone between the listing
+ * of {@code _tmp/} and its GET has ended and is skipped; one that cannot be fetched (any other S3 failure) or parsed
+ * fails the read ({@code ReadException}: retry), as taking it for absent could show a committed overwrite's old and new
+ * files together. A reader takes no lease and changes nothing: a write that changes state between the reader's look at
+ * {@code _tmp/} and its listing can still show half, and a file deleted after the listing fails the read, which is
+ * then rerun.
  *
  * <h2>Guarantees</h2>
  * <ul>

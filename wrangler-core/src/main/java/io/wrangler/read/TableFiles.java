@@ -1,15 +1,18 @@
 package io.wrangler.read;
 
+import io.wrangler.InvalidReadException;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.PartitionFilter;
 import io.wrangler.ReadException;
 import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.catalog.TableLayout;
+import io.wrangler.commit.Manifest;
 import io.wrangler.commit.Visibility;
 import io.wrangler.partition.HivePaths;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.time.Instant;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -88,18 +91,34 @@ public final class TableFiles {
         this.table = location.uri();
     }
 
-    /** Lists the table's visible files by its folders. */
+    /**
+     * Lists the table's visible files by its folders.
+     *
+     * @throws InvalidReadException no object lies under the table's prefix (no table there), or {@code filter} names a
+     *     column the table is not partitioned by (checked once the folders show the partition columns, before any file
+     *     is listed)
+     */
     public Listing list(PartitionFilter filter) {
-        Visibility visibility = Visibility.of(store, location);
+        Visibility visibility = Visibility.of(store, location, verb);
         if (filter == PartitionFilter.all()) {
             return listAll(visibility);
         }
+        List<String> rootEntries = store.firstEntries(location.prefix(), 16);
+        if (rootEntries.isEmpty()) {
+            throw noTable();
+        }
         List<String> columns = new ArrayList<>();
         List<Folder> level = List.of(new Folder("", List.of()));
+        Set<String> holding = new HashSet<>(); // the folders of the last level looked at that hold anything
         while (true) {
             String next = null;
+            holding.clear();
             for (Folder f : level) {
-                next = columnBelow(f);
+                List<String> first = f.folder.isEmpty() ? rootEntries : store.firstEntries(location.prefix() + f.folder, 16);
+                if (!first.isEmpty()) {
+                    holding.add(f.folder);
+                }
+                next = columnBelow(f, first);
                 if (next != null) {
                     break;
                 }
@@ -136,20 +155,32 @@ public final class TableFiles {
             columns.add(next);
             level = below;
         }
+        // The partition columns are known once a partition folder or a file at the root shows them; a table with only its
+        // _tmp/ (nothing written yet, or everything overwritten by nothing) has none to check the filter against.
+        boolean known = !columns.isEmpty() || rootEntries.stream().anyMatch(e -> !hidden(e.substring(location.prefix().length())));
+        // When the walk ended on folders the filter named and none of them exists, the columns below them are not seen:
+        // those folders hold nothing to read, and the filter is checked against the columns of a folder that exists.
+        boolean complete = level.stream().anyMatch(f -> holding.contains(f.folder));
+        if (known) {
+            List<String> all = columns;
+            if (!complete && !columns.containsAll(filter.fixedColumns())) {
+                all = probeColumns();
+            }
+            for (String c : filter.fixedColumns()) {
+                if (!all.contains(c)) {
+                    throw notPartitionColumn("names", c, all);
+                }
+            }
+        }
         List<DataFile> files = new ArrayList<>();
-        Set<String> folders = new HashSet<>();
         List<S3Object> listed = new ArrayList<>();
         Map<String, Folder> byKeyFolder = new LinkedHashMap<>();
         for (Folder f : level) {
-            Map<String, String> values = new LinkedHashMap<>();
-            for (int i = 0; i < columns.size(); i++) {
-                values.put(columns.get(i), f.values.get(i));
-            }
-            if (!filter.test(values)) {
+            String prefix = location.prefix() + f.folder;
+            if (byKeyFolder.containsKey(prefix) || (complete || holding.contains(f.folder))
+                    && !filter.test(known ? new Values(zip(columns, f.values), columns) : zip(columns, f.values))) {
                 continue;
             }
-            String prefix = location.prefix() + f.folder;
-            folders.add(prefix);
             byKeyFolder.put(prefix, f);
             for (S3Object o : store.list(prefix)) {
                 String rest = o.key().substring(prefix.length());
@@ -158,20 +189,81 @@ public final class TableFiles {
                 }
             }
         }
-        for (S3Object o : visibility.visible(listed, folders)) {
+        // The scope is every folder the filter admits, listed or not: an overwrite that emptied one shows there first.
+        for (S3Object o : visibility.visible(listed, key -> {
+            List<String> values = folderValues(key, columns);
+            return values != null && filter.test(known ? new Values(zip(columns, values), columns) : zip(columns, values));
+        })) {
             Folder f = byKeyFolder.get(o.key().substring(0, o.key().lastIndexOf('/') + 1));
             files.add(new DataFile(location.bucket(), o.key(), o.size(), f.folder, f.values, o.lastModified()));
         }
         return new Listing(columns, files);
     }
 
+    /** The partition columns, from the first partition folder at each depth (one request a level, more past 16 entries). */
+    private List<String> probeColumns() {
+        List<String> out = new ArrayList<>();
+        String prefix = location.prefix();
+        while (true) {
+            String folder = null;
+            List<String> first = store.firstEntries(prefix, 16);
+            List<String> candidates = first.size() == 16 ? store.listFolders(prefix) : first;
+            for (String e : candidates) {
+                String name = e.substring(prefix.length());
+                if (name.endsWith("/") && !hidden(name) && name.indexOf('=') > 0) {
+                    folder = e;
+                    break;
+                }
+            }
+            if (folder == null) {
+                return out;
+            }
+            String name = folder.substring(prefix.length());
+            out.add(HivePaths.unescape(name.substring(0, name.indexOf('='))));
+            prefix = folder;
+        }
+    }
+
+    /**
+     * The partition values of the folder of {@code key}, a file directly in a Hive folder of {@code columns} below the
+     * table, or null when it lies elsewhere.
+     */
+    private List<String> folderValues(String key, List<String> columns) {
+        if (!key.startsWith(location.prefix())) {
+            return null;
+        }
+        String[] parts = key.substring(location.prefix().length()).split("/", -1);
+        if (parts.length != columns.size() + 1) {
+            return null;
+        }
+        List<String> values = new ArrayList<>();
+        for (int i = 0; i < columns.size(); i++) {
+            int eq = parts[i].indexOf('=');
+            if (eq <= 0 || !columns.get(i).equals(HivePaths.unescape(parts[i].substring(0, eq)))) {
+                return null;
+            }
+            String v = parts[i].substring(eq + 1);
+            values.add(v.equals(PartitionEntry.DEFAULT_PARTITION) ? null : HivePaths.unescape(v));
+        }
+        return values;
+    }
+
+    private static Map<String, String> zip(List<String> columns, List<String> values) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (int i = 0; i < columns.size(); i++) {
+            out.put(columns.get(i), values.get(i));
+        }
+        return out;
+    }
+
     /** One recursive listing of the whole table. */
     private Listing listAll(Visibility visibility) {
         List<String> columns = null;
         List<S3Object> listed = new ArrayList<>();
-        Set<String> folders = new HashSet<>();
         Map<String, List<String>> values = new LinkedHashMap<>();
+        boolean any = false;
         for (S3Object o : store.list(location.prefix())) {
+            any = true;
             String rel = o.key().substring(location.prefix().length());
             if (rel.startsWith("_tmp/") || rel.isEmpty() || rel.endsWith("/")) {
                 continue;
@@ -203,12 +295,15 @@ public final class TableFiles {
                         + "folders of " + columns);
             }
             String folder = o.key().substring(0, o.key().lastIndexOf('/') + 1);
-            folders.add(folder);
             values.putIfAbsent(folder, vals);
             listed.add(o);
         }
+        if (!any) {
+            throw noTable();
+        }
         List<DataFile> files = new ArrayList<>();
-        for (S3Object o : visibility.visible(listed, folders)) {
+        // The scope is the whole table: a replaced file not listed anywhere in it is gone, whichever folder held it.
+        for (S3Object o : visibility.visible(listed, key -> key.startsWith(location.prefix()) && !key.startsWith(location.tmpPrefix()))) {
             String folder = o.key().substring(0, o.key().lastIndexOf('/') + 1);
             files.add(new DataFile(location.bucket(), o.key(), o.size(), folder.substring(location.prefix().length()), values.get(folder),
                     o.lastModified()));
@@ -216,18 +311,29 @@ public final class TableFiles {
         return new Listing(columns == null ? List.of() : columns, files);
     }
 
-    /** Lists the folders {@code layout} registers that pass {@code filter}, each by its own prefix. */
+    /**
+     * Lists the folders {@code layout} registers that pass {@code filter}, each by its own prefix.
+     *
+     * @throws InvalidReadException {@code filter} names a column the catalog does not partition the table by (checked
+     *     before any request)
+     */
     public Listing list(TableLayout layout, PartitionFilter filter, Function<String, S3Store> stores) {
-        Visibility visibility = Visibility.of(store, location);
-        List<DataFile> files = new ArrayList<>();
-        List<PartitionEntry> partitions = layout.partitionColumns().isEmpty()
-                ? List.of(new PartitionEntry(List.of(), table)) : layout.partitions();
-        for (PartitionEntry p : partitions) {
-            Map<String, String> values = new LinkedHashMap<>();
-            for (int i = 0; i < layout.partitionColumns().size(); i++) {
-                values.put(layout.partitionColumns().get(i), p.values().get(i));
+        List<String> columns = layout.partitionColumns();
+        for (String c : filter.fixedColumns()) {
+            if (!columns.contains(c)) {
+                throw notPartitionColumn("names", c, columns);
             }
-            if (!filter.test(values)) {
+        }
+        Visibility visibility = Visibility.of(store, location, verb);
+        List<PartitionEntry> partitions = columns.isEmpty() ? List.of(new PartitionEntry(List.of(), table)) : layout.partitions();
+        record Registered(List<String> values, String bucket, String folder, List<S3Object> listed) {
+        }
+        List<Registered> registered = new ArrayList<>();
+        List<S3Object> here = new ArrayList<>();
+        Set<String> prefixes = new HashSet<>();
+        for (PartitionEntry p : partitions) {
+            Map<String, String> values = zip(columns, p.values());
+            if (!filter.test(new Values(values, columns))) {
                 continue;
             }
             S3Location at;
@@ -248,21 +354,62 @@ public final class TableFiles {
             }
             String folder = at.bucket().equals(location.bucket()) && at.prefix().startsWith(location.prefix())
                     ? at.prefix().substring(location.prefix().length()) : at.uri();
-            List<S3Object> shown = at.bucket().equals(location.bucket()) ? visibility.visible(listed, Set.of(at.prefix())) : listed;
-            for (S3Object o : shown) {
-                files.add(new DataFile(at.bucket(), o.key(), o.size(), folder, p.values(), o.lastModified()));
+            registered.add(new Registered(p.values(), at.bucket(), folder, listed));
+            if (at.bucket().equals(location.bucket())) {
+                here.addAll(listed);
+                prefixes.add(at.prefix());
             }
         }
-        return new Listing(layout.partitionColumns(), files);
+        // The partitions a write past its commit point adds that the catalog does not register yet (its catalog step comes
+        // after its publish): part of the table as after. Only that write's own files there are shown, and only once the
+        // write shows as after; anything else in such a folder is not the catalog's table.
+        Set<String> added = new HashSet<>();
+        Set<String> writtenKeys = new HashSet<>();
+        for (Manifest m : visibility.committedWrites()) {
+            if (!m.partitionColumns().equals(columns)) {
+                continue;
+            }
+            for (Manifest.Partition p : m.partitions()) {
+                String prefix = location.prefix() + p.folder();
+                if (prefixes.contains(prefix) || !filter.test(new Values(zip(columns, p.values()), columns))) {
+                    continue;
+                }
+                prefixes.add(prefix);
+                added.add(p.folder());
+                List<S3Object> listed = new ArrayList<>();
+                for (S3Object o : store.list(prefix)) {
+                    String rest = o.key().substring(prefix.length());
+                    if (!rest.contains("/") && !hidden(rest) && !rest.isEmpty()) {
+                        listed.add(o);
+                    }
+                }
+                registered.add(new Registered(p.values(), location.bucket(), p.folder(), listed));
+                here.addAll(listed);
+            }
+            m.files().forEach(f -> writtenKeys.add(f.finalKey()));
+        }
+        // One decision over every registered partition the filter admits (the read's scope), not one per partition: a
+        // write whose delete is seen in one partition is seen as after in all of them.
+        Set<String> shown = new HashSet<>();
+        visibility.visible(here, key -> prefixes.contains(key.substring(0, key.lastIndexOf('/') + 1))).forEach(o -> shown.add(o.key()));
+        List<DataFile> files = new ArrayList<>();
+        for (Registered r : registered) {
+            boolean ours = r.bucket.equals(location.bucket());
+            for (S3Object o : r.listed) {
+                if (!ours || shown.contains(o.key()) && (!added.contains(r.folder) || writtenKeys.contains(o.key()))) {
+                    files.add(new DataFile(r.bucket, o.key(), o.size(), r.folder, r.values, o.lastModified()));
+                }
+            }
+        }
+        return new Listing(columns, files);
     }
 
     /**
-     * The partition column of the folders directly below {@code f}, from the first few entries there (one request), or
-     * null when there are none (a partition, or a folder that does not exist).
+     * The partition column of the folders directly below {@code f}, from {@code first}, its first 16 entries (one
+     * request), or null when there are none (a partition, or a folder that does not exist).
      */
-    private String columnBelow(Folder f) {
+    private String columnBelow(Folder f, List<String> first) {
         String prefix = location.prefix() + f.folder;
-        List<String> first = store.firstEntries(prefix, 16);
         for (String e : first) {
             String name = e.substring(prefix.length());
             int eq = name.indexOf('=');
@@ -280,6 +427,50 @@ public final class TableFiles {
             }
         }
         return null;
+    }
+
+    private InvalidReadException noTable() {
+        return new InvalidReadException(table, "Cannot " + verb + " " + table + " (step: list): there is no table at this prefix: no "
+                + "object lies under it (no data file, no _tmp/). Check the URI, or pass catalog(...) for a table whose partitions "
+                + "the catalog registers elsewhere.");
+    }
+
+    private InvalidReadException notPartitionColumn(String how, String column, List<String> columns) {
+        return new InvalidReadException(table, "Cannot " + verb + " " + table + " (step: list): the partition filter " + how + " the "
+                + "column '" + column + "', which is not a partition column of the table (" + (columns.isEmpty()
+                ? "it has none" : "its partition columns are " + columns) + "). Filter on partition columns only.");
+    }
+
+    /**
+     * A partition's values as a filter's predicate sees them: asking for a column the table is not partitioned by fails
+     * the read rather than answering null for every partition (which would read nothing, silently).
+     */
+    private final class Values extends AbstractMap<String, String> {
+        private final Map<String, String> values;
+        private final List<String> columns;
+
+        Values(Map<String, String> values, List<String> columns) {
+            this.values = Collections.unmodifiableMap(values);
+            this.columns = columns;
+        }
+
+        @Override
+        public Set<Map.Entry<String, String>> entrySet() {
+            return values.entrySet();
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            return values.containsKey(key);
+        }
+
+        @Override
+        public String get(Object key) {
+            if (!values.containsKey(key)) {
+                throw notPartitionColumn("asked for", String.valueOf(key), columns);
+            }
+            return values.get(key);
+        }
     }
 
     private ReadException layout(String what) {
