@@ -221,6 +221,14 @@ public final class CompactBuilder {
         return this;
     }
 
+    /** For tests in this package: changes the schema the new files are written with (the check must catch it). */
+    CompactBuilder outputSchema(java.util.function.UnaryOperator<Schema> change) {
+        this.outputSchema = Objects.requireNonNull(change);
+        return this;
+    }
+
+    private java.util.function.UnaryOperator<Schema> outputSchema = s -> s;
+
     /** For tests in this package: smaller batches. */
     CompactBuilder batchRows(int rows) {
         this.batchRows = rows;
@@ -238,6 +246,7 @@ public final class CompactBuilder {
         S3Store store = new S3Store(client, location.bucket(), requests);
         TableFiles.Listing listing;
         Map<String, Field> partitionTypes = new HashMap<>();
+        Map<String, Field> catalogColumns = null;
         try {
             if (catalog != null) {
                 TableLayout layout = catalog.layout();
@@ -252,6 +261,7 @@ public final class CompactBuilder {
                     }
                     return store;
                 });
+                catalogColumns = ReadBuilder.dataColumns(layout);
                 for (String c : layout.partitionColumns()) {
                     try {
                         partitionTypes.put(c, HiveTypes.parse(c, layout.types().get(c)));
@@ -283,7 +293,7 @@ public final class CompactBuilder {
             return new CompactionResult(table, List.of(), 0, 0, 0, 0, 0, null);
         }
         try (BufferAllocator allocator = new RootAllocator()) {
-            Input input = new Input(allocator, client, requests, table, listing.partitionColumns(), chosen, partitionTypes);
+            Input input = new Input(allocator, client, requests, table, listing.partitionColumns(), chosen, partitionTypes, catalogColumns);
             input.readSchema(); // refuses a dedupBy of unknown columns before the write takes the lease or stages anything
             List<String> keys = new ArrayList<>();
             chosen.forEach(fs -> fs.forEach(f -> keys.add(f.key())));
@@ -333,6 +343,7 @@ public final class CompactBuilder {
         private final List<String> partitionColumns;
         private final List<List<TableFiles.DataFile>> partitions;
         private final Map<String, Field> partitionTypes;
+        private final Map<String, Field> catalogColumns;
         private final BufferAllocator allocator;
         private Schema schema;
         private int partition = -1;
@@ -344,7 +355,7 @@ public final class CompactBuilder {
         final Digest passed = new Digest();
 
         Input(BufferAllocator allocator, S3Client client, RequestOptions options, String table, List<String> partitionColumns,
-              List<List<TableFiles.DataFile>> partitions, Map<String, Field> partitionTypes) {
+              List<List<TableFiles.DataFile>> partitions, Map<String, Field> partitionTypes, Map<String, Field> catalogColumns) {
             super(allocator);
             this.allocator = allocator;
             this.client = client;
@@ -353,6 +364,7 @@ public final class CompactBuilder {
             this.partitionColumns = partitionColumns;
             this.partitions = partitions;
             this.partitionTypes = partitionTypes;
+            this.catalogColumns = catalogColumns;
         }
 
         private TableReader reader(List<TableFiles.DataFile> files) {
@@ -360,17 +372,27 @@ public final class CompactBuilder {
                     null, batchRows);
         }
 
+        /**
+         * The schema of the new files: the union by name of every chosen file's columns (or the catalog's columns, then
+         * the files' others), as a read has it, so that no column of any file is dropped; one for all partitions.
+         */
         @Override
         protected Schema readSchema() {
             if (schema == null) {
-                try (TableReader r = reader(partitions.get(0))) {
-                    schema = r.schema();
+                List<TableFiles.DataFile> all = new ArrayList<>();
+                partitions.forEach(all::addAll);
+                TableReader union = reader(all);
+                if (catalogColumns != null) {
+                    union.catalogColumns(catalogColumns);
+                }
+                try (union) {
+                    schema = outputSchema.apply(union.schema());
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
                 if (dedupKeys != null) {
                     for (String c : append(dedupKeys, dedupOrder)) {
-                        if (schema.getFields().stream().noneMatch(f -> f.getName().equals(c))) {
+                        if (schema.getFields().stream().noneMatch(f -> f.getName().equalsIgnoreCase(c))) {
                             throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot compact " + table + " (step: validate): "
                                     + "dedupBy names the column '" + c + "', which the table does not have; its columns are "
                                     + schema.getFields().stream().map(Field::getName).toList() + ". Name columns of the table in dedupBy; "
@@ -477,22 +499,28 @@ public final class CompactBuilder {
             producer.start();
         }
 
-        /** Reads the next batch into {@code out} (the reader thread's own root): false at the end of the last partition. */
+        /** The file being read in the partition being read. */
+        private int file = -1;
+
+        /**
+         * Reads the next batch into {@code out} (the reader thread's own root): false at the end of the last partition.
+         * Each file is read on its own, in its own columns, and added to the digest so before it is put into the new
+         * files' schema: the check compares the new files with every column of every file read, not with the schema
+         * they were written with.
+         */
         private boolean produce(VectorSchemaRoot out) throws IOException {
             while (true) {
                 if (current == null) {
-                    if (++partition >= partitions.size()) {
-                        out.setRowCount(0);
-                        return false;
+                    if (partition < 0 || ++file >= partitions.get(partition).size()) {
+                        if (++partition >= partitions.size()) {
+                            out.setRowCount(0);
+                            return false;
+                        }
+                        keep = dedupKeys == null ? null : winners(partitions.get(partition));
+                        ordinal = 0;
+                        file = 0;
                     }
-                    keep = dedupKeys == null ? null : winners(partitions.get(partition));
-                    ordinal = 0;
-                    current = reader(partitions.get(partition));
-                    if (!current.schema().equals(schema)) {
-                        throw new IOException("the partition " + partitions.get(partition).get(0).folder() + " has the columns "
-                                + current.schema() + ", not those of " + partitions.get(0).get(0).folder() + " (" + schema
-                                + "): compact partitions of one schema at a time (filter)");
-                    }
+                    current = reader(List.of(partitions.get(partition).get(file)));
                 }
                 if (!current.loadNextBatch()) {
                     current.close();
@@ -502,18 +530,36 @@ public final class CompactBuilder {
                 VectorSchemaRoot in = current.getVectorSchemaRoot();
                 int n = in.getRowCount();
                 rowsRead += n;
+                List<FieldVector> from = new ArrayList<>();
+                for (Field f : schema.getFields()) {
+                    FieldVector v = vector(in, f.getName());
+                    if (v != null && !new Field(f.getName(), v.getField().getFieldType(), v.getField().getChildren()).equals(f)) {
+                        throw new IOException("the column '" + f.getName() + "' of " + current.files().get(0).key() + " is "
+                                + v.getField() + ", not " + f + " as when the compaction began");
+                    }
+                    from.add(v);
+                }
                 if (keep == null) {
-                    for (int c = 0; c < in.getFieldVectors().size(); c++) {
-                        in.getVector(c).makeTransferPair(out.getVector(c)).transfer();
+                    passed.add(in, i -> true);
+                    for (int c = 0; c < from.size(); c++) {
+                        if (from.get(c) != null) {
+                            from.get(c).makeTransferPair(out.getVector(c)).transfer();
+                        } else {
+                            out.getVector(c).allocateNew(); // a column this file does not have: nulls
+                        }
                     }
                     out.setRowCount(n);
                 } else {
+                    long first = ordinal;
+                    passed.add(in, i -> keep.get((int) (first + i)));
                     out.allocateNew();
                     int k = 0;
                     for (int i = 0; i < n; i++) {
                         if (keep.get((int) (ordinal + i))) {
-                            for (int c = 0; c < in.getFieldVectors().size(); c++) {
-                                out.getVector(c).copyFromSafe(i, k, in.getVector(c));
+                            for (int c = 0; c < from.size(); c++) {
+                                if (from.get(c) != null) {
+                                    out.getVector(c).copyFromSafe(i, k, from.get(c));
+                                }
                             }
                             k++;
                         }
@@ -522,9 +568,22 @@ public final class CompactBuilder {
                     dropped += n - k;
                     out.setRowCount(k);
                 }
-                passed.add(out);
                 return true;
             }
+        }
+
+        /** The vector of {@code root} that holds the column {@code name}, matched case-insensitively; null if none. */
+        private static FieldVector vector(VectorSchemaRoot root, String name) {
+            FieldVector v = root.getVector(name);
+            if (v != null) {
+                return v;
+            }
+            for (FieldVector x : root.getFieldVectors()) {
+                if (x.getName().equalsIgnoreCase(name)) {
+                    return x;
+                }
+            }
+            return null;
         }
 
         /** The ordinals of the rows to keep: for each key, the last row with the greatest order value. */
@@ -535,15 +594,15 @@ public final class CompactBuilder {
             try (TableReader r = reader(files)) {
                 while (r.loadNextBatch()) {
                     VectorSchemaRoot b = r.getVectorSchemaRoot();
-                    List<FieldVector> keys = dedupKeys.stream().map(b::getVector).toList();
-                    FieldVector order = b.getVector(dedupOrder);
+                    List<FieldVector> keys = dedupKeys.stream().map(c -> vector(b, c)).toList();
+                    FieldVector order = vector(b, dedupOrder);
                     for (int i = 0; i < b.getRowCount(); i++, at++) {
                         List<Object> key = new ArrayList<>(keys.size());
                         for (FieldVector k : keys) {
-                            key.add(comparable(k.getObject(i)));
+                            key.add(k == null ? null : comparable(k.getObject(i))); // a file without the column: null
                         }
                         @SuppressWarnings("unchecked")
-                        Comparable<Object> o = (Comparable<Object>) comparable(order.getObject(i));
+                        Comparable<Object> o = order == null ? null : (Comparable<Object>) comparable(order.getObject(i));
                         Comparable<Object> was = bestOrder.get(key);
                         boolean take = !best.containsKey(key)
                                 || (o == null ? was == null : was == null || o.compareTo(was) >= 0);
@@ -581,7 +640,7 @@ public final class CompactBuilder {
             Digest back = new Digest();
             try (TableReader r = reader(files)) {
                 while (r.loadNextBatch()) {
-                    back.add(r.getVectorSchemaRoot());
+                    back.add(r.getVectorSchemaRoot(), i -> true);
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
@@ -659,22 +718,31 @@ public final class CompactBuilder {
 
     /**
      * Per column, the count of non-null values and a checksum of them that does not depend on row order: the sum of a
-     * 64-bit hash of each value. Both sides of a check are read by the same reader into the same Arrow types, so a flat
-     * value is hashed by its bytes in the vector (fixed width: its slot; variable width: its bytes), a nested one by its
-     * text.
+     * 64-bit hash of each value. Columns are told apart by name case-insensitively (as a read matches them), so a file
+     * read in its own schema and the new files read back are digested alike. Both sides of a check are read by the same
+     * reader into the same Arrow types, so a flat value is hashed by its bytes in the vector (fixed width: its slot;
+     * variable width: its bytes), a nested one by its text.
      */
     static final class Digest {
         private final Map<String, long[]> columns = new LinkedHashMap<>();
+        private final Map<String, String> names = new HashMap<>();
         private long rows;
 
-        void add(VectorSchemaRoot b) {
-            rows += b.getRowCount();
+        /** Adds the rows of {@code b} that {@code row} takes. */
+        void add(VectorSchemaRoot b, java.util.function.IntPredicate row) {
+            int n = b.getRowCount();
+            for (int i = 0; i < n; i++) {
+                if (row.test(i)) {
+                    rows++;
+                }
+            }
             for (FieldVector v : b.getFieldVectors()) {
-                long[] d = columns.computeIfAbsent(v.getName(), k -> new long[2]);
-                int n = b.getRowCount();
+                String name = v.getName().toLowerCase(java.util.Locale.ROOT);
+                names.putIfAbsent(name, v.getName());
+                long[] d = columns.computeIfAbsent(name, k -> new long[2]);
                 if (v instanceof BitVector bits) {
                     for (int i = 0; i < n; i++) {
-                        if (!bits.isNull(i)) {
+                        if (!bits.isNull(i) && row.test(i)) {
                             d[0]++;
                             d[1] += mix(bits.get(i) + 1);
                         }
@@ -683,7 +751,7 @@ public final class CompactBuilder {
                     ArrowBuf data = f.getDataBuffer();
                     int width = f.getTypeWidth();
                     for (int i = 0; i < n; i++) {
-                        if (!f.isNull(i)) {
+                        if (!f.isNull(i) && row.test(i)) {
                             d[0]++;
                             d[1] += bytes(data, (long) i * width, width);
                         }
@@ -692,7 +760,7 @@ public final class CompactBuilder {
                     ArrowBuf data = w.getDataBuffer();
                     ArrowBuf offsets = w.getOffsetBuffer();
                     for (int i = 0; i < n; i++) {
-                        if (!w.isNull(i)) {
+                        if (!w.isNull(i) && row.test(i)) {
                             d[0]++;
                             int from = offsets.getInt((long) i * 4);
                             d[1] += bytes(data, from, offsets.getInt((long) (i + 1) * 4) - from);
@@ -700,7 +768,7 @@ public final class CompactBuilder {
                     }
                 } else {
                     for (int i = 0; i < n; i++) {
-                        if (!v.isNull(i)) {
+                        if (!v.isNull(i) && row.test(i)) {
                             d[0]++;
                             d[1] += hash(text(v.getObject(i)));
                         }
@@ -751,14 +819,23 @@ public final class CompactBuilder {
             }
             for (Map.Entry<String, long[]> e : columns.entrySet()) {
                 long[] o = other.columns.get(e.getKey());
+                String name = names.get(e.getKey());
                 if (o == null) {
-                    return "the column '" + e.getKey() + "' is missing";
+                    if (e.getValue()[0] == 0) {
+                        continue; // no value to keep
+                    }
+                    return "the column '" + name + "' is missing";
                 }
                 if (o[0] != e.getValue()[0]) {
-                    return "the column '" + e.getKey() + "' has " + e.getValue()[0] + " values read, " + o[0] + " written";
+                    return "the column '" + name + "' has " + e.getValue()[0] + " values read, " + o[0] + " written";
                 }
                 if (o[1] != e.getValue()[1]) {
-                    return "the values of the column '" + e.getKey() + "' differ (checksum)";
+                    return "the values of the column '" + name + "' differ (checksum)";
+                }
+            }
+            for (Map.Entry<String, long[]> e : other.columns.entrySet()) {
+                if (!columns.containsKey(e.getKey()) && e.getValue()[0] > 0) {
+                    return "the column '" + other.names.get(e.getKey()) + "' has 0 values read, " + e.getValue()[0] + " written";
                 }
             }
             return null;

@@ -139,7 +139,29 @@ public final class ReadBuilder {
     }
 
     /**
-     * Lists the table and opens the first file's footer for the schema; the rows are read batch by batch by the
+     * The data columns a catalog declares (its columns less its partition keys), in its order, each typed as the catalog
+     * types it, or null where wrangler does not read the type ({@code varchar(10)}).
+     */
+    static Map<String, Field> dataColumns(TableLayout layout) {
+        Set<String> keys = new HashSet<>();
+        layout.partitionColumns().forEach(c -> keys.add(c.toLowerCase(java.util.Locale.ROOT)));
+        Map<String, Field> out = new java.util.LinkedHashMap<>();
+        layout.types().forEach((name, hive) -> {
+            if (!keys.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+                Field f;
+                try {
+                    f = hive == null ? null : HiveTypes.parse(name, hive);
+                } catch (IllegalArgumentException unknown) {
+                    f = null;
+                }
+                out.put(name, f);
+            }
+        });
+        return out;
+    }
+
+    /**
+     * Lists the table and opens every file's footer for the schema (the union of the files' columns, or the catalog's); the rows are read batch by batch by the
      * returned reader, which the caller closes.
      *
      * @throws InvalidWriteException the URI is not {@code s3://bucket/prefix}
@@ -155,6 +177,7 @@ public final class ReadBuilder {
         stores.put(location.bucket(), store);
         TableFiles.Listing listing;
         Map<String, Field> partitionTypes = new HashMap<>();
+        Map<String, Field> catalogColumns = null;
         try {
             if (catalog != null) {
                 TableLayout layout;
@@ -169,6 +192,7 @@ public final class ReadBuilder {
                 }
                 listing = new TableFiles(store, location).list(layout, filter,
                         b -> stores.computeIfAbsent(b, k -> new S3Store(client, k, options)));
+                catalogColumns = dataColumns(layout);
                 for (String c : layout.partitionColumns()) {
                     String hive = layout.types().get(c);
                     try {
@@ -187,6 +211,9 @@ public final class ReadBuilder {
         BufferAllocator owned = allocator == null ? new RootAllocator() : null;
         TableReader reader = new TableReader(allocator != null ? allocator : owned, owned, client, options, table, listing,
                 partitionTypes, columns, batchRows).threads(READ_THREADS);
+        if (catalogColumns != null) {
+            reader.catalogColumns(catalogColumns);
+        }
         try {
             reader.schema();
         } catch (RuntimeException e) {

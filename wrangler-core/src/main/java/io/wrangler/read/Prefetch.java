@@ -27,6 +27,8 @@ final class Prefetch implements AutoCloseable {
     private final List<TableFiles.DataFile> files;
     private final int ahead;
     private final ConcurrentHashMap<Integer, CompletableFuture<byte[]>> heads = new ConcurrentHashMap<>();
+    /** Footers fetched for the read's schema ({@link #footer}), until their file is read. */
+    private final ConcurrentHashMap<Integer, byte[]> known = new ConcurrentHashMap<>();
     private ExecutorService pool;
     private int scheduled = -1;
     private boolean closed;
@@ -45,28 +47,53 @@ final class Prefetch implements AutoCloseable {
         TableFiles.DataFile f = files.get(index);
         CompletableFuture<byte[]> head = heads.get(index);
         if (head == null && !closed) {
-            head = fetchAhead(f, s3, options);
+            head = fetchAhead(index, s3, options);
             heads.put(index, head);
+            // input() starts the files after those already peeked
+            scheduled = Math.max(scheduled, index);
         }
         return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head);
+    }
+
+    /** Files whose first GET {@link #peek} may keep for their decoding: the files the read fetches ahead anyway. */
+    int ahead() {
+        return ahead;
+    }
+
+    /**
+     * The input of file {@code index} for a look at its footer only: the footer is fetched (on the caller's thread) and
+     * kept for {@link #input}, whose first GET then fetches only the bytes before it. Only the footer is held, not the
+     * file's head: the footers of a read of many files are fetched before its first batch.
+     */
+    S3InputFile footer(int index, S3Client s3, RequestOptions options) throws IOException {
+        TableFiles.DataFile f = files.get(index);
+        byte[] footer = new S3InputFile(s3, f.bucket(), f.key(), f.size(), options).fetchFooter();
+        synchronized (this) {
+            if (!closed) {
+                known.put(index, footer);
+            }
+        }
+        return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, null, footer);
     }
 
     /** The input of file {@code index}, with its first GET's bytes if they were fetched ahead; starts the next ones. */
     synchronized S3InputFile input(int index, S3Client s3, RequestOptions options) {
         TableFiles.DataFile f = files.get(index);
         CompletableFuture<byte[]> head = heads.remove(index);
+        byte[] footer = known.remove(index);
         // Heads of files well behind this one will not be asked for (one before it may still be, by another worker).
         heads.keySet().removeIf(k -> k < index - 1);
         if (!closed) {
             for (int i = Math.max(index + 1, scheduled + 1); i <= index + ahead && i < files.size(); i++) {
-                heads.put(i, fetchAhead(files.get(i), s3, options));
+                heads.put(i, fetchAhead(i, s3, options));
                 scheduled = i;
             }
         }
-        return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head);
+        return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head, footer);
     }
 
-    private CompletableFuture<byte[]> fetchAhead(TableFiles.DataFile file, S3Client s3, RequestOptions options) {
+    private CompletableFuture<byte[]> fetchAhead(int index, S3Client s3, RequestOptions options) {
+        TableFiles.DataFile file = files.get(index);
         if (pool == null) {
             pool = Executors.newFixedThreadPool(THREADS, r -> {
                 Thread t = new Thread(r, "wrangler-prefetch");
@@ -74,7 +101,7 @@ final class Prefetch implements AutoCloseable {
                 return t;
             });
         }
-        S3InputFile in = new S3InputFile(s3, file.bucket(), file.key(), file.size(), options);
+        S3InputFile in = new S3InputFile(s3, file.bucket(), file.key(), file.size(), options, null, known.get(index));
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return in.fetchHead();
@@ -89,6 +116,7 @@ final class Prefetch implements AutoCloseable {
         closed = true;
         heads.values().forEach(h -> h.cancel(true));
         heads.clear();
+        known.clear();
         if (pool != null) {
             pool.shutdownNow();
         }
