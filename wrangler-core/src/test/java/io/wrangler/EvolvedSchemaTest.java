@@ -96,6 +96,54 @@ class EvolvedSchemaTest {
     }
 
     @Test
+    void aReadOfManyFilesFetchesNoByteOfAFileTwiceThoughItsSchemaNeedsEveryFooterFirst() throws Exception {
+        String bucket = TestLake.bucket();
+        String table = "s3://" + bucket + "/t/";
+        // More files than a read fetches ahead (8): the later ones have their footer fetched alone for the schema.
+        int files = 14;
+        for (int i = 0; i < files; i++) {
+            Record row = i % 2 == 0 ? new Old(i, 10L * i, "EU") : new New(i, 10L * i, i, "EU");
+            S3Parquet.write(List.of(row)).filenamePrefix(String.format("f%02d", i)).s3(TestLake.s3().client()).to(table);
+        }
+        List<String> gets = java.util.Collections.synchronizedList(new ArrayList<>());
+        software.amazon.awssdk.services.s3.S3Client counting = TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c
+                .addExecutionInterceptor(new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
+                    @Override
+                    public void beforeExecution(software.amazon.awssdk.core.interceptor.Context.BeforeExecution context,
+                                                software.amazon.awssdk.core.interceptor.ExecutionAttributes attributes) {
+                        if (context.request() instanceof software.amazon.awssdk.services.s3.model.GetObjectRequest g) {
+                            gets.add(g.key() + " " + g.range());
+                        }
+                    }
+                })));
+
+        List<List<Object>> rows = read(S3Parquet.read(table).s3(counting).open());
+
+        List<List<Object>> expected = new ArrayList<>();
+        for (long i = 0; i < files; i++) {
+            expected.add(row(i, 10 * i, "EU", i % 2 == 0 ? null : i));
+        }
+        // Unpartitioned: region is a data column, before discount, which the second file brings.
+        assertThat(rows).isEqualTo(expected);
+        Map<String, Long> sizes = TestLake.s3().list(bucket, "t/");
+        assertThat(sizes).hasSize(files);
+        for (Map.Entry<String, Long> file : sizes.entrySet()) {
+            // Each byte of the file once: its ranges are disjoint and cover it (these small files are read whole).
+            List<long[]> ranges = gets.stream().filter(g -> g.startsWith(file.getKey() + " ")).map(g -> {
+                String[] r = g.substring(g.indexOf("bytes=") + 6).split("-");
+                return new long[] {Long.parseLong(r[0]), Long.parseLong(r[1])};
+            }).sorted(Comparator.comparingLong(r -> r[0])).toList();
+            assertThat(ranges).as(file.getKey()).hasSizeBetween(1, 2);
+            long next = 0;
+            for (long[] r : ranges) {
+                assertThat(r[0]).as(file.getKey() + " " + gets).isEqualTo(next);
+                next = r[1] + 1;
+            }
+            assertThat(next).isEqualTo(file.getValue());
+        }
+    }
+
+    @Test
     void aCompactionKeepsAColumnOnlyANewerFileHasAndCompactsPartitionsOfOtherColumnsTogether() {
         String bucket = TestLake.bucket();
         String table = evolved(bucket);

@@ -73,14 +73,15 @@ final class S3InputFile implements InputFile {
 
     /**
      * Fetches the file's footer (its metadata, its length and the magic): one GET of the last {@link #FOOTER_GET} bytes
-     * (a second one when the footer is longer), trimmed to the footer. The bytes of a file that is not Parquet are
+     * (a second one when the footer is longer), trimmed to the footer; a file of at most that size is fetched and kept
+     * whole (a second GET for the rest would cost more than its bytes). The bytes of a file that is not Parquet are
      * returned as fetched, for parquet-java to refuse.
      */
     byte[] fetchFooter() throws IOException {
         int n = (int) Math.min(length, FOOTER_GET);
         byte[] last = new byte[n];
         get(length - n, last, 0, n);
-        if (n < 8) {
+        if (n < 8 || n == length) {
             return last;
         }
         long metadata = ByteBuffer.wrap(last, n - 8, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt() & 0xFFFFFFFFL;
