@@ -61,7 +61,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * them, less the dropped duplicates), then commits an {@code OVERWRITE_PARTITIONS} whose manifest records as replaced
  * exactly the files it read: a file that came into a partition after the compaction listed it stays. A crash at any step
  * leaves the table as before (before the commit point: recovery removes the staging) or as after (from it: recovery
- * finishes publishing), never rows lost or doubled. Its exceptions are those of {@link WriteBuilder#to}, plus
+ * finishes publishing), never rows lost or doubled. The new files have the union of the chosen files' columns (as a
+ * read has it: names matched case-insensitively, the catalog's first through {@link #catalog}), and the check digests
+ * every column of every file read in the file's own schema. Its exceptions are those of {@link WriteBuilder#to}, plus
  * {@link ReadException} for the listing and a {@link VerificationException} when the check fails (nothing changed).
  *
  * <p>Memory: batches stream from the files read to the files written; {@code dedupBy} also keeps, per partition, each
