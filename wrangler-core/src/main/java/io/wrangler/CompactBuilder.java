@@ -494,6 +494,7 @@ public final class CompactBuilder {
                         }
                         current = null;
                     }
+                    closeOpening();
                 }
                 ready.add(last);
             }, "wrangler-compact-reader");
@@ -522,7 +523,7 @@ public final class CompactBuilder {
                         ordinal = 0;
                         file = 0;
                     }
-                    current = reader(List.of(partitions.get(partition).get(file)));
+                    current = opened();
                 }
                 if (!current.loadNextBatch()) {
                     current.close();
@@ -571,6 +572,79 @@ public final class CompactBuilder {
                     out.setRowCount(k);
                 }
                 return true;
+            }
+        }
+
+        /** Files opened at once ahead of the one being read (their footers, or small files whole, fetched): at most 1 MiB each. */
+        private static final int OPEN_AHEAD = 8;
+        /** The readers of the next files, in order, being opened on {@link #opener}. */
+        private final java.util.ArrayDeque<java.util.concurrent.CompletableFuture<TableReader>> opening = new java.util.ArrayDeque<>();
+        private java.util.concurrent.ExecutorService opener;
+        /** The next file to open, as (partition, file). */
+        private int openPartition;
+        private int openFile;
+
+        /**
+         * The reader of the next file, opened ahead with the {@link #OPEN_AHEAD} files after it: each file is read on its
+         * own, so its first GET is started here while the ones before it are decoded, as a read of many files does.
+         */
+        private TableReader opened() throws IOException {
+            if (opener == null) {
+                opener = java.util.concurrent.Executors.newFixedThreadPool(4, r -> {
+                    Thread t = new Thread(r, "wrangler-compact-open");
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
+            while (opening.size() <= OPEN_AHEAD && openPartition < partitions.size()) {
+                TableFiles.DataFile f = partitions.get(openPartition).get(openFile);
+                if (++openFile == partitions.get(openPartition).size()) {
+                    openPartition++;
+                    openFile = 0;
+                }
+                opening.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    TableReader r = reader(List.of(f));
+                    try {
+                        r.schema();
+                        return r;
+                    } catch (RuntimeException e) {
+                        try {
+                            r.close();
+                        } catch (IOException | RuntimeException suppressed) {
+                            e.addSuppressed(suppressed);
+                        }
+                        throw e;
+                    }
+                }, opener));
+            }
+            try {
+                return opening.poll().get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while opening the files to compact");
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r;
+                }
+                throw new IOException(e.getCause());
+            }
+        }
+
+        /** Closes the readers opened ahead and not read (a failure or a stop). */
+        private void closeOpening() {
+            if (opener != null) {
+                opener.shutdownNow();
+            }
+            for (java.util.concurrent.CompletableFuture<TableReader> f; (f = opening.poll()) != null; ) {
+                f.whenComplete((r, e) -> {
+                    if (r != null) {
+                        try {
+                            r.close();
+                        } catch (IOException | RuntimeException ignored) {
+                            // nothing of it is needed
+                        }
+                    }
+                });
             }
         }
 

@@ -69,7 +69,10 @@ public final class ReadBuilder {
         return this;
     }
 
-    /** Reads only these columns (data or partition columns), in this order; all by default. Only their bytes are fetched. */
+    /**
+     * Reads only these columns (data or partition columns), in this order; all by default. Only their bytes are fetched.
+     * Names are matched case-insensitively, as the table's columns are (Hive, Glue and Athena's rule).
+     */
     public ReadBuilder columns(String... names) {
         for (String n : names) {
             Objects.requireNonNull(n, "column");
@@ -79,7 +82,7 @@ public final class ReadBuilder {
         }
         Set<String> seen = new HashSet<>();
         for (String n : names) {
-            if (!seen.add(n)) {
+            if (!seen.add(n.toLowerCase(java.util.Locale.ROOT))) {
                 throw new ReadException(uri, "Cannot read " + uri + ": the column '" + n + "' is selected twice. Select each column "
                         + "once.", null);
             }
@@ -96,8 +99,10 @@ public final class ReadBuilder {
 
     /**
      * Reads the partitions this catalog table registers, each from its Location, with the partition columns typed as the
-     * catalog types them. Without a catalog the partitions are the table's Hive folders, and their columns' types are
-     * inferred from the folder names (see the README).
+     * catalog types them, and the data columns in the catalog's order and spelling (then any column only the files hold;
+     * a column only the catalog declares reads as nulls). Without a catalog the partitions are the table's Hive folders,
+     * their columns' types are inferred from the folder names, and the data columns are the union of the files' (see the
+     * README).
      */
     public ReadBuilder catalog(CatalogTable table) {
         this.catalog = Objects.requireNonNull(table, "catalog table");
