@@ -32,11 +32,14 @@ class ColumnCaseTest {
     record Order(String orderId, long amountCents, String region) {
     }
 
+    record Extra(String orderId, long amountCents, long extra, String region) {
+    }
+
     private GlueTable catalog() {
         return GlueCatalog.of(glue).table(db, "orders");
     }
 
-    /** Every row, its values by position (the names depend on the read), ordered by the first column. */
+    /** Every row, its values by position (the names depend on the read), ordered by their text. */
     private static List<List<Object>> rows(ArrowReader r, List<String> names) throws Exception {
         List<List<Object>> out = new ArrayList<>();
         try (r) {
@@ -53,7 +56,7 @@ class ColumnCaseTest {
                 }
             }
         }
-        out.sort(Comparator.comparing(row -> String.valueOf(row.get(0))));
+        out.sort(Comparator.comparing(List::toString));
         return out;
     }
 
@@ -86,5 +89,21 @@ class ColumnCaseTest {
                 .isEqualTo(List.of(List.of("orderid"), List.of("amountcents")));
         assertThat(rows(S3Parquet.read(table).catalog(catalog()).s3(s3).open(), List.of("orderid", "amountcents", "region")))
                 .isEqualTo(expected);
+    }
+
+    @Test
+    void throughTheCatalogItsColumnsComeFirstThenThoseOnlyTheFilesHoldAndOneOnlyItDeclaresIsNulls() throws Exception {
+        software.amazon.awssdk.services.glue.model.Column note = software.amazon.awssdk.services.glue.model.Column.builder()
+                .name("note").type("string").build();
+        software.amazon.awssdk.services.glue.model.Column region = software.amazon.awssdk.services.glue.model.Column.builder()
+                .name("region").type("string").build();
+        AwswranglerTables.create(glue, db, "orders", table, List.of(note), List.of(region));
+        S3Parquet.write(List.of(new Order("o1", 100, "EU"))).partitionBy("region").mode(WriteMode.APPEND).catalog(catalog().schemaEvolution(true))
+                .s3(s3).to(table);
+        // Another writer's file in the registered partition, with a column the catalog does not know.
+        S3Parquet.write(List.of(new Extra("o2", 200, 7, "EU"))).partitionBy("region").s3(s3).to(table);
+
+        assertThat(rows(S3Parquet.read(table).catalog(catalog()).s3(s3).open(), List.of("note", "orderid", "amountcents", "extra", "region")))
+                .isEqualTo(List.of(java.util.Arrays.asList(null, "o1", 100L, null, "EU"), java.util.Arrays.asList(null, "o2", 200L, 7L, "EU")));
     }
 }
