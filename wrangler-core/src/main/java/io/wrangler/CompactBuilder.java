@@ -15,17 +15,25 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
+import java.util.function.IntPredicate;
+import java.util.function.UnaryOperator;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -224,12 +232,12 @@ public final class CompactBuilder {
     }
 
     /** For tests in this package: changes the schema the new files are written with (the check must catch it). */
-    CompactBuilder outputSchema(java.util.function.UnaryOperator<Schema> change) {
+    CompactBuilder outputSchema(UnaryOperator<Schema> change) {
         this.outputSchema = Objects.requireNonNull(change);
         return this;
     }
 
-    private java.util.function.UnaryOperator<Schema> outputSchema = s -> s;
+    private UnaryOperator<Schema> outputSchema = s -> s;
 
     /** For tests in this package: smaller batches. */
     CompactBuilder batchRows(int rows) {
@@ -578,8 +586,8 @@ public final class CompactBuilder {
         /** Files opened at once ahead of the one being read (their footers, or small files whole, fetched): at most 1 MiB each. */
         private static final int OPEN_AHEAD = 8;
         /** The readers of the next files, in order, being opened on {@link #opener}. */
-        private final java.util.ArrayDeque<java.util.concurrent.CompletableFuture<TableReader>> opening = new java.util.ArrayDeque<>();
-        private java.util.concurrent.ExecutorService opener;
+        private final ArrayDeque<CompletableFuture<TableReader>> opening = new ArrayDeque<>();
+        private ExecutorService opener;
         /** The next file to open, as (partition, file). */
         private int openPartition;
         private int openFile;
@@ -590,7 +598,7 @@ public final class CompactBuilder {
          */
         private TableReader opened() throws IOException {
             if (opener == null) {
-                opener = java.util.concurrent.Executors.newFixedThreadPool(4, r -> {
+                opener = Executors.newFixedThreadPool(4, r -> {
                     Thread t = new Thread(r, "wrangler-compact-open");
                     t.setDaemon(true);
                     return t;
@@ -602,7 +610,7 @@ public final class CompactBuilder {
                     openPartition++;
                     openFile = 0;
                 }
-                opening.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                opening.add(CompletableFuture.supplyAsync(() -> {
                     TableReader r = reader(List.of(f));
                     try {
                         r.schema();
@@ -622,7 +630,7 @@ public final class CompactBuilder {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("interrupted while opening the files to compact");
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 if (e.getCause() instanceof RuntimeException r) {
                     throw r;
                 }
@@ -635,7 +643,7 @@ public final class CompactBuilder {
             if (opener != null) {
                 opener.shutdownNow();
             }
-            for (java.util.concurrent.CompletableFuture<TableReader> f; (f = opening.poll()) != null; ) {
+            for (CompletableFuture<TableReader> f; (f = opening.poll()) != null; ) {
                 f.whenComplete((r, e) -> {
                     if (r != null) {
                         try {
@@ -805,7 +813,7 @@ public final class CompactBuilder {
         private long rows;
 
         /** Adds the rows of {@code b} that {@code row} takes. */
-        void add(VectorSchemaRoot b, java.util.function.IntPredicate row) {
+        void add(VectorSchemaRoot b, IntPredicate row) {
             int n = b.getRowCount();
             for (int i = 0; i < n; i++) {
                 if (row.test(i)) {
@@ -813,7 +821,7 @@ public final class CompactBuilder {
                 }
             }
             for (FieldVector v : b.getFieldVectors()) {
-                String name = v.getName().toLowerCase(java.util.Locale.ROOT);
+                String name = v.getName().toLowerCase(Locale.ROOT);
                 names.putIfAbsent(name, v.getName());
                 long[] d = columns.computeIfAbsent(name, k -> new long[2]);
                 if (v instanceof BitVector bits) {

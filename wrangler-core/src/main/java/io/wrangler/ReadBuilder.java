@@ -11,7 +11,9 @@ import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -82,7 +84,7 @@ public final class ReadBuilder {
         }
         Set<String> seen = new HashSet<>();
         for (String n : names) {
-            if (!seen.add(n.toLowerCase(java.util.Locale.ROOT))) {
+            if (!seen.add(n.toLowerCase(Locale.ROOT))) {
                 throw new ReadException(uri, "Cannot read " + uri + ": the column '" + n + "' is selected twice. Select each column "
                         + "once.", null);
             }
@@ -149,10 +151,10 @@ public final class ReadBuilder {
      */
     static Map<String, Field> dataColumns(TableLayout layout) {
         Set<String> keys = new HashSet<>();
-        layout.partitionColumns().forEach(c -> keys.add(c.toLowerCase(java.util.Locale.ROOT)));
-        Map<String, Field> out = new java.util.LinkedHashMap<>();
+        layout.partitionColumns().forEach(c -> keys.add(c.toLowerCase(Locale.ROOT)));
+        Map<String, Field> out = new LinkedHashMap<>();
         layout.types().forEach((name, hive) -> {
-            if (!keys.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+            if (!keys.contains(name.toLowerCase(Locale.ROOT))) {
                 Field f;
                 try {
                     f = hive == null ? null : HiveTypes.parse(name, hive);
@@ -166,8 +168,8 @@ public final class ReadBuilder {
     }
 
     /**
-     * Lists the table and opens every file's footer for the schema (the union of the files' columns, or the catalog's); the rows are read batch by batch by the
-     * returned reader, which the caller closes.
+     * Lists the table and reads every file's footer for the schema (the union of the files' columns, or the catalog's);
+     * the rows are read batch by batch by the returned reader, which the caller closes.
      *
      * @throws InvalidWriteException the URI is not {@code s3://bucket/prefix}
      * @throws ReadException S3 or the catalog failed, a column is unknown, or the table's folders are not Hive folders

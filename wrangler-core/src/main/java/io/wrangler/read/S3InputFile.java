@@ -4,6 +4,8 @@ import io.wrangler.storage.RequestOptions;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -84,13 +86,13 @@ final class S3InputFile implements InputFile {
         if (n < 8 || n == length) {
             return last;
         }
-        long metadata = ByteBuffer.wrap(last, n - 8, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt() & 0xFFFFFFFFL;
+        long metadata = ByteBuffer.wrap(last, n - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt() & 0xFFFFFFFFL;
         long footer = metadata + 8;
         if (footer > length) {
             return last;
         }
         if (footer <= n) {
-            return java.util.Arrays.copyOfRange(last, (int) (n - footer), n);
+            return Arrays.copyOfRange(last, (int) (n - footer), n);
         }
         byte[] all = new byte[(int) footer];
         get(length - footer, all, 0, (int) (footer - n));

@@ -20,17 +20,22 @@ import java.time.format.DateTimeFormatterBuilder;
 import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -231,7 +236,7 @@ public final class TableReader extends ArrowReader {
      * @param columns the catalog's data columns in its order, each with its Arrow type, or null for a type wrangler does not read
      */
     public TableReader catalogColumns(Map<String, Field> columns) {
-        this.catalogColumns = new java.util.LinkedHashMap<>(columns);
+        this.catalogColumns = new LinkedHashMap<>(columns);
         return this;
     }
 
@@ -285,7 +290,7 @@ public final class TableReader extends ArrowReader {
         }
         Prefetch p = prefetch();
         int ahead = Math.min(n, p.ahead());
-        java.util.function.IntFunction<MessageType> one = i -> {
+        IntFunction<MessageType> one = i -> {
             TableFiles.DataFile f = files.get(i);
             try {
                 S3InputFile in = i < ahead ? p.peek(i, s3, options) : p.footer(i, s3, options);
@@ -306,7 +311,7 @@ public final class TableReader extends ArrowReader {
             return t;
         });
         try {
-            List<java.util.concurrent.Future<MessageType>> futures = new ArrayList<>(n);
+            List<Future<MessageType>> futures = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 final int at = i;
                 futures.add(pool.submit(() -> one.apply(at)));
@@ -314,7 +319,7 @@ public final class TableReader extends ArrowReader {
             for (int i = 0; i < n; i++) {
                 try {
                     out[i] = futures.get(i).get();
-                } catch (java.util.concurrent.ExecutionException e) {
+                } catch (ExecutionException e) {
                     throw e.getCause() instanceof RuntimeException r ? r : failed(files.get(i), (Exception) e.getCause());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -396,7 +401,7 @@ public final class TableReader extends ArrowReader {
 
     /** A column's name as columns are matched: case-insensitively, as Hive, Glue and Athena do. */
     static String key(String name) {
-        return name.toLowerCase(java.util.Locale.ROOT);
+        return name.toLowerCase(Locale.ROOT);
     }
 
     private static Field rename(Field f, String name) {

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.wrangler.CompactionResult;
 import io.wrangler.S3Parquet;
 import io.wrangler.WriteMode;
+import io.wrangler.testkit.DuckReader;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
@@ -15,6 +17,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.util.Text;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.glue.GlueClient;
+import software.amazon.awssdk.services.glue.model.Column;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -67,7 +70,7 @@ class ColumnCaseTest {
         S3Parquet.write(List.of(new Order("o3", 300, "EU"))).partitionBy("region").filenamePrefix("b").mode(WriteMode.APPEND)
                 .catalog(catalog()).s3(s3).to(table);
         byte[] appended = Lake.s3().get(bucket, Lake.s3().list(bucket, "orders/region=EU/b").keySet().iterator().next());
-        assertThat(io.wrangler.testkit.DuckReader.queryFile(appended, "SELECT name FROM parquet_schema($file) WHERE name LIKE '%order%'"))
+        assertThat(DuckReader.queryFile(appended, "SELECT name FROM parquet_schema($file) WHERE name LIKE '%order%'"))
                 .as("the append through Glue wrote the catalog's lower-case names").isEqualTo(List.of(List.of("orderid")));
 
         List<List<Object>> expected = List.of(List.of("o1", 100L, "EU"), List.of("o2", 200L, "EU"), List.of("o3", 300L, "EU"));
@@ -85,7 +88,7 @@ class ColumnCaseTest {
         assertThat(r.filesAfter()).isEqualTo(1);
         assertThat(Lake.query(bucket, "orders/", "SELECT orderid, amountcents, region FROM t ORDER BY orderid")).isEqualTo(expected);
         byte[] compacted = Lake.s3().get(bucket, Lake.s3().list(bucket, "orders/region=EU/").keySet().iterator().next());
-        assertThat(io.wrangler.testkit.DuckReader.queryFile(compacted, "SELECT name FROM parquet_schema($file) WHERE name LIKE '%o%'"))
+        assertThat(DuckReader.queryFile(compacted, "SELECT name FROM parquet_schema($file) WHERE name LIKE '%o%'"))
                 .isEqualTo(List.of(List.of("orderid"), List.of("amountcents")));
         assertThat(rows(S3Parquet.read(table).catalog(catalog()).s3(s3).open(), List.of("orderid", "amountcents", "region")))
                 .isEqualTo(expected);
@@ -93,17 +96,15 @@ class ColumnCaseTest {
 
     @Test
     void throughTheCatalogItsColumnsComeFirstThenThoseOnlyTheFilesHoldAndOneOnlyItDeclaresIsNulls() throws Exception {
-        software.amazon.awssdk.services.glue.model.Column note = software.amazon.awssdk.services.glue.model.Column.builder()
-                .name("note").type("string").build();
-        software.amazon.awssdk.services.glue.model.Column region = software.amazon.awssdk.services.glue.model.Column.builder()
-                .name("region").type("string").build();
-        AwswranglerTables.create(glue, db, "orders", table, List.of(note), List.of(region));
-        S3Parquet.write(List.of(new Order("o1", 100, "EU"))).partitionBy("region").mode(WriteMode.APPEND).catalog(catalog().schemaEvolution(true))
+        AwswranglerTables.create(glue, db, "orders", table, List.of(Column.builder().name("note").type("string").build()),
+                List.of(Column.builder().name("region").type("string").build()));
+        S3Parquet.write(List.of(new Order("o1", 100, "EU"))).partitionBy("region").mode(WriteMode.APPEND).catalog(catalog())
                 .s3(s3).to(table);
         // Another writer's file in the registered partition, with a column the catalog does not know.
         S3Parquet.write(List.of(new Extra("o2", 200, 7, "EU"))).partitionBy("region").s3(s3).to(table);
 
-        assertThat(rows(S3Parquet.read(table).catalog(catalog()).s3(s3).open(), List.of("note", "orderid", "amountcents", "extra", "region")))
-                .isEqualTo(List.of(java.util.Arrays.asList(null, "o1", 100L, null, "EU"), java.util.Arrays.asList(null, "o2", 200L, 7L, "EU")));
+        assertThat(rows(S3Parquet.read(table).catalog(catalog()).s3(s3).open(),
+                List.of("note", "orderid", "amountcents", "extra", "region")))
+                .isEqualTo(List.of(Arrays.asList(null, "o1", 100L, null, "EU"), Arrays.asList(null, "o2", 200L, 7L, "EU")));
     }
 }
