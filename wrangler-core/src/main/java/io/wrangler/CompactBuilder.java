@@ -16,17 +16,25 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
+import java.util.function.IntPredicate;
+import java.util.function.UnaryOperator;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -61,7 +69,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * them, less the dropped duplicates), then commits an {@code OVERWRITE_PARTITIONS} whose manifest records as replaced
  * exactly the files it read: a file that came into a partition after the compaction listed it stays. A crash at any step
  * leaves the table as before (before the commit point: recovery removes the staging) or as after (from it: recovery
- * finishes publishing), never rows lost or doubled. Its exceptions are those of {@link WriteBuilder#to}, plus
+ * finishes publishing), never rows lost or doubled. The new files have the union of the chosen files' columns (as a
+ * read has it: names matched case-insensitively, the catalog's first through {@link #catalog}), and the check digests
+ * every column of every file read in the file's own schema. Its exceptions are those of {@link WriteBuilder#to}, plus
  * {@link ReadException} for the listing and a {@link VerificationException} when the check fails (nothing changed).
  *
  * <p>It keeps the table as its writes made it, and checks so before it takes the lease or writes anything
@@ -244,6 +254,14 @@ public final class CompactBuilder {
         return this;
     }
 
+    /** For tests in this package: changes the schema the new files are written with (the check must catch it). */
+    CompactBuilder outputSchema(UnaryOperator<Schema> change) {
+        this.outputSchema = Objects.requireNonNull(change);
+        return this;
+    }
+
+    private UnaryOperator<Schema> outputSchema = s -> s;
+
     /** For tests in this package: smaller batches. */
     CompactBuilder batchRows(int rows) {
         this.batchRows = rows;
@@ -263,6 +281,7 @@ public final class CompactBuilder {
         TableFiles.Listing listing;
         TableLayout layout = null;
         Map<String, Field> partitionTypes = new HashMap<>();
+        Map<String, Field> catalogColumns = null;
         try {
             if (catalog != null) {
                 layout = catalog.layout();
@@ -277,6 +296,7 @@ public final class CompactBuilder {
                     }
                     return store;
                 });
+                catalogColumns = ReadBuilder.dataColumns(layout);
                 for (String c : layout.partitionColumns()) {
                     try {
                         partitionTypes.put(c, HiveTypes.parse(c, layout.types().get(c)));
@@ -331,7 +351,8 @@ public final class CompactBuilder {
         boolean bucketed = bucketOfUnit.stream().anyMatch(b -> b >= 0);
         try (BufferAllocator allocator = new RootAllocator()) {
             o = keepEncodings(o, client, requests, table, chosen);
-            Input input = new Input(allocator, client, requests, table, listing.partitionColumns(), chosen, partitionTypes, bucketOfUnit);
+            Input input = new Input(allocator, client, requests, table, listing.partitionColumns(), chosen, partitionTypes, bucketOfUnit,
+                    catalogColumns);
             input.readSchema(); // refuses a dedupBy of unknown columns before the write takes the lease or stages anything
             List<String> keys = new ArrayList<>();
             chosen.forEach(fs -> fs.forEach(f -> keys.add(f.key())));
@@ -415,6 +436,7 @@ public final class CompactBuilder {
         private final List<String> partitionColumns;
         private final List<List<TableFiles.DataFile>> partitions;
         private final Map<String, Field> partitionTypes;
+        private final Map<String, Field> catalogColumns;
         private final BufferAllocator allocator;
         /** The bucket number of each unit's files, -1 for none. */
         private final List<Integer> bucketOfUnit;
@@ -430,7 +452,8 @@ public final class CompactBuilder {
         final Digest passed = new Digest();
 
         Input(BufferAllocator allocator, S3Client client, RequestOptions options, String table, List<String> partitionColumns,
-              List<List<TableFiles.DataFile>> partitions, Map<String, Field> partitionTypes, List<Integer> bucketOfUnit) {
+              List<List<TableFiles.DataFile>> partitions, Map<String, Field> partitionTypes, List<Integer> bucketOfUnit,
+              Map<String, Field> catalogColumns) {
             super(allocator);
             this.bucketOfUnit = bucketOfUnit;
             this.allocator = allocator;
@@ -440,6 +463,7 @@ public final class CompactBuilder {
             this.partitionColumns = partitionColumns;
             this.partitions = partitions;
             this.partitionTypes = partitionTypes;
+            this.catalogColumns = catalogColumns;
         }
 
         private TableReader reader(List<TableFiles.DataFile> files) {
@@ -447,17 +471,27 @@ public final class CompactBuilder {
                     null, batchRows);
         }
 
+        /**
+         * The schema of the new files: the union by name of every chosen file's columns (or the catalog's columns, then
+         * the files' others), as a read has it, so that no column of any file is dropped; one for all partitions.
+         */
         @Override
         protected Schema readSchema() {
             if (schema == null) {
-                try (TableReader r = reader(partitions.get(0))) {
-                    schema = r.schema();
+                List<TableFiles.DataFile> all = new ArrayList<>();
+                partitions.forEach(all::addAll);
+                TableReader union = reader(all);
+                if (catalogColumns != null) {
+                    union.catalogColumns(catalogColumns);
+                }
+                try (union) {
+                    schema = outputSchema.apply(union.schema());
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
                 if (dedupKeys != null) {
                     for (String c : append(dedupKeys, dedupOrder)) {
-                        if (schema.getFields().stream().noneMatch(f -> f.getName().equals(c))) {
+                        if (schema.getFields().stream().noneMatch(f -> f.getName().equalsIgnoreCase(c))) {
                             throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot compact " + table + " (step: validate): "
                                     + "dedupBy names the column '" + c + "', which the table does not have; its columns are "
                                     + schema.getFields().stream().map(Field::getName).toList() + ". Name columns of the table in dedupBy; "
@@ -574,6 +608,7 @@ public final class CompactBuilder {
                         }
                         current = null;
                     }
+                    closeOpening();
                 }
                 ready.add(last);
             }, "wrangler-compact-reader");
@@ -581,22 +616,28 @@ public final class CompactBuilder {
             producer.start();
         }
 
-        /** Reads the next batch into {@code out} (the reader thread's own root): false at the end of the last partition. */
+        /** The file being read in the partition being read. */
+        private int file = -1;
+
+        /**
+         * Reads the next batch into {@code out} (the reader thread's own root): false at the end of the last partition.
+         * Each file is read on its own, in its own columns, and added to the digest so before it is put into the new
+         * files' schema: the check compares the new files with every column of every file read, not with the schema
+         * they were written with.
+         */
         private boolean produce(VectorSchemaRoot out) throws IOException {
             while (true) {
                 if (current == null) {
-                    if (++partition >= partitions.size()) {
-                        out.setRowCount(0);
-                        return false;
+                    if (partition < 0 || ++file >= partitions.get(partition).size()) {
+                        if (++partition >= partitions.size()) {
+                            out.setRowCount(0);
+                            return false;
+                        }
+                        keep = dedupKeys == null ? null : winners(partitions.get(partition));
+                        ordinal = 0;
+                        file = 0;
                     }
-                    keep = dedupKeys == null ? null : winners(partitions.get(partition));
-                    ordinal = 0;
-                    current = reader(partitions.get(partition));
-                    if (!current.schema().equals(schema)) {
-                        throw new IOException("the partition " + partitions.get(partition).get(0).folder() + " has the columns "
-                                + current.schema() + ", not those of " + partitions.get(0).get(0).folder() + " (" + schema
-                                + "): compact partitions of one schema at a time (filter)");
-                    }
+                    current = opened();
                 }
                 if (!current.loadNextBatch()) {
                     current.close();
@@ -606,18 +647,36 @@ public final class CompactBuilder {
                 VectorSchemaRoot in = current.getVectorSchemaRoot();
                 int n = in.getRowCount();
                 rowsRead += n;
+                List<FieldVector> from = new ArrayList<>();
+                for (Field f : schema.getFields()) {
+                    FieldVector v = vector(in, f.getName());
+                    if (v != null && !new Field(f.getName(), v.getField().getFieldType(), v.getField().getChildren()).equals(f)) {
+                        throw new IOException("the column '" + f.getName() + "' of " + current.files().get(0).key() + " is "
+                                + v.getField() + ", not " + f + " as when the compaction began");
+                    }
+                    from.add(v);
+                }
                 if (keep == null) {
-                    for (int c = 0; c < in.getFieldVectors().size(); c++) {
-                        in.getVector(c).makeTransferPair(out.getVector(c)).transfer();
+                    passed.add(in, i -> true);
+                    for (int c = 0; c < from.size(); c++) {
+                        if (from.get(c) != null) {
+                            from.get(c).makeTransferPair(out.getVector(c)).transfer();
+                        } else {
+                            out.getVector(c).allocateNew(); // a column this file does not have: nulls
+                        }
                     }
                     out.setRowCount(n);
                 } else {
+                    long first = ordinal;
+                    passed.add(in, i -> keep.get((int) (first + i)));
                     out.allocateNew();
                     int k = 0;
                     for (int i = 0; i < n; i++) {
                         if (keep.get((int) (ordinal + i))) {
-                            for (int c = 0; c < in.getFieldVectors().size(); c++) {
-                                out.getVector(c).copyFromSafe(i, k, in.getVector(c));
+                            for (int c = 0; c < from.size(); c++) {
+                                if (from.get(c) != null) {
+                                    out.getVector(c).copyFromSafe(i, k, from.get(c));
+                                }
                             }
                             k++;
                         }
@@ -626,9 +685,95 @@ public final class CompactBuilder {
                     dropped += n - k;
                     out.setRowCount(k);
                 }
-                passed.add(out);
                 return true;
             }
+        }
+
+        /** Files opened at once ahead of the one being read (their footers, or small files whole, fetched): at most 1 MiB each. */
+        private static final int OPEN_AHEAD = 8;
+        /** The readers of the next files, in order, being opened on {@link #opener}. */
+        private final ArrayDeque<CompletableFuture<TableReader>> opening = new ArrayDeque<>();
+        private ExecutorService opener;
+        /** The next file to open, as (partition, file). */
+        private int openPartition;
+        private int openFile;
+
+        /**
+         * The reader of the next file, opened ahead with the {@link #OPEN_AHEAD} files after it: each file is read on its
+         * own, so its first GET is started here while the ones before it are decoded, as a read of many files does.
+         */
+        private TableReader opened() throws IOException {
+            if (opener == null) {
+                opener = Executors.newFixedThreadPool(4, r -> {
+                    Thread t = new Thread(r, "wrangler-compact-open");
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
+            while (opening.size() <= OPEN_AHEAD && openPartition < partitions.size()) {
+                TableFiles.DataFile f = partitions.get(openPartition).get(openFile);
+                if (++openFile == partitions.get(openPartition).size()) {
+                    openPartition++;
+                    openFile = 0;
+                }
+                opening.add(CompletableFuture.supplyAsync(() -> {
+                    TableReader r = reader(List.of(f));
+                    try {
+                        r.schema();
+                        return r;
+                    } catch (RuntimeException e) {
+                        try {
+                            r.close();
+                        } catch (IOException | RuntimeException suppressed) {
+                            e.addSuppressed(suppressed);
+                        }
+                        throw e;
+                    }
+                }, opener));
+            }
+            try {
+                return opening.poll().get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while opening the files to compact");
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r;
+                }
+                throw new IOException(e.getCause());
+            }
+        }
+
+        /** Closes the readers opened ahead and not read (a failure or a stop). */
+        private void closeOpening() {
+            if (opener != null) {
+                opener.shutdownNow();
+            }
+            for (CompletableFuture<TableReader> f; (f = opening.poll()) != null; ) {
+                f.whenComplete((r, e) -> {
+                    if (r != null) {
+                        try {
+                            r.close();
+                        } catch (IOException | RuntimeException ignored) {
+                            // nothing of it is needed
+                        }
+                    }
+                });
+            }
+        }
+
+        /** The vector of {@code root} that holds the column {@code name}, matched case-insensitively; null if none. */
+        private static FieldVector vector(VectorSchemaRoot root, String name) {
+            FieldVector v = root.getVector(name);
+            if (v != null) {
+                return v;
+            }
+            for (FieldVector x : root.getFieldVectors()) {
+                if (x.getName().equalsIgnoreCase(name)) {
+                    return x;
+                }
+            }
+            return null;
         }
 
         /**
@@ -647,14 +792,14 @@ public final class CompactBuilder {
                 try (TableReader r = reader(List.of(file))) {
                     while (r.loadNextBatch()) {
                         VectorSchemaRoot b = r.getVectorSchemaRoot();
-                        List<FieldVector> keys = dedupKeys.stream().map(b::getVector).toList();
-                        FieldVector order = b.getVector(dedupOrder);
+                        List<FieldVector> keys = dedupKeys.stream().map(c -> vector(b, c)).toList();
+                        FieldVector order = vector(b, dedupOrder);
                         for (int i = 0; i < b.getRowCount(); i++, at++) {
                             List<Object> key = new ArrayList<>(keys.size());
                             for (FieldVector k : keys) {
-                                key.add(Dedup.key(k, i));
+                                key.add(k == null ? null : Dedup.key(k, i)); // a file without the column: null
                             }
-                            Comparable<Object> o = Dedup.order(order, i);
+                            Comparable<Object> o = order == null ? null : Dedup.order(order, i);
                             long[] was = best.get(key);
                             int c = was == null ? 1 : Dedup.compare(o, bestOrder.get(key));
                             // equal order values: the later commit wins; in one file (same rank), the later row, read later
@@ -693,7 +838,7 @@ public final class CompactBuilder {
             Digest back = new Digest();
             try (TableReader r = reader(files)) {
                 while (r.loadNextBatch()) {
-                    back.add(r.getVectorSchemaRoot());
+                    back.add(r.getVectorSchemaRoot(), i -> true);
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
@@ -774,24 +919,33 @@ public final class CompactBuilder {
 
     /**
      * Per column, the count of non-null values and a checksum of them that does not depend on row order: the sum of a
-     * 64-bit hash of each value. Both sides of a check are read by the same reader into the same Arrow types, so a flat
-     * value is hashed by its bytes in the vector (fixed width: its slot; variable width: its bytes), a nested one by its
-     * text.
+     * 64-bit hash of each value. Columns are told apart by name case-insensitively (as a read matches them), so a file
+     * read in its own schema and the new files read back are digested alike. Both sides of a check are read by the same
+     * reader into the same Arrow types, so a flat value is hashed by its bytes in the vector (fixed width: its slot;
+     * variable width: its bytes), a nested one by its text.
      */
     static final class Digest {
         private final Map<String, long[]> columns = new LinkedHashMap<>();
         private final Map<String, Field> types = new LinkedHashMap<>();
+        private final Map<String, String> names = new HashMap<>();
         private long rows;
 
-        void add(VectorSchemaRoot b) {
-            rows += b.getRowCount();
+        /** Adds the rows of {@code b} that {@code row} takes. */
+        void add(VectorSchemaRoot b, IntPredicate row) {
+            int n = b.getRowCount();
+            for (int i = 0; i < n; i++) {
+                if (row.test(i)) {
+                    rows++;
+                }
+            }
             for (FieldVector v : b.getFieldVectors()) {
-                types.putIfAbsent(v.getName(), v.getField());
-                long[] d = columns.computeIfAbsent(v.getName(), k -> new long[2]);
-                int n = b.getRowCount();
+                String name = v.getName().toLowerCase(Locale.ROOT);
+                names.putIfAbsent(name, v.getName());
+                types.putIfAbsent(name, v.getField());
+                long[] d = columns.computeIfAbsent(name, k -> new long[2]);
                 if (v instanceof BitVector bits) {
                     for (int i = 0; i < n; i++) {
-                        if (!bits.isNull(i)) {
+                        if (!bits.isNull(i) && row.test(i)) {
                             d[0]++;
                             d[1] += mix(bits.get(i) + 1);
                         }
@@ -800,7 +954,7 @@ public final class CompactBuilder {
                     ArrowBuf data = f.getDataBuffer();
                     int width = f.getTypeWidth();
                     for (int i = 0; i < n; i++) {
-                        if (!f.isNull(i)) {
+                        if (!f.isNull(i) && row.test(i)) {
                             d[0]++;
                             d[1] += bytes(data, (long) i * width, width);
                         }
@@ -809,7 +963,7 @@ public final class CompactBuilder {
                     ArrowBuf data = w.getDataBuffer();
                     ArrowBuf offsets = w.getOffsetBuffer();
                     for (int i = 0; i < n; i++) {
-                        if (!w.isNull(i)) {
+                        if (!w.isNull(i) && row.test(i)) {
                             d[0]++;
                             int from = offsets.getInt((long) i * 4);
                             d[1] += bytes(data, from, offsets.getInt((long) (i + 1) * 4) - from);
@@ -817,7 +971,7 @@ public final class CompactBuilder {
                     }
                 } else {
                     for (int i = 0; i < n; i++) {
-                        if (!v.isNull(i)) {
+                        if (!v.isNull(i) && row.test(i)) {
                             d[0]++;
                             d[1] += hash(text(v.getObject(i)));
                         }
@@ -869,7 +1023,7 @@ public final class CompactBuilder {
             for (Map.Entry<String, Field> e : types.entrySet()) {
                 Field back = other.types.get(e.getKey());
                 if (back != null && !back.getType().equals(e.getValue().getType())) {
-                    return "the column '" + e.getKey() + "' was read as " + e.getValue().getType() + " and its new files give it "
+                    return "the column '" + names.get(e.getKey()) + "' was read as " + e.getValue().getType() + " and its new files give it "
                             + back.getType();
                 }
             }
@@ -883,14 +1037,23 @@ public final class CompactBuilder {
             }
             for (Map.Entry<String, long[]> e : columns.entrySet()) {
                 long[] o = other.columns.get(e.getKey());
+                String name = names.get(e.getKey());
                 if (o == null) {
-                    return "the column '" + e.getKey() + "' is missing";
+                    if (e.getValue()[0] == 0) {
+                        continue; // no value to keep
+                    }
+                    return "the column '" + name + "' is missing";
                 }
                 if (o[0] != e.getValue()[0]) {
-                    return "the column '" + e.getKey() + "' has " + e.getValue()[0] + " values read, " + o[0] + " written";
+                    return "the column '" + name + "' has " + e.getValue()[0] + " values read, " + o[0] + " written";
                 }
                 if (o[1] != e.getValue()[1]) {
-                    return "the values of the column '" + e.getKey() + "' differ (checksum)";
+                    return "the values of the column '" + name + "' differ (checksum)";
+                }
+            }
+            for (Map.Entry<String, long[]> e : other.columns.entrySet()) {
+                if (!columns.containsKey(e.getKey()) && e.getValue()[0] > 0) {
+                    return "the column '" + other.names.get(e.getKey()) + "' has 0 values read, " + e.getValue()[0] + " written";
                 }
             }
             return null;

@@ -11,7 +11,9 @@ import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -72,7 +74,10 @@ public final class ReadBuilder {
         return this;
     }
 
-    /** Reads only these columns (data or partition columns), in this order; all by default. Only their bytes are fetched. */
+    /**
+     * Reads only these columns (data or partition columns), in this order; all by default. Only their bytes are fetched.
+     * Names are matched case-insensitively, as the table's columns are (Hive, Glue and Athena's rule).
+     */
     public ReadBuilder columns(String... names) {
         for (String n : names) {
             Objects.requireNonNull(n, "column");
@@ -82,7 +87,7 @@ public final class ReadBuilder {
         }
         Set<String> seen = new HashSet<>();
         for (String n : names) {
-            if (!seen.add(n)) {
+            if (!seen.add(n.toLowerCase(Locale.ROOT))) {
                 throw new ReadException(uri, "Cannot read " + uri + ": the column '" + n + "' is selected twice. Select each column "
                         + "once.", null);
             }
@@ -99,8 +104,10 @@ public final class ReadBuilder {
 
     /**
      * Reads the partitions this catalog table registers, each from its Location, with the partition columns typed as the
-     * catalog types them. Without a catalog the partitions are the table's Hive folders, and their columns' types are
-     * inferred from the folder names (see the README).
+     * catalog types them, and the data columns in the catalog's order and spelling (then any column only the files hold;
+     * a column only the catalog declares reads as nulls). Without a catalog the partitions are the table's Hive folders,
+     * their columns' types are inferred from the folder names, and the data columns are the union of the files' (see the
+     * README).
      */
     public ReadBuilder catalog(CatalogTable table) {
         this.catalog = Objects.requireNonNull(table, "catalog table");
@@ -142,8 +149,30 @@ public final class ReadBuilder {
     }
 
     /**
-     * Lists the table and opens the first file's footer for the schema; the rows are read batch by batch by the
-     * returned reader, which the caller closes.
+     * The data columns a catalog declares (its columns less its partition keys), in its order, each typed as the catalog
+     * types it, or null where wrangler does not read the type ({@code varchar(10)}).
+     */
+    static Map<String, Field> dataColumns(TableLayout layout) {
+        Set<String> keys = new HashSet<>();
+        layout.partitionColumns().forEach(c -> keys.add(c.toLowerCase(Locale.ROOT)));
+        Map<String, Field> out = new LinkedHashMap<>();
+        layout.types().forEach((name, hive) -> {
+            if (!keys.contains(name.toLowerCase(Locale.ROOT))) {
+                Field f;
+                try {
+                    f = hive == null ? null : HiveTypes.parse(name, hive);
+                } catch (IllegalArgumentException unknown) {
+                    f = null;
+                }
+                out.put(name, f);
+            }
+        });
+        return out;
+    }
+
+    /**
+     * Lists the table and reads every file's footer for the schema (the union of the files' columns, or the catalog's);
+     * the rows are read batch by batch by the returned reader, which the caller closes.
      *
      * @throws InvalidWriteException the URI is not {@code s3://bucket/prefix}
      * @throws InvalidReadException no object lies under the prefix (no table there), or the filter names a column that is
@@ -161,6 +190,7 @@ public final class ReadBuilder {
         stores.put(location.bucket(), store);
         TableFiles.Listing listing;
         Map<String, Field> partitionTypes = new HashMap<>();
+        Map<String, Field> catalogColumns = null;
         try {
             if (catalog != null) {
                 TableLayout layout;
@@ -175,6 +205,7 @@ public final class ReadBuilder {
                 }
                 listing = new TableFiles(store, location).list(layout, filter,
                         b -> stores.computeIfAbsent(b, k -> new S3Store(client, k, options)));
+                catalogColumns = dataColumns(layout);
                 for (String c : layout.partitionColumns()) {
                     String hive = layout.types().get(c);
                     try {
@@ -196,6 +227,9 @@ public final class ReadBuilder {
         BufferAllocator owned = allocator == null ? new RootAllocator() : null;
         TableReader reader = new TableReader(allocator != null ? allocator : owned, owned, client, options, table, listing,
                 partitionTypes, columns, batchRows).threads(READ_THREADS);
+        if (catalogColumns != null) {
+            reader.catalogColumns(catalogColumns);
+        }
         try {
             reader.schema();
         } catch (RuntimeException e) {

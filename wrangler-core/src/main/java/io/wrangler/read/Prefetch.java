@@ -27,6 +27,10 @@ final class Prefetch implements AutoCloseable {
     private final List<TableFiles.DataFile> files;
     private final int ahead;
     private final ConcurrentHashMap<Integer, CompletableFuture<byte[]>> heads = new ConcurrentHashMap<>();
+    /** Footers fetched for the read's schema ({@link #footer}), until their file is read: at most half the budget. */
+    private final ConcurrentHashMap<Integer, byte[]> known = new ConcurrentHashMap<>();
+    private long knownBytes;
+    private final long budget;
     private ExecutorService pool;
     private int scheduled = -1;
     private boolean closed;
@@ -34,6 +38,7 @@ final class Prefetch implements AutoCloseable {
     /** @param budget the read's memory budget: a file ahead holds up to 1 MiB of it */
     Prefetch(List<TableFiles.DataFile> files, long budget) {
         this.files = files;
+        this.budget = budget;
         this.ahead = (int) Math.max(1, Math.min(MAX_AHEAD, budget / S3InputFile.WHOLE / 2));
     }
 
@@ -45,28 +50,59 @@ final class Prefetch implements AutoCloseable {
         TableFiles.DataFile f = files.get(index);
         CompletableFuture<byte[]> head = heads.get(index);
         if (head == null && !closed) {
-            head = fetchAhead(f, s3, options);
+            head = fetchAhead(index, s3, options);
             heads.put(index, head);
+            // input() starts the files after those already peeked
+            scheduled = Math.max(scheduled, index);
         }
         return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head);
+    }
+
+    /** Files whose first GET {@link #peek} may keep for their decoding: the files the read fetches ahead anyway. */
+    int ahead() {
+        return ahead;
+    }
+
+    /**
+     * The input of file {@code index} for a look at its footer only: the footer is fetched (on the caller's thread) and
+     * kept for {@link #input}, whose first GET then fetches only the bytes before it (none for a file of at most
+     * {@link S3InputFile#FOOTER_GET} bytes, kept whole). Only the footer is held, not the file's head: the footers of a
+     * read of many files are fetched before its first batch, and held up to half the read's budget.
+     */
+    S3InputFile footer(int index, S3Client s3, RequestOptions options) throws IOException {
+        TableFiles.DataFile f = files.get(index);
+        byte[] footer = new S3InputFile(s3, f.bucket(), f.key(), f.size(), options).fetchFooter();
+        synchronized (this) {
+            // Beyond the budget a footer is fetched again with its file's first GET: memory stays bounded, not by the table.
+            if (!closed && knownBytes + footer.length <= budget / 2) {
+                known.put(index, footer);
+                knownBytes += footer.length;
+            }
+        }
+        return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, null, footer);
     }
 
     /** The input of file {@code index}, with its first GET's bytes if they were fetched ahead; starts the next ones. */
     synchronized S3InputFile input(int index, S3Client s3, RequestOptions options) {
         TableFiles.DataFile f = files.get(index);
         CompletableFuture<byte[]> head = heads.remove(index);
+        byte[] footer = known.remove(index);
+        if (footer != null) {
+            knownBytes -= footer.length;
+        }
         // Heads of files well behind this one will not be asked for (one before it may still be, by another worker).
         heads.keySet().removeIf(k -> k < index - 1);
         if (!closed) {
             for (int i = Math.max(index + 1, scheduled + 1); i <= index + ahead && i < files.size(); i++) {
-                heads.put(i, fetchAhead(files.get(i), s3, options));
+                heads.put(i, fetchAhead(i, s3, options));
                 scheduled = i;
             }
         }
-        return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head);
+        return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head, footer);
     }
 
-    private CompletableFuture<byte[]> fetchAhead(TableFiles.DataFile file, S3Client s3, RequestOptions options) {
+    private CompletableFuture<byte[]> fetchAhead(int index, S3Client s3, RequestOptions options) {
+        TableFiles.DataFile file = files.get(index);
         if (pool == null) {
             pool = Executors.newFixedThreadPool(THREADS, r -> {
                 Thread t = new Thread(r, "wrangler-prefetch");
@@ -74,7 +110,7 @@ final class Prefetch implements AutoCloseable {
                 return t;
             });
         }
-        S3InputFile in = new S3InputFile(s3, file.bucket(), file.key(), file.size(), options);
+        S3InputFile in = new S3InputFile(s3, file.bucket(), file.key(), file.size(), options, null, known.get(index));
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return in.fetchHead();
@@ -89,6 +125,7 @@ final class Prefetch implements AutoCloseable {
         closed = true;
         heads.values().forEach(h -> h.cancel(true));
         heads.clear();
+        known.clear();
         if (pool != null) {
             pool.shutdownNow();
         }

@@ -4,6 +4,8 @@ import io.wrangler.storage.RequestOptions;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -47,12 +49,55 @@ final class S3InputFile implements InputFile {
 
     S3InputFile(S3Client s3, String bucket, String key, long length, RequestOptions options,
                 CompletableFuture<byte[]> head) {
+        this(s3, bucket, key, length, options, head, null);
+    }
+
+    /**
+     * @param known the file's last {@code known.length} bytes (its footer, fetched for the read's schema), or null: reads
+     *     within them are answered from memory, and the first GET fetches only the bytes before them
+     */
+    S3InputFile(S3Client s3, String bucket, String key, long length, RequestOptions options,
+                CompletableFuture<byte[]> head, byte[] known) {
         this.s3 = s3;
         this.bucket = bucket;
         this.key = key;
         this.length = length;
         this.options = options;
         this.head = head;
+        this.known = known != null && known.length <= length ? known : null;
+    }
+
+    /** The file's last bytes already fetched ({@link #known}), or null. */
+    private final byte[] known;
+
+    /** The most bytes {@link #fetchFooter} asks for at first: the footer of a file of a few dozen columns. */
+    static final int FOOTER_GET = 16 * 1024;
+
+    /**
+     * Fetches the file's footer (its metadata, its length and the magic): one GET of the last {@link #FOOTER_GET} bytes
+     * (a second one when the footer is longer), trimmed to the footer; a file of at most that size is fetched and kept
+     * whole (a second GET for the rest would cost more than its bytes). The bytes of a file that is not Parquet are
+     * returned as fetched, for parquet-java to refuse.
+     */
+    byte[] fetchFooter() throws IOException {
+        int n = (int) Math.min(length, FOOTER_GET);
+        byte[] last = new byte[n];
+        get(length - n, last, 0, n);
+        if (n < 8 || n == length) {
+            return last;
+        }
+        long metadata = ByteBuffer.wrap(last, n - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt() & 0xFFFFFFFFL;
+        long footer = metadata + 8;
+        if (footer > length) {
+            return last;
+        }
+        if (footer <= n) {
+            return Arrays.copyOfRange(last, (int) (n - footer), n);
+        }
+        byte[] all = new byte[(int) footer];
+        get(length - footer, all, 0, (int) (footer - n));
+        System.arraycopy(last, 0, all, (int) (footer - n), n);
+        return all;
     }
 
     /** Where the bytes of the first GET start: the whole file up to {@link #WHOLE} bytes, else its last {@link #TAIL}. */
@@ -64,7 +109,14 @@ final class S3InputFile implements InputFile {
     byte[] fetchHead() throws IOException {
         long from = tailStart();
         byte[] got = new byte[(int) (length - from)];
-        get(from, got, 0, got.length);
+        long knownFrom = known == null ? length : length - known.length;
+        if (knownFrom > from) {
+            get(from, got, 0, (int) (knownFrom - from));
+        }
+        if (known != null) {
+            long start = Math.max(from, knownFrom);
+            System.arraycopy(known, (int) (start - knownFrom), got, (int) (start - from), (int) (length - start));
+        }
         return got;
     }
 
@@ -123,6 +175,10 @@ final class S3InputFile implements InputFile {
             throw new EOFException("read of " + len + " bytes at " + pos + " past the end of s3://" + bucket + "/" + key + " (" + length
                     + " bytes)");
         }
+        if (known != null && pos >= length - known.length) {
+            System.arraycopy(known, (int) (pos - (length - known.length)), into, off, len);
+            return;
+        }
         long tailStart = tailStart();
         if (pos >= tailStart) {
             if (tail == null && head != null) {
@@ -135,9 +191,7 @@ final class S3InputFile implements InputFile {
                 head = null;
             }
             if (tail == null) {
-                byte[] got = new byte[(int) (length - tailStart)];
-                get(tailStart, got, 0, got.length);
-                tail = got;
+                tail = fetchHead();
             }
             System.arraycopy(tail, (int) (pos - tailStart), into, off, len);
             return;

@@ -20,17 +20,22 @@ import java.time.format.DateTimeFormatterBuilder;
 import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -87,8 +92,11 @@ import software.amazon.awssdk.services.s3.S3Client;
  * {@link #READ_BUDGET} bytes of fetched column chunks, plus per column the page being decoded and its dictionary, plus
  * one batch.
  *
- * <p>The schema is the selected data columns as the first file has them, then the partition columns. A later file
- * that lacks a column gives nulls for it; one whose column has another type is refused.
+ * <p>The schema is the selected data columns, then the partition columns. The data columns are the union by name of
+ * the files' columns, matched case-insensitively as Hive, Glue and Athena match them, in order of first appearance in
+ * file order and spelled as the first file spells them (or the catalog's, {@link #catalogColumns}); a file that lacks a
+ * column gives nulls for it. Every file's footer is fetched before the first batch (several at once). A column whose
+ * type differs between two files, or two columns of one file that differ only by case, are refused.
  */
 public final class TableReader extends ArrowReader {
     /** parquet-java 1.18's ParquetReadOptions.Builder creates Hadoop's codec factory in its constructor. */
@@ -215,20 +223,29 @@ public final class TableReader extends ArrowReader {
 
     // ---- schema ----
 
+    /** The catalog's data columns, by its names in its order, with its types (null where wrangler cannot read the type). */
+    private Map<String, Field> catalogColumns;
+
+    /**
+     * Takes the data columns' names and order from a catalog: a file's column is matched to the catalog's case-insensitively
+     * and named as the catalog names it; a column only the catalog declares reads as nulls of the catalog's type (left out
+     * when wrangler cannot read that type); a column the files hold and the catalog does not follows the catalog's,
+     * never hidden. Types stay the files' (Glue's name them coarser: {@code timestamp} for every unit). Call before the
+     * first batch.
+     *
+     * @param columns the catalog's data columns in its order, each with its Arrow type, or null for a type wrangler does not read
+     */
+    public TableReader catalogColumns(Map<String, Field> columns) {
+        this.catalogColumns = new LinkedHashMap<>(columns);
+        return this;
+    }
+
     @Override
     protected Schema readSchema() throws IOException {
         if (schema != null) {
             return schema;
         }
-        List<Field> data = new ArrayList<>();
-        if (!files.isEmpty()) {
-            TableFiles.DataFile first = files.get(0);
-            try (ParquetFileReader r = open(first, prefetch().peek(0, s3, options))) {
-                for (Type t : r.getFooter().getFileMetaData().getSchema().getFields()) {
-                    data.add(field(t, first));
-                }
-            }
-        }
+        List<Field> data = union(fileSchemas());
         List<Field> all = new ArrayList<>(data);
         all.addAll(partitionFields);
         List<Field> out;
@@ -237,7 +254,8 @@ public final class TableReader extends ArrowReader {
         } else {
             out = new ArrayList<>();
             for (String name : selected) {
-                Field f = all.stream().filter(x -> x.getName().equals(name)).findFirst().orElse(null);
+                Field f = all.stream().filter(x -> x.getName().equals(name)).findFirst()
+                        .or(() -> all.stream().filter(x -> x.getName().equalsIgnoreCase(name)).findFirst()).orElse(null);
                 if (f == null) {
                     throw new ReadException(table, "Cannot read " + table + ": there is no column '" + name + "'; the table's columns "
                             + "are " + all.stream().map(Field::getName).toList() + ". Select columns of the table.", null);
@@ -254,6 +272,140 @@ public final class TableReader extends ArrowReader {
         this.dataFields = dataOut;
         this.schema = new Schema(out);
         return schema;
+    }
+
+    /** Footers fetched at once for the read's schema. */
+    private static final int FOOTER_THREADS = 8;
+
+    /**
+     * The schema of every file, in file order. The files the read fetches ahead anyway have their first GET started here
+     * and kept for their decoding; the others have only their footer fetched and kept, so no footer is fetched twice.
+     * Up to {@link #FOOTER_THREADS} at once.
+     */
+    private List<MessageType> fileSchemas() throws IOException {
+        int n = files.size();
+        MessageType[] out = new MessageType[n];
+        if (n == 0) {
+            return List.of();
+        }
+        Prefetch p = prefetch();
+        int ahead = Math.min(n, p.ahead());
+        IntFunction<MessageType> one = i -> {
+            TableFiles.DataFile f = files.get(i);
+            try {
+                S3InputFile in = i < ahead ? p.peek(i, s3, options) : p.footer(i, s3, options);
+                try (ParquetFileReader r = open(f, in)) {
+                    return r.getFooter().getFileMetaData().getSchema();
+                }
+            } catch (IOException | RuntimeException e) {
+                throw failed(f, e);
+            }
+        };
+        if (n == 1) {
+            out[0] = one.apply(0);
+            return List.of(out);
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(n, FOOTER_THREADS), r -> {
+            Thread t = new Thread(r, "wrangler-footers");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<MessageType>> futures = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                final int at = i;
+                futures.add(pool.submit(() -> one.apply(at)));
+            }
+            for (int i = 0; i < n; i++) {
+                try {
+                    out[i] = futures.get(i).get();
+                } catch (ExecutionException e) {
+                    throw e.getCause() instanceof RuntimeException r ? r : failed(files.get(i), (Exception) e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("interrupted while reading the footers of " + table);
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return List.of(out);
+    }
+
+    /**
+     * The read's data columns: the union by name of the files' columns, matched case-insensitively (as Hive, Glue and
+     * Athena match them), in order of first appearance and spelled as the first file that has them spells them; or,
+     * with {@link #catalogColumns}, the catalog's columns first. A column of two types, or two columns of one file
+     * that differ only by case, are refused.
+     */
+    private List<Field> union(List<MessageType> schemas) {
+        List<Field> data = new ArrayList<>();
+        Map<String, Integer> at = new HashMap<>();
+        Map<String, TableFiles.DataFile> typedBy = new HashMap<>();
+        Map<String, Field> catalogTypes = new HashMap<>();
+        if (catalogColumns != null) {
+            for (Map.Entry<String, Field> c : catalogColumns.entrySet()) {
+                String key = key(c.getKey());
+                if (at.putIfAbsent(key, data.size()) == null) {
+                    data.add(null); // typed by the first file that has it, else by the catalog
+                    catalogTypes.put(key, c.getValue() == null ? null : rename(c.getValue(), c.getKey()));
+                    catalogNames.put(key, c.getKey());
+                }
+            }
+        }
+        for (int i = 0; i < schemas.size(); i++) {
+            TableFiles.DataFile file = files.get(i);
+            Map<String, String> inFile = new HashMap<>();
+            for (Type t : schemas.get(i).getFields()) {
+                String key = key(t.getName());
+                String clash = inFile.putIfAbsent(key, t.getName());
+                if (clash != null) {
+                    throw new ReadException(table, "Cannot read " + table + ": " + uri(file) + " has the columns '" + clash + "' and '"
+                            + t.getName() + "', which differ only by case; Hive, Glue and Athena match column names "
+                            + "case-insensitively, so they would be one column. Rewrite the file with distinct names.", null);
+                }
+                Field has = field(t, file);
+                Integer where = at.get(key);
+                if (where == null) {
+                    at.put(key, data.size());
+                    data.add(has);
+                    typedBy.put(key, file);
+                    continue;
+                }
+                Field want = data.get(where);
+                if (want == null) {
+                    data.set(where, rename(has, catalogNames.get(key)));
+                    typedBy.put(key, file);
+                } else if (!rename(has, want.getName()).equals(want)) {
+                    throw new ReadException(table, "Cannot read " + table + ": the column '" + want.getName() + "' is " + describe(want)
+                            + " in " + uri(typedBy.get(key)) + " but " + describe(has) + " in " + uri(file) + ". Rewrite one of them "
+                            + "with the other's type.", null);
+                }
+            }
+        }
+        List<Field> out = new ArrayList<>();
+        for (Map.Entry<String, Integer> e : at.entrySet().stream().sorted(Map.Entry.comparingByValue()).toList()) {
+            Field f = data.get(e.getValue());
+            if (f == null) {
+                f = catalogTypes.get(e.getKey()); // only the catalog declares it: nulls
+            }
+            if (f != null) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
+    /** The catalog's spelling of its columns, by {@link #key}. */
+    private final Map<String, String> catalogNames = new HashMap<>();
+
+    /** A column's name as columns are matched: case-insensitively, as Hive, Glue and Athena do. */
+    static String key(String name) {
+        return name.toLowerCase(Locale.ROOT);
+    }
+
+    private static Field rename(Field f, String name) {
+        return f.getName().equals(name) ? f : new Field(name, f.getFieldType(), f.getChildren());
     }
 
     private Field field(Type t, TableFiles.DataFile file) {
@@ -370,16 +522,20 @@ public final class TableReader extends ArrowReader {
                 List<FieldVector> flatOut = new ArrayList<>();
                 List<Type> nestedTypes = new ArrayList<>();
                 List<Converter> nestedConverters = new ArrayList<>();
+                Map<String, Type> byKey = new HashMap<>();
+                for (Type t : fileSchema.getFields()) {
+                    byKey.put(key(t.getName()), t);
+                }
                 for (Field want : dataFields) {
-                    if (!fileSchema.containsField(want.getName())) {
+                    Type t = byKey.get(key(want.getName()));
+                    if (t == null) {
                         continue; // nulls
                     }
-                    Type t = fileSchema.getType(want.getName());
                     Field has = field(t, file);
-                    if (!has.equals(want)) {
+                    if (!rename(has, want.getName()).equals(want)) {
+                        // the schema was made from this file's footer: it changed since
                         throw new ReadException(table, "Cannot read " + table + ": the column '" + want.getName() + "' is " + describe(has)
-                                + " in " + uri(file) + " but " + describe(want) + " in " + uri(files.get(0)) + ". Rewrite one of them with "
-                                + "the other's type.", null);
+                                + " in " + uri(file) + ", not " + describe(want) + " as when the read began. Read again.", null);
                     }
                     all.add(t);
                     if (t.isPrimitive() && !t.isRepetition(Type.Repetition.REPEATED)) {

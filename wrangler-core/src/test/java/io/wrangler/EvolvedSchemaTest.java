@@ -1,0 +1,223 @@
+package io.wrangler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.Text;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A table whose schema evolved (a later append adds a column) reads and compacts with the union of its files' columns,
+ * whichever file lists first; columns are matched case-insensitively, and what cannot be one column is refused.
+ */
+class EvolvedSchemaTest {
+    record Old(long id, long amount, String region) {
+    }
+
+    record New(long id, long amount, long discount, String region) {
+    }
+
+    record Typed(long id, String amount, String region) {
+    }
+
+    record Clash(long id, long orderId, long orderXd) {
+    }
+
+    /**
+     * EU: an older file without {@code discount} (listed first: its name sorts first), then a newer one with it; US: two
+     * older files only.
+     */
+    private static String evolved(String bucket) {
+        String table = "s3://" + bucket + "/t/";
+        S3Parquet.write(List.of(new Old(1, 10, "EU"), new Old(2, 20, "EU"), new Old(5, 50, "US"))).partitionBy("region")
+                .filenamePrefix("a").s3(TestLake.s3().client()).to(table);
+        S3Parquet.write(List.of(new Old(6, 60, "US"))).partitionBy("region").filenamePrefix("a").s3(TestLake.s3().client()).to(table);
+        S3Parquet.write(List.of(new New(3, 30, 3, "EU"), new New(4, 40, 4, "EU"))).partitionBy("region")
+                .filenamePrefix("b").s3(TestLake.s3().client()).to(table);
+        List<String> eu = TestLake.keys(bucket, "t/region=EU/");
+        assertThat(eu).hasSize(2);
+        assertThat(eu.get(0)).as("the older file lists first").startsWith("t/region=EU/a");
+        return table;
+    }
+
+    private static final String DUCK = "SELECT id, amount, discount, region FROM t ORDER BY id";
+
+    /** Every row wrangler reads, as DuckDB gives them: ints as Long, text as String, ordered by the first column. */
+    private static List<List<Object>> read(ArrowReader r) throws Exception {
+        List<List<Object>> out = new ArrayList<>();
+        try (r) {
+            while (r.loadNextBatch()) {
+                VectorSchemaRoot b = r.getVectorSchemaRoot();
+                for (int i = 0; i < b.getRowCount(); i++) {
+                    List<Object> row = new ArrayList<>();
+                    for (FieldVector v : b.getFieldVectors()) {
+                        Object o = v.getObject(i);
+                        row.add(o instanceof Text t ? t.toString() : o);
+                    }
+                    out.add(row);
+                }
+            }
+        }
+        out.sort(Comparator.comparing(row -> (Long) row.get(0)));
+        return out;
+    }
+
+    private static List<Object> row(Object... values) {
+        return java.util.Arrays.asList(values);
+    }
+
+    @Test
+    void aColumnALaterFileAddsIsReadWhenAnOlderFileListsFirst() throws Exception {
+        String bucket = TestLake.bucket();
+        String table = evolved(bucket);
+        List<List<Object>> expected = List.of(row(1L, 10L, null, "EU"), row(2L, 20L, null, "EU"), row(3L, 30L, 3L, "EU"),
+                row(4L, 40L, 4L, "EU"), row(5L, 50L, null, "US"), row(6L, 60L, null, "US"));
+        assertThat(TestLake.query(bucket, "t/", DUCK)).isEqualTo(expected);
+
+        ArrowReader all = S3Parquet.read(table).s3(TestLake.s3().client()).open();
+        assertThat(all.getVectorSchemaRoot().getSchema().getFields().stream().map(Field::getName).toList())
+                .containsExactly("id", "amount", "discount", "region");
+        assertThat(read(all)).isEqualTo(expected);
+        // A projection of the added column, and of it alone in the partition whose files all lack it.
+        assertThat(read(S3Parquet.read(table).s3(TestLake.s3().client()).columns("id", "discount").open()))
+                .isEqualTo(List.of(row(1L, null), row(2L, null), row(3L, 3L), row(4L, 4L), row(5L, null), row(6L, null)));
+        assertThat(read(S3Parquet.read(table).s3(TestLake.s3().client()).columns("id", "DISCOUNT")
+                .filter(PartitionFilter.in("region", "EU")).open()))
+                .isEqualTo(List.of(row(1L, null), row(2L, null), row(3L, 3L), row(4L, 4L)));
+    }
+
+    @Test
+    void aReadOfManyFilesFetchesNoByteOfAFileTwiceThoughItsSchemaNeedsEveryFooterFirst() throws Exception {
+        String bucket = TestLake.bucket();
+        String table = "s3://" + bucket + "/t/";
+        // More files than a read fetches ahead (8): the later ones have their footer fetched alone for the schema.
+        int files = 14;
+        for (int i = 0; i < files; i++) {
+            Record row = i % 2 == 0 ? new Old(i, 10L * i, "EU") : new New(i, 10L * i, i, "EU");
+            S3Parquet.write(List.of(row)).filenamePrefix(String.format("f%02d", i)).s3(TestLake.s3().client()).to(table);
+        }
+        List<String> gets = java.util.Collections.synchronizedList(new ArrayList<>());
+        software.amazon.awssdk.services.s3.S3Client counting = TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c
+                .addExecutionInterceptor(new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
+                    @Override
+                    public void beforeExecution(software.amazon.awssdk.core.interceptor.Context.BeforeExecution context,
+                                                software.amazon.awssdk.core.interceptor.ExecutionAttributes attributes) {
+                        if (context.request() instanceof software.amazon.awssdk.services.s3.model.GetObjectRequest g) {
+                            gets.add(g.key() + " " + g.range());
+                        }
+                    }
+                })));
+
+        List<List<Object>> rows = read(S3Parquet.read(table).s3(counting).open());
+
+        List<List<Object>> expected = new ArrayList<>();
+        for (long i = 0; i < files; i++) {
+            expected.add(row(i, 10 * i, "EU", i % 2 == 0 ? null : i));
+        }
+        // Unpartitioned: region is a data column, before discount, which the second file brings.
+        assertThat(rows).isEqualTo(expected);
+        Map<String, Long> sizes = TestLake.s3().list(bucket, "t/");
+        assertThat(sizes).hasSize(files);
+        for (Map.Entry<String, Long> file : sizes.entrySet()) {
+            // Each byte of the file once: its ranges are disjoint and cover it (these small files are read whole).
+            List<long[]> ranges = gets.stream().filter(g -> g.startsWith(file.getKey() + " ")).map(g -> {
+                String[] r = g.substring(g.indexOf("bytes=") + 6).split("-");
+                return new long[] {Long.parseLong(r[0]), Long.parseLong(r[1])};
+            }).sorted(Comparator.comparingLong(r -> r[0])).toList();
+            assertThat(ranges).as(file.getKey()).hasSizeBetween(1, 2);
+            long next = 0;
+            for (long[] r : ranges) {
+                assertThat(r[0]).as(file.getKey() + " " + gets).isEqualTo(next);
+                next = r[1] + 1;
+            }
+            assertThat(next).isEqualTo(file.getValue());
+        }
+    }
+
+    @Test
+    void aCompactionKeepsAColumnOnlyANewerFileHasAndCompactsPartitionsOfOtherColumnsTogether() {
+        String bucket = TestLake.bucket();
+        String table = evolved(bucket);
+        List<List<Object>> before = TestLake.query(bucket, "t/", DUCK);
+
+        CompactionResult r = S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+
+        assertThat(r.partitions()).containsExactly(table + "region=EU/", table + "region=US/");
+        assertThat(r.filesBefore()).isEqualTo(4);
+        assertThat(r.filesAfter()).isEqualTo(2);
+        assertThat(TestLake.keys(bucket, "t/region=EU/")).hasSize(1);
+        assertThat(TestLake.query(bucket, "t/", DUCK)).isEqualTo(before);
+        // Each new file holds the column, with nulls for the rows of the files without it.
+        for (String folder : List.of("t/region=EU/", "t/region=US/")) {
+            byte[] file = TestLake.s3().get(bucket, TestLake.keys(bucket, folder).get(0));
+            assertThat(TestLake.queryFile(file, "SELECT count(discount), count(*) FROM read_parquet($file)").get(0))
+                    .isEqualTo(folder.contains("EU") ? List.of(2L, 4L) : List.of(0L, 2L));
+        }
+    }
+
+    @Test
+    void theCheckRefusesNewFilesThatLackAColumnOfTheFilesRead() {
+        String bucket = TestLake.bucket();
+        String table = evolved(bucket);
+        Map<String, byte[]> before = TestLake.snapshot(bucket, "");
+        // As the compaction did when the reader took its schema from the first file: the new files lack discount.
+        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.s3().client())
+                .outputSchema(s -> new Schema(s.getFields().stream().filter(f -> !f.getName().equals("discount")).toList())).run())
+                .isInstanceOf(VerificationException.class)
+                .hasMessage("Cannot compact " + table + " (step: commit): read back, its new files differ from the rows read: the "
+                        + "column 'discount' is missing. Nothing was changed: the new files were removed before the commit point. "
+                        + "Report this with the message; the table is as before.");
+        assertThat(TestLake.snapshot(bucket, "")).containsExactlyInAnyOrderEntriesOf(before);
+    }
+
+    @Test
+    void aColumnOfAnotherTypeInALaterFileIsRefusedNamingBothFiles() {
+        String bucket = TestLake.bucket();
+        String table = "s3://" + bucket + "/t/";
+        S3Parquet.write(List.of(new Old(1, 10, "EU"))).partitionBy("region").filenamePrefix("a").s3(TestLake.s3().client()).to(table);
+        S3Parquet.write(List.of(new Typed(2, "20", "EU"))).partitionBy("region").filenamePrefix("b").s3(TestLake.s3().client()).to(table);
+        List<String> keys = TestLake.keys(bucket, "t/region=EU/");
+
+        assertThatThrownBy(() -> S3Parquet.read(table).s3(TestLake.s3().client()).open())
+                .isInstanceOf(ReadException.class)
+                .hasMessage("Cannot read " + table + ": the column 'amount' is Int(64, true) in s3://" + bucket + "/" + keys.get(0)
+                        + " but Utf8 in s3://" + bucket + "/" + keys.get(1) + ". Rewrite one of them with the other's type.");
+    }
+
+    @Test
+    void twoColumnsOfOneFileThatDifferOnlyByCaseAreRefused() {
+        String bucket = TestLake.bucket();
+        String table = "s3://" + bucket + "/t/";
+        // The writer refuses such columns: another writer's file, made by renaming orderXd to orderid in the footer.
+        S3Parquet.write(List.of(new Clash(1, 2, 3))).s3(TestLake.s3().client()).to(table);
+        String key = TestLake.keys(bucket, "t/").get(0);
+        byte[] file = TestLake.s3().get(bucket, key);
+        byte[] from = "orderXd".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        int renamed = 0;
+        for (int i = 0; i + from.length <= file.length; i++) {
+            if (java.util.Arrays.equals(file, i, i + from.length, from, 0, from.length)) {
+                file[i + 5] = 'i';
+                renamed++;
+            }
+        }
+        assertThat(renamed).isPositive();
+        TestLake.s3().put(bucket, key, file);
+        assertThat(TestLake.queryFile(file, "SELECT name FROM parquet_schema($file) WHERE name LIKE 'order%'"))
+                .isEqualTo(List.of(List.of("orderId"), List.of("orderid")));
+
+        assertThatThrownBy(() -> S3Parquet.read(table).s3(TestLake.s3().client()).open())
+                .isInstanceOf(ReadException.class)
+                .hasMessage("Cannot read " + table + ": s3://" + bucket + "/" + key + " has the columns 'orderId' and 'orderid', which "
+                        + "differ only by case; Hive, Glue and Athena match column names case-insensitively, so they would be one "
+                        + "column. Rewrite the file with distinct names.");
+    }
+}
