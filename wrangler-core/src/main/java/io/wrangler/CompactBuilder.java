@@ -5,6 +5,7 @@ import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.Manifest;
 import io.wrangler.commit.StepHook;
 import io.wrangler.commit.WriteSpec;
+import io.wrangler.encoding.KeyRuns;
 import io.wrangler.input.HiveTypes;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
@@ -282,8 +283,10 @@ public final class CompactBuilder {
         if (chosen.isEmpty()) {
             return new CompactionResult(table, List.of(), 0, 0, 0, 0, 0, null);
         }
+        // Keyed runs stay keyed: when a chosen file holds rows of an idempotency key, every new file records its rows' keys.
+        Map<String, List<KeyRuns.Run>> keyRuns = KeyedInput.runsOf(chosen, client, requests, table);
         try (BufferAllocator allocator = new RootAllocator()) {
-            Input input = new Input(allocator, client, requests, table, listing.partitionColumns(), chosen, partitionTypes);
+            Input input = new Input(allocator, client, requests, table, listing.partitionColumns(), chosen, partitionTypes, keyRuns);
             input.readSchema(); // refuses a dedupBy of unknown columns before the write takes the lease or stages anything
             List<String> keys = new ArrayList<>();
             chosen.forEach(fs -> fs.forEach(f -> keys.add(f.key())));
@@ -291,7 +294,7 @@ public final class CompactBuilder {
             chosen.forEach(fs -> valuesByFolder.put(fs.get(0).folder(), fs.get(0).values()));
             WriteBuilder w = S3Parquet.write(input).options(o).s3(client).mode(WriteMode.OVERWRITE_PARTITIONS)
                     .partitionBy(listing.partitionColumns().toArray(new String[0]))
-                    .replacing(new WriteSpec.Replacement(keys, staged -> input.verify(staged, valuesByFolder, location)));
+                    .replacing(new WriteSpec.Replacement(keys, staged -> input.verify(staged, valuesByFolder, location), keyRuns != null));
             if (catalog != null) {
                 w.catalog(catalog);
             }
@@ -334,7 +337,11 @@ public final class CompactBuilder {
         private final List<List<TableFiles.DataFile>> partitions;
         private final Map<String, Field> partitionTypes;
         private final BufferAllocator allocator;
+        /** The rows' keys, when the partitions hold keyed rows; else null. */
+        private final KeyedInput keyed;
         private Schema schema;
+        /** The columns of the files read: {@link #schema} without the key column. */
+        private Schema read;
         private int partition = -1;
         private TableReader current;
         private BitSet keep;
@@ -344,8 +351,12 @@ public final class CompactBuilder {
         final Digest passed = new Digest();
 
         Input(BufferAllocator allocator, S3Client client, RequestOptions options, String table, List<String> partitionColumns,
-              List<List<TableFiles.DataFile>> partitions, Map<String, Field> partitionTypes) {
+              List<List<TableFiles.DataFile>> partitions, Map<String, Field> partitionTypes, Map<String, List<KeyRuns.Run>> keyRuns) {
             super(allocator);
+            this.keyed = keyRuns == null ? null : new KeyedInput(keyRuns);
+            if (keyed != null) {
+                passed.skipped = KeyRuns.COLUMN;
+            }
             this.allocator = allocator;
             this.client = client;
             this.options = options;
@@ -364,10 +375,11 @@ public final class CompactBuilder {
         protected Schema readSchema() {
             if (schema == null) {
                 try (TableReader r = reader(partitions.get(0))) {
-                    schema = r.schema();
+                    read = r.schema();
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
+                schema = keyed == null ? read : keyed.schema(table, read);
                 if (dedupKeys != null) {
                     for (String c : append(dedupKeys, dedupOrder)) {
                         if (schema.getFields().stream().noneMatch(f -> f.getName().equals(c))) {
@@ -488,9 +500,9 @@ public final class CompactBuilder {
                     keep = dedupKeys == null ? null : winners(partitions.get(partition));
                     ordinal = 0;
                     current = reader(partitions.get(partition));
-                    if (!current.schema().equals(schema)) {
+                    if (!current.schema().equals(read)) {
                         throw new IOException("the partition " + partitions.get(partition).get(0).folder() + " has the columns "
-                                + current.schema() + ", not those of " + partitions.get(0).get(0).folder() + " (" + schema
+                                + current.schema() + ", not those of " + partitions.get(0).get(0).folder() + " (" + read
                                 + "): compact partitions of one schema at a time (filter)");
                     }
                 }
@@ -502,9 +514,15 @@ public final class CompactBuilder {
                 VectorSchemaRoot in = current.getVectorSchemaRoot();
                 int n = in.getRowCount();
                 rowsRead += n;
+                String[] keys = keyed == null ? null : keyed.keysOf(current.currentFile(), n);
                 if (keep == null) {
                     for (int c = 0; c < in.getFieldVectors().size(); c++) {
                         in.getVector(c).makeTransferPair(out.getVector(c)).transfer();
+                    }
+                    if (keys != null) {
+                        for (int i = 0; i < n; i++) {
+                            keyed.pass(out, i, keys[i]);
+                        }
                     }
                     out.setRowCount(n);
                 } else {
@@ -514,6 +532,9 @@ public final class CompactBuilder {
                         if (keep.get((int) (ordinal + i))) {
                             for (int c = 0; c < in.getFieldVectors().size(); c++) {
                                 out.getVector(c).copyFromSafe(i, k, in.getVector(c));
+                            }
+                            if (keys != null) {
+                                keyed.pass(out, k, keys[i]);
                             }
                             k++;
                         }
@@ -596,6 +617,17 @@ public final class CompactBuilder {
             if (diff != null) {
                 throw refused("read back, its new files differ from the rows read: " + diff);
             }
+            if (keyed != null) {
+                String keys;
+                try {
+                    keys = keyed.difference(staged, client, options, location.bucket());
+                } catch (IOException e) {
+                    throw refused("its new files' key runs could not be read (" + e.getMessage() + ")", e);
+                }
+                if (keys != null) {
+                    throw refused("its new files' key runs differ from the rows read: " + keys);
+                }
+            }
         }
 
         private VerificationException refused(String what) {
@@ -666,10 +698,15 @@ public final class CompactBuilder {
     static final class Digest {
         private final Map<String, long[]> columns = new LinkedHashMap<>();
         private long rows;
+        /** A column left out, or null. */
+        String skipped;
 
         void add(VectorSchemaRoot b) {
             rows += b.getRowCount();
             for (FieldVector v : b.getFieldVectors()) {
+                if (v.getName().equals(skipped)) {
+                    continue; // the rows' key ids, recorded in the footers and checked there (KeyedInput)
+                }
                 long[] d = columns.computeIfAbsent(v.getName(), k -> new long[2]);
                 int n = b.getRowCount();
                 if (v instanceof BitVector bits) {

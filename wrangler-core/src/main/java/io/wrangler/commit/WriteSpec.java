@@ -127,10 +127,17 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
      *     of a listing
      * @param check run on the staged files after staging and before the commit point; it throws to refuse the commit
      *     (the write then removes its staging and nothing changes)
+     * @param keyRuns the input's last column is {@code KeyRuns.COLUMN}, each row's idempotency key id ({@code ""}: none):
+     *     the files record it in their footers and are marked in their names, never as a column ({@link
+     *     io.wrangler.encoding.KeyRuns})
      */
-    public record Replacement(List<String> keys, Consumer<List<Manifest.File>> check) {
+    public record Replacement(List<String> keys, Consumer<List<Manifest.File>> check, boolean keyRuns) {
         public Replacement {
             keys = List.copyOf(keys);
+        }
+
+        public Replacement(List<String> keys, Consumer<List<Manifest.File>> check) {
+            this(keys, check, false);
         }
     }
 

@@ -364,7 +364,7 @@ final class ColumnarEncoder implements FileEncoder {
     }
 
     @Override
-    public void close() throws IOException {
+    public void close(Map<String, String> metadata) throws IOException {
         if (closed) {
             return;
         }
@@ -373,7 +373,9 @@ final class ColumnarEncoder implements FileEncoder {
             group.seal();
             group.flushTo(file);
         }
-        file.end(Map.of("writer.model.name", "wrangler"));
+        Map<String, String> footer = new java.util.HashMap<>(metadata);
+        footer.put("writer.model.name", "wrangler");
+        file.end(footer);
     }
 
     // ---- sources: how each Arrow type's values become its Parquet type's ----

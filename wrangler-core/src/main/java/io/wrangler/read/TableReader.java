@@ -208,6 +208,14 @@ public final class TableReader extends ArrowReader {
         return files;
     }
 
+    /**
+     * The file the last batch came from (a batch never spans files), or null before the first batch and when files are
+     * decoded on several threads ({@link #threads}).
+     */
+    public TableFiles.DataFile currentFile() {
+        return current == null ? null : current.file;
+    }
+
     /** Rows read so far. */
     public long rowsRead() {
         return rowsRead;
@@ -956,7 +964,7 @@ public final class TableReader extends ArrowReader {
         }
     }
 
-    private static ParquetReadOptions readOptions() {
+    static ParquetReadOptions readOptions() {
         try {
             return (ParquetReadOptions) OPTIONS.newInstance(false, true, true, false, false, true, false, false, false,
                     FilterCompat.NOOP, ParquetMetadataConverter.NO_FILTER, new Codecs(), new HeapByteBufferAllocator(),
