@@ -14,7 +14,11 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Keyed runs stay keyed through compaction: a compaction merges the files of several keys (and unkeyed rows) into one
@@ -209,5 +213,90 @@ class KeyedCompactionTest {
         assertModel();
         keyed("batch-b", rows("b", 2, 1, 2000, DAYS));
         assertModel();
+    }
+
+    /** The table as wrangler's own reader shows it (which hides a write between its commit point and its end). */
+    private List<List<Object>> read() throws Exception {
+        List<List<Object>> out = new ArrayList<>();
+        try (ArrowReader r = S3Parquet.read(table).s3(TestLake.s3().client()).columns("id", "amount", "source", "dt").open()) {
+            while (r.loadNextBatch()) {
+                VectorSchemaRoot b = r.getVectorSchemaRoot();
+                for (int i = 0; i < b.getRowCount(); i++) {
+                    out.add(List.of(b.getVector(0).getObject(i), b.getVector(1).getObject(i), String.valueOf(b.getVector(2).getObject(i)),
+                            day(b.getVector(3).getObject(i))));
+                }
+            }
+        }
+        out.sort(Comparator.<List<Object>, Long>comparing(r -> (Long) r.get(0)).thenComparing(r -> (Long) r.get(1))
+                .thenComparing(r -> (String) r.get(2)).thenComparing(r -> (String) r.get(3)));
+        return out;
+    }
+
+    /** A partition value as DuckDB's query shows it: the reader types {@code dt} as a date (days since the epoch). */
+    private static String day(Object v) {
+        return v instanceof Integer days ? java.time.LocalDate.ofEpochDay(days).toString() : String.valueOf(v);
+    }
+
+    enum RerunCrash {
+        LISTED(Step.LISTED_OLD_FILES), MANIFEST_WRITTEN(Step.MANIFEST_WRITTEN), COPIED_FILE(Step.COPIED_FILE),
+        DELETED_BATCH(Step.DELETED_BATCH), BEFORE_CLEANUP(Step.BEFORE_CLEANUP);
+
+        final Step step;
+
+        RerunCrash(Step step) {
+            this.step = step;
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(RerunCrash.class)
+    void aRerunThatCrashesAtAnyStepIsRecoveredToBeforeOrAfterWithEveryOtherRowOnce(RerunCrash crash) {
+        seed();
+        compact();
+        List<List<Object>> before = expected();
+        List<Row> again = rows("a", 1, 2, 1000, DAYS);
+        assertThatThrownBy(() -> S3Parquet.write(again).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey("batch-a")
+                .tuning(Tunings.smallDeleteBatches()).s3(TestLake.s3().client()).stepHook((step, n) -> {
+                    if (step == crash.step && n == 1) {
+                        throw new SimulatedCrash(step, n);
+                    }
+                }).to(table)).isInstanceOf(SimulatedCrash.class);
+        RecoveryResult recovered = Tunings.recover(table, TestLake.s3().client());
+        boolean committed = crash.step.ordinal() >= Step.MANIFEST_WRITTEN.ordinal();
+        model.put("batch-a", again);
+        assertThat(recovered.rolledForward()).hasSize(committed ? 1 : 0);
+        if (committed) {
+            assertModel();
+        } else {
+            assertThat(contents()).isEqualTo(before);
+        }
+        // The rerun once more: the key's rows once, whatever the crash left.
+        keyed("batch-a", rows("a", 1, 3, 3000, DAYS));
+        assertModel();
+    }
+
+    @Test
+    void aReaderDuringTheRerunSeesTheTableBeforeItThenAfterIt() throws Exception {
+        seed();
+        compact();
+        List<List<Object>> before = expected();
+        assertThat(read()).isEqualTo(before);
+        List<Row> again = rows("a", 1, 2, 1000, DAYS);
+        for (Step at : List.of(Step.COPIED_FILE, Step.DELETED_BATCH)) {
+            CountDownLatch reached = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<WriteResult> rerun = Stalls.stalledAt(S3Parquet.write(again).partitionBy("dt").mode(WriteMode.APPEND)
+                    .idempotencyKey("batch-a").tuning(Tunings.smallDeleteBatches()).s3(TestLake.s3().client()), table, at, 1, reached,
+                    release);
+            assertThat(reached.await(60, TimeUnit.SECONDS)).isTrue();
+            List<List<Object>> shown = read();
+            release.countDown();
+            Stalls.within(rerun, 60, bucket);
+            // Past its commit point with the rewrites copied but nothing deleted: before; once a replaced file is gone: after.
+            model.put("batch-a", again);
+            assertThat(shown).as("at " + at).isEqualTo(at == Step.COPIED_FILE ? before : expected());
+            assertModel();
+            before = expected();
+        }
     }
 }
