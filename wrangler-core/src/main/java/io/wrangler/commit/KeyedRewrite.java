@@ -19,6 +19,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VarCharVector;
@@ -93,7 +95,7 @@ final class KeyedRewrite {
                     spec.tuning().rowGroupBytes(), spec.tuning().pageBytes()).withKeyRuns();
             WriteSpec.Tuning tuning = spec.tuning();
             StagingContext context = new StagingContext(store, location.prefix(), location.tmpPrefix() + writeId + "/", writeId,
-                    spec.filenamePrefix() + "r" + n + "-", spec.compression().fileInfix() + ".parquet", false, settings,
+                    spec.filenamePrefix() + "r" + n + "-", bucketOf(m.key()) + spec.compression().fileInfix() + ".parquet", false, settings,
                     Long.MAX_VALUE, spec.targetFileSize(), tuning.maxOpenFiles(), tuning.openBytes(), spec.spillDirectory(),
                     new io.wrangler.Progress() { }, count -> { });
             Uploads uploads = new Uploads(pool, tuning.maxPendingParts(), tuning.partSize());
@@ -106,6 +108,17 @@ final class KeyedRewrite {
         } finally {
             TableWrite.shutdown(encoders);
         }
+    }
+
+    private static final Pattern BUCKET = Pattern.compile("(_bucket-\\d{5,})(?:\\.[a-z0-9_]+)?\\.parquet$");
+
+    /**
+     * The bucket suffix of a file's name ({@code _bucket-00003}), or "": a rewrite keeps its file's bucket (its rows still
+     * hash to it), so that a bucketed table stays bucketed.
+     */
+    static String bucketOf(String key) {
+        Matcher b = BUCKET.matcher(key);
+        return b.find() ? b.group(1) : "";
     }
 
     /** The rows of one file that are not {@code keyId}'s, each with its key in the last column. */
