@@ -198,6 +198,25 @@ class KeyedCompactionTest {
     }
 
     @Test
+    void runsCutAcrossSeveralCompactedFilesAreEachRewrittenAndAPrefixIsKept() {
+        seed();
+        // Four rows per file: the runs of one day (3 a, 2 u, 4 b) are cut across three files, a key's rows in two of them.
+        CompactionResult compacted = S3Parquet.compact(table).options(WriteOptions.builder().maxRowsPerFile(4).filenamePrefix("c-").build())
+                .s3(TestLake.s3().client()).run();
+        assertThat(compacted.filesAfter()).isEqualTo(9);
+        assertModel();
+        keyed("batch-b", rows("b", 10, 1, 2000, DAYS));
+        assertModel();
+        keyed("batch-a", rows("a", 1, 5, 1000, DAYS));
+        assertModel();
+        for (String day : DAYS) {
+            // Marked files remain (rewrites, "r<n>-", and compacted files no rerun touched, "c-"), each a wrangler name.
+            assertThat(files(day)).filteredOn(f -> f.contains("_k.")).isNotEmpty()
+                    .allSatisfy(f -> assertThat(f.substring(f.lastIndexOf('/') + 1)).matches("(r\\d+-)?(c-)?part-.*"));
+        }
+    }
+
+    @Test
     void rowsThatDeduplicationDropsAreNotCountedInTheRuns() {
         // batch-b holds newer rows of ids 2 and 3 of batch-a: dedup keeps batch-b's, so batch-a keeps ids 1 only.
         keyed("batch-a", rows("a", 1, 3, 100, DAYS));
