@@ -217,6 +217,21 @@ class KeyedCompactionTest {
     }
 
     @Test
+    void aRerunWithDeferredUploadsPublishesItsRewritesWithItsOwnFiles() {
+        seed();
+        compact();
+        List<Row> again = rows("a", 1, 2, 1000, DAYS);
+        WriteResult rerun = S3Parquet.write(again).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey("batch-a")
+                .commitMethod(CommitMethod.DEFERRED_UPLOADS).s3(TestLake.s3().client()).to(table);
+        model.put("batch-a", again);
+        assertModel();
+        // Per day: its own file (an upload completed at publish) and the rewrite of the compacted file (a staged copy).
+        assertThat(rerun.partitions()).allSatisfy(p -> assertThat(p.files()).hasSize(2));
+        assertThat(rerun.partitions()).allSatisfy(p -> assertThat(p.replacedFiles()).singleElement().asString().contains("_k."));
+        assertThat(TestLake.s3().client().listMultipartUploads(b -> b.bucket(bucket)).uploads()).isEmpty();
+    }
+
+    @Test
     void rowsThatDeduplicationDropsAreNotCountedInTheRuns() {
         // batch-b holds newer rows of ids 2 and 3 of batch-a: dedup keeps batch-b's, so batch-a keeps ids 1 only.
         keyed("batch-a", rows("a", 1, 3, 100, DAYS));
