@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -373,7 +374,7 @@ final class ColumnarEncoder implements FileEncoder {
             group.seal();
             group.flushTo(file);
         }
-        Map<String, String> footer = new java.util.HashMap<>(metadata);
+        Map<String, String> footer = new HashMap<>(metadata);
         footer.put("writer.model.name", "wrangler");
         file.end(footer);
     }

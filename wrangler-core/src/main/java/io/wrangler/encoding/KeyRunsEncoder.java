@@ -1,6 +1,8 @@
 package io.wrangler.encoding;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.FieldVector;
@@ -26,7 +28,7 @@ final class KeyRunsEncoder implements FileEncoder {
         }
         int r = from;
         while (r < to) {
-            String key = keys.isNull(r) ? "" : new String(keys.get(r), java.nio.charset.StandardCharsets.UTF_8);
+            String key = keys.isNull(r) ? "" : new String(keys.get(r), StandardCharsets.UTF_8);
             int end = r + 1;
             while (end < to && same(keys, end, key)) {
                 end++;
@@ -41,7 +43,7 @@ final class KeyRunsEncoder implements FileEncoder {
         if (keys.isNull(row)) {
             return key.isEmpty();
         }
-        return key.equals(new String(keys.get(row), java.nio.charset.StandardCharsets.UTF_8));
+        return key.equals(new String(keys.get(row), StandardCharsets.UTF_8));
     }
 
     @Override
@@ -61,7 +63,7 @@ final class KeyRunsEncoder implements FileEncoder {
 
     @Override
     public void close(Map<String, String> metadata) throws IOException {
-        Map<String, String> all = new java.util.HashMap<>(metadata);
+        Map<String, String> all = new HashMap<>(metadata);
         all.put(KeyRuns.FOOTER_KEY, KeyRuns.format(runs.runs()));
         file.close(all);
     }
