@@ -232,6 +232,32 @@ class KeyedCompactionTest {
     }
 
     @Test
+    void aMarkedFileWithoutKeyRunsIsRefusedByTheRerunAndTheCompactionChangingNothing() {
+        seed();
+        // An unkeyed file renamed as a marked one (another tool's doing): whose its rows are is not known.
+        String plain = files(DAYS.get(0)).stream().filter(f -> !f.contains("-k-")).findFirst().orElseThrow();
+        String marked = plain.replace(".snappy.parquet", "_k.snappy.parquet");
+        TestLake.s3().client().copyObject(b -> b.sourceBucket(bucket).sourceKey(plain).destinationBucket(bucket).destinationKey(marked));
+        TestLake.s3().client().deleteObject(b -> b.bucket(bucket).key(plain));
+        Map<String, byte[]> before = TestLake.snapshot(bucket, "t/");
+
+        assertThatThrownBy(() -> keyed("batch-a", rows("a", 1, 3, 1000, DAYS)))
+                .isInstanceOf(InvalidWriteException.class)
+                .hasMessage("Cannot write " + table + " (step: stage): this keyed rerun removes its key's rows from the files that record "
+                        + "their rows' keys, but s3://" + bucket + "/" + marked + " is marked as recording its rows' keys but its footer "
+                        + "has no wrangler.keys. Nothing of the table was changed; this write's staged files were removed. If another "
+                        + "tool wrote that file, rename it (a wrangler write id followed by _k names a file with key runs), then rerun.");
+        assertThatThrownBy(this::compact)
+                .isInstanceOf(ReadException.class)
+                .hasMessage("Cannot compact " + table + " (step: validate): s3://" + bucket + "/" + marked + " is marked as recording its "
+                        + "rows' keys but its footer has no wrangler.keys, so whose rows it holds is not known. Nothing was changed; "
+                        + "leave its partition out (filter) and report it.");
+        assertThat(TestLake.snapshot(bucket, "t/").keySet()).isEqualTo(before.keySet());
+        model.put("batch-a", rows("a", 1, 3, 100, DAYS));
+        assertModel();
+    }
+
+    @Test
     void rowsThatDeduplicationDropsAreNotCountedInTheRuns() {
         // batch-b holds newer rows of ids 2 and 3 of batch-a: dedup keeps batch-b's, so batch-a keeps ids 1 only.
         keyed("batch-a", rows("a", 1, 3, 100, DAYS));

@@ -400,10 +400,10 @@ public final class TableWrite {
                 rewritten = KeyedRewrite.run(spec, store, location, pool, writeId, keyId, listing.marked());
             } catch (IOException e) {
                 abandon(store, log, e);
-                throw new io.wrangler.StorageException(table, WriteStep.STAGE, "Cannot write " + table + " (step: stage): a file that "
-                        + "records the keys of its rows could not be rewritten without this key's rows: " + e.getMessage()
-                        + ". Nothing of the table was changed; this write's staged files were removed. Check the file and rerun.",
-                        null, 0, e);
+                throw new InvalidWriteException(table, WriteStep.STAGE, "Cannot write " + table + " (step: stage): this keyed rerun "
+                        + "removes its key's rows from the files that record their rows' keys, but " + e.getMessage() + ". Nothing of "
+                        + "the table was changed; this write's staged files were removed. If another tool wrote that file, rename it "
+                        + "(a wrangler write id followed by _k names a file with key runs), then rerun.", e);
             } catch (RuntimeException e) {
                 abandon(store, log, e);
                 throw Failures.rethrow(e, table, WriteStep.STAGE, "rewrite the files that hold rows of this key",
