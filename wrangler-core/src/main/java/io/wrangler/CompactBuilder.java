@@ -65,6 +65,10 @@ import software.amazon.awssdk.services.s3.S3Client;
  * finishes publishing), never rows lost or doubled. Its exceptions are those of {@link WriteBuilder#to}, plus
  * {@link ReadException} for the listing and a {@link VerificationException} when the check fails (nothing changed).
  *
+ * <p>Keyed runs stay keyed: when a partition holds rows of {@code idempotencyKey} writes, the new files record in their
+ * footers which rows came from which key ({@link KeyedInput}), so that a later rerun of any of those keys replaces
+ * exactly its own rows (see the README, "Compaction").
+ *
  * <p>Memory: batches stream from the files read to the files written; {@code dedupBy} also keeps, per partition, each
  * distinct key and the order value of its last row, and reads the partition twice. Keys are deduplicated within a
  * partition. Not thread-safe; each {@code run()} is a new compaction. A job's shared {@link WriteOptions} apply with
