@@ -7,6 +7,7 @@ import io.wrangler.CrashRecoveryTest.SimulatedCrash;
 import io.wrangler.commit.Step;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -255,6 +256,30 @@ class KeyedCompactionTest {
         assertThat(TestLake.snapshot(bucket, "t/").keySet()).isEqualTo(before.keySet());
         model.put("batch-a", rows("a", 1, 3, 100, DAYS));
         assertModel();
+    }
+
+    record Event(long id, java.time.Instant at, java.math.BigDecimal price, String dt) {
+    }
+
+    @Test
+    void aRewriteKeepsTheOtherRowsValuesAndTypes() {
+        java.time.Instant t0 = java.time.Instant.parse("2024-01-15T10:00:00.123456Z");
+        List<Event> a = List.of(new Event(1, t0, new java.math.BigDecimal("1.50"), DAYS.get(0)));
+        List<Event> b = List.of(new Event(2, t0.plusSeconds(60), new java.math.BigDecimal("12345678.99"), DAYS.get(0)),
+                new Event(3, null, null, DAYS.get(0)));
+        for (var run : Map.of("batch-a", a, "batch-b", b).entrySet()) {
+            S3Parquet.write(run.getValue()).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey(run.getKey())
+                    .s3(TestLake.s3().client()).to(table);
+        }
+        String types = "SELECT DISTINCT typeof(\"at\"), typeof(price) FROM t";
+        List<List<Object>> typed = TestLake.query(bucket, "t/", types);
+        compact();
+        S3Parquet.write(List.of(new Event(1, t0.plusSeconds(1), new java.math.BigDecimal("2.50"), DAYS.get(0)))).partitionBy("dt")
+                .mode(WriteMode.APPEND).idempotencyKey("batch-a").s3(TestLake.s3().client()).to(table);
+        assertThat(TestLake.query(bucket, "t/", types)).isEqualTo(typed);
+        assertThat(TestLake.query(bucket, "t/", "SELECT id, CAST(\"at\" AS VARCHAR), CAST(price AS VARCHAR) FROM t ORDER BY id"))
+                .containsExactly(List.of(1L, "2024-01-15 10:00:01.123456+00", "2.50"),
+                        List.of(2L, "2024-01-15 10:01:00.123456+00", "12345678.99"), Arrays.asList(3L, null, null));
     }
 
     @Test

@@ -57,7 +57,8 @@ final class KeyedRewrite {
         List<String> replaced = new ArrayList<>();
         int n = 0;
         for (Publisher.Marked m : marked) {
-            List<KeyRuns.Run> runs = Footers.keyRuns(spec.s3(), spec.options(), location.bucket(), m.key(), m.size());
+            Footers.Keyed footer = Footers.keyed(spec.s3(), spec.options(), location.bucket(), m.key(), m.size());
+            List<KeyRuns.Run> runs = footer.runs();
             Map<String, Long> totals = KeyRuns.totals(runs);
             Long mine = totals.get(keyId);
             if (mine == null) {
@@ -68,7 +69,7 @@ final class KeyedRewrite {
             if (rows == mine) {
                 continue; // every row is the key's: the file goes, nothing is kept
             }
-            List<Manifest.File> staged = rewrite(spec, store, location, pool, writeId, keyId, m, runs, n++);
+            List<Manifest.File> staged = rewrite(spec, store, location, pool, writeId, keyId, m, runs, footer.int96(), n++);
             long kept = staged.stream().mapToLong(Manifest.File::rows).sum();
             if (kept != rows - mine) {
                 throw new IOException("rewriting " + location.uriOf(m.key()) + " without the rows of " + keyId + " kept " + kept
@@ -81,7 +82,8 @@ final class KeyedRewrite {
 
     /** Stages the rows of {@code m} that are not {@code keyId}'s, with their keys, as one marked file (or more, by size). */
     private static List<Manifest.File> rewrite(WriteSpec spec, S3Store store, S3Location location, ExecutorService pool, String writeId,
-                                               String keyId, Publisher.Marked m, List<KeyRuns.Run> runs, int n) throws IOException {
+                                               String keyId, Publisher.Marked m, List<KeyRuns.Run> runs, boolean int96, int n)
+            throws IOException {
         ExecutorService encoders = TableWrite.pool(1);
         try (BufferAllocator allocator = new RootAllocator();
              TableReader reader = new TableReader(allocator, null, spec.s3(), spec.options(), location.uri(), new TableFiles.Listing(
@@ -90,8 +92,9 @@ final class KeyedRewrite {
             List<Field> data = reader.schema().getFields();
             List<Field> all = new ArrayList<>(data);
             all.add(new Field(KeyRuns.COLUMN, FieldType.nullable(ArrowType.Utf8.INSTANCE), null));
-            // The file's own columns, nanoseconds kept: a rewrite changes which rows a file holds, never their values.
-            FileEncoder.Settings settings = new FileEncoder.Settings(data, spec.compression(), true, spec.int96(),
+            // The file's own columns and timestamp encoding, nanoseconds kept: a rewrite changes which rows a file holds,
+            // never their values or types.
+            FileEncoder.Settings settings = new FileEncoder.Settings(data, spec.compression(), true, int96,
                     spec.tuning().rowGroupBytes(), spec.tuning().pageBytes()).withKeyRuns();
             WriteSpec.Tuning tuning = spec.tuning();
             StagingContext context = new StagingContext(store, location.prefix(), location.tmpPrefix() + writeId + "/", writeId,
