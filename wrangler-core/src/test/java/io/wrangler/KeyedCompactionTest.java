@@ -258,6 +258,21 @@ class KeyedCompactionTest {
         assertModel();
     }
 
+    @Test
+    void anUnpartitionedTableKeepsItsKeyedRunsAtItsRoot() {
+        record Plain(long id, String source) {
+        }
+        for (String key : List.of("a", "b")) {
+            S3Parquet.write(List.of(new Plain(1, key), new Plain(2, key))).mode(WriteMode.APPEND).idempotencyKey("batch-" + key)
+                    .s3(TestLake.s3().client()).to(table);
+        }
+        S3Parquet.write(List.of(new Plain(3, "u"))).mode(WriteMode.APPEND).s3(TestLake.s3().client()).to(table);
+        assertThat(compact().filesAfter()).isEqualTo(1);
+        S3Parquet.write(List.of(new Plain(7, "a"))).mode(WriteMode.APPEND).idempotencyKey("batch-a").s3(TestLake.s3().client()).to(table);
+        assertThat(TestLake.query(bucket, "t/", "SELECT id, source FROM t ORDER BY ALL"))
+                .containsExactly(List.of(1L, "b"), List.of(2L, "b"), List.of(3L, "u"), List.of(7L, "a"));
+    }
+
     record Event(long id, java.time.Instant at, java.math.BigDecimal price, String dt) {
     }
 
