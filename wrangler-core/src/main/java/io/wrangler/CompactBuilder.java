@@ -5,6 +5,7 @@ import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.Manifest;
 import io.wrangler.commit.StepHook;
 import io.wrangler.commit.WriteSpec;
+import io.wrangler.encoding.KeyRuns;
 import io.wrangler.input.HiveTypes;
 import io.wrangler.read.FileEncodings;
 import io.wrangler.read.TableFiles;
@@ -80,6 +81,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * bucket by bucket into files of the same number, so rows keep their buckets (partitions where that cannot hold are
  * refused); the files' INT96 or nanosecond timestamps and, unless {@link #compression} is set, their codec are kept,
  * read from their footers.
+ * <p>Keyed runs stay keyed: when a partition holds rows of {@code idempotencyKey} writes, the new files record in their
+ * footers which rows came from which key ({@link KeyedInput}), so that a later rerun of any of those keys replaces
+ * exactly its own rows (see the README, "Compaction").
  *
  * <p>Memory: batches stream from the files read to the files written; {@code dedupBy} also keeps, per partition, each
  * distinct key and the order value of its last row, and reads the partition twice. Keys are deduplicated within a
@@ -349,10 +353,12 @@ public final class CompactBuilder {
             return new CompactionResult(table, List.of(), 0, 0, 0, 0, 0, null);
         }
         boolean bucketed = bucketOfUnit.stream().anyMatch(b -> b >= 0);
+        // Keyed runs stay keyed: when a chosen file holds rows of an idempotency key, every new file records its rows' keys.
+        Map<String, List<KeyRuns.Run>> keyRuns = KeyedInput.runsOf(chosen, client, requests, table);
         try (BufferAllocator allocator = new RootAllocator()) {
             o = keepEncodings(o, client, requests, table, chosen);
             Input input = new Input(allocator, client, requests, table, listing.partitionColumns(), chosen, partitionTypes, bucketOfUnit,
-                    catalogColumns);
+                    catalogColumns, keyRuns);
             input.readSchema(); // refuses a dedupBy of unknown columns before the write takes the lease or stages anything
             List<String> keys = new ArrayList<>();
             chosen.forEach(fs -> fs.forEach(f -> keys.add(f.key())));
@@ -361,7 +367,7 @@ public final class CompactBuilder {
             WriteBuilder w = S3Parquet.write(input).options(o).s3(client).mode(WriteMode.OVERWRITE_PARTITIONS)
                     .partitionBy(listing.partitionColumns().toArray(new String[0]))
                     .replacing(new WriteSpec.Replacement(keys, staged -> input.verify(staged, valuesByFolder, location),
-                            bucketed ? input::batchBucket : null));
+                            bucketed ? input::batchBucket : null, keyRuns != null));
             if (catalog != null) {
                 w.catalog(catalog);
                 if (layout.buckets() > 0) {
@@ -442,7 +448,11 @@ public final class CompactBuilder {
         private final List<Integer> bucketOfUnit;
         /** The bucket of the batch last handed to the write (read on the write's thread). */
         private int batchBucket = -1;
+        /** The rows' keys, when the partitions hold keyed rows; else null. */
+        private final KeyedInput keyed;
         private Schema schema;
+        /** The columns of the files read: {@link #schema} without the key column. */
+        private Schema read;
         private int partition = -1;
         private TableReader current;
         private BitSet keep;
@@ -453,9 +463,13 @@ public final class CompactBuilder {
 
         Input(BufferAllocator allocator, S3Client client, RequestOptions options, String table, List<String> partitionColumns,
               List<List<TableFiles.DataFile>> partitions, Map<String, Field> partitionTypes, List<Integer> bucketOfUnit,
-              Map<String, Field> catalogColumns) {
+              Map<String, Field> catalogColumns, Map<String, List<KeyRuns.Run>> keyRuns) {
             super(allocator);
             this.bucketOfUnit = bucketOfUnit;
+            this.keyed = keyRuns == null ? null : new KeyedInput(keyRuns);
+            if (keyed != null) {
+                passed.skipped = KeyRuns.COLUMN;
+            }
             this.allocator = allocator;
             this.client = client;
             this.options = options;
@@ -485,10 +499,11 @@ public final class CompactBuilder {
                     union.catalogColumns(catalogColumns);
                 }
                 try (union) {
-                    schema = outputSchema.apply(union.schema());
+                    read = outputSchema.apply(union.schema());
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
+                schema = keyed == null ? read : keyed.schema(table, read);
                 if (dedupKeys != null) {
                     for (String c : append(dedupKeys, dedupOrder)) {
                         if (schema.getFields().stream().noneMatch(f -> f.getName().equalsIgnoreCase(c))) {
@@ -648,7 +663,7 @@ public final class CompactBuilder {
                 int n = in.getRowCount();
                 rowsRead += n;
                 List<FieldVector> from = new ArrayList<>();
-                for (Field f : schema.getFields()) {
+                for (Field f : read.getFields()) {
                     FieldVector v = vector(in, f.getName());
                     if (v != null && !new Field(f.getName(), v.getField().getFieldType(), v.getField().getChildren()).equals(f)) {
                         throw new IOException("the column '" + f.getName() + "' of " + current.files().get(0).key() + " is "
@@ -656,6 +671,7 @@ public final class CompactBuilder {
                     }
                     from.add(v);
                 }
+                String[] keys = keyed == null ? null : keyed.keysOf(current.currentFile(), n);
                 if (keep == null) {
                     passed.add(in, i -> true);
                     for (int c = 0; c < from.size(); c++) {
@@ -663,6 +679,11 @@ public final class CompactBuilder {
                             from.get(c).makeTransferPair(out.getVector(c)).transfer();
                         } else {
                             out.getVector(c).allocateNew(); // a column this file does not have: nulls
+                        }
+                    }
+                    if (keys != null) {
+                        for (int i = 0; i < n; i++) {
+                            keyed.pass(out, i, keys[i]);
                         }
                     }
                     out.setRowCount(n);
@@ -677,6 +698,9 @@ public final class CompactBuilder {
                                 if (from.get(c) != null) {
                                     out.getVector(c).copyFromSafe(i, k, from.get(c));
                                 }
+                            }
+                            if (keys != null) {
+                                keyed.pass(out, k, keys[i]);
                             }
                             k++;
                         }
@@ -860,6 +884,17 @@ public final class CompactBuilder {
             if (diff != null) {
                 throw refused("read back, its new files differ from the rows read: " + diff);
             }
+            if (keyed != null) {
+                String keys;
+                try {
+                    keys = keyed.difference(staged, client, options, location.bucket());
+                } catch (IOException e) {
+                    throw refused("its new files' key runs could not be read (" + e.getMessage() + ")", e);
+                }
+                if (keys != null) {
+                    throw refused("its new files' key runs differ from the rows read: " + keys);
+                }
+            }
         }
 
         private VerificationException refused(String what) {
@@ -929,6 +964,8 @@ public final class CompactBuilder {
         private final Map<String, Field> types = new LinkedHashMap<>();
         private final Map<String, String> names = new HashMap<>();
         private long rows;
+        /** A column left out, or null. */
+        String skipped;
 
         /** Adds the rows of {@code b} that {@code row} takes. */
         void add(VectorSchemaRoot b, IntPredicate row) {
@@ -939,6 +976,9 @@ public final class CompactBuilder {
                 }
             }
             for (FieldVector v : b.getFieldVectors()) {
+                if (v.getName().equals(skipped)) {
+                    continue; // the rows' key ids, recorded in the footers and checked there (KeyedInput)
+                }
                 String name = v.getName().toLowerCase(Locale.ROOT);
                 names.putIfAbsent(name, v.getName());
                 types.putIfAbsent(name, v.getField());

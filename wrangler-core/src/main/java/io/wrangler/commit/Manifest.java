@@ -147,6 +147,12 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
                 compression, requests, old, bucketing);
     }
 
+    /** This manifest with other files (a keyed rerun's rewrites added to its own). */
+    Manifest withFiles(List<File> files) {
+        return new Manifest(FORMAT, writeId, table, mode, state, keyId, createdAt, partitionColumns, partitions, files, catalog, schema,
+                compression, requests, replaces, bucketing);
+    }
+
     /** True for a write with an idempotency key: rolled forward from its commit point, like an overwrite. */
     boolean keyed() {
         return keyId != null;

@@ -64,7 +64,17 @@ final class Publisher {
      * The files a write replaces, found by listing. {@code nested} holds keys under another table's {@code _tmp/} met
      * inside this one (tables must not nest): they are never old files, and a writer refuses to commit over them.
      */
-    record Listing(List<String> old, List<String> nested) {
+    record Listing(List<String> old, List<String> nested, List<Marked> marked) {
+        Listing(List<String> old, List<String> nested) {
+            this(old, nested, List.of());
+        }
+    }
+
+    /**
+     * A file in a keyed append's partitions that records its rows' keys (a compaction's, or a rewrite's): a candidate old
+     * file of the append, whose footer tells whether it holds rows of the append's key ({@link KeyedRewrite}).
+     */
+    record Marked(String key, long size, String folder) {
     }
 
     /** Lists the old files of the partitions {@code m} touches (the whole table for OVERWRITE). Reads only. */
@@ -87,18 +97,19 @@ final class Publisher {
     Listing listOldFiles(Manifest m, Instant committedAt) {
         List<String> old = new ArrayList<>();
         List<String> nested = new ArrayList<>();
+        List<Marked> marked = new ArrayList<>();
         Map<String, Instant> written = new HashMap<>();
         Set<String> mine = new HashSet<>();
         m.files().forEach(f -> mine.add(f.finalKey()));
         try {
             if (m.mode() == WriteMode.OVERWRITE) {
-                old.addAll(oldFiles(location.prefix(), mine, null, nested, written));
+                old.addAll(oldFiles(location.prefix(), mine, null, nested, written, new ArrayList<>()));
             } else if (m.mode() == WriteMode.OVERWRITE_PARTITIONS) {
-                old.addAll(oldFilesOf(m.partitions(), mine, null, nested, written));
+                old.addAll(oldFilesOf(m.partitions(), mine, null, nested, written, new ArrayList<>()));
             } else if (m.keyed()) {
                 // A keyed append replaces what earlier runs with the same key left in these partitions: their files carry
                 // the key's id, and those this run does not write again would otherwise double rows.
-                old.addAll(oldFilesOf(m.partitions(), mine, m.keyId(), nested, written));
+                old.addAll(oldFilesOf(m.partitions(), mine, m.keyId(), nested, written, marked));
             }
             if (committedAt != null) {
                 long commitSecond = committedAt.getEpochSecond();
@@ -108,7 +119,7 @@ final class Publisher {
             throw Failures.storage(m.table(), WriteStep.PUBLISH, "list the old files", e,
                     "Nothing of the table has changed yet; rerun the write.");
         }
-        return new Listing(old, nested);
+        return new Listing(old, nested, marked);
     }
 
     /**
@@ -182,12 +193,12 @@ final class Publisher {
      * append's is the files directly at the root, as anywhere else (a table below the root may carry the same key).
      */
     private List<String> oldFilesOf(List<Manifest.Partition> partitions, Set<String> mine, String carrying, List<String> nested,
-                                    Map<String, Instant> written) {
+                                    Map<String, Instant> written, List<Marked> marked) {
         Set<String> folders = new HashSet<>();
         Map<String, List<String>> byFirst = new LinkedHashMap<>();
         for (Manifest.Partition p : partitions) {
             if (p.folder().isEmpty() && carrying == null) {
-                return oldFiles(location.prefix(), mine, null, nested, written);
+                return oldFiles(location.prefix(), mine, null, nested, written, new ArrayList<>());
             }
             if (folders.add(p.folder())) {
                 byFirst.computeIfAbsent(p.folder().substring(0, p.folder().indexOf('/') + 1), k -> new ArrayList<>()).add(p.folder());
@@ -199,8 +210,8 @@ final class Publisher {
         for (Map.Entry<String, List<String>> e : byFirst.entrySet()) {
             String prefix = e.getValue().size() == 1 ? e.getValue().get(0) : e.getKey();
             listings.add(CompletableFuture.supplyAsync(() -> {
-                Found found = new Found(new ArrayList<>(), new ArrayList<>(), new HashMap<>());
-                found.keys.addAll(oldFiles(location.prefix() + prefix, mine, carrying, found.nested, found.written));
+                Found found = new Found(new ArrayList<>(), new ArrayList<>(), new HashMap<>(), new ArrayList<>());
+                found.keys.addAll(oldFiles(location.prefix() + prefix, mine, carrying, found.nested, found.written, found.marked));
                 return found;
             }, pool));
         }
@@ -228,6 +239,11 @@ final class Publisher {
                     out.add(key);
                 }
             }
+            for (Marked f : found.marked) {
+                if (folders.contains(f.folder())) {
+                    marked.add(f);
+                }
+            }
         }
         if (failure != null) {
             throw failure;
@@ -236,15 +252,16 @@ final class Publisher {
     }
 
     /** What one listing found: candidate old files, nested staging, and when each candidate was written. */
-    private record Found(List<String> keys, List<String> nested, Map<String, Instant> written) {
+    private record Found(List<String> keys, List<String> nested, Map<String, Instant> written, List<Marked> marked) {
     }
 
     /**
      * Keys under {@code prefix} that are neither staging (this table's or a nested table's, which go to {@code nested})
-     * nor files this write publishes; when {@code keyId} is given, only wrangler's files carrying a write id of that key.
+     * nor files this write publishes; when {@code keyId} is given, only wrangler's files carrying a write id of that key
+     * (unmarked), the marked files going to {@code marked}.
      */
     private List<String> oldFiles(String prefix, Set<String> mine, String keyId, List<String> nested,
-                                  Map<String, Instant> written) {
+                                  Map<String, Instant> written, List<Marked> marked) {
         List<String> out = new ArrayList<>();
         String tmp = location.tmpPrefix();
         for (S3Object o : store.list(prefix)) {
@@ -259,6 +276,9 @@ final class Publisher {
             if (keyId == null || WriteIds.carriesKey(key, keyId)) {
                 out.add(key);
                 written.put(key, o.lastModified());
+            } else if (WriteIds.marked(key)) {
+                String rel = key.substring(location.prefix().length());
+                marked.add(new Marked(key, o.size(), rel.substring(0, rel.lastIndexOf('/') + 1)));
             }
         }
         return out;

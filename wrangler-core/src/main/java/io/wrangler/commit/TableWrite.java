@@ -19,6 +19,7 @@ import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.catalog.TableDefinition;
 import io.wrangler.encoding.ArrowSchemas;
 import io.wrangler.encoding.FileEncoder;
+import io.wrangler.encoding.KeyRuns;
 import io.wrangler.encoding.TimestampPolicy;
 import io.wrangler.encoding.UnsupportedTypeException;
 import io.wrangler.input.BatchSource;
@@ -232,10 +233,13 @@ public final class TableWrite {
         checkNames(writeId);
         FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut, spec.compression(), spec.keepNanos(), spec.int96(),
                 spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
+        if (keyRuns()) {
+            settings = settings.withKeyRuns();
+        }
         String suffix = spec.compression().fileInfix() + ".parquet";
         String stagingFolder = location.tmpPrefix() + writeId + "/";
         IntSupplier givenBuckets = spec.replacement() == null ? null : spec.replacement().bucketOfBatch();
-        String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId,
+        String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId + KeyRuns.MARK,
                 givenBuckets != null ? 99_999 : columns.bucket.isEmpty() ? -1 : spec.buckets() - 1, suffix);
         boolean lookUpEach = !source.replayable();
         PartitionFolders folders = new PartitionFolders(table, spec, columns.partitionNames(), stagingFolder, longestName);
@@ -391,6 +395,30 @@ public final class TableWrite {
         } catch (RuntimeException e) {
             abandon(store, log, e);
             throw e;
+        }
+        if (manifest.keyed() && spec.replacement() == null && !listing.marked().isEmpty() && listing.nested().isEmpty()) {
+            // A keyed rerun also replaces its key's rows in marked files (a compaction's): each one holding some is
+            // written again without them, staged before the commit point, and replaced with the rerun's own old files.
+            KeyedRewrite.Result rewritten;
+            try {
+                rewritten = KeyedRewrite.run(spec, store, location, pool, writeId, keyId, listing.marked());
+            } catch (IOException e) {
+                abandon(store, log, e);
+                throw new InvalidWriteException(table, WriteStep.STAGE, "Cannot write " + table + " (step: stage): this keyed rerun "
+                        + "removes its key's rows from the files that record their rows' keys, but " + e.getMessage() + ". Nothing of "
+                        + "the table was changed; this write's staged files were removed. If another tool wrote that file, rename it "
+                        + "(a wrangler write id followed by _k names a file with key runs), then rerun.", e);
+            } catch (RuntimeException e) {
+                abandon(store, log, e);
+                throw Failures.rethrow(e, table, WriteStep.STAGE, "rewrite the files that hold rows of this key",
+                        "Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
+            }
+            List<Manifest.File> all = new ArrayList<>(manifest.files());
+            all.addAll(rewritten.files());
+            manifest = manifest.withFiles(all);
+            List<String> old = new ArrayList<>(listing.old());
+            old.addAll(rewritten.replaced());
+            listing = new Publisher.Listing(old, listing.nested());
         }
         if (!listing.nested().isEmpty()) {
             abandon(store, log, null);
@@ -1074,7 +1102,24 @@ public final class TableWrite {
         return name.equals(f.getName()) ? f : new Field(name, f.getFieldType(), f.getChildren());
     }
 
-    private Columns validateSchema(Schema schema) {
+    /** True when the input's last column is each row's key id ({@link KeyRuns}), a compaction's of keyed runs. */
+    private boolean keyRuns() {
+        return spec.replacement() != null && spec.replacement().keyRuns();
+    }
+
+    private Columns validateSchema(Schema input) {
+        Schema schema = input;
+        Field keyColumn = null;
+        if (keyRuns()) {
+            // The rows' key ids: carried through partitioning, bucketing and spilling as the last data column, then recorded
+            // in each file's footer by the encoder; never a column of the files or of the catalog.
+            List<Field> fields = new ArrayList<>(input.getFields());
+            keyColumn = fields.remove(fields.size() - 1);
+            if (!keyColumn.getName().equals(KeyRuns.COLUMN)) {
+                throw new IllegalStateException("the input of a write with key runs must end with " + KeyRuns.COLUMN);
+            }
+            schema = new Schema(fields);
+        }
         Map<String, String> seen = new HashMap<>();
         for (Field f : schema.getFields()) {
             if (f.getName().isEmpty()) {
@@ -1151,7 +1196,11 @@ public final class TableWrite {
             }
             bucket.add(f);
         }
-        return new Columns(data, parts, data.stream().map(this::renamed).toList(), parts.stream().map(this::renamed).toList(), bucket);
+        List<Field> dataOut = data.stream().map(this::renamed).toList();
+        if (keyColumn != null) {
+            data.add(keyColumn);
+        }
+        return new Columns(data, parts, dataOut, parts.stream().map(this::renamed).toList(), bucket);
     }
 
     /**

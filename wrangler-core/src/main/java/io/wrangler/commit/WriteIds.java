@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.encoding.KeyRuns;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -77,13 +78,13 @@ final class WriteIds {
     private static final Pattern KEYED = Pattern.compile("(k-[A-Za-z0-9-]{1,48}-[0-9a-f]{12})-[0-9a-f]{16}");
 
     /**
-     * A data file's name: {@code [<filenamePrefix>]part-<p>-<n>-<writeId>[_bucket-<b>][.<codec>].parquet}, the write id in one of the
-     * two forms above. Exact after the prefix, so that another tool's file in the table (Spark's {@code
+     * A data file's name: {@code [<filenamePrefix>]part-<p>-<n>-<writeId>[_k][_bucket-<b>][.<codec>].parquet}, the write id in one of the
+     * two forms above; {@code _k} marks a file that records the keys of its rows in its footer ({@link io.wrangler.encoding.KeyRuns}). Exact after the prefix, so that another tool's file in the table (Spark's {@code
      * part-00000-<uuid>-c000.snappy.parquet}) is never taken for one of ours; the prefix is whatever the write's {@code
      * filenamePrefix} was (a keyed rerun with another prefix still finds the earlier run's files).
      */
     private static final Pattern FILE = Pattern.compile(
-            "[^/]*part-\\d{5,}-\\d{3,}-(" + ID + ")(?:_bucket-\\d{5,})?(\\.[a-z0-9_]+)?\\.parquet");
+            "[^/]*part-\\d{5,}-\\d{3,}-(" + ID + ")(" + KeyRuns.MARK + ")?(?:_bucket-\\d{5,})?(\\.[a-z0-9_]+)?\\.parquet");
 
     /** The write id carried by a data file's key ({@code .../part-<p>-<n>-<writeId>.<codec>.parquet}), or null. */
     static String ofFile(String key) {
@@ -91,9 +92,19 @@ final class WriteIds {
         return m.matches() ? m.group(1) : null;
     }
 
-    /** True when a key's file name is one of wrangler's and carries a write id of this key id (any run). */
+    /** True when a key's file name is one of wrangler's and marked as recording its rows' keys ({@code _k}). */
+    static boolean marked(String key) {
+        Matcher m = FILE.matcher(key.substring(key.lastIndexOf('/') + 1));
+        return m.matches() && m.group(2) != null;
+    }
+
+    /**
+     * True when a key's file name is one of wrangler's, unmarked, and carries a write id of this key id (any run): all its
+     * rows are that key's. A marked file is never a key's own by its name, whatever write id it carries: its footer says
+     * whose its rows are.
+     */
     static boolean carriesKey(String key, String keyId) {
         String id = ofFile(key);
-        return id != null && keyId.equals(keyOf(id));
+        return id != null && !marked(key) && keyId.equals(keyOf(id));
     }
 }

@@ -130,15 +130,18 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
      *     (the write then removes its staging and nothing changes)
      * @param bucketOfBatch for a table whose files carry bucket numbers ({@code _bucket-N}), the bucket of the batch the
      *     input just gave (its rows were read from files of that bucket), so that the new files keep it; else null
+     * @param keyRuns the input's last column is {@code KeyRuns.COLUMN}, each row's idempotency key id ({@code ""}: none):
+     *     the files record it in their footers and are marked in their names, never as a column ({@link
+     *     io.wrangler.encoding.KeyRuns})
      */
-    public record Replacement(List<String> keys, Consumer<List<Manifest.File>> check, IntSupplier bucketOfBatch) {
+    public record Replacement(List<String> keys, Consumer<List<Manifest.File>> check, IntSupplier bucketOfBatch, boolean keyRuns) {
         public Replacement {
             keys = List.copyOf(keys);
         }
 
-        /** A replacement of files without bucket numbers. */
+        /** A replacement of files without bucket numbers or key runs. */
         public Replacement(List<String> keys, Consumer<List<Manifest.File>> check) {
-            this(keys, check, null);
+            this(keys, check, null, false);
         }
     }
 

@@ -13,7 +13,13 @@
  * file a write creates carries it in its name, after the partition's number (in order of first appearance in the
  * input) and the file's number within the partition, so the same input gives the same names; recovery, keyed reruns, readers
  * and the deferred commit check read a file's write id back from its name, so a key that would make that read find another
- * id (one holding {@code part-<digits>-<digits>-k-}) is refused in the validate step. Hive, Spark, Athena, Trino and
+ * id (one holding {@code part-<digits>-<digits>-k-}) is refused in the validate step. A file that holds rows of several
+ * keyed runs (a compaction's of keyed files, or a keyed rerun's rewrite of one) is marked {@code _k} right after the write
+ * id ({@code part-00000-000-<writeId>_k[_bucket-<b>].snappy.parquet}); its name still gives back the id of the write that
+ * made it (so recovery, readers and every id-based rule treat it as that write's), and its Parquet footer's key-value
+ * metadata {@code wrangler.keys} records whose its rows are ({@link io.wrangler.encoding.KeyRuns}: {@code [keyId, rows]}
+ * runs in row order, {@code ""} for rows no key wrote). A marked file is never taken for a key's own file by its name,
+ * and the keys are never a column: the files' schema is the table's. Hive, Spark, Athena, Trino and
  * DuckDB-with-Hive-readers skip folders starting with {@code _}, so nothing under {@code _tmp/} is ever read
  * as table data.
  *
@@ -150,7 +156,17 @@
  *       table for {@code OVERWRITE}. {@code _tmp/} and the
  *       files this write publishes (its manifest's final keys) are never old files. {@code APPEND} lists nothing,
  *       except a keyed append ({@code idempotencyKey}), whose old files are those an earlier run with the same key left directly in its partitions' folders (never
- *       deeper: without partition columns the folder is the table root, and a table below it may carry the same key).
+ *       deeper: without partition columns the folder is the table root, and a table below it may carry the same key):
+ *       the unmarked files carrying the key's id, and the marked files there whose footer runs include the key (one GET
+ *       of each marked file's footer). Each such marked file is written again without the key's rows, its other runs
+ *       kept (so their keys stay rerunnable), as a marked file of this write staged under {@code _tmp/<writeId>/}
+ *       ({@code KeyedRewrite}, before the manifest step), and recorded as replaced; a marked file holding only the key's
+ *       rows is replaced with no rewrite. The rewrites are files of the manifest like the write's own, so readers see the
+ *       table before or after and recovery finishes or undoes them with the write; rows of other keys and unkeyed rows
+ *       are never lost or doubled. A compaction of files holding keyed rows ({@code CompactBuilder}, {@code KeyedInput})
+ *       carries each row's key id as a hidden last input column through partitioning and spilling; the encoder turns it
+ *       into the footer's runs, and the check before its commit point compares each new file's runs, per key, with the
+ *       rows it read and kept (rows dedup drops are in no run).
  *       (b) copy every staged file to its final key (CopyObject, UploadPartCopy above 5 GB), in parallel; for
  *       deferred uploads, complete each upload with the part ETags the manifest lists (no byte is copied). A
  *       completion whose answer was lost is retried and found done by its object. An upload aborted meanwhile (a

@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -364,7 +365,7 @@ final class ColumnarEncoder implements FileEncoder {
     }
 
     @Override
-    public void close() throws IOException {
+    public void close(Map<String, String> metadata) throws IOException {
         if (closed) {
             return;
         }
@@ -373,7 +374,9 @@ final class ColumnarEncoder implements FileEncoder {
             group.seal();
             group.flushTo(file);
         }
-        file.end(Map.of("writer.model.name", "wrangler"));
+        Map<String, String> footer = new HashMap<>(metadata);
+        footer.put("writer.model.name", "wrangler");
+        file.end(footer);
     }
 
     // ---- sources: how each Arrow type's values become its Parquet type's ----

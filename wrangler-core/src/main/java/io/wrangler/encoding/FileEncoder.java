@@ -4,6 +4,7 @@ import io.wrangler.Compression;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -20,19 +21,35 @@ public interface FileEncoder extends AutoCloseable {
      * @param int96 timestamps are written as Parquet INT96 (Julian day and nanoseconds of the day), not INT64
      * @param helpers where a long run of rows of one file may encode some of its row groups in parallel, or null; a
      *     task not yet started there when its result is needed is run by the caller, so a busy pool only costs parallelism
+     * @param keyRuns the rows come with one more column after {@code columns}, {@link KeyRuns#COLUMN}: each row's key
+     *     id, recorded in the footer as {@link KeyRuns} instead of written as a column
      */
     record Settings(List<Field> columns, Compression compression, boolean keepNanos, boolean int96, long rowGroupBytes, int pageBytes,
-                    Executor helpers) {
+                    Executor helpers, boolean keyRuns) {
         public Settings {
             columns = List.copyOf(columns);
         }
 
+        public Settings(List<Field> columns, Compression compression, boolean keepNanos, boolean int96, long rowGroupBytes, int pageBytes,
+                        Executor helpers) {
+            this(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, false);
+        }
+
         public Settings(List<Field> columns, Compression compression, boolean keepNanos, boolean int96, long rowGroupBytes, int pageBytes) {
-            this(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, null);
+            this(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, null, false);
         }
 
         public Settings withHelpers(Executor executor) {
-            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, executor);
+            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, executor, keyRuns);
+        }
+
+        Settings withoutKeyRuns() {
+            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, false);
+        }
+
+        /** These settings for rows that carry their key ids ({@link KeyRuns}). */
+        public Settings withKeyRuns() {
+            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, true);
         }
 
         /** How these settings write timestamps. */
@@ -51,6 +68,9 @@ public interface FileEncoder extends AutoCloseable {
      * struct or map), the row-wise {@link RecordEncoder} otherwise. Both write the same Parquet types.
      */
     static FileEncoder open(Settings settings, OutputStream out) throws IOException {
+        if (settings.keyRuns()) {
+            return new KeyRunsEncoder(open(settings.withoutKeyRuns(), out));
+        }
         for (Field f : settings.columns()) {
             ArrowType.ArrowTypeID id = f.getType().getTypeID();
             if (id == ArrowType.ArrowTypeID.List || id == ArrowType.ArrowTypeID.LargeList || id == ArrowType.ArrowTypeID.FixedSizeList
@@ -79,5 +99,10 @@ public interface FileEncoder extends AutoCloseable {
 
     /** Writes the footer and closes the stream. */
     @Override
-    void close() throws IOException;
+    default void close() throws IOException {
+        close(Map.of());
+    }
+
+    /** Writes the footer, with {@code metadata} added to its key-value metadata, and closes the stream. */
+    void close(Map<String, String> metadata) throws IOException;
 }

@@ -29,6 +29,7 @@ final class RecordEncoder implements FileEncoder {
 
     private final ParquetWriter<Cursor> writer;
     private final Cursor cursor = new Cursor();
+    private final ColumnsWriteSupport support;
     private final OutputStream out;
     private long rows;
 
@@ -36,7 +37,8 @@ final class RecordEncoder implements FileEncoder {
         this.out = out;
         ArrowSchemas.Mapped mapped = settings.schemas().map(settings.columns());
         MessageType schema = new MessageType("schema", mapped.types());
-        this.writer = new Builder(new StreamFile(out), schema, mapped.writers())
+        this.support = new ColumnsWriteSupport(schema, mapped.writers());
+        this.writer = new Builder(new StreamFile(out), support)
                 .withConf(new PlainParquetConfiguration())
                 .withCodecFactory(CODECS)
                 .withCompressionCodec(Codecs.parquetName(settings.compression()))
@@ -74,7 +76,8 @@ final class RecordEncoder implements FileEncoder {
     }
 
     @Override
-    public void close() throws IOException {
+    public void close(Map<String, String> metadata) throws IOException {
+        support.metadata = metadata;
         writer.close();
     }
 
@@ -84,13 +87,11 @@ final class RecordEncoder implements FileEncoder {
     }
 
     private static final class Builder extends ParquetWriter.Builder<Cursor, Builder> {
-        private final MessageType schema;
-        private final List<ValueWriter> writers;
+        private final ColumnsWriteSupport support;
 
-        Builder(OutputFile file, MessageType schema, List<ValueWriter> writers) {
+        Builder(OutputFile file, ColumnsWriteSupport support) {
             super(file);
-            this.schema = schema;
-            this.writers = writers;
+            this.support = support;
         }
 
         @Override
@@ -100,12 +101,12 @@ final class RecordEncoder implements FileEncoder {
 
         @Override
         protected WriteSupport<Cursor> getWriteSupport(Configuration conf) {
-            return new ColumnsWriteSupport(schema, writers);
+            return support;
         }
 
         @Override
         protected WriteSupport<Cursor> getWriteSupport(ParquetConfiguration conf) {
-            return new ColumnsWriteSupport(schema, writers);
+            return support;
         }
     }
 
@@ -113,6 +114,8 @@ final class RecordEncoder implements FileEncoder {
         private final MessageType schema;
         private final ValueWriter[] writers;
         private RecordConsumer consumer;
+        /** Added to the footer's key-value metadata. */
+        Map<String, String> metadata = Map.of();
 
         ColumnsWriteSupport(MessageType schema, List<ValueWriter> writers) {
             this.schema = schema;
@@ -127,6 +130,11 @@ final class RecordEncoder implements FileEncoder {
         @Override
         public WriteContext init(ParquetConfiguration configuration) {
             return new WriteContext(schema, Map.of());
+        }
+
+        @Override
+        public FinalizedWriteContext finalizeWrite() {
+            return new FinalizedWriteContext(metadata);
         }
 
         @Override

@@ -216,6 +216,14 @@ public final class TableReader extends ArrowReader {
         return files;
     }
 
+    /**
+     * The file the last batch came from (a batch never spans files), or null before the first batch and when files are
+     * decoded on several threads ({@link #threads}).
+     */
+    public TableFiles.DataFile currentFile() {
+        return current == null ? null : current.file;
+    }
+
     /** Rows read so far. */
     public long rowsRead() {
         return rowsRead;

@@ -2,6 +2,7 @@ package io.wrangler.staging;
 
 import io.wrangler.Progress;
 import io.wrangler.encoding.FileEncoder;
+import io.wrangler.encoding.KeyRuns;
 import io.wrangler.input.BatchSource;
 import io.wrangler.partition.Buckets;
 import io.wrangler.partition.PartitionKey;
@@ -407,7 +408,9 @@ public final class Stager {
         PartitionKey key = partitioner.keys().get(partitionOf(partition));
         String folder = folderOf.apply(key);
         int number = filesOfPartition.merge(partition, 1, Integer::sum) - 1;
-        String relative = folder + filenamePrefix + fileName(partitionOf(partition), number, writeId, bucketOf(partition), fileSuffix);
+        // A file whose rows carry their keys records them in its footer and says so in its name (KeyRuns.MARK).
+        String named = settings.keyRuns() ? writeId + KeyRuns.MARK : writeId;
+        String relative = folder + filenamePrefix + fileName(partitionOf(partition), number, named, bucketOf(partition), fileSuffix);
         S3OutputStream out = deferred ? store.createDeferred(tablePrefix + relative, uploads) : store.create(stagingPrefix + relative, uploads);
         FileEncoder encoder;
         try {

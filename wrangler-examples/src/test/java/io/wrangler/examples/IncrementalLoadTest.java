@@ -42,6 +42,19 @@ class IncrementalLoadTest {
     }
 
     @Test
+    void theExampleRunTwiceOnTheSameFolderKeepsEveryRowOnce(@TempDir Path folder) throws Exception {
+        // The second run starts over from a new source with the same ids: its keyed runs replace the first run's rows, which
+        // the first run's compaction merged into one file per day (keyed runs stay keyed through a compaction).
+        IncrementalLoad.main(new String[] {folder.toString()});
+        IncrementalLoad.main(new String[] {folder.toString()});
+        try (ExampleLake lake = ExampleLake.open(folder)) {
+            assertThat(IncrementalLoad.state(lake)).containsExactly(180L, 180L, 3L, 180L);
+            assertThat(lake.query(IncrementalLoad.TABLE, "SELECT CAST(sum(id) AS BIGINT), count(*) FILTER (WHERE eventtype = 'purchase') FROM t"))
+                    .containsExactly(List.of(180L * 181 / 2, 36L));
+        }
+    }
+
+    @Test
     void theCheckpointCannotBeMovedByTwoRunsAtOnce(@TempDir Path folder) {
         try (ExampleLake lake = ExampleLake.open(folder)) {
             IncrementalLoad.Checkpoint none = IncrementalLoad.readCheckpoint(lake);

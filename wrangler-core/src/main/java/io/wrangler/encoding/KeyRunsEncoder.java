@@ -1,0 +1,70 @@
+package io.wrangler.encoding;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
+
+/**
+ * Encodes rows whose last column is {@link KeyRuns#COLUMN}: the other columns go to the file, the key ids become the
+ * file's {@link KeyRuns} in its footer.
+ */
+final class KeyRunsEncoder implements FileEncoder {
+    private final FileEncoder file;
+    private final KeyRuns runs = new KeyRuns();
+
+    KeyRunsEncoder(FileEncoder file) {
+        this.file = file;
+    }
+
+    @Override
+    public void write(List<FieldVector> columns, int from, int to) throws IOException {
+        FieldVector last = columns.get(columns.size() - 1);
+        if (!KeyRuns.COLUMN.equals(last.getName()) || !(last instanceof VarCharVector keys)) {
+            throw new IllegalStateException("rows with key runs must end with the column " + KeyRuns.COLUMN + ", not " + last.getField());
+        }
+        int r = from;
+        while (r < to) {
+            String key = keys.isNull(r) ? "" : new String(keys.get(r), StandardCharsets.UTF_8);
+            int end = r + 1;
+            while (end < to && same(keys, end, key)) {
+                end++;
+            }
+            runs.add(key, end - r);
+            r = end;
+        }
+        file.write(columns.subList(0, columns.size() - 1), from, to);
+    }
+
+    private static boolean same(VarCharVector keys, int row, String key) {
+        if (keys.isNull(row)) {
+            return key.isEmpty();
+        }
+        return key.equals(new String(keys.get(row), StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public long rows() {
+        return file.rows();
+    }
+
+    @Override
+    public long size() {
+        return file.size();
+    }
+
+    @Override
+    public long heldBytes(long streamed) {
+        return file.heldBytes(streamed);
+    }
+
+    @Override
+    public void close(Map<String, String> metadata) throws IOException {
+        Map<String, String> all = new HashMap<>(metadata);
+        all.put(KeyRuns.FOOTER_KEY, KeyRuns.format(runs.runs()));
+        file.close(all);
+    }
+}

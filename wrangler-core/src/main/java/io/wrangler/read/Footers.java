@@ -1,0 +1,52 @@
+package io.wrangler.read;
+
+import io.wrangler.encoding.KeyRuns;
+import io.wrangler.storage.RequestOptions;
+import java.io.IOException;
+import java.util.List;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.FileMetaData;
+import org.apache.parquet.schema.PrimitiveType;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/** Reads what a data file's Parquet footer records besides its schema: one GET of its tail (the whole file when small). */
+public final class Footers {
+    private Footers() {
+    }
+
+    /**
+     * The {@link KeyRuns} of the file {@code key} ({@code size} bytes), checked against its row count: an IOException for a
+     * file without them, with runs that do not add up to its rows, or that cannot be read as Parquet. S3's failures pass
+     * as SdkException.
+     */
+    public static List<KeyRuns.Run> keyRuns(S3Client s3, RequestOptions options, String bucket, String key, long size) throws IOException {
+        return keyed(s3, options, bucket, key, size).runs();
+    }
+
+    /**
+     * What a file with key runs records: its runs, and whether it writes timestamps as INT96 (a rewrite of it keeps that).
+     */
+    public record Keyed(List<KeyRuns.Run> runs, boolean int96) {
+    }
+
+    /** {@link #keyRuns}, with the file's timestamp encoding. */
+    public static Keyed keyed(S3Client s3, RequestOptions options, String bucket, String key, long size) throws IOException {
+        try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, options), TableReader.readOptions())) {
+            FileMetaData meta = r.getFooter().getFileMetaData();
+            String value = meta.getKeyValueMetaData().get(KeyRuns.FOOTER_KEY);
+            if (value == null) {
+                throw new IOException("s3://" + bucket + "/" + key + " is marked as recording its rows' keys but its footer has no "
+                        + KeyRuns.FOOTER_KEY);
+            }
+            List<KeyRuns.Run> runs = KeyRuns.parse(value);
+            long rows = runs.stream().mapToLong(KeyRuns.Run::rows).sum();
+            if (rows != r.getRecordCount()) {
+                throw new IOException("the key runs of s3://" + bucket + "/" + key + " count " + rows + " rows, but the file holds "
+                        + r.getRecordCount());
+            }
+            boolean int96 = meta.getSchema().getColumns().stream()
+                    .anyMatch(c -> c.getPrimitiveType().getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT96);
+            return new Keyed(runs, int96);
+        }
+    }
+}
