@@ -78,7 +78,7 @@ class TableHistoryPropertyTest {
     /** Ids per partition: few, so that writes repeat them and dedup has something to drop. */
     private static final int IDS = 4;
     /** Values: few, so that dedupBy(id, "value") meets ties, which commit order decides. */
-    private static final int VALUES = 3;
+    private static final int VALUES = 2;
     private static final String[] KEYS = {"batch-a", "batch-b", "batch-c"};
     /** The steps a crash or a pause falls on, with the how-many-th time it is reached. */
     private static final Object[][] POINTS = {{Step.STARTED, 1}, {Step.STAGED_FILE, 1}, {Step.STAGED_FILE, 2}, {Step.LISTED_OLD_FILES, 1},
@@ -278,10 +278,17 @@ class TableHistoryPropertyTest {
                 return op;
             }
             Kind kind;
+            // the keys whose rows a compaction just rewrote: their rerun is where keyed runs and compaction meet
+            List<String> compactedKeys = done.get(i - 1).compaction() ? model.stream().filter(r -> r.key() != null && r.compacted())
+                    .map(Row::key).distinct().sorted().toList() : List.of();
+            String rerunKey = null;
             if (pending != null && pending.op.key != null && rnd.nextBoolean() && KINDS.contains(Kind.RERUN)) {
                 kind = Kind.RERUN; // the crashed keyed append rerun, which recovers it first
             } else if (pending != null && pending.op.compaction() && !usedKeys.isEmpty() && rnd.nextBoolean() && KINDS.contains(Kind.RERUN)) {
                 kind = Kind.RERUN; // a rerun that finishes or undoes a crashed compaction of its rows
+            } else if (pending == null && !compactedKeys.isEmpty() && rnd.nextBoolean() && KINDS.contains(Kind.RERUN)) {
+                kind = Kind.RERUN;
+                rerunKey = compactedKeys.get(rnd.nextInt(compactedKeys.size()));
             } else {
                 kind = deck.isEmpty() ? drawKind() : usable(deck.pop());
                 if (!KINDS.contains(kind)) {
@@ -298,14 +305,15 @@ class TableHistoryPropertyTest {
                 }
                 case RERUN -> {
                     op.mode = WriteMode.APPEND;
-                    op.key = pending != null && pending.op.key != null ? pending.op.key : usedKeys.get(rnd.nextInt(usedKeys.size()));
+                    op.key = rerunKey != null ? rerunKey
+                            : pending != null && pending.op.key != null ? pending.op.key : usedKeys.get(rnd.nextInt(usedKeys.size()));
                 }
                 case OVERWRITE_PARTITIONS -> op.mode = WriteMode.OVERWRITE_PARTITIONS;
                 case OVERWRITE -> op.mode = WriteMode.OVERWRITE;
                 case COMPACT -> op.mode = WriteMode.OVERWRITE_PARTITIONS;
                 case COMPACT_DEDUP -> {
                     op.mode = WriteMode.OVERWRITE_PARTITIONS;
-                    op.dedupOrder = rnd.nextBoolean() ? "value" : "seq";
+                    op.dedupOrder = rnd.nextInt(4) != 0 ? "value" : "seq"; // ties happen by value only
                 }
                 default -> throw new IllegalStateException(kind.name());
             }
@@ -314,6 +322,15 @@ class TableHistoryPropertyTest {
                 for (LocalDate d : DAYS) {
                     if (rnd.nextInt(2) == 0) {
                         days.add(d);
+                    }
+                }
+                if (rerunKey != null) {
+                    // at least one partition where the key's rows were compacted
+                    List<LocalDate> compacted = model.stream().filter(r -> op.key.equals(r.key()) && r.compacted()).map(Row::dt).distinct().toList();
+                    LocalDate d = compacted.get(rnd.nextInt(compacted.size()));
+                    if (!days.contains(d)) {
+                        days.add(d);
+                        days.sort(null);
                     }
                 }
                 if (days.isEmpty()) {
@@ -329,7 +346,12 @@ class TableHistoryPropertyTest {
             } else if (f < 7 && pending == null) {
                 op.fault = Fault.PAUSE;
             }
-            if (op.fault != Fault.NONE) {
+            boolean deletes = op.mode != WriteMode.APPEND || op.key != null;
+            if (op.fault != Fault.NONE && deletes && rnd.nextInt(3) == 0) {
+                // between delete batches is where a reader's before-or-after is hardest to keep: often there
+                op.at = Step.DELETED_BATCH;
+                op.count = 1;
+            } else if (op.fault != Fault.NONE) {
                 Object[] p = POINTS[rnd.nextInt(POINTS.length)];
                 op.at = (Step) p[0];
                 // a compaction writes one file a partition, in one delete batch or two: its first of each is reached
@@ -353,7 +375,7 @@ class TableHistoryPropertyTest {
             // weights: appends and keyed appends often, compactions often enough to meet keyed rows, OVERWRITE rarely
             Kind[] bag = {Kind.APPEND, Kind.APPEND, Kind.ADD_COLUMN, Kind.KEYED, Kind.KEYED, Kind.RERUN, Kind.RERUN, Kind.RERUN,
                 Kind.OVERWRITE_PARTITIONS, Kind.OVERWRITE_PARTITIONS, Kind.COMPACT, Kind.COMPACT, Kind.COMPACT_DEDUP, Kind.COMPACT_DEDUP,
-                Kind.COMPACT_DEDUP, Kind.OVERWRITE};
+                Kind.COMPACT_DEDUP, Kind.OVERWRITE, Kind.OVERWRITE};
             for (int tries = 0; ; tries++) {
                 Kind k = usable(bag[rnd.nextInt(bag.length)]);
                 if (KINDS.contains(k)) {
