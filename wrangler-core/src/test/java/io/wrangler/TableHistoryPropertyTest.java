@@ -76,7 +76,7 @@ class TableHistoryPropertyTest {
 
     private static final List<LocalDate> DAYS = List.of(LocalDate.of(2024, 1, 1), LocalDate.of(2024, 1, 2), LocalDate.of(2024, 1, 3));
     /** Ids per partition: few, so that writes repeat them and dedup has something to drop. */
-    private static final int IDS = 4;
+    private static final int IDS = 3;
     /** Values: few, so that dedupBy(id, "value") meets ties, which commit order decides. */
     private static final int VALUES = 2;
     private static final String[] KEYS = {"batch-a", "batch-b", "batch-c"};
