@@ -53,12 +53,22 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>a crash leaves the operation applied when it passed its commit point (an overwrite, keyed append or compaction
  *       from {@link Step#MANIFEST_WRITTEN} on), else undone (a plain append until its end), once recovered;</li>
  *   <li>a reader, while an operation is paused at any step or crashed and not yet recovered, sees the table exactly as
- *       before it or exactly as after it.</li>
+ *       before it or exactly as after it;</li>
+ *   <li>a compaction that is the next operation after a crash lists the table before its own recovery runs: it either
+ *       compacts the recovered table, or (README: a file that came into a partition after the compaction listed it is not
+ *       deleted) the table as it listed it, with the recovered write's new files beside the compacted ones, or is refused
+ *       with a {@code WriteNotAppliedException}, nothing changed; any other failure is a defect.</li>
  * </ul>
  * Each row has a unique (dt, id, seq): {@code seq} is the number of the operation that wrote it, so it is also its commit
  * order; ids repeat across writes (a small pool per partition) and values take few values, so that dedup has duplicates
  * and ties to decide. Every dedup compaction is also cross-checked against DuckDB's
  * {@code QUALIFY row_number() OVER (PARTITION BY dt, id ORDER BY order DESC, seq DESC) = 1} over the table before it.
+ *
+ * <p>Each history starts with an append to every partition, then draws every kind once in a random order, then at
+ * random; a keyed rerun of keys a compaction just rewrote, a rerun right after a crash, and faults between delete batches
+ * are drawn more often, as that is where the guarantees meet. After the default seeds (all completed), {@code coverage()}
+ * checks that they still cover every kind, crashes on either side of the commit point resolved both ways, compaction
+ * crashes, paused readers, dedup cross-checks and a keyed rerun over compacted rows.
  *
  * <p>CI runs a short set of seeds. Long runs and reproductions, each seed printing its history:
  * <pre>
