@@ -4,6 +4,7 @@ import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.Manifest;
 import io.wrangler.commit.StepHook;
+import io.wrangler.commit.TableWrite;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.input.HiveTypes;
@@ -51,6 +52,7 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 
 /**
  * A CompactBuilder is a compaction of one table, being configured; {@link #run()} rewrites each partition that has too
@@ -282,6 +284,7 @@ public final class CompactBuilder {
         // The reads carry the write's expected bucket owner and retries too: one table, one set of requests.
         RequestOptions requests = o.requests();
         S3Store store = new S3Store(client, location.bucket(), requests);
+        recoverFirst(location, client, requests);
         TableFiles.Listing listing;
         TableLayout layout = null;
         Map<String, Field> partitionTypes = new HashMap<>();
@@ -384,11 +387,36 @@ public final class CompactBuilder {
             WriteResult result;
             try {
                 result = w.to(table);
+            } catch (ReadException e) {
+                NoSuchKeyException gone = cause(e, NoSuchKeyException.class);
+                if (gone != null) {
+                    // Another write replaced a listed file between the listing and the lease (the write failed before its
+                    // commit point and removed its staging): a conflict, as for two writers, not a broken read.
+                    throw new CommitConflictException(table, WriteStep.STAGE, "Cannot compact " + table + " (step: stage): a file it "
+                            + "listed was removed by another write before the compaction could read it (" + e.getMessage() + "). "
+                            + "Nothing was changed; rerun the compaction.", e);
+                }
+                throw e;
             } finally {
                 input.closeQuietly();
             }
             int after = result.partitions().stream().mapToInt(p -> p.files().size()).sum();
             return new CompactionResult(table, folders, before, after, input.rowsRead, result.rows(), input.dropped, result);
+        }
+    }
+
+    /**
+     * Finishes or undoes the interrupted writes of a crashed writer (under the table's lease, as {@code S3Parquet.recover}
+     * does) before the compaction lists the table. Otherwise the recovery the compaction's own write runs once it holds the
+     * lease would come after the listing: rolling a crashed overwrite forward deletes files the compaction listed (it
+     * failed, reading them), rolling an append back deletes rows it would keep.
+     */
+    private void recoverFirst(S3Location location, S3Client client, RequestOptions requests) {
+        try {
+            TableWrite.recoverAbandoned(location.uri(), client, catalog, tuning != null ? tuning : WriteSpec.Tuning.defaults(), requests);
+        } catch (SdkException e) {
+            throw new ReadException(location.uri(), "Cannot compact " + location.uri() + " (step: list): looking for interrupted writes "
+                    + "under its _tmp/ failed: " + e.getMessage() + ". Nothing was changed; check s3:ListBucket and rerun.", e);
         }
     }
 
@@ -935,6 +963,15 @@ public final class CompactBuilder {
         @Override
         protected void closeReadSource() {
         }
+    }
+
+    private static <T extends Throwable> T cause(Throwable t, Class<T> type) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return type.cast(c);
+            }
+        }
+        return null;
     }
 
     private static boolean causedBy(Throwable t, Class<? extends Throwable> type) {

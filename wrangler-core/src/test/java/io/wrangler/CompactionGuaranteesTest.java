@@ -296,4 +296,34 @@ class CompactionGuaranteesTest {
         assertThat(TestLake.snapshot(bucket, "")).containsExactlyInAnyOrderEntriesOf(before);
         assertThat(contents(bucket)).isEqualTo(rows);
     }
+
+    /**
+     * A compaction run after a write crashed past its commit point, before anyone recovered it: the compaction recovers
+     * the table before it lists it, so it compacts the table as that write left it (rolled forward) instead of listing
+     * files that its own recovery then deletes (it failed reading them).
+     */
+    @Test
+    void aCompactionAfterAnUnrecoveredCrashRecoversFirstAndCompactsTheTableAsTheWriteLeftIt() {
+        String bucket = TestLake.bucket();
+        String table = "s3://" + bucket + "/t/";
+        S3Client s3 = TestLake.s3().client();
+        S3Parquet.write(rows(1, 3, "EU")).partitionBy("region").s3(s3).to(table);
+        S3Parquet.write(rows(4, 3, "EU")).partitionBy("region").s3(s3).to(table);
+        List<Row> replacement = rows(100, 2, "EU");
+        assertThatThrownBy(() -> S3Parquet.write(replacement).partitionBy("region").mode(WriteMode.OVERWRITE_PARTITIONS).s3(s3)
+                .stepHook((step, n) -> {
+                    if (step == Step.MANIFEST_WRITTEN) {
+                        throw new CrashRecoveryTest.SimulatedCrash(step, n);
+                    }
+                }).to(table)).isInstanceOf(CrashRecoveryTest.SimulatedCrash.class);
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isNotEmpty();
+
+        CompactionResult r = S3Parquet.compact(table).tuning(Tunings.pastLeases()).s3(s3).run();
+
+        // Recovered first, the partition holds the overwrite's one file: nothing left to compact (before, the compaction
+        // chose the two files the overwrite replaced and failed reading them once its own recovery had deleted them).
+        assertThat(contents(bucket)).isEqualTo(expected(List.of(replacement)));
+        assertThat(r.partitions()).isEmpty();
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
+    }
 }

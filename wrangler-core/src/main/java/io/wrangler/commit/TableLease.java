@@ -184,6 +184,12 @@ final class TableLease implements AutoCloseable {
         }
     }
 
+    /** True when a holder whose time to live has not run out holds the table's lease (a writer that may still be running). */
+    static boolean heldLive(S3Store store, S3Location location, Duration clockOffset) {
+        Held h = read(store, location.tmpPrefix() + NAME, clockOffset);
+        return h != null && !h.expired();
+    }
+
     private static Held read(S3Store store, String key, Duration clockOffset) {
         Optional<S3Store.Versioned> got = store.getVersioned(key);
         if (got.isEmpty()) {

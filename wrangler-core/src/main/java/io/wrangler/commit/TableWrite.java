@@ -104,6 +104,23 @@ public final class TableWrite {
         return new TableWrite(spec, location).empty(WriteIds.next());
     }
 
+    /**
+     * Recovers the table at {@code uri} when its {@code _tmp/} holds a write's folder and no live holder has its lease: a
+     * write that crashed and that no one recovered yet. A compaction calls it before it lists the table, so that it lists
+     * the table as that write's recovery leaves it (a live writer's write is left to it: the compaction waits on its lease
+     * and refuses, not applied, if the write replaced a file it listed). Returns null when there was nothing to recover.
+     */
+    public static RecoveryResult recoverAbandoned(String uri, S3Client s3, CatalogTable catalog, WriteSpec.Tuning tuning,
+                                                  RequestOptions options) {
+        S3Location location = S3Location.parse(uri, WriteStep.RECOVER);
+        S3Store store = new S3Store(s3, location.bucket(), options);
+        boolean folders = store.firstEntries(location.tmpPrefix(), 8).stream().anyMatch(e -> e.endsWith("/"));
+        if (!folders || TableLease.heldLive(store, location, tuning.clockOffset())) {
+            return null;
+        }
+        return recover(uri, s3, catalog, tuning, options);
+    }
+
     /** Finishes or undoes the interrupted writes of the table at {@code uri}. */
     public static RecoveryResult recover(String uri, S3Client s3, CatalogTable catalog, WriteSpec.Tuning tuning, RequestOptions options) {
         S3Location location = S3Location.parse(uri, WriteStep.RECOVER);
