@@ -213,6 +213,11 @@ public final class TableReader extends ArrowReader {
         return rowsRead;
     }
 
+    /** The allocator of the batches. */
+    public BufferAllocator allocator() {
+        return allocator;
+    }
+
     // ---- schema ----
 
     @Override
