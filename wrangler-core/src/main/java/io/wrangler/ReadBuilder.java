@@ -162,7 +162,7 @@ public final class ReadBuilder {
      */
     public ArrowReader open() {
         TableReader reader = reader(columns, batchRows, null);
-        return new FullBatches(reader, allocatorOf(reader), batchRows);
+        return new FullBatches(reader, reader.allocator(), batchRows);
     }
 
     /**
@@ -212,11 +212,6 @@ public final class ReadBuilder {
     /** The table's name for messages: its URI, or the catalog table's name. */
     private String name() {
         return uri != null ? uri : catalog.describe();
-    }
-
-    /** The allocator of {@code reader}'s batches. */
-    private static BufferAllocator allocatorOf(TableReader reader) {
-        return reader.allocator();
     }
 
     /** The layout of the catalog table read by name ({@link S3Parquet#read(CatalogTable)}), read once per open. */

@@ -157,7 +157,7 @@ public final class RecordRows<R extends Record> {
             columns[i] = f.getName();
             convs[i] = conv(c.getGenericType(), f, describe(c), f.getName());
         }
-        return List.of(columns);
+        return List.of(columns).stream().distinct().toList(); // two components may take one column
     }
 
     /** The field named {@code name}: exactly, else the only one of that name ignoring case. */
