@@ -28,10 +28,14 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 
 /**
- * A ReadBuilder is a read of one table, being configured; {@link #open()} lists the table and returns its rows as a
- * stream of Arrow batches.
+ * A ReadBuilder is a read of one table, being configured; {@link #toList} returns its rows as records, {@link #count}
+ * counts them, and {@link #open()} lists the table and returns its rows as a stream of Arrow batches.
  *
  * <pre>{@code
+ * record Order(String orderId, LocalDate dt, long amountCents) {}
+ * List<Order> orders = S3Parquet.read("s3://bucket/marts/orders/").filter(PartitionFilter.in("dt", "2024-01-15")).toList(Order.class);
+ * long rows = S3Parquet.read(GlueCatalog.of(glue).table("analytics", "orders")).count();
+ *
  * try (ArrowReader r = S3Parquet.read("s3://bucket/marts/orders/")
  *         .columns("order_id", "amount", "dt")
  *         .filter(PartitionFilter.in("dt", "2024-01-15"))
