@@ -7,11 +7,22 @@ System.out.println("wrote " + r.rows() + " rows into " + r.partitionValues());
 var rows = DuckReader.query(s3, "lake", "sales/", "SELECT dt, country, cents FROM t ORDER BY cents");
 System.out.println("DuckDB reads " + rows);
 if (!DuckReader.query(s3, "lake", "sales/", "SELECT sum(cents)::BIGINT FROM t").get(0).get(0).equals(350L)) throw new AssertionError("tour: wrong total");
-// Reading back: an ArrowReader of batches, partition columns restored, pruned partitions never listed or opened.
-var reader = S3Parquet.read("s3://lake/sales/").s3(s3.client()).filter(PartitionFilter.in("country", "DE")).columns("cents", "country").open();
+// Reading back: the rows as the records they were written from, partition columns (dt, country) restored.
+var back = S3Parquet.read("s3://lake/sales/").s3(s3.client()).toList(Sale.class);
+System.out.println("wrangler reads " + back);
+if (!new HashSet<>(back).equals(new HashSet<>(sales))) throw new AssertionError("tour: toList read " + back);
+// By the Glue table's name (its location and partitions from Glue); pruned partitions are never listed or opened.
+var de = S3Parquet.read(GlueCatalog.of(glue.client()).table("analytics", "sales")).s3(s3.client()).filter(PartitionFilter.in("country", "DE")).toList(Sale.class);
+System.out.println("wrangler reads analytics.sales where country = DE: " + de);
+if (!de.equals(List.of(sales.get(1)))) throw new AssertionError("tour: read by name " + de);
+var n = S3Parquet.read("s3://lake/sales/").s3(s3.client()).count();
+System.out.println("wrangler counts " + n + " rows");
+if (n != 2) throw new AssertionError("tour: count " + n);
+// Or as Arrow batches, for a table larger than memory.
+var reader = S3Parquet.read("s3://lake/sales/").s3(s3.client()).columns("cents", "country").open();
 reader.loadNextBatch();
-System.out.print("wrangler reads country=DE:\n" + reader.getVectorSchemaRoot().contentToTSVString());
-if (reader.getVectorSchemaRoot().getRowCount() != 1 || !reader.getVectorSchemaRoot().getVector("country").getObject(0).toString().equals("DE")) throw new AssertionError("tour: read");
+System.out.print("wrangler reads a batch of " + reader.getVectorSchemaRoot().getRowCount() + " rows (two files):\n" + reader.getVectorSchemaRoot().contentToTSVString());
+if (reader.getVectorSchemaRoot().getRowCount() != 2 || reader.loadNextBatch()) throw new AssertionError("tour: batches");
 reader.close();
 System.out.println("tour ok");
 /exit

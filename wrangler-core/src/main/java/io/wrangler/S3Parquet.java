@@ -97,6 +97,17 @@ public final class S3Parquet {
     }
 
     /**
+     * A read of the table a catalog registers, by its name, as awswrangler's {@code read_parquet_table(database, table)}:
+     * {@code S3Parquet.read(GlueCatalog.of(glue).table("analytics", "orders"))}. The catalog gives the table's location,
+     * its partitions (each read from its Location) and their columns' types, as {@code read(location).catalog(table)}
+     * would; it is read when the read is opened. A table the catalog does not have fails the read with a
+     * {@link ReadException}.
+     */
+    public static ReadBuilder read(CatalogTable table) {
+        return new ReadBuilder(table);
+    }
+
+    /**
      * A compaction of the table at {@code uri}: partitions with too many or too small files rewritten into few, under the
      * table's lease and the commit protocol; see {@link CompactBuilder}.
      */

@@ -2,11 +2,13 @@ package io.wrangler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.wrangler.read.FullBatches;
 import io.wrangler.read.TableReader;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.Test;
 
@@ -34,8 +36,13 @@ class ParallelReadTest {
         return uri;
     }
 
-    private static TableReader open(String uri, BufferAllocator a, int threads, int batchRows) {
-        return ((TableReader) S3Parquet.read(uri).s3(TestLake.s3().client()).allocator(a).batchRows(batchRows).open()).threads(threads);
+    private static ArrowReader open(String uri, BufferAllocator a, int threads, int batchRows) {
+        return ((FullBatches) S3Parquet.read(uri).s3(TestLake.s3().client()).allocator(a).batchRows(batchRows).open()).threads(threads);
+    }
+
+    /** The file reader under {@link #open}: its batches never span two files. */
+    private static TableReader files(String uri, BufferAllocator a, int threads, int batchRows) {
+        return ((FullBatches) S3Parquet.read(uri).s3(TestLake.s3().client()).allocator(a).batchRows(batchRows).open()).source().threads(threads);
     }
 
     @Test
@@ -58,7 +65,7 @@ class ParallelReadTest {
     void aParallelReadClosedAfterItsFirstBatchReleasesEveryBuffer() throws Exception {
         String uri = table();
         try (BufferAllocator a = new RootAllocator()) {
-            TableReader r = open(uri, a, 4, 1);
+            ArrowReader r = open(uri, a, 4, 1);
             assertThat(r.loadNextBatch()).isTrue();
             assertThat(r.getVectorSchemaRoot().getRowCount()).isEqualTo(1);
             Thread.sleep(200); // the workers fill their queues meanwhile
@@ -73,7 +80,7 @@ class ParallelReadTest {
         try (BufferAllocator a = new RootAllocator()) {
             long files;
             long oneFile;
-            try (TableReader r = open(uri, a, 1, 65_536)) {
+            try (TableReader r = files(uri, a, 1, 65_536)) {
                 assertThat(r.loadNextBatch()).isTrue();
                 oneFile = a.getAllocatedMemory(); // the caller's batch and the decoder's set-up: at least one file's worth
                 files = 1;
@@ -82,7 +89,7 @@ class ParallelReadTest {
                 }
             }
             assertThat(files).isGreaterThan(20); // 9 appends of several partitions
-            try (TableReader r = open(uri, a, 2, 65_536)) {
+            try (TableReader r = files(uri, a, 2, 65_536)) {
                 assertThat(r.loadNextBatch()).isTrue();
                 Thread.sleep(500); // a caller busy elsewhere: the workers go as far as they are let
                 long held = a.getAllocatedMemory();

@@ -3,7 +3,7 @@ package io.wrangler.bench;
 import io.wrangler.CompactionResult;
 import io.wrangler.PartitionFilter;
 import io.wrangler.S3Parquet;
-import io.wrangler.read.TableReader;
+import io.wrangler.read.FullBatches;
 import io.wrangler.testkit.LocalS3;
 import io.wrangler.testkit.NetworkProfile;
 import java.io.IOException;
@@ -220,7 +220,7 @@ public final class ReadBench {
         long rows = 0;
         try (ArrowReader r = b.open()) {
             if (threads > 0) {
-                ((TableReader) r).threads(threads);
+                ((FullBatches) r).threads(threads);
             }
             while (r.loadNextBatch()) {
                 rows += r.getVectorSchemaRoot().getRowCount();

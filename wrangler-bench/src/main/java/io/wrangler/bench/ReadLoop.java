@@ -2,7 +2,7 @@ package io.wrangler.bench;
 
 import io.wrangler.CompactionResult;
 import io.wrangler.S3Parquet;
-import io.wrangler.read.TableReader;
+import io.wrangler.read.FullBatches;
 import io.wrangler.testkit.NetworkProfile;
 import java.lang.management.ManagementFactory;
 import java.time.LocalTime;
@@ -44,7 +44,7 @@ public final class ReadLoop {
             long read = 0;
             try (ArrowReader r = S3Parquet.read("s3://sim/std/").s3(sim).open()) {
                 if (threads > 0) {
-                    ((TableReader) r).threads(threads);
+                    ((FullBatches) r).threads(threads);
                 }
                 while (r.loadNextBatch()) {
                     read += r.getVectorSchemaRoot().getRowCount();

@@ -229,6 +229,11 @@ public final class TableReader extends ArrowReader {
         return rowsRead;
     }
 
+    /** The allocator of the batches. */
+    public BufferAllocator allocator() {
+        return allocator;
+    }
+
     // ---- schema ----
 
     /** The catalog's data columns, by its names in its order, with its types (null where wrangler cannot read the type). */
