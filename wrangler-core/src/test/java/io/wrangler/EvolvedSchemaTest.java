@@ -3,10 +3,15 @@ package io.wrangler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.wrangler.read.TableReader;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -14,6 +19,11 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.arrow.vector.util.Text;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 
 /**
  * A table whose schema evolved (a later append adds a column) reads and compacts with the union of its files' columns,
@@ -105,19 +115,47 @@ class EvolvedSchemaTest {
             Record row = i % 2 == 0 ? new Old(i, 10L * i, "EU") : new New(i, 10L * i, i, "EU");
             S3Parquet.write(List.of(row)).filenamePrefix(String.format("f%02d", i)).s3(TestLake.s3().client()).to(table);
         }
-        List<String> gets = java.util.Collections.synchronizedList(new ArrayList<>());
-        software.amazon.awssdk.services.s3.S3Client counting = TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c
-                .addExecutionInterceptor(new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
+
+        // The files in order, on the caller's thread.
+        readsEveryByteOnce(bucket, table, files, r -> r.threads(1));
+        // On two workers, the one that takes file 4 held until the other has taken 5, 6 and 7 (as a loaded machine may
+        // schedule them): file 4's first GET, started for the schema, is still kept for its decoding.
+        CountDownLatch sevenTaken = new CountDownLatch(1);
+        List<Integer> decoded = Collections.synchronizedList(new ArrayList<>());
+        readsEveryByteOnce(bucket, table, files, r -> r.threads(2).fileTaken(i -> {
+            if (i == 4) {
+                try {
+                    assertThat(sevenTaken.await(60, TimeUnit.SECONDS)).as("file 7 taken while file 4 is held").isTrue();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            decoded.add(i);
+            if (i == 7) {
+                sevenTaken.countDown();
+            }
+        }));
+        assertThat(decoded).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13);
+        assertThat(decoded.subList(0, decoded.indexOf(4))).as(decoded.toString()).contains(5, 6, 7);
+    }
+
+    /**
+     * Reads the table of {@code files} files of one row each with the reader {@code setup} sets, and checks its rows and
+     * that each byte of each file was fetched once.
+     */
+    private static void readsEveryByteOnce(String bucket, String table, int files, UnaryOperator<TableReader> setup) throws Exception {
+        List<String> gets = Collections.synchronizedList(new ArrayList<>());
+        S3Client counting = TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c
+                .addExecutionInterceptor(new ExecutionInterceptor() {
                     @Override
-                    public void beforeExecution(software.amazon.awssdk.core.interceptor.Context.BeforeExecution context,
-                                                software.amazon.awssdk.core.interceptor.ExecutionAttributes attributes) {
-                        if (context.request() instanceof software.amazon.awssdk.services.s3.model.GetObjectRequest g) {
+                    public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                        if (context.request() instanceof GetObjectRequest g) {
                             gets.add(g.key() + " " + g.range());
                         }
                     }
                 })));
 
-        List<List<Object>> rows = read(S3Parquet.read(table).s3(counting).open());
+        List<List<Object>> rows = read(setup.apply((TableReader) S3Parquet.read(table).s3(counting).open()));
 
         List<List<Object>> expected = new ArrayList<>();
         for (long i = 0; i < files; i++) {

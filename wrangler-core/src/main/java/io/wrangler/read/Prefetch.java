@@ -14,10 +14,15 @@ import software.amazon.awssdk.services.s3.S3Client;
  * A Prefetch keeps the first GET of the next few files of a read in flight while the current one is decoded: for a
  * table of small files a GET's round trip (tens of milliseconds on S3) costs more than decoding the file, and several
  * GETs at once cost no more than one. The first GET of a file is its footer, or the whole file when it is at most
- * {@link S3InputFile#WHOLE} bytes, so at most {@code ahead} times 1 MiB is held ahead.
+ * {@link S3InputFile#WHOLE} bytes, so at most {@code ahead} times 1 MiB is held ahead (and the heads of the files the
+ * read's workers took and have not started yet, at most {@code 2 * threads}).
  *
- * <p>Only an optimisation: a file whose prefetch failed or was dropped is fetched again when it is read, with the
- * read's own retries and errors.
+ * <p>Each file is fetched ahead at most once and its head is held until the file is read (every file of a read is,
+ * once) or the read closes: held heads are those of the files between the earliest not yet read and the last
+ * scheduled, whatever order the read's workers start their files in.
+ *
+ * <p>Only an optimisation: a file whose prefetch failed is fetched again when it is read, with the read's own retries
+ * and errors.
  */
 final class Prefetch implements AutoCloseable {
     /** Files fetched ahead at the most. */
@@ -82,7 +87,12 @@ final class Prefetch implements AutoCloseable {
         return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, null, footer);
     }
 
-    /** The input of file {@code index}, with its first GET's bytes if they were fetched ahead; starts the next ones. */
+    /**
+     * The input of file {@code index}, with its first GET's bytes if they were fetched ahead; starts the next ones. Called
+     * once per file, by the read's workers in any order (a worker that took a file may start it after another worker
+     * started later files): a head fetched ahead is kept until its own file asks for it (or the read closes), never
+     * dropped because a later file was asked for first, and no file is fetched ahead once it was asked for.
+     */
     synchronized S3InputFile input(int index, S3Client s3, RequestOptions options) {
         TableFiles.DataFile f = files.get(index);
         CompletableFuture<byte[]> head = heads.remove(index);
@@ -90,8 +100,8 @@ final class Prefetch implements AutoCloseable {
         if (footer != null) {
             knownBytes -= footer.length;
         }
-        // Heads of files well behind this one will not be asked for (one before it may still be, by another worker).
-        heads.keySet().removeIf(k -> k < index - 1);
+        // This file fetches its own first GET now: one before it, asked for later, must not fetch it ahead again.
+        scheduled = Math.max(scheduled, index);
         if (!closed) {
             for (int i = Math.max(index + 1, scheduled + 1); i <= index + ahead && i < files.size(); i++) {
                 heads.put(i, fetchAhead(i, s3, options));

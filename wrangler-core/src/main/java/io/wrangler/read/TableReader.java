@@ -35,6 +35,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -208,6 +209,17 @@ public final class TableReader extends ArrowReader {
             throw new IllegalArgumentException("threads must be at least 1, got " + threads);
         }
         this.threads = threads;
+        return this;
+    }
+
+    private volatile IntConsumer fileTaken = i -> { };
+
+    /**
+     * Calls {@code hook} with a file's index when a thread takes the file to decode it, before it asks for any of its
+     * bytes: tests hold a worker there to order the workers' files as a loaded machine may. Call before the first batch.
+     */
+    public TableReader fileTaken(IntConsumer hook) {
+        this.fileTaken = hook;
         return this;
     }
 
@@ -464,6 +476,7 @@ public final class TableReader extends ArrowReader {
             if (++fileIndex >= files.size()) {
                 return false;
             }
+            fileTaken.accept(fileIndex);
             current = new FileDecoder(fileIndex, out, readBudget);
         }
     }
@@ -726,6 +739,7 @@ public final class TableReader extends ArrowReader {
                 }
                 BlockingQueue<Object> q = queue(i);
                 try (VectorSchemaRoot work = VectorSchemaRoot.create(schema, allocator)) {
+                    fileTaken.accept(i);
                     FileDecoder d = new FileDecoder(i, work, budget);
                     try {
                         while (d.next()) {
