@@ -357,6 +357,7 @@ public final class CompactBuilder {
         }
         boolean bucketed = bucketOfUnit.stream().anyMatch(b -> b >= 0);
         // Keyed runs stay keyed: when a chosen file holds rows of an idempotency key, every new file records its rows' keys.
+        KeyedInput.commitOrder(chosen, client, requests, table);
         Map<String, List<KeyRuns.Run>> keyRuns = KeyedInput.runsOf(chosen, client, requests, table);
         try (BufferAllocator allocator = new RootAllocator()) {
             o = keepEncodings(o, client, requests, table, chosen);

@@ -47,7 +47,8 @@ final class Dedup {
      * within one LastModified, by the start time in the file's write id (plain writes: {@code yyyyMMddTHHmmssZ-<hex>};
      * a keyed write's id {@code k-<key>-<hash>-<hex>} has none and sorts first), then by key. Two writes published in
      * the same second whose ids do not tell them apart are ordered by file name: deterministic, but not their true
-     * order, which S3 does not record.
+     * order, which S3 does not record. A keyed rerun's rewrite of a file counts as committed when its rows were (the time
+     * its footer records, put there by {@code KeyedInput.commitOrder} before sorting), not when the rerun wrote it.
      */
     static final Comparator<TableFiles.DataFile> COMMIT_ORDER = Comparator
             .comparing(TableFiles.DataFile::modified, Comparator.nullsFirst(Comparator.<Instant>naturalOrder()))

@@ -8,6 +8,7 @@ import io.wrangler.read.TableFiles;
 import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -69,6 +70,37 @@ final class KeyedInput {
             }
         }
         return keyed ? out : null;
+    }
+
+    /**
+     * Puts each unit of {@code chosen} in commit order ({@link Dedup#COMMIT_ORDER}) with a keyed rerun's rewrites
+     * ({@code _k} files whose footer records {@link KeyRuns#COMMITTED_KEY}) placed by when their rows were committed, not
+     * by their own LastModified (the rerun that moved them): a row a rerun moved keeps losing ties to rows committed after
+     * it. One footer GET per such file.
+     */
+    static void commitOrder(List<List<TableFiles.DataFile>> chosen, S3Client s3, RequestOptions options, String table) {
+        for (List<TableFiles.DataFile> unit : chosen) {
+            for (int i = 0; i < unit.size(); i++) {
+                TableFiles.DataFile f = unit.get(i);
+                if (!KeyedFiles.marked(f.key())) {
+                    continue;
+                }
+                Instant committed;
+                try {
+                    committed = Footers.keyed(s3, options, f.bucket(), f.key(), f.size()).committed();
+                } catch (IOException e) {
+                    throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ", so whose "
+                            + "rows it holds is not known. Nothing was changed; leave its partition out (filter) and report it.", e);
+                } catch (SdkException e) {
+                    throw new ReadException(table, "Cannot compact " + table + " (step: validate): reading the footer of s3://"
+                            + f.bucket() + "/" + f.key() + " failed: " + e.getMessage() + ". Nothing was changed; rerun.", e);
+                }
+                if (committed != null) {
+                    unit.set(i, new TableFiles.DataFile(f.bucket(), f.key(), f.size(), f.folder(), f.values(), committed));
+                }
+            }
+            unit.sort(Dedup.COMMIT_ORDER);
+        }
     }
 
     /** The input's schema: the files' columns, then the key column. */

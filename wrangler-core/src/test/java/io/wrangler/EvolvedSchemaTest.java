@@ -3,6 +3,7 @@ package io.wrangler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.wrangler.read.FullBatches;
 import io.wrangler.read.TableReader;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -155,7 +156,9 @@ class EvolvedSchemaTest {
                     }
                 })));
 
-        List<List<Object>> rows = read(setup.apply((TableReader) S3Parquet.read(table).s3(counting).open()));
+        FullBatches full = (FullBatches) S3Parquet.read(table).s3(counting).open();
+        setup.apply(full.source()); // the threads and hooks are the file reader's, under open()'s full batches
+        List<List<Object>> rows = read(full);
 
         List<List<Object>> expected = new ArrayList<>();
         for (long i = 0; i < files; i++) {

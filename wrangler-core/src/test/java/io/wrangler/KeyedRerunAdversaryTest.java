@@ -46,6 +46,32 @@ class KeyedRerunAdversaryTest {
         assertThat(rows()).containsExactly(List.of(1L, 5L, "k1", "d"), List.of(2L, 5L, "newer", "d"));
     }
 
+    /**
+     * A rerun moves the other keys' rows of a compacted file into a rewrite, a new object: those rows keep their commit
+     * time (recorded in the rewrite's footer), so an append committed after them still wins a dedup tie.
+     */
+    @Test
+    void aRowARerunMovedStillLosesATieToARowCommittedAfterIt() {
+        keyed("k1", List.of(new Row(1, 5, "k1", "d")));
+        keyed("k2", List.of(new Row(2, 5, "k2-old", "d")));
+        S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        unkeyed(List.of(new Row(2, 5, "newer", "d")));
+        keyed("k1", List.of(new Row(1, 5, "k1b", "d")));
+        S3Parquet.compact(table).s3(TestLake.s3().client()).dedupBy(List.of("id"), "v").run();
+        assertThat(rows()).containsExactly(List.of(1L, 5L, "k1b", "d"), List.of(2L, 5L, "newer", "d"));
+    }
+
+    /** The rerun's own row is its key's latest commit: it wins a tie against a row its rewrite moved. */
+    @Test
+    void aRerunsOwnRowWinsATieAgainstARowItsRewriteMoved() {
+        keyed("k1", List.of(new Row(1, 5, "k1", "d")));
+        keyed("k2", List.of(new Row(2, 5, "k2", "d")));
+        S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        keyed("k1", List.of(new Row(2, 5, "k1-rerun", "d")));
+        S3Parquet.compact(table).s3(TestLake.s3().client()).dedupBy(List.of("id"), "v").run();
+        assertThat(rows()).containsExactly(List.of(2L, 5L, "k1-rerun", "d"));
+    }
+
     @Test
     void bucketedKeyedCompactionThenRerun() {
         List<Row> a = List.of(new Row(1, 1, "a", "d"), new Row(2, 1, "a", "d"), new Row(3, 1, "a", "d"), new Row(4, 1, "a", "d"));

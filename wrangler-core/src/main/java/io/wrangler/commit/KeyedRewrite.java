@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.regex.Matcher;
@@ -69,7 +70,9 @@ final class KeyedRewrite {
             if (rows == mine) {
                 continue; // every row is the key's: the file goes, nothing is kept
             }
-            List<Manifest.File> staged = rewrite(spec, store, location, pool, writeId, keyId, m, runs, footer.int96(), n++);
+            // its rows keep the commit time they had: the rewritten file's own record of it, else its LastModified
+            Instant committed = footer.committed() != null ? footer.committed() : m.modified();
+            List<Manifest.File> staged = rewrite(spec, store, location, pool, writeId, keyId, m, runs, footer.int96(), committed, n++);
             long kept = staged.stream().mapToLong(Manifest.File::rows).sum();
             if (kept != rows - mine) {
                 throw new IOException("rewriting " + location.uriOf(m.key()) + " without the rows of " + keyId + " kept " + kept
@@ -82,7 +85,8 @@ final class KeyedRewrite {
 
     /** Stages the rows of {@code m} that are not {@code keyId}'s, with their keys, as one marked file (or more, by size). */
     private static List<Manifest.File> rewrite(WriteSpec spec, S3Store store, S3Location location, ExecutorService pool, String writeId,
-                                               String keyId, Publisher.Marked m, List<KeyRuns.Run> runs, boolean int96, int n)
+                                               String keyId, Publisher.Marked m, List<KeyRuns.Run> runs, boolean int96, Instant committed,
+                                               int n)
             throws IOException {
         ExecutorService encoders = TableWrite.pool(1);
         try (BufferAllocator allocator = new RootAllocator();
@@ -95,7 +99,8 @@ final class KeyedRewrite {
             // The file's own columns and timestamp encoding, nanoseconds kept: a rewrite changes which rows a file holds,
             // never their values or types.
             FileEncoder.Settings settings = new FileEncoder.Settings(data, spec.compression(), true, int96,
-                    spec.tuning().rowGroupBytes(), spec.tuning().pageBytes()).withKeyRuns();
+                    spec.tuning().rowGroupBytes(), spec.tuning().pageBytes()).withKeyRuns()
+                    .withFooter(committed == null ? Map.of() : Map.of(KeyRuns.COMMITTED_KEY, String.valueOf(committed.toEpochMilli())));
             WriteSpec.Tuning tuning = spec.tuning();
             StagingContext context = new StagingContext(store, location.prefix(), location.tmpPrefix() + writeId + "/", writeId,
                     spec.filenamePrefix() + "r" + n + "-", bucketOf(m.key()) + spec.compression().fileInfix() + ".parquet", false, settings,

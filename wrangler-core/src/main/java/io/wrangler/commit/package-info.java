@@ -159,7 +159,9 @@
  *       deeper: without partition columns the folder is the table root, and a table below it may carry the same key):
  *       the unmarked files carrying the key's id, and the marked files there whose footer runs include the key (one GET
  *       of each marked file's footer). Each such marked file is written again without the key's rows, its other runs
- *       kept (so their keys stay rerunnable), as a marked file of this write staged under {@code _tmp/<writeId>/}
+ *       kept (so their keys stay rerunnable) and the time its rows were committed recorded in its footer
+ *       ({@code wrangler.committed}: the file's own record, else its LastModified; dedup's tie order reads it), as a marked
+ *       file of this write staged under {@code _tmp/<writeId>/}
  *       ({@code KeyedRewrite}, before the manifest step), and recorded as replaced; a marked file holding only the key's
  *       rows is replaced with no rewrite. The rewrites are files of the manifest like the write's own, so readers see the
  *       table before or after and recovery finishes or undoes them with the write; rows of other keys and unkeyed rows

@@ -23,11 +23,24 @@ public interface FileEncoder extends AutoCloseable {
      *     task not yet started there when its result is needed is run by the caller, so a busy pool only costs parallelism
      * @param keyRuns the rows come with one more column after {@code columns}, {@link KeyRuns#COLUMN}: each row's key
      *     id, recorded in the footer as {@link KeyRuns} instead of written as a column
+     * @param footer more key-value metadata for the footer of a file with key runs (a rerun's rewrite records there when
+     *     its rows were committed, {@link KeyRuns#COMMITTED_KEY})
      */
     record Settings(List<Field> columns, Compression compression, boolean keepNanos, boolean int96, long rowGroupBytes, int pageBytes,
-                    Executor helpers, boolean keyRuns) {
+                    Executor helpers, boolean keyRuns, Map<String, String> footer) {
         public Settings {
             columns = List.copyOf(columns);
+            footer = Map.copyOf(footer);
+        }
+
+        public Settings(List<Field> columns, Compression compression, boolean keepNanos, boolean int96, long rowGroupBytes, int pageBytes,
+                        Executor helpers, boolean keyRuns) {
+            this(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, keyRuns, Map.of());
+        }
+
+        /** These settings with {@code footer} added to the footer of each file with key runs. */
+        public Settings withFooter(Map<String, String> footer) {
+            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, keyRuns, footer);
         }
 
         public Settings(List<Field> columns, Compression compression, boolean keepNanos, boolean int96, long rowGroupBytes, int pageBytes,
@@ -40,7 +53,7 @@ public interface FileEncoder extends AutoCloseable {
         }
 
         public Settings withHelpers(Executor executor) {
-            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, executor, keyRuns);
+            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, executor, keyRuns, footer);
         }
 
         Settings withoutKeyRuns() {
@@ -49,7 +62,7 @@ public interface FileEncoder extends AutoCloseable {
 
         /** These settings for rows that carry their key ids ({@link KeyRuns}). */
         public Settings withKeyRuns() {
-            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, true);
+            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, true, footer);
         }
 
         /** How these settings write timestamps. */
@@ -69,7 +82,7 @@ public interface FileEncoder extends AutoCloseable {
      */
     static FileEncoder open(Settings settings, OutputStream out) throws IOException {
         if (settings.keyRuns()) {
-            return new KeyRunsEncoder(open(settings.withoutKeyRuns(), out));
+            return new KeyRunsEncoder(open(settings.withoutKeyRuns(), out), settings.footer());
         }
         for (Field f : settings.columns()) {
             ArrowType.ArrowTypeID id = f.getType().getTypeID();

@@ -16,7 +16,10 @@ final class KeyRunsEncoder implements FileEncoder {
     private final FileEncoder file;
     private final KeyRuns runs = new KeyRuns();
 
-    KeyRunsEncoder(FileEncoder file) {
+    private final Map<String, String> footer;
+
+    KeyRunsEncoder(FileEncoder file, Map<String, String> footer) {
+        this.footer = footer;
         this.file = file;
     }
 
@@ -64,6 +67,7 @@ final class KeyRunsEncoder implements FileEncoder {
     @Override
     public void close(Map<String, String> metadata) throws IOException {
         Map<String, String> all = new HashMap<>(metadata);
+        all.putAll(footer);
         all.put(KeyRuns.FOOTER_KEY, KeyRuns.format(runs.runs()));
         file.close(all);
     }

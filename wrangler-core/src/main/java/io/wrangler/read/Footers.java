@@ -3,6 +3,7 @@ package io.wrangler.read;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.List;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.FileMetaData;
@@ -24,9 +25,10 @@ public final class Footers {
     }
 
     /**
-     * What a file with key runs records: its runs, and whether it writes timestamps as INT96 (a rewrite of it keeps that).
+     * What a file with key runs records: its runs, whether it writes timestamps as INT96 (a rewrite of it keeps that), and
+     * when its rows were committed if it is a rerun's rewrite ({@link KeyRuns#COMMITTED_KEY}), else null.
      */
-    public record Keyed(List<KeyRuns.Run> runs, boolean int96) {
+    public record Keyed(List<KeyRuns.Run> runs, boolean int96, Instant committed) {
     }
 
     /** {@link #keyRuns}, with the file's timestamp encoding. */
@@ -46,7 +48,15 @@ public final class Footers {
             }
             boolean int96 = meta.getSchema().getColumns().stream()
                     .anyMatch(c -> c.getPrimitiveType().getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT96);
-            return new Keyed(runs, int96);
+            String committed = meta.getKeyValueMetaData().get(KeyRuns.COMMITTED_KEY);
+            Instant at;
+            try {
+                at = committed == null ? null : Instant.ofEpochMilli(Long.parseLong(committed));
+            } catch (NumberFormatException e) {
+                throw new IOException("the footer entry " + KeyRuns.COMMITTED_KEY + " of s3://" + bucket + "/" + key + " is not a time: "
+                        + committed, e);
+            }
+            return new Keyed(runs, int96, at);
         }
     }
 }
