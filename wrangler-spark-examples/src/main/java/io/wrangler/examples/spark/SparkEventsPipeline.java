@@ -82,11 +82,12 @@ public final class SparkEventsPipeline {
         for (String dt : DATES) {
             List<String> day = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
+                // drawn in the order EventsPipeline draws them (type, user, amount, time), so that both print the same figures
                 String type = types[random.nextInt(types.length)];
+                int user = 1 + random.nextInt(8);
                 String amount = type.equals("purchase") ? BigDecimal.valueOf(500 + random.nextInt(11_500), 2).toPlainString() : "null";
                 day.add(String.format("{\"event_id\": \"%s-%04d\", \"user_id\": \"u%d\", \"event_type\": \"%s\", \"amount\": %s, "
-                        + "\"event_ts\": \"%sT%02d:%02d:00Z\"}", dt, i, 1 + random.nextInt(8), type, amount, dt, random.nextInt(24),
-                        random.nextInt(60)));
+                        + "\"event_ts\": \"%sT%02d:%02d:00Z\"}", dt, i, user, type, amount, dt, random.nextInt(24), random.nextInt(60)));
             }
             day.add(day.get(3));                                     // producer retry: an exact duplicate
             day.add("{\"event_id\": \"broken\", \"user_id\": ");      // a truncated line

@@ -35,5 +35,8 @@ class SparkEventsPipelineTest {
                     .containsExactly("user_id string", "views bigint", "add_to_carts bigint", "purchases bigint", "revenue decimal(12,2)");
             assertThat(lake.s3().listObjectsV2(b -> b.bucket("lake").prefix("curated/events/_tmp/")).contents()).isEmpty();
         }
+        // As a user runs it, twice in a row on the same folder (main stops the session; the second run makes another).
+        SparkEventsPipeline.main(new String[] {folder.resolve("main").toString()});
+        SparkEventsPipeline.main(new String[] {folder.resolve("main").toString()});
     }
 }
