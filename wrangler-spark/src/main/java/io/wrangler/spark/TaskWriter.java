@@ -19,6 +19,7 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
@@ -46,6 +47,7 @@ final class TaskWriter implements DataWriter<InternalRow> {
     private final int partitionId;
     private final long taskId;
     private RowsToArrow filling;
+    private long rows;
     private boolean ended;
     private volatile boolean aborted;
     private final AtomicBoolean removed = new AtomicBoolean();
@@ -132,6 +134,7 @@ final class TaskWriter implements DataWriter<InternalRow> {
             filling.reset();
         }
         filling.add(row);
+        rows++;
         if (filling.rows() >= batchRows) {
             hand(filling);
             filling = null;
@@ -195,6 +198,12 @@ final class TaskWriter implements DataWriter<InternalRow> {
         ended = true;
         rethrowFailure();
         return TaskMessage.of(staged);
+    }
+
+    /** The rows this attempt was given so far (Spark sums the successful attempts' last values). */
+    @Override
+    public CustomTaskMetric[] currentMetricsValues() {
+        return WriteMetrics.task(rows);
     }
 
     private void join() throws IOException {

@@ -2,6 +2,7 @@ package io.wrangler.spark;
 
 import io.wrangler.CommitMethod;
 import io.wrangler.Progress;
+import io.wrangler.RecoveryResult;
 import io.wrangler.RetryPolicy;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteOptions;
@@ -32,12 +33,21 @@ import software.amazon.awssdk.services.s3.S3Client;
  * cleanup, which removes every other attempt's files with the staging); {@link #abort} undoes the write.
  */
 final class WranglerBatchWrite implements BatchWrite {
+    /**
+     * The driver's account of each write, at INFO: when it began (after the lease and recovery), what it committed (its
+     * WriteResult in one line) and when it was rolled back. {@code System.Logger} goes to java.util.logging, which Spark
+     * bridges to its own log (log4j) when jul-to-slf4j is on its class path, as in Spark's distributions.
+     */
+    private static final System.Logger LOG = System.getLogger("io.wrangler.spark");
+
     private final SourceOptions options;
     private final WriteMode mode;
     private final List<String> partitionBy;
     private final StructType schema;
     private TableWrite.Distributed write;
     private Handles.Handle handle;
+    private long started;
+    private volatile WriteResult committed;
 
     WranglerBatchWrite(SourceOptions options, WriteMode mode, List<String> partitionBy, StructType schema) {
         this.options = options;
@@ -116,7 +126,11 @@ final class WranglerBatchWrite implements BatchWrite {
                 (handle != null && handle.tuning != null ? handle.tuning : WriteSpec.Tuning.defaults()).withThreads(options.concurrency()),
                 key, new Progress() { }, null);
         RequestOptions requests = spec.options();
+        long began = System.nanoTime();
         write = TableWrite.begin(spec, arrow);
+        LOG.log(System.Logger.Level.INFO, () -> "wrangler write " + write.writeId() + " (" + mode + ") to " + options.uri
+                + " began in " + millis(began) + " ms (lease taken, earlier writes recovered); its tasks stage now");
+        started = System.nanoTime();
         TaskSettings settings = new TaskSettings(options.uri, write.writeId(), mode, partitions, named, options.compression(),
                 options.maxRowsPerFile(), options.targetFileSize(), options.filenamePrefix(), key, requests.sse(), requests.kmsKeyId(),
                 requests.acl(), requests.expectedBucketOwner(), requests.attempts(), requests.base().toMillis(), requests.cap().toMillis(),
@@ -149,6 +163,8 @@ final class WranglerBatchWrite implements BatchWrite {
         }
         try {
             WriteResult result = write.commit(tasks);
+            LOG.log(System.Logger.Level.INFO, () -> describe(result, tasks.size()));
+            committed = result;
             if (handle != null) {
                 handle.result = result;
             }
@@ -157,11 +173,36 @@ final class WranglerBatchWrite implements BatchWrite {
         }
     }
 
+    /** What the write committed, or null before its commit returned. */
+    WriteResult committed() {
+        return committed;
+    }
+
+    private static long millis(long since) {
+        return (System.nanoTime() - since) / 1_000_000;
+    }
+
+    private String describe(WriteResult r, int tasks) {
+        long files = r.partitions().stream().mapToLong(p -> p.files().size()).sum();
+        StringBuilder s = new StringBuilder("wrangler write ").append(r.writeId()).append(" (").append(r.mode()).append(") to ")
+                .append(r.table()).append(" committed ").append(r.rows()).append(" rows in ").append(files).append(" files, ")
+                .append(r.partitions().size()).append(" partitions, from ").append(tasks).append(" tasks in ")
+                .append(millis(started)).append(" ms; deleted ").append(r.deletedFiles().size()).append(" replaced files");
+        RecoveryResult found = r.recovered();
+        if (found != null && !found.isEmpty()) {
+            s.append("; before it, recovery rolled forward ").append(found.rolledForward()).append(", rolled back ")
+                    .append(found.rolledBack()).append(" and aborted ").append(found.abortedUploads().size()).append(" uploads");
+        }
+        return s.toString();
+    }
+
     @Override
     public void abort(WriterCommitMessage[] messages) {
         try {
             if (write != null) {
                 write.abort(null);
+                LOG.log(System.Logger.Level.WARNING, () -> "wrangler write " + write.writeId() + " to " + options.uri
+                        + " was aborted by Spark after " + millis(started) + " ms and rolled back: nothing of it is visible");
             }
         } finally {
             options.close();

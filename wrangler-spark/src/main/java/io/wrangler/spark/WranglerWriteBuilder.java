@@ -4,6 +4,8 @@ import io.wrangler.WriteMode;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.connector.write.BatchWrite;
@@ -70,6 +72,8 @@ final class WranglerWriteBuilder implements WriteBuilder, SupportsTruncate, Supp
         }
         WriteMode chosen = mode;
         return new Write() {
+            private WranglerBatchWrite batch;
+
             @Override
             public String description() {
                 return "wrangler " + chosen + " to " + uri;
@@ -77,7 +81,18 @@ final class WranglerWriteBuilder implements WriteBuilder, SupportsTruncate, Supp
 
             @Override
             public BatchWrite toBatch() {
-                return new WranglerBatchWrite(options, chosen, partitionBy, info.schema());
+                batch = new WranglerBatchWrite(options, chosen, partitionBy, info.schema());
+                return batch;
+            }
+
+            // Spark 4's driver metrics, asked after the commit (no @Override: the method is not in Spark 3.5's Write)
+            public CustomTaskMetric[] reportDriverMetrics() {
+                return WriteMetrics.driver(batch == null ? null : batch.committed());
+            }
+
+            @Override
+            public CustomMetric[] supportedCustomMetrics() {
+                return WriteMetrics.supported();
             }
         };
     }
