@@ -111,7 +111,9 @@ public final class HiveTypes {
                 return "binary";
             case Decimal: {
                 ArrowType.Decimal d = (ArrowType.Decimal) t;
-                return "decimal(" + d.getPrecision() + "," + d.getScale() + ")";
+                String decimal = "decimal(" + d.getPrecision() + "," + d.getScale() + ")";
+                return d.getPrecision() <= 38 ? decimal : refuse(strict, decimal, "column '" + path + "' is " + decimal + ", but Glue, "
+                        + "Athena and Spark hold at most 38 digits: reduce the precision to 38 or less");
             }
             case Date:
                 return "date";
