@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -65,6 +66,26 @@ public final class WriteBuilder {
     public WriteBuilder options(WriteOptions options) {
         this.options.give(options);
         return this;
+    }
+
+    /**
+     * Sets options through {@link WriteOptions.Builder}, the one catalogue of options, for this write only: every option
+     * is reachable this way, each setter of this builder is short for one call of it. After {@link #options(WriteOptions)},
+     * if that is given at all.
+     *
+     * <pre>{@code
+     * S3Parquet.write(orders).options(daily).options(o -> o.targetFileSize(256L << 20).maxRowsPerFile(1_000_000)).to(uri);
+     * }</pre>
+     */
+    public WriteBuilder options(Consumer<WriteOptions.Builder> change) {
+        Objects.requireNonNull(change, "change").accept(options.values());
+        options.noteSet("options");
+        return this;
+    }
+
+    /** For tests in this package: the options as set so far. */
+    WriteOptions writeOptions() {
+        return options.values().build();
     }
 
 

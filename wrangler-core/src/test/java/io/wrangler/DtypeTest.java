@@ -98,16 +98,29 @@ class DtypeTest {
     }
 
     @Test
-    void dtypeCastsAnUnsigned64BitColumnToDecimal2000AFloat16ToFloatAndAnIntToADecimal() {
-        // The uint64 cast was silently ignored: uint64 was named decimal(20,0) already, so the column stayed a UBIGINT.
+    void dtypeDecimal2000CastsAnUnsigned64BitColumnInsteadOfBeingIgnored() {
+        // It was silently ignored: casts named uint64 decimal(20,0) already, so the column stayed an unsigned 64-bit integer.
+        try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot all = unrepresentable(a);
+             VectorSchemaRoot root = new VectorSchemaRoot(List.of(all.getVector("u")))) {
+            root.setRowCount(3);
+            S3Parquet.write(root).dtype(Map.of("u", "decimal(20,0)")).s3(TestLake.s3().client()).to(table);
+        }
+
+        assertThat(TestLake.query(bucket, "t/", "SELECT typeof(u), CAST(u AS VARCHAR) FROM t ORDER BY u NULLS LAST")).containsExactly(
+                List.of("DECIMAL(20,0)", "0"), List.of("DECIMAL(20,0)", "18446744073709551615"), java.util.Arrays.asList("DECIMAL(20,0)", null));
+    }
+
+    @Test
+    void dtypeCastsAFloat16ToFloatAndAnIntToADecimalThatHoldsIt() {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = unrepresentable(a)) {
-            S3Parquet.write(root).dtype(Map.of("u", "decimal(20,0)", "h", "float", "n", "decimal(12,2)")).s3(TestLake.s3().client()).to(table);
+            S3Parquet.write(root).dtype(Map.of("u", "decimal(38,2)", "h", "float", "n", "decimal(12,2)")).s3(TestLake.s3().client()).to(table);
         }
 
         assertThat(TestLake.query(bucket, "t/", "SELECT typeof(u), typeof(h), typeof(n) FROM t LIMIT 1"))
-                .containsExactly(List.of("DECIMAL(20,0)", "FLOAT", "DECIMAL(12,2)"));
+                .containsExactly(List.of("DECIMAL(38,2)", "FLOAT", "DECIMAL(12,2)"));
         assertThat(TestLake.query(bucket, "t/", "SELECT CAST(u AS VARCHAR), h, CAST(n AS VARCHAR) FROM t ORDER BY u NULLS LAST")).containsExactly(
-                List.of("0", -1.5f, "7.00"), List.of("18446744073709551615", 65504f, "-2147483648.00"), java.util.Arrays.asList(null, null, null));
+                List.of("0.00", -1.5f, "7.00"), List.of("18446744073709551615.00", 65504f, "-2147483648.00"),
+                java.util.Arrays.asList(null, null, null));
     }
 
     @Test
