@@ -111,8 +111,10 @@ public final class WriteBuilder {
     /**
      * Casts columns to these Hive types ({@code "bigint"}, {@code "decimal(12,2)"}, {@code "array<struct<a:double>>"}), by
      * column name (the input's or its sanitized form), as awswrangler's {@code dtype}. Only widenings that keep every
-     * value are applied (a narrower integer to a wider one, float to double, a decimal to a wider decimal of the same
-     * scale, at any depth); any other is refused before any I/O with the column path and both types. When the write has a
+     * value are applied (a narrower integer to a wider one or to a decimal with as many digits before its point, float16
+     * to float, float to double, a decimal to a wider decimal of the same scale, at any depth); any other is refused
+     * before any I/O with the column path and both types. An unsigned 64-bit integer and a float16 have no Glue type:
+     * {@code decimal(20,0)} and {@code float} are theirs. When the write has a
      * catalog whose table exists, the table's types are applied the same way without asking; {@code dtype} wins over them.
      *
      * @throws IllegalArgumentException for a type string that is not a Hive type wrangler writes
