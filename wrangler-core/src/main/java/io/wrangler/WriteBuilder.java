@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -67,6 +68,26 @@ public final class WriteBuilder {
         return this;
     }
 
+    /**
+     * Sets options through {@link WriteOptions.Builder}, the one catalogue of options, for this write only: every option
+     * is reachable this way, each setter of this builder is short for one call of it. After {@link #options(WriteOptions)},
+     * if that is given at all.
+     *
+     * <pre>{@code
+     * S3Parquet.write(orders).options(daily).options(o -> o.targetFileSize(256L << 20).maxRowsPerFile(1_000_000)).to(uri);
+     * }</pre>
+     */
+    public WriteBuilder options(Consumer<WriteOptions.Builder> change) {
+        Objects.requireNonNull(change, "change").accept(options.values());
+        options.noteSet("options");
+        return this;
+    }
+
+    /** For tests in this package: the options as set so far. */
+    WriteOptions writeOptions() {
+        return options.values().build();
+    }
+
 
     /** Partitions the table by these columns, in this order: {@code dt=.../country=.../}. They are not stored in the files. */
     public WriteBuilder partitionBy(String... columns) {
@@ -90,8 +111,10 @@ public final class WriteBuilder {
     /**
      * Casts columns to these Hive types ({@code "bigint"}, {@code "decimal(12,2)"}, {@code "array<struct<a:double>>"}), by
      * column name (the input's or its sanitized form), as awswrangler's {@code dtype}. Only widenings that keep every
-     * value are applied (a narrower integer to a wider one, float to double, a decimal to a wider decimal of the same
-     * scale, at any depth); any other is refused before any I/O with the column path and both types. When the write has a
+     * value are applied (a narrower integer to a wider one or to a decimal with as many digits before its point, float16
+     * to float, float to double, a decimal to a wider decimal of the same scale, at any depth); any other is refused
+     * before any I/O with the column path and both types. An unsigned 64-bit integer and a float16 have no Glue type:
+     * {@code decimal(20,0)} and {@code float} are theirs. When the write has a
      * catalog whose table exists, the table's types are applied the same way without asking; {@code dtype} wins over them.
      *
      * @throws IllegalArgumentException for a type string that is not a Hive type wrangler writes

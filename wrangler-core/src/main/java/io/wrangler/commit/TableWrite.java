@@ -1289,8 +1289,9 @@ public final class TableWrite {
                 if (asked != null) {
                     throw invalid("dtype asks for the column '" + f.getName() + "' as " + asked + ", but '" + r.path + "' is " + r.from
                             + " in this write, which does not widen to " + r.to + " without losing values",
-                            "Only widenings are applied (a narrower integer to a wider one, float to double, a decimal to a wider one of "
-                            + "the same scale): cast the column before writing.");
+                            "Only widenings are applied (a narrower integer to a wider one or to a decimal with as many digits before its "
+                            + "point, float16 to float, float to double, a decimal to a wider one of the same scale): cast the column "
+                            + "before writing.");
                 }
                 throw invalid("the column '" + r.path + "' is " + r.to + " in " + spec.catalog().describe() + " but " + r.from
                         + " in this write, which does not widen to " + r.to + " without losing values",

@@ -1,5 +1,7 @@
 package io.wrangler.input;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -8,23 +10,25 @@ import org.apache.arrow.vector.BaseIntVector;
 import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float2Vector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.UInt1Vector;
 import org.apache.arrow.vector.UInt2Vector;
 import org.apache.arrow.vector.UInt4Vector;
+import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
-import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 
 /**
  * Casts are the widenings a write applies to reach the types a table already has or that {@code dtype} asks for: a
- * narrower integer to a wider one, float to double, a decimal to a wider decimal of the same scale, at any depth inside
- * structs, lists and maps. Each keeps every value exactly; anything else (a narrowing, a change of kind, a date to a
+ * narrower integer to a wider one, an integer to a decimal with as many digits before its point (an unsigned 64-bit
+ * integer, which has no Hive type of its own, to {@code decimal(20,0)}), float16 to float and float to double, a decimal
+ * to a wider decimal of the same scale, at any depth inside structs, lists and maps. Each keeps every value exactly; anything else (a narrowing, a change of kind, a date to a
  * timestamp, whose time zone the table does not say) is refused with the column path and both types.
  */
 public final class Casts {
@@ -53,7 +57,8 @@ public final class Casts {
      * @throws Refused when a part of {@code from} does not widen to {@code to}
      */
     public static Field plan(Field from, Field to, String path) {
-        if (HiveTypes.of(from).equalsIgnoreCase(HiveTypes.of(to))) {
+        // describe, not of: a part without a Hive type (uint64, float16) is never equal to one, and is cast if it widens
+        if (HiveTypes.describe(from).equalsIgnoreCase(HiveTypes.describe(to))) {
             return null;
         }
         ArrowType a = from.getType();
@@ -64,7 +69,7 @@ public final class Casts {
                 Field fc = from.getChildren().get(i);
                 Field tc = to.getChildren().get(i);
                 if (!fc.getName().toLowerCase(Locale.ROOT).equals(tc.getName().toLowerCase(Locale.ROOT))) {
-                    throw new Refused(path, HiveTypes.of(from), HiveTypes.of(to));
+                    throw new Refused(path, HiveTypes.describe(from), HiveTypes.describe(to));
                 }
                 Field c = plan(fc, tc, path + "." + fc.getName());
                 children.add(c == null ? fc : c);
@@ -90,7 +95,7 @@ public final class Casts {
         if (widens(a, b)) {
             return new Field(from.getName(), new FieldType(from.isNullable(), b, null, from.getMetadata()), null);
         }
-        throw new Refused(path, HiveTypes.of(from), HiveTypes.of(to));
+        throw new Refused(path, HiveTypes.describe(from), HiveTypes.describe(to));
     }
 
     private static boolean widens(ArrowType a, ArrowType b) {
@@ -98,13 +103,27 @@ public final class Casts {
             // An unsigned integer needs a signed one of twice its width (Glue's uint8 is a smallint already).
             return y.getIsSigned() && y.getBitWidth() > x.getBitWidth() && (x.getIsSigned() || y.getBitWidth() >= 2 * x.getBitWidth());
         }
+        if (a instanceof ArrowType.Int x && b instanceof ArrowType.Decimal y) {
+            // a decimal with as many digits before its point as the integer's widest value (uint64: decimal(20,0))
+            return y.getBitWidth() == 128 && y.getPrecision() - y.getScale() >= digits(x);
+        }
         if (a instanceof ArrowType.FloatingPoint x && b instanceof ArrowType.FloatingPoint y) {
-            return x.getPrecision() == FloatingPointPrecision.SINGLE && y.getPrecision() == FloatingPointPrecision.DOUBLE;
+            return x.getPrecision().ordinal() < y.getPrecision().ordinal(); // HALF < SINGLE < DOUBLE, each exact in the next
         }
         if (a instanceof ArrowType.Decimal x && b instanceof ArrowType.Decimal y) {
             return x.getScale() == y.getScale() && y.getPrecision() > x.getPrecision() && y.getBitWidth() == 128;
         }
         return false;
+    }
+
+    /** The decimal digits of the widest value of an integer type (int64: 19, uint64: 20). */
+    private static int digits(ArrowType.Int t) {
+        return switch (t.getBitWidth()) {
+            case 8 -> 3;
+            case 16 -> 5;
+            case 32 -> 10;
+            default -> t.getIsSigned() ? 19 : 20;
+        };
     }
 
     /** A new vector of {@code target}'s type holding the first {@code rows} values of {@code from}, widened. */
@@ -166,6 +185,18 @@ public final class Casts {
                 to.copyFromSafe(i, i, from);
             }
             to.setValueCount(n);
+        } else if (from instanceof BaseIntVector && to instanceof DecimalVector t) {
+            int scale = t.getScale();
+            for (int i = 0; i < n; i++) {
+                if (from.isNull(i)) {
+                    t.setNull(i);
+                } else {
+                    long v = integer(from, i);
+                    BigInteger unscaled = from instanceof UInt8Vector ? new BigInteger(Long.toUnsignedString(v)) : BigInteger.valueOf(v);
+                    t.setSafe(i, new BigDecimal(unscaled).setScale(scale));
+                }
+            }
+            t.setValueCount(n);
         } else if (to instanceof BaseIntVector t) {
             for (int i = 0; i < n; i++) {
                 if (from.isNull(i)) {
@@ -181,6 +212,24 @@ public final class Casts {
                     t.setNull(i);
                 } else {
                     t.setSafe(i, s.get(i));
+                }
+            }
+            t.setValueCount(n);
+        } else if (from instanceof Float2Vector s && to instanceof Float4Vector t) {
+            for (int i = 0; i < n; i++) {
+                if (s.isNull(i)) {
+                    t.setNull(i);
+                } else {
+                    t.setSafe(i, s.getValueAsFloat(i));
+                }
+            }
+            t.setValueCount(n);
+        } else if (from instanceof Float2Vector s && to instanceof Float8Vector t) {
+            for (int i = 0; i < n; i++) {
+                if (s.isNull(i)) {
+                    t.setNull(i);
+                } else {
+                    t.setSafe(i, s.getValueAsDouble(i));
                 }
             }
             t.setValueCount(n);

@@ -39,23 +39,67 @@ public final class HiveTypes {
         return f;
     }
 
-    /** The Hive type string of an Arrow field, as Glue registers it. */
+    /**
+     * Raised for an Arrow type that no Hive type holds (an unsigned 64-bit integer, a float16, the null type, times,
+     * intervals, unions...): the message names the column path and says what to do.
+     */
+    public static final class Unsupported extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        Unsupported(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The Hive type string of an Arrow field, as Glue registers it and as casts compare it: the one rule of wrangler
+     * from Arrow to the types of Glue and Athena (the rule of awswrangler's {@code pyarrow2athena}). An unsigned integer
+     * becomes the signed type of twice its width, which holds all its values; an unsigned 64-bit integer and a float16
+     * have no Hive type and are refused ({@code dtype} casts them to one: {@code decimal(20,0)}, {@code float}).
+     *
+     * @throws Unsupported for a type no Hive type holds, naming the field's path
+     */
     public static String of(Field f) {
+        return of(f, f.getName());
+    }
+
+    /** As {@link #of(Field)}, the field being at {@code path} ({@code items.element.price}) for the message. */
+    public static String of(Field f, String path) {
+        return name(f, path, true);
+    }
+
+    /**
+     * The Hive type of {@code f} for a message: as {@link #of(Field)}, with the Arrow name of a part that has no Hive type
+     * in its place ({@code uint64}, {@code array<float16>}); never throws.
+     */
+    public static String describe(Field f) {
+        return name(f, f.getName(), false);
+    }
+
+    private static String name(Field f, String path, boolean strict) {
         ArrowType t = f.getType();
         switch (t.getTypeID()) {
             case Int: {
                 ArrowType.Int i = (ArrowType.Int) t;
+                // an unsigned integer needs the signed type of twice its width
                 int bits = i.getIsSigned() ? i.getBitWidth() : i.getBitWidth() * 2;
                 return switch (bits) {
                     case 8 -> "tinyint";
                     case 16 -> "smallint";
                     case 32 -> "int";
                     case 64 -> "bigint";
-                    default -> "decimal(20,0)";
+                    default -> refuse(strict, "uint" + i.getBitWidth(), "column '" + path + "' is an unsigned 64-bit integer, which no "
+                            + "Glue or Athena type holds: cast it to a signed 64-bit integer if its values fit, or ask for decimal(20,0) "
+                            + "with dtype, which holds every value");
                 };
             }
             case FloatingPoint:
-                return ((ArrowType.FloatingPoint) t).getPrecision() == FloatingPointPrecision.DOUBLE ? "double" : "float";
+                return switch (((ArrowType.FloatingPoint) t).getPrecision()) {
+                    case SINGLE -> "float";
+                    case DOUBLE -> "double";
+                    case HALF -> refuse(strict, "float16", "column '" + path + "' is a float16, which no Glue or Athena type holds: cast "
+                            + "it to float32, or ask for float or double with dtype");
+                };
             case Bool:
                 return "boolean";
             case Utf8:
@@ -67,7 +111,9 @@ public final class HiveTypes {
                 return "binary";
             case Decimal: {
                 ArrowType.Decimal d = (ArrowType.Decimal) t;
-                return "decimal(" + d.getPrecision() + "," + d.getScale() + ")";
+                String decimal = "decimal(" + d.getPrecision() + "," + d.getScale() + ")";
+                return d.getPrecision() <= 38 ? decimal : refuse(strict, decimal, "column '" + path + "' is " + decimal + ", but Glue, "
+                        + "Athena and Spark hold at most 38 digits: reduce the precision to 38 or less");
             }
             case Date:
                 return "date";
@@ -76,16 +122,28 @@ public final class HiveTypes {
             case List:
             case LargeList:
             case FixedSizeList:
-                return "array<" + of(f.getChildren().get(0)) + ">";
+                return "array<" + name(f.getChildren().get(0), path + ".element", strict) + ">";
             case Map: {
                 Field entries = f.getChildren().get(0);
-                return "map<" + of(entries.getChildren().get(0)) + "," + of(entries.getChildren().get(1)) + ">";
+                return "map<" + name(entries.getChildren().get(0), path + ".key", strict) + ","
+                        + name(entries.getChildren().get(1), path + ".value", strict) + ">";
             }
             case Struct:
-                return f.getChildren().stream().map(c -> c.getName() + ":" + of(c)).collect(Collectors.joining(",", "struct<", ">"));
+                return f.getChildren().stream().map(c -> c.getName() + ":" + name(c, path + "." + c.getName(), strict))
+                        .collect(Collectors.joining(",", "struct<", ">"));
+            case Null:
+                return refuse(strict, "null", "column '" + path + "' has no type (Arrow null): give it a type, for example a nullable Utf8");
             default:
-                return t.toString();
+                return refuse(strict, t.toString(), "column '" + path + "' has the Arrow type " + t + ", which no Glue type holds: cast it "
+                        + "to a supported type");
         }
+    }
+
+    private static String refuse(boolean strict, String arrowName, String message) {
+        if (strict) {
+            throw new Unsupported(message);
+        }
+        return arrowName;
     }
 
     private static final class Parser {

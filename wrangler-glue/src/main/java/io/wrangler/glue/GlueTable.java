@@ -12,6 +12,7 @@ import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.catalog.TableDefinition;
 import io.wrangler.catalog.TableLayout;
+import io.wrangler.input.HiveTypes;
 import io.wrangler.partition.HivePaths;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -448,8 +449,8 @@ public final class GlueTable implements CatalogTable {
         for (Field f : fields) {
             String type;
             try {
-                type = GlueTypes.of(f);
-            } catch (GlueTypes.Unsupported e) {
+                type = HiveTypes.of(f);
+            } catch (HiveTypes.Unsupported e) {
                 throw invalid(def, e.getMessage(), "Nothing was written.");
             }
             Column.Builder c = Column.builder().name(f.getName()).type(type);

@@ -556,7 +556,8 @@ class GlueCatalogTest {
             assertThatThrownBy(() -> S3Parquet.write(root).catalog(orders()).s3(Lake.s3().client()).to(table))
                     .isInstanceOf(InvalidWriteException.class)
                     .hasMessage("Cannot write " + table + " (step: validate): column 'big' is an unsigned 64-bit integer, which no Glue or Athena type "
-                            + "holds: cast it to a signed 64-bit integer if its values fit, or to decimal(20,0). Nothing was written.");
+                            + "holds: cast it to a signed 64-bit integer if its values fit, or ask for decimal(20,0) with dtype, which holds every value. "
+                            + "Nothing was written.");
             assertThat(Lake.snapshot(bucket)).containsExactlyInAnyOrderEntriesOf(before);
         }
     }

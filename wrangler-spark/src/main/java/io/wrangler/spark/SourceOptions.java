@@ -3,7 +3,9 @@ package io.wrangler.spark;
 import io.wrangler.CommitMethod;
 import io.wrangler.Compression;
 import io.wrangler.InvalidWriteException;
+import io.wrangler.RetryPolicy;
 import io.wrangler.WriteMode;
+import io.wrangler.WriteOptions;
 import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.glue.GlueCatalog;
@@ -199,6 +201,39 @@ final class SourceOptions {
         if (get("dtype") != null) {
             throw invalid("the option dtype is not supported by wrangler-spark yet", "Cast the columns in Spark before writing "
                     + "(the Glue types follow the DataFrame's), or remove the option.");
+        }
+        // options of WriteOptions a Spark write cannot honour: refused, never dropped
+        if (get("spillDirectory") != null) {
+            throw invalid("the option spillDirectory is not supported by wrangler-spark: each executor spills into its own temporary "
+                    + "directory", "Remove the option.");
+        }
+        if (boolOption("timestampsAsInt96", false)) {
+            throw invalid("the option timestampsAsInt96 is not supported by wrangler-spark: it writes timestamps as INT64 microseconds",
+                    "Remove the option.");
+        }
+    }
+
+    /**
+     * The write's options as these string options give them (the partition and bucket columns as the catalog names them),
+     * or an {@link InvalidWriteException} for a value WriteOptions refuses.
+     */
+    WriteOptions writeOptions(WriteMode mode, List<String> partitionBy, List<String> bucketBy, int buckets) {
+        try {
+            WriteOptions.Builder b = WriteOptions.builder().mode(mode).partitionBy(partitionBy.toArray(String[]::new))
+                    .compression(compression()).maxRowsPerFile(maxRowsPerFile()).targetFileSize(targetFileSize())
+                    .lease(lease()).leaseWait(leaseWait())
+                    .encryption(TaskSettings.encryption(sse(), get("sseKmsKeyId")))
+                    .acl(get("acl")).expectedBucketOwner(get("expectedBucketOwner"))
+                    .retryPolicy(RetryPolicy.of(retryAttempts(), Duration.ofMillis(retryBaseMillis()), Duration.ofMillis(retryCapMillis())))
+                    .concurrency(concurrency()).commitMethod(commitMethod()).filenamePrefix(filenamePrefix())
+                    // Spark's timestamps hold microseconds: kept so that the options are the ones given, it changes no file
+                    .preserveNanoseconds(boolOption("preserveNanoseconds", false));
+            if (!bucketBy.isEmpty()) {
+                b.bucketBy(bucketBy, buckets);
+            }
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            throw invalid(e.getMessage(), "Fix the option; nothing was written.");
         }
     }
 

@@ -99,6 +99,9 @@ public final class SparkWriteBuilder {
         if (!options.bucketBy().isEmpty()) {
             bucketBy(options.bucketBy(), options.buckets());
         }
+        if (options.preserveNanoseconds()) {
+            option("preserveNanoseconds", "true");
+        }
         firstSet = null;
         optionsGiven = true;
         return this;
@@ -236,6 +239,18 @@ public final class SparkWriteBuilder {
         return this;
     }
 
+    /** The data source's string options this builder gives the write (its partition columns go through Spark's partitionBy). */
+    Map<String, String> sourceOptions() {
+        Map<String, String> all = new LinkedHashMap<>(options);
+        all.put("writeMode", mode.name());
+        return all;
+    }
+
+    /** The partition columns, as given to Spark's partitionBy. */
+    List<String> partitionColumns() {
+        return partitionBy;
+    }
+
     /** Tests: told of each commit step on the driver. */
     SparkWriteBuilder hook(StepHook hook) {
         this.hook = hook;
@@ -259,8 +274,7 @@ public final class SparkWriteBuilder {
         try {
             DataFrameWriter<Row> w = df.write().format(WranglerSource.class.getName())
                     .mode(mode == WriteMode.APPEND ? SaveMode.Append : SaveMode.Overwrite)
-                    .options(options)
-                    .option("writeMode", mode.name())
+                    .options(sourceOptions())
                     .option(Handles.OPTION, id);
             if (!partitionBy.isEmpty()) {
                 w = w.partitionBy(partitionBy.toArray(new String[0]));

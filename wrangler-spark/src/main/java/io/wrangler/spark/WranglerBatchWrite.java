@@ -3,7 +3,6 @@ package io.wrangler.spark;
 import io.wrangler.CommitMethod;
 import io.wrangler.Progress;
 import io.wrangler.RecoveryResult;
-import io.wrangler.RetryPolicy;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteOptions;
 import io.wrangler.WriteResult;
@@ -12,7 +11,6 @@ import io.wrangler.commit.StepHook;
 import io.wrangler.commit.TableWrite;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.storage.RequestOptions;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -101,26 +99,7 @@ final class WranglerBatchWrite implements BatchWrite {
         S3Settings s3 = handle != null && handle.s3 != null ? handle.s3 : options.s3();
         S3Client driverClient = s3.client();
         String key = options.get("idempotencyKey");
-        WriteOptions writeOptions;
-        try {
-            WriteOptions.Builder b = WriteOptions.builder().mode(mode).partitionBy(partitions.toArray(String[]::new))
-                    .compression(options.compression()).maxRowsPerFile(options.maxRowsPerFile()).targetFileSize(options.targetFileSize())
-                    .lease(options.lease()).leaseWait(options.leaseWait())
-                    .encryption(TaskSettings.encryption(options.sse(), options.get("sseKmsKeyId")))
-                    .acl(options.get("acl")).expectedBucketOwner(options.get("expectedBucketOwner"))
-                    .retryPolicy(RetryPolicy.of(options.retryAttempts(), Duration.ofMillis(options.retryBaseMillis()),
-                            Duration.ofMillis(options.retryCapMillis())))
-                    .concurrency(options.concurrency()).commitMethod(method);
-            if (options.filenamePrefix() != null) {
-                b.filenamePrefix(options.filenamePrefix());
-            }
-            if (!bucketBy.isEmpty()) {
-                b.bucketBy(bucketBy, buckets);
-            }
-            writeOptions = b.build();
-        } catch (IllegalArgumentException e) {
-            throw options.invalid(e.getMessage(), "Fix the option; nothing was written.");
-        }
+        WriteOptions writeOptions = options.writeOptions(mode, partitions, bucketBy, buckets);
         WriteSpec spec = new WriteSpec(options.uri, driverClient, writeOptions, catalog,
                 handle != null && handle.hook != null ? handle.hook : StepHook.NONE,
                 (handle != null && handle.tuning != null ? handle.tuning : WriteSpec.Tuning.defaults()).withThreads(options.concurrency()),
