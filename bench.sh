@@ -7,6 +7,8 @@
 #        ./bench.sh --network [sim|local, default sim] [rows, default 5000000] [repetitions, default 3] [first-byte ms, default 30]
 #                             [MB/s per connection, default 80] [shapes, default standard,wide,large]
 #        ./bench.sh --partitions [sim|local|floor] [stage|deferred] [counts, default 1000,10000,50000] [first-byte ms, sim only, default 0]
+#        ./bench.sh --trips [rows, default 200000] [first-byte ms, default 50,250] [repetitions, default 3] [client pool, default 50]
+#                           [methods, default stage,deferred] [MB/s per connection, default 80] [concurrency, default 48]   (round trips: the slope)
 #        ./bench.sh --read-loop [rows, default 1000000] [repetitions, default 30] [threads, 0: default]   (one read, repeated; for a profiler)
 #        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000] [memory-only: no LocalS3 compaction]
 #        ./bench.sh --spark [rows, default 5000000] [repetitions, default 3]   (wrangler-spark against Spark's own writer, local[2])
@@ -46,6 +48,9 @@ elif [ "${1:-}" = "--read" ]; then
   shift
 elif [ "${1:-}" = "--network" ]; then
   main=io.wrangler.bench.NetworkBench
+  shift
+elif [ "${1:-}" = "--trips" ]; then
+  main=io.wrangler.bench.TripsBench
   shift
 elif [ "${1:-}" = "--partitions" ]; then
   main=io.wrangler.bench.PartitionsBench

@@ -13,8 +13,8 @@ public enum CommitMethod {
     STAGE_AND_COPY,
     /**
      * Each file is uploaded as a multipart upload straight to its final key, all parts sent but the upload left open
-     * (nothing is visible there); publish completes the uploads, so no byte is copied. One CreateMultipartUpload, its
-     * parts and one CompleteMultipartUpload per file, instead of a PUT and a copy. The manifest records each upload's id
+     * (nothing is visible there); publish completes the uploads, so no byte is copied. One CreateMultipartUpload (sent as the
+     * file opens, while it encodes), its parts and one CompleteMultipartUpload per file, instead of a PUT and a copy. The manifest records each upload's id
      * and part ETags, so recovery completes them (overwrites) or aborts them (appends, and writes without a manifest).
      *
      * <p>Mind a bucket lifecycle rule {@code AbortIncompleteMultipartUpload}: if it aborts an upload before publish

@@ -118,11 +118,12 @@
  *       encoded from it at the end (see {@code io.wrangler.staging.Stager}); the spill is local, never part of the table, and deleted
  *       when the write ends.
  *       With {@code CommitMethod.DEFERRED_UPLOADS} each file is instead a multipart upload at its <i>final</i> key,
- *       every part sent, the upload left open: nothing is visible there until it is completed.
+ *       created as the file opens (its round trip overlaps the encoding), its parts sent as they fill, the upload left
+ *       open: nothing is visible there until it is completed.
  *       <br><i>Readers:</i> see the old table. <i>Crash:</i> leaves staged objects and maybe open multipart
  *       uploads under {@code _tmp/<writeId>/} (deferred: open uploads at final keys, their names carrying the write
- *       id) and the STARTED manifest: recovery removes them (roll back), finding deferred uploads with one listing of the
- *       table's open uploads.</li>
+ *       id, some with no part yet: their files were open) and the STARTED manifest: recovery removes them (roll back),
+ *       finding deferred uploads with one listing of the table's open uploads.</li>
  *   <li><b>Manifest</b>: the old files are listed first (reads only; a write that finds another table's {@code _tmp/}
  *       inside its own is refused here: tables must not nest). For an input known in advance (a root, records: its
  *       partitions are known from the validation pass) this listing runs while step 5 stages, after the lease and the

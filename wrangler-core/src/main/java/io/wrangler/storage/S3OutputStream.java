@@ -20,9 +20,10 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
  * or on {@link #abort()}, the multipart upload is aborted so that no invisible parts stay billed.
  *
  * <p>A <em>deferred</em> stream is always a multipart upload (a small object is one part) and is never completed by
- * the stream: {@link #close()} sends the last part, and the object appears only when the commit completes the upload
+ * the stream: its upload is created as the stream opens (in the background, while the file encodes), its parts are
+ * sent as they fill, {@link #close()} sends the last part, and the object appears only when the commit completes the upload
  * with {@link #uploadId()} and {@link #etags()} ({@link S3Store#completeDeferred}). Until then nothing is visible at
- * the key.
+ * the key; {@link #abort()} aborts the upload, with or without parts.
  *
  * <p>Not thread-safe: one writer thread; the uploads themselves run on the shared pool.
  */
@@ -33,7 +34,7 @@ public final class S3OutputStream extends OutputStream {
     private final List<CompletableFuture<CompletedPart>> parts = new ArrayList<>();
     private PartBuffer buffer;
     private long position;
-    /** The multipart upload, created in the background when the first part is full (null before). */
+    /** The multipart upload, created in the background when the first part is full, or as a deferred stream opens (null before). */
     private CompletableFuture<String> uploadId;
     private CompletableFuture<Long> done;
     private boolean aborted;
@@ -45,6 +46,16 @@ public final class S3OutputStream extends OutputStream {
         this.uploads = uploads;
         this.deferred = deferred;
         this.buffer = new PartBuffer(uploads);
+        if (deferred) {
+            // A deferred stream is always a multipart upload: it is created as the file opens, so that its round trip
+            // overlaps the file's encoding instead of queueing, with the other files' creations, behind its last part.
+            startUpload();
+        }
+    }
+
+    /** Creates the multipart upload in the background, on the pool, not on the encoding thread. */
+    private void startUpload() {
+        uploadId = CompletableFuture.supplyAsync(() -> store.createUpload(key), uploads.pool());
     }
 
     /** Bytes written so far. */
@@ -104,7 +115,7 @@ public final class S3OutputStream extends OutputStream {
         if (uploadId == null) {
             // Created on the pool, not on the encoding thread: its round trip overlaps the encoding of the next bytes,
             // and the first part is sent as soon as it is known.
-            uploadId = CompletableFuture.supplyAsync(() -> store.createUpload(key), uploads.pool());
+            startUpload();
         }
         if (parts.size() == PartSizes.MAX_PARTS) {
             throw new IllegalArgumentException("the file " + key + " would need more than S3's 10,000 parts: set targetFileSize "
