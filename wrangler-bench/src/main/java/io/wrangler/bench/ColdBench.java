@@ -60,6 +60,10 @@ public final class ColdBench {
             child(args[1], Path.of(args[2]));
             return;
         }
+        if (args.length > 0 && args[0].equals("write")) { // a table to time one child against, by hand or with a profiler
+            write(Long.parseLong(args[1]), Path.of(args[2]));
+            return;
+        }
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
         int reps = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         boolean cds = args.length > 2 && args[2].equals("cds");
@@ -69,17 +73,7 @@ public final class ColdBench {
         Path work = Files.createTempDirectory("wrangler-cold-bench-");
         try {
             Path table = work.resolve("table");
-            SimS3 sim = new SimS3(NetworkProfile.none(), 64, null).keepingData();
-            try (RootAllocator allocator = new RootAllocator(); VectorSchemaRoot t = StandardTable.rows(allocator, 0, Math.toIntExact(rows))) {
-                S3Parquet.write(t).partitionBy("dt", "country").s3(sim).to("s3://sim/std/");
-            }
-            int objects = 0;
-            for (S3Object o : sim.listObjectsV2(ListObjectsV2Request.builder().bucket("sim").prefix("std/").build()).contents()) {
-                Path p = table.resolve(o.key());
-                Files.createDirectories(p.getParent());
-                Files.write(p, sim.getObjectAsBytes(b -> b.bucket("sim").key(o.key())).asByteArrayUnsafe());
-                objects++;
-            }
+            int objects = write(rows, table);
             System.out.printf("# standard table: %d objects, %,d bytes, in %s%n", objects, Bench.sizeOf(table), table);
 
             Map<String, List<String>> readers = new LinkedHashMap<>();
@@ -145,6 +139,22 @@ public final class ColdBench {
         }
     }
 
+    /** Writes the standard table to an in-memory S3 and copies its objects under {@code table}; returns how many. */
+    private static int write(long rows, Path table) throws Exception {
+        SimS3 sim = new SimS3(NetworkProfile.none(), 64, null).keepingData();
+        try (RootAllocator allocator = new RootAllocator(); VectorSchemaRoot t = StandardTable.rows(allocator, 0, Math.toIntExact(rows))) {
+            S3Parquet.write(t).partitionBy("dt", "country").s3(sim).to("s3://sim/std/");
+        }
+        int objects = 0;
+        for (S3Object o : sim.listObjectsV2(ListObjectsV2Request.builder().bucket("sim").prefix("std/").build()).contents()) {
+            Path p = table.resolve(o.key());
+            Files.createDirectories(p.getParent());
+            Files.write(p, sim.getObjectAsBytes(b -> b.bucket("sim").key(o.key())).asByteArrayUnsafe());
+            objects++;
+        }
+        return objects;
+    }
+
     /** A child's report: the first and second read's seconds, the first read's CPU seconds, its rows, its process's seconds. */
     private record Result(double first, double second, double cpu, long rows, double process) {
     }
@@ -160,7 +170,9 @@ public final class ColdBench {
             cmd.addAll(Arrays.asList(extra.trim().split("\\s+")));
         }
         cmd.addAll(jvm);
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), ColdBench.class.getName(), "child", reader, table.toString()));
+        boolean archive = jvm.stream().anyMatch(o -> o.contains("SharedArchiveFile") || o.contains("ArchiveClassesAtExit"));
+        String classPath = archive ? jarsOnly(System.getProperty("java.class.path")) : System.getProperty("java.class.path");
+        cmd.addAll(List.of("-cp", classPath, ColdBench.class.getName(), "child", reader, table.toString()));
         long start = System.nanoTime();
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         String result = null;
@@ -180,6 +192,33 @@ public final class ColdBench {
         }
         String[] f = result.split(" ");
         return new Result(Double.parseDouble(f[1]), Double.parseDouble(f[2]), Double.parseDouble(f[3]), Long.parseLong(f[4]), process);
+    }
+
+    /**
+     * The class path with each module's {@code target/classes} replaced by the jar the same build made beside it: a CDS
+     * archive takes classes from jars only (the JVM refuses a non-empty directory on an archived class path).
+     */
+    static String jarsOnly(String classPath) throws Exception {
+        List<String> out = new ArrayList<>();
+        for (String entry : classPath.split(File.pathSeparator)) {
+            Path p = Path.of(entry);
+            if (Files.isDirectory(p) && p.endsWith(Path.of("target", "classes"))) {
+                Path target = p.getParent();
+                String module = target.getParent().getFileName().toString();
+                try (Stream<Path> jars = Files.list(target)) {
+                    Path jar = jars.filter(j -> {
+                        String n = j.getFileName().toString();
+                        return n.startsWith(module + "-") && n.endsWith(".jar") && !n.endsWith("-sources.jar") && !n.endsWith("-javadoc.jar")
+                                && !n.endsWith("-tests.jar");
+                    }).findFirst().orElseThrow(() -> new IllegalStateException("no jar of " + module + " in " + target
+                            + " for the CDS readers: build with ./bench.sh, whose mvn install makes it"));
+                    out.add(jar.toString());
+                }
+            } else {
+                out.add(entry);
+            }
+        }
+        return String.join(File.pathSeparator, out);
     }
 
     // ---- the child ----

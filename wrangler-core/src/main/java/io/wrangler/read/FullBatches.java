@@ -1,13 +1,11 @@
 package io.wrangler.read;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
@@ -31,16 +29,11 @@ import org.apache.arrow.vector.util.VectorBatchAppender;
  * validity bits), the others through slices and Arrow's appender. A row is copied at most once.
  */
 public final class FullBatches extends ArrowReader {
-    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    /** Offsets rebased a block at a time through an array: one checked ArrowBuf access per block, not per row. */
-    private static final int OFFSET_BLOCK = 4096;
-
     private final TableReader source;
     private final int rows;
     /** Ranges of held batches, in order: together fewer than {@link #rows} rows between calls. */
     private final List<Piece> pending = new ArrayList<>();
     private int pendingRows;
-    private byte[] block;
 
     /** Rows {@code [from, from + count)} of {@code root}, a batch of the source held here; {@code last}: its last range. */
     private record Piece(VectorSchemaRoot root, int from, int count, boolean last) {
@@ -182,9 +175,6 @@ public final class FullBatches extends ArrowReader {
         ArrowBuf offsets = to.getOffsetBuffer();
         ArrowBuf data = to.getDataBuffer();
         offsets.setInt(0, 0);
-        if (block == null) {
-            block = new byte[4 * OFFSET_BLOCK];
-        }
         int at = 0;
         int end = 0;
         for (Piece p : pending) {
@@ -192,21 +182,30 @@ public final class FullBatches extends ArrowReader {
             copyBits(from.getValidityBuffer(), p.from(), validity, at, p.count());
             ArrowBuf src = from.getOffsetBuffer();
             int start = src.getInt(4L * p.from());
-            int delta = end - start;
-            for (int j = 0; j < p.count(); j += OFFSET_BLOCK) {
-                int k = Math.min(OFFSET_BLOCK, p.count() - j);
-                src.getBytes(4L * (p.from() + 1 + j), block, 0, 4 * k);
-                for (int i = 0; i < k; i++) {
-                    INT_LE.set(block, 4 * i, (int) INT_LE.get(block, 4 * i) + delta);
-                }
-                offsets.setBytes(4L * (at + 1 + j), block, 0, 4L * k);
-            }
             int length = src.getInt(4L * (p.from() + p.count())) - start;
+            rebase(src, p.from() + 1, offsets, at + 1, p.count(), end - start);
             data.setBytes(end, from.getDataBuffer(), start, length);
             end += length;
             at += p.count();
         }
         to.setLastSet(pendingRows - 1);
+    }
+
+    /**
+     * Writes the {@code n} offsets of {@code src} from slot {@code from} to {@code dst} from slot {@code to}, plus
+     * {@code delta}: at memory addresses, both ranges checked against their buffers first (a VarHandle or a checked
+     * ArrowBuf access per row costs a JVM's first read most, run by the interpreter).
+     */
+    private static void rebase(ArrowBuf src, int from, ArrowBuf dst, int to, int n, int delta) {
+        if (4L * (from + n) > src.capacity() || 4L * (to + n) > dst.capacity()) {
+            throw new IllegalStateException("offsets out of their buffers: " + n + " from " + from + " of " + src.capacity() + " bytes to "
+                    + to + " of " + dst.capacity());
+        }
+        long s = src.memoryAddress() + 4L * from;
+        long d = dst.memoryAddress() + 4L * to;
+        for (int i = 0; i < n; i++) {
+            MemoryUtil.putInt(d + 4L * i, MemoryUtil.getInt(s + 4L * i) + delta);
+        }
     }
 
     /** Any other vector (lists, maps, structs): the ranges as slices, the first moved, the others appended. */
