@@ -8,7 +8,7 @@
 #                             [MB/s per connection, default 80] [shapes, default standard,wide,large]
 #        ./bench.sh --partitions [sim|local|floor] [stage|deferred] [counts, default 1000,10000,50000] [first-byte ms, sim only, default 0]
 #        ./bench.sh --read-loop [rows, default 1000000] [repetitions, default 30] [threads, 0: default]   (one read, repeated; for a profiler)
-#        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000] [memory-only: no LocalS3 compaction]
+#        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000] [memory-only: no LocalS3 compaction | read-only: no compaction]
 #        ./bench.sh --cold [rows, default 2000000] [repetitions, default 5] [cds]   (a fresh JVM's first read against DuckDB's first query, each in a child process)
 #        ./bench.sh --spark [rows, default 5000000] [repetitions, default 3]   (wrangler-spark against Spark's own writer, local[2])
 #        BENCH_HEAP=768m ./bench.sh --spark --memory [rows[:tasks],..., default 50000000:2,100000000:2]   (the driver's memory)
