@@ -10,7 +10,8 @@
 #        ./bench.sh --trips [rows, default 200000] [first-byte ms, default 50,250] [repetitions, default 3] [client pool, default 50]
 #                           [methods, default stage,deferred] [MB/s per connection, default 80] [concurrency, default 48]   (round trips: the slope)
 #        ./bench.sh --read-loop [rows, default 1000000] [repetitions, default 30] [threads, 0: default]   (one read, repeated; for a profiler)
-#        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000] [memory-only: no LocalS3 compaction]
+#        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000] [memory-only: no LocalS3 compaction | read-only: no compaction]
+#        ./bench.sh --cold [rows, default 2000000] [repetitions, default 5] [cds]   (a fresh JVM's first read against DuckDB's first query, each in a child process)
 #        ./bench.sh --spark [rows, default 5000000] [repetitions, default 3]   (wrangler-spark against Spark's own writer, local[2])
 #        BENCH_HEAP=768m ./bench.sh --spark --memory [rows[:tasks],..., default 50000000:2,100000000:2]   (the driver's memory)
 # BENCH_JAVA_OPTS are added to the JVM's options (a JFR recording, another GC).
@@ -45,6 +46,9 @@ if [ "${1:-}" = "--stream" ]; then
   shift
 elif [ "${1:-}" = "--read" ]; then
   main=io.wrangler.bench.ReadBench
+  shift
+elif [ "${1:-}" = "--cold" ]; then
+  main=io.wrangler.bench.ColdBench
   shift
 elif [ "${1:-}" = "--network" ]; then
   main=io.wrangler.bench.NetworkBench

@@ -51,6 +51,8 @@ public final class ReadBench {
         long compactRows = args.length > 2 ? Long.parseLong(args[2]) : 2_000_000L;
         // "memory-only": the compaction through LocalS3 (minutes a run, all of it S3Mock's time per request) is left out
         boolean localCompaction = !(args.length > 3 && args[3].equals("memory-only"));
+        // "read-only": no compaction at all (the reads' table and ratios only)
+        boolean compaction = !(args.length > 3 && args[3].equals("read-only"));
         System.out.printf("# wrangler read bench: %,d rows, %d repetitions, compaction of %,d rows, %d cores, max heap %d MiB, %s%n", rows,
                 reps, compactRows, Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
                 System.getProperty("java.version"));
@@ -115,6 +117,11 @@ public final class ReadBench {
             localRuns.put("wrangler read one partition (LocalS3)", () -> check(read(s3, "s3://bench/std/", us3, 0), expected[1]));
             seconds.putAll(time(localRuns, reps));
             seconds.forEach((k, v) -> System.out.println("# " + k + ": " + Bench.format(v) + " s"));
+            if (!compaction) {
+                summary(seconds, null);
+                s3.close();
+                return;
+            }
 
             // Compaction: a fresh table of 200 partitions x 20 files per run.
             int[] n = {0};
@@ -168,6 +175,18 @@ public final class ReadBench {
             compactSeconds.forEach((k, v) -> System.out.println("# " + k + ": " + Bench.format(v) + " s"));
             seconds.putAll(compactSeconds);
 
+            summary(seconds, localCompaction);
+            s3.close();
+        } finally {
+            try (var walk = Files.walk(work)) {
+                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    /** The table of medians and the ratios; {@code localCompaction} null when no compaction ran. */
+    private static void summary(Map<String, List<Double>> seconds, Boolean localCompaction) {
+        {
             Map<String, Double> median = new LinkedHashMap<>();
             seconds.forEach((k, v) -> median.put(k, Bench.median(v)));
             System.out.println();
@@ -188,6 +207,10 @@ public final class ReadBench {
                     median.get("wrangler read one partition (in-memory S3)") / median.get("duckdb read one partition (local copies)"));
             System.out.printf("CPU, in-memory S3: read all / DuckDB: %.2fx%n",
                     Bench.median(CPU.get("wrangler read all columns (in-memory S3)")) / Bench.median(CPU.get("duckdb read all columns (local copies)")));
+            if (localCompaction == null) {
+                System.out.println("# load after: " + load());
+                return;
+            }
             double duckCopy = median.get("duckdb COPY ... PARTITION_BY (local copies)");
             System.out.printf("compact / DuckDB COPY: %s; in-memory S3: %.2fx%n", localCompaction
                     ? String.format("%.2fx", median.get("wrangler compact (LocalS3)") / duckCopy) : "not run",
@@ -195,11 +218,6 @@ public final class ReadBench {
             System.out.printf("CPU, in-memory S3: compact / DuckDB COPY: %.2fx%n",
                     Bench.median(CPU.get("wrangler compact (in-memory S3)")) / Bench.median(CPU.get("duckdb COPY ... PARTITION_BY (local copies)")));
             System.out.println("# load after: " + load());
-            s3.close();
-        } finally {
-            try (var walk = Files.walk(work)) {
-                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -35,6 +36,15 @@ final class Prefetch implements AutoCloseable {
     /** Footers fetched for the read's schema ({@link #footer}), until their file is read: at most half the budget. */
     private final ConcurrentHashMap<Integer, byte[]> known = new ConcurrentHashMap<>();
     private long knownBytes;
+    /**
+     * Footers parsed for the read's schema ({@link #keepParsed}), until their file is read: the files fetched ahead, and
+     * those whose footer bytes are {@link #known}, counted in the same half of the budget at {@link #PARSED_WEIGHT} times
+     * their bytes. Their file is then opened without parsing its footer again.
+     */
+    private final ConcurrentHashMap<Integer, ParquetMetadata> parsed = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, Long> parsedBytes = new ConcurrentHashMap<>();
+    /** A parsed footer's objects weigh a few times its bytes. */
+    static final int PARSED_WEIGHT = 4;
     private final long budget;
     private ExecutorService pool;
     private int scheduled = -1;
@@ -88,6 +98,32 @@ final class Prefetch implements AutoCloseable {
     }
 
     /**
+     * Keeps the footer of file {@code index} ({@code bytes} long), parsed for the read's schema, for the file's decoding,
+     * if its head was fetched ahead ({@link #peek}) or its footer is held ({@link #footer}) and the budget allows.
+     */
+    synchronized void keepParsed(int index, ParquetMetadata footer, long bytes) {
+        if (closed || !(heads.containsKey(index) || known.containsKey(index))) {
+            return;
+        }
+        long weight = PARSED_WEIGHT * bytes;
+        if (knownBytes + weight <= budget / 2) {
+            parsed.put(index, footer);
+            parsedBytes.put(index, weight);
+            knownBytes += weight;
+        }
+    }
+
+    /** The footer of file {@code index} parsed for the read's schema and kept ({@link #keepParsed}), or null; taken once. */
+    synchronized ParquetMetadata takeParsed(int index) {
+        ParquetMetadata m = parsed.remove(index);
+        Long weight = parsedBytes.remove(index);
+        if (weight != null) {
+            knownBytes -= weight;
+        }
+        return m;
+    }
+
+    /**
      * The input of file {@code index}, with its first GET's bytes if they were fetched ahead; starts the next ones. Called
      * once per file, by the read's workers in any order (a worker that took a file may start it after another worker
      * started later files): a head fetched ahead is kept until its own file asks for it (or the read closes), never
@@ -136,6 +172,8 @@ final class Prefetch implements AutoCloseable {
         heads.values().forEach(h -> h.cancel(true));
         heads.clear();
         known.clear();
+        parsed.clear();
+        parsedBytes.clear();
         if (pool != null) {
             pool.shutdownNow();
         }

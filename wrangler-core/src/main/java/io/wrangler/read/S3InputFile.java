@@ -100,6 +100,11 @@ final class S3InputFile implements InputFile {
         return all;
     }
 
+    /** How many of the file's last bytes are known ({@link #known}) or fetched ahead, for a footer's share of a budget. */
+    long knownLength() {
+        return known != null ? known.length : Math.min(length, FOOTER_GET);
+    }
+
     /** Where the bytes of the first GET start: the whole file up to {@link #WHOLE} bytes, else its last {@link #TAIL}. */
     private long tailStart() {
         return length <= WHOLE ? 0 : length - TAIL;

@@ -74,6 +74,7 @@ import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.MessageColumnIO;
 import org.apache.parquet.io.RecordReader;
@@ -320,7 +321,9 @@ public final class TableReader extends ArrowReader {
             try {
                 S3InputFile in = i < ahead ? p.peek(i, s3, options) : p.footer(i, s3, options);
                 try (ParquetFileReader r = open(f, in)) {
-                    return r.getFooter().getFileMetaData().getSchema();
+                    ParquetMetadata footer = r.getFooter();
+                    p.keepParsed(i, footer, in.knownLength());
+                    return footer.getFileMetaData().getSchema();
                 }
             } catch (IOException | RuntimeException e) {
                 throw failed(f, e);
@@ -537,8 +540,9 @@ public final class TableReader extends ArrowReader {
             this.file = files.get(index);
             this.out = out;
             this.budget = budget;
+            ParquetMetadata footer = prefetch().takeParsed(index);
             this.input = prefetch().input(index, s3, options);
-            this.reader = open(file, input);
+            this.reader = footer == null ? open(file, input) : open(file, input, footer);
             try {
                 fileSchema = reader.getFooter().getFileMetaData().getSchema();
                 groups = reader.getRowGroups();
@@ -876,6 +880,15 @@ public final class TableReader extends ArrowReader {
     private ParquetFileReader open(TableFiles.DataFile f, S3InputFile in) throws IOException {
         try {
             return ParquetFileReader.open(in, readOptions());
+        } catch (IOException | RuntimeException e) {
+            throw failed(f, e);
+        }
+    }
+
+    /** A reader of {@code in} over its {@code footer}, parsed before: the footer is not read again. */
+    private ParquetFileReader open(TableFiles.DataFile f, S3InputFile in, ParquetMetadata footer) throws IOException {
+        try {
+            return ParquetFileReader.open(in, footer, readOptions(), in.newStream());
         } catch (IOException | RuntimeException e) {
             throw failed(f, e);
         }
