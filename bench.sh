@@ -9,6 +9,7 @@
 #        ./bench.sh --partitions [sim|local|floor] [stage|deferred] [counts, default 1000,10000,50000] [first-byte ms, sim only, default 0]
 #        ./bench.sh --read-loop [rows, default 1000000] [repetitions, default 30] [threads, 0: default]   (one read, repeated; for a profiler)
 #        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000] [memory-only: no LocalS3 compaction]
+#        ./bench.sh --takeover [repetitions, default 3]   (SIGKILL of a writer holding the lease -> a rerun starts staging)
 #        ./bench.sh --spark [rows, default 5000000] [repetitions, default 3]   (wrangler-spark against Spark's own writer, local[2])
 #        BENCH_HEAP=768m ./bench.sh --spark --memory [rows[:tasks],..., default 50000000:2,100000000:2]   (the driver's memory)
 # BENCH_JAVA_OPTS are added to the JVM's options (a JFR recording, another GC).
@@ -49,6 +50,9 @@ elif [ "${1:-}" = "--network" ]; then
   shift
 elif [ "${1:-}" = "--partitions" ]; then
   main=io.wrangler.bench.PartitionsBench
+  shift
+elif [ "${1:-}" = "--takeover" ]; then
+  main=io.wrangler.bench.TakeoverBench
   shift
 elif [ "${1:-}" = "--encode" ]; then
   :  # Bench itself reads the flag
