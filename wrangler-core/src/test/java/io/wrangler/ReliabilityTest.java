@@ -244,7 +244,7 @@ class ReliabilityTest {
     @Test
     void aLeaseWhoseCreateWasAppliedButNotAnsweredIsTheWritersOwnAtOnce() {
         // The create's answer is lost after S3 applied it; its retry is answered 412 by the writer's own lease. Without
-        // recognising its own token the writer would wait out its own lease (2 minutes) and here fail after 3 s.
+        // recognising its own token the writer would wait out its own lease (its time to live, over 3 s) and here fail after 3 s.
         proxy.failNth("PutObject", 1, S3Fault.APPLIED_RESPONSE_LOST);
         WriteResult r = write(Orders.orders("a", List.of(D15), List.of("RU"), 2), WriteMode.APPEND).leaseWait(Duration.ofSeconds(3)).to(table);
 
