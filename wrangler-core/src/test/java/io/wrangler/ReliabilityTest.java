@@ -202,7 +202,7 @@ class ReliabilityTest {
                 .mode(WriteMode.OVERWRITE_PARTITIONS).leaseWait(Duration.ZERO).s3(TestLake.s3().client()).to(table))
                 .isInstanceOf(CommitConflictException.class)
                 .hasMessageStartingWith("Cannot write " + table + " (step: lease): another writer holds the table (")
-                .hasMessageEndingWith("Nothing was written; rerunning is safe once it has finished, or after its lease expires (120 s after "
+                .hasMessageEndingWith("Nothing was written; rerunning is safe once it has finished, or after its lease expires (10 s after "
                         + "its last renewal) if it crashed.");
         CountDownLatch refused = new CountDownLatch(1);
         CompletableFuture<WriteResult> waiting = CompletableFuture.supplyAsync(() -> S3Parquet.write(Orders.orders("c", List.of(D15), List.of("RU"), 1))

@@ -136,7 +136,7 @@ final class TableLease implements AutoCloseable {
             }
             if (held != null && !held.token.equals(waitingOn)) {
                 waitingOn = held.token;
-                long left = Math.max(0, TimeUnit.NANOSECONDS.toSeconds(deadline - System.nanoTime()));
+                long left = Math.max(0, (deadline - System.nanoTime() + 999_999_999L) / 1_000_000_000L);
                 Logs.COMMIT.log(Level.INFO, () -> owner + " waits for the lease of " + table + ": " + held.owner + " holds it, renewed "
                         + held.age.toSeconds() + " s ago. It is free when that writer ends, or taken over in about "
                         + (held.ttl.minus(held.age).toSeconds() + 1) + " s if it is not renewed by then (time to live "
