@@ -19,6 +19,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -39,6 +43,11 @@ import software.amazon.awssdk.services.s3.S3Client;
 public final class TakeoverBench {
     private TakeoverBench() {
     }
+
+    /** System.nanoTime() of the current run's kill; 0 between runs. */
+    private static final AtomicLong KILLED = new AtomicLong();
+    /** Held here: java.util.logging keeps its loggers weakly, with their level and handler. */
+    private static final Logger LOG = Logger.getLogger("io.wrangler.commit");
 
     /** One row of the bench's table. */
     public record Row(LocalDate dt, String country, long id, String tag) {
@@ -65,6 +74,30 @@ public final class TakeoverBench {
         List<Double> seconds = new ArrayList<>();
         try (LocalS3 local = LocalS3.start()) {
             local.createBucket("bench");
+            // What the rerun logs (io.wrangler.commit, INFO: its wait, its takeover, its recovery), stamped with the seconds
+            // since the kill. S3Mock's Spring Boot sends java.util.logging to its own logback, which keeps INFO quiet.
+            Logger log = LOG;
+            log.setUseParentHandlers(false);
+            log.setLevel(Level.INFO);
+            log.addHandler(new Handler() {
+                @Override
+                public void publish(LogRecord r) {
+                    long k = KILLED.get();
+                    System.out.printf("  %s%s %s%n", k == 0 ? "" : String.format("+%.2f s ", (System.nanoTime() - k) / 1e9), r.getLevel(),
+                            r.getMessage());
+                }
+
+                @Override
+                public void flush() {
+                }
+
+                @Override
+                public void close() {
+                }
+            });
+            // The rerun's JVM is warm (one write before): what is measured is the wait for the lease and the recovery, not
+            // class loading and the JIT of a JVM's first write.
+            S3Parquet.write(rows("warm-up")).partitionBy("dt", "country").maxRowsPerFile(10).s3(local.client()).to("s3://bench/warm-up/");
             for (int rep = 0; rep < reps; rep++) {
                 String table = "s3://bench/takeover" + rep + "/";
                 Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -84,6 +117,7 @@ public final class TakeoverBench {
                 }
                 long age = leaseAge(local.client(), "takeover" + rep + "/_tmp/_lease.json");
                 long killed = System.nanoTime();
+                KILLED.set(killed);
                 child.destroyForcibly(); // SIGKILL
                 if (!child.waitFor(30, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("the child writer did not die within 30 s of SIGKILL");
@@ -97,6 +131,7 @@ public final class TakeoverBench {
                             }
                         }).to(table);
                 long done = System.nanoTime();
+                KILLED.set(0);
                 if (r.recovered().rolledBack().size() != 1 || r.rows() != 100) {
                     throw new IllegalStateException("the rerun did not roll the killed write back: " + r.recovered() + ", " + r.rows() + " rows");
                 }
