@@ -59,7 +59,8 @@ class ReliabilityTest {
         proxy.failNth("HeadBucket", 1, S3Fault.SLOW_DOWN);
         proxy.failNth("GetObject", 1, S3Fault.CONNECTION_RESET);
 
-        WriteResult r = write(Orders.orders("b", List.of(D16), List.of("RU", "DE", "US"), 3), WriteMode.OVERWRITE_PARTITIONS).to(table);
+        WriteResult r = write(Orders.orders("b", List.of(D16), List.of("RU", "DE", "US"), 3), WriteMode.OVERWRITE_PARTITIONS)
+                .tuning(Tunings.longLease()).to(table);
 
         assertThat(r.rows()).isEqualTo(9);
         List<List<Object>> expected = new java.util.ArrayList<>();
@@ -80,7 +81,8 @@ class ReliabilityTest {
         // the write is recorded a third, the record (its manifest, STARTED) a fourth; the fifth is a data file.
         proxy.failNth("PutObject", 5, S3Fault.ACCESS_DENIED);
 
-        assertThatThrownBy(() -> write(Orders.orders("b", List.of(D15), List.of("RU"), 2), WriteMode.OVERWRITE_PARTITIONS).to(table))
+        assertThatThrownBy(() -> write(Orders.orders("b", List.of(D15), List.of("RU"), 2), WriteMode.OVERWRITE_PARTITIONS)
+                .tuning(Tunings.longLease()).to(table))
                 .isInstanceOfSatisfying(StorageException.class, e -> {
                     assertThat(e.statusCode()).isEqualTo(403);
                     assertThat(e.requestId()).startsWith("faulty-");
