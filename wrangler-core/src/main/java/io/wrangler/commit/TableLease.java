@@ -193,6 +193,11 @@ final class TableLease implements AutoCloseable {
                 + "lease(false) and make sure yourself that only one writer runs per table.", null, 200, null);
     }
 
+    /**
+     * @param age less than the lease's true age: S3's clock when it answered less Last-Modified, both in whole seconds, less
+     *     one second. Expired once it is over the time to live: 11 to 13 s after the last renewal for 10 s, a second more
+     *     than the whole seconds require, kept as a margin for a server that rounds them otherwise.
+     */
     private record Held(String owner, String token, String etag, Duration age, Duration ttl) {
         boolean expired() {
             return age.compareTo(ttl) > 0;
@@ -236,6 +241,9 @@ final class TableLease implements AutoCloseable {
             renew();
         } catch (RuntimeException e) {
             // the next fencing check reports it
+            if (released || renewer.isShutdown()) {
+                return; // interrupted by close() or abandon()
+            }
             Logs.COMMIT.log(Level.WARNING, () -> "Could not renew the lease of " + table + " held by " + owner + ": " + e.getMessage()
                     + (lost ? "" : "; trying again in " + ttl.toMillis() / RENEWALS_PER_TTL + " ms (it expires "
                     + ttl.toSeconds() + " s after its last renewal)"));

@@ -179,7 +179,7 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
         public static final int DEFAULT_THREADS = 48;
 
         /**
-         * 10 s: a crashed writer's table is taken over 10 to 12 s after its last renewal (Last-Modified has whole seconds,
+         * 10 s: a crashed writer's table is taken over 11 to 13 s after its last renewal (Last-Modified has whole seconds,
          * and the age is counted one second short), so a rerun starts within about 15 s of the crash. The holder renews
          * every 2 s, so it keeps the lease through four renewals in a row that fail or come late (a GC pause, a slow
          * request); one that stalls longer is fenced, as with any time to live: its next fence fails and it stops.

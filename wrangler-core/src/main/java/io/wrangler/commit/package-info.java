@@ -305,7 +305,7 @@
  *       every step the state table fences; its release is a conditional delete on its own ETag. A second writer waits
  *       up to {@code leaseWait}, then fails with a CommitConflictException (rerunning is safe). A crashed writer's lease
  *       expires after its time to live (10 s by default; renewed every 2 s), measured on S3's clock with its Last-Modified
- *       counted one second late for its whole seconds: it is taken over 10 to 12 s after its last renewal. A writer that finds its lease
+ *       counted one second late for its whole seconds: it is taken over 11 to 13 s after its last renewal. A writer that finds its lease
  *       taken over stops and reports what it left: before its commit point not applied, after it incomplete (the new
  *       holder finishes it), a plain append not applied (the new holder undoes it).</li>
  *   <li>Outcomes: every exception of {@code to()} and {@code recover()} is a {@code WranglerException} whose type says
