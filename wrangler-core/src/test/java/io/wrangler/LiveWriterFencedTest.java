@@ -149,7 +149,7 @@ class LiveWriterFencedTest {
                 + sWriteId + " holds it, renewed ") && m.contains(" s ago. It is free when that writer ends, or taken over in about ")
                 && m.matches(".* s if it is not renewed by then \\(time to live 10 s\\); waiting up to [0-9]+ s\\."));
         assertThat(messages).as("logged").anyMatch(m -> m.startsWith("INFO Took over the expired lease of " + table + " from " + sWriteId
-                + " (last renewed ") && m.endsWith(" s ago, time to live 10 s) for " + w2.writeId() + "; its interrupted write is recovered next."));
+                + " (last renewed ") && m.endsWith(" s ago, time to live 10 s) for " + w2.writeId() + "; what it left is recovered next."));
         assertThat(messages).as("logged").contains("INFO Recovery of " + table + ": interrupted write " + sWriteId
                 + " (OVERWRITE_PARTITIONS, STARTED, 0 files) is rolled back: none of it stays.");
     }

@@ -24,9 +24,10 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  *
  * <p>Each acquisition writes a token of its own (128 random bits) into the lease, so the lease's ETag differs from
  * every other acquisition's, even two runs of one keyed write. Renewal (every fifth of the time to live, in the
- * background: a live holder keeps its lease through four renewals in a row that fail or are late) and fencing ({@link #check}, before every destructive step) are a compare-and-swap on the ETag this
- * acquisition last wrote: once another holder has taken the lease over, they fail, and the writer stops. Release is a
- * conditional delete on that ETag, so it never removes a lease someone else took.
+ * background: a live holder keeps its lease through four renewals in a row that fail or are late) and fencing
+ * ({@link #check}, before every destructive step) are a compare-and-swap on the ETag this acquisition last wrote:
+ * once another holder has taken the lease over, they fail, and the writer stops. Release is a conditional delete on
+ * that ETag, so it never removes a lease someone else took.
  *
  * <p>A lease whose holder stopped renewing (a crashed or stalled writer) expires after its time to live. Its age is
  * measured with S3's clock alone (the object's Last-Modified against the Date of the answer), so clock skew between
@@ -119,7 +120,7 @@ final class TableLease implements AutoCloseable {
                     String etag = store.putIf(key, body, held.etag);
                     Logs.COMMIT.log(Level.INFO, () -> "Took over the expired lease of " + table + " from " + held.owner + " (last renewed "
                             + held.age.toSeconds() + " s ago, time to live " + held.ttl.toSeconds() + " s) for " + owner
-                            + "; its interrupted write is recovered next.");
+                            + "; what it left is recovered next.");
                     return new TableLease(store, key, table, owner, token, ttl, etag);
                 } catch (S3Exception e) {
                     if (!conflict(e)) {
