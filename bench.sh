@@ -12,6 +12,7 @@
 #        ./bench.sh --read-loop [rows, default 1000000] [repetitions, default 30] [threads, 0: default]   (one read, repeated; for a profiler)
 #        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000] [memory-only: no LocalS3 compaction | read-only: no compaction]
 #        ./bench.sh --cold [rows, default 2000000] [repetitions, default 5] [cds]   (a fresh JVM's first read against DuckDB's first query, each in a child process)
+#        ./bench.sh --takeover [repetitions, default 3]   (SIGKILL of a writer holding the lease -> a rerun starts staging)
 #        ./bench.sh --spark [rows, default 5000000] [repetitions, default 3]   (wrangler-spark against Spark's own writer, local[2])
 #        BENCH_HEAP=768m ./bench.sh --spark --memory [rows[:tasks],..., default 50000000:2,100000000:2]   (the driver's memory)
 # BENCH_JAVA_OPTS are added to the JVM's options (a JFR recording, another GC).
@@ -58,6 +59,9 @@ elif [ "${1:-}" = "--trips" ]; then
   shift
 elif [ "${1:-}" = "--partitions" ]; then
   main=io.wrangler.bench.PartitionsBench
+  shift
+elif [ "${1:-}" = "--takeover" ]; then
+  main=io.wrangler.bench.TakeoverBench
   shift
 elif [ "${1:-}" = "--encode" ]; then
   :  # Bench itself reads the flag

@@ -63,7 +63,8 @@ class DeferredUploadsTest {
         write(Orders.orders("a", List.of(D15, D16), List.of("RU", "DE"), 3), WriteMode.APPEND).to(table);
         proxy.clearRequests();
 
-        WriteResult r = write(Orders.orders("b", List.of(D16), List.of("RU", "DE", "FR"), 4), WriteMode.OVERWRITE_PARTITIONS).to(table);
+        WriteResult r = write(Orders.orders("b", List.of(D16), List.of("RU", "DE", "FR"), 4), WriteMode.OVERWRITE_PARTITIONS)
+                .tuning(Tunings.longLease()).to(table);
 
         assertThat(r.paths()).hasSize(3);
         Map<String, Long> ops = requestsByOperation();

@@ -59,7 +59,8 @@ class ReliabilityTest {
         proxy.failNth("HeadBucket", 1, S3Fault.SLOW_DOWN);
         proxy.failNth("GetObject", 1, S3Fault.CONNECTION_RESET);
 
-        WriteResult r = write(Orders.orders("b", List.of(D16), List.of("RU", "DE", "US"), 3), WriteMode.OVERWRITE_PARTITIONS).to(table);
+        WriteResult r = write(Orders.orders("b", List.of(D16), List.of("RU", "DE", "US"), 3), WriteMode.OVERWRITE_PARTITIONS)
+                .tuning(Tunings.longLease()).to(table);
 
         assertThat(r.rows()).isEqualTo(9);
         List<List<Object>> expected = new java.util.ArrayList<>();
@@ -80,7 +81,8 @@ class ReliabilityTest {
         // the write is recorded a third, the record (its manifest, STARTED) a fourth; the fifth is a data file.
         proxy.failNth("PutObject", 5, S3Fault.ACCESS_DENIED);
 
-        assertThatThrownBy(() -> write(Orders.orders("b", List.of(D15), List.of("RU"), 2), WriteMode.OVERWRITE_PARTITIONS).to(table))
+        assertThatThrownBy(() -> write(Orders.orders("b", List.of(D15), List.of("RU"), 2), WriteMode.OVERWRITE_PARTITIONS)
+                .tuning(Tunings.longLease()).to(table))
                 .isInstanceOfSatisfying(StorageException.class, e -> {
                     assertThat(e.statusCode()).isEqualTo(403);
                     assertThat(e.requestId()).startsWith("faulty-");
@@ -202,7 +204,7 @@ class ReliabilityTest {
                 .mode(WriteMode.OVERWRITE_PARTITIONS).leaseWait(Duration.ZERO).s3(TestLake.s3().client()).to(table))
                 .isInstanceOf(CommitConflictException.class)
                 .hasMessageStartingWith("Cannot write " + table + " (step: lease): another writer holds the table (")
-                .hasMessageEndingWith("Nothing was written; rerunning is safe once it has finished, or after its lease expires (120 s after "
+                .hasMessageEndingWith("Nothing was written; rerunning is safe once it has finished, or after its lease expires (10 s after "
                         + "its last renewal) if it crashed.");
         CountDownLatch refused = new CountDownLatch(1);
         CompletableFuture<WriteResult> waiting = CompletableFuture.supplyAsync(() -> S3Parquet.write(Orders.orders("c", List.of(D15), List.of("RU"), 1))
@@ -244,7 +246,7 @@ class ReliabilityTest {
     @Test
     void aLeaseWhoseCreateWasAppliedButNotAnsweredIsTheWritersOwnAtOnce() {
         // The create's answer is lost after S3 applied it; its retry is answered 412 by the writer's own lease. Without
-        // recognising its own token the writer would wait out its own lease (2 minutes) and here fail after 3 s.
+        // recognising its own token the writer would wait out its own lease (its time to live, over 3 s) and here fail after 3 s.
         proxy.failNth("PutObject", 1, S3Fault.APPLIED_RESPONSE_LOST);
         WriteResult r = write(Orders.orders("a", List.of(D15), List.of("RU"), 2), WriteMode.APPEND).leaseWait(Duration.ofSeconds(3)).to(table);
 

@@ -113,7 +113,7 @@ class StreamingSpillTest {
     private static WriteSpec.Tuning tuning(int maxOpenFiles, long openBytes) {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
         return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), maxOpenFiles,
-                d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), d.leaseTtl(), openBytes, java.time.Duration.ZERO);
+                d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), Tunings.longLease().leaseTtl(), openBytes, java.time.Duration.ZERO);
     }
 
     private WriteResult write(long rows, int batch, LongUnaryOperator partitionOf, boolean tags, WriteSpec.Tuning tuning,

@@ -31,6 +31,16 @@ final class Tunings {
                 2, d.singleCopyLimit(), d.copyPartSize(), d.leaseTtl(), d.openBytes(), PAST_LEASES);
     }
 
+    /**
+     * The defaults with a lease of 2 minutes, renewed every 24 s instead of every 2 s: for tests that fail the n-th PUT of
+     * a write, so that no renewal of the lease falls among the PUTs they count.
+     */
+    static WriteSpec.Tuning longLease() {
+        WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
+        return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
+                d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), Duration.ofMinutes(2), d.openBytes(), Duration.ZERO);
+    }
+
     /** The defaults with the test clock past every lease: a write or recovery after a simulated crash does not wait. */
     static WriteSpec.Tuning pastLeases() {
         return WriteSpec.Tuning.defaults().withClockOffset(PAST_LEASES);

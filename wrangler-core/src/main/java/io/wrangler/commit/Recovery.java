@@ -10,6 +10,7 @@ import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.partition.HivePaths;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -140,13 +141,23 @@ final class Recovery {
                 // without a record, as they could be another table's).
                 String folder = WriteLog.folder(location, writeId);
                 if (!store.list(folder).isEmpty() || !store.openUploads(folder).isEmpty()) {
+                    Logs.COMMIT.log(Level.INFO, () -> "Recovery of " + location.uri() + ": removing the staging of interrupted write "
+                            + writeId + ", which recorded nothing (cut short before its manifest).");
                     aborted.addAll(Staging.removeStaged(store, folder));
                     back.add(writeId);
                 }
                 return;
             }
             try {
-                switch (resolution(log.get())) {
+                WriteLog.Resolution r = resolution(log.get());
+                Manifest m = log.get().manifest();
+                Logs.COMMIT.log(Level.INFO, () -> "Recovery of " + location.uri() + ": interrupted write " + writeId + " (" + m.mode()
+                        + ", " + m.state() + ", " + m.files().size() + " files) is " + switch (r) {
+                            case ROLL_BACK -> "rolled back: none of it stays.";
+                            case ROLL_FORWARD -> "committed: rolled forward, its files published and the files it replaces deleted.";
+                            case CATALOG_ONLY -> "published: only its catalog step runs.";
+                        });
+                switch (r) {
                     case ROLL_BACK -> rollBack(log.get(), uploads);
                     case ROLL_FORWARD -> rollForward(log.get(), uploads);
                     case CATALOG_ONLY -> catalogStep(log.get());

@@ -5,6 +5,7 @@ import io.wrangler.StorageException;
 import io.wrangler.WriteStep;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
+import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -22,10 +23,11 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * {@code <table>/_tmp/_lease.json} and taken with a conditional create ({@code If-None-Match: *}).
  *
  * <p>Each acquisition writes a token of its own (128 random bits) into the lease, so the lease's ETag differs from
- * every other acquisition's, even two runs of one keyed write. Renewal (every quarter of the time to live, in the
- * background) and fencing ({@link #check}, before every destructive step) are a compare-and-swap on the ETag this
- * acquisition last wrote: once another holder has taken the lease over, they fail, and the writer stops. Release is a
- * conditional delete on that ETag, so it never removes a lease someone else took.
+ * every other acquisition's, even two runs of one keyed write. Renewal (every fifth of the time to live, in the
+ * background: a live holder keeps its lease through four renewals in a row that fail or are late) and fencing
+ * ({@link #check}, before every destructive step) are a compare-and-swap on the ETag this acquisition last wrote:
+ * once another holder has taken the lease over, they fail, and the writer stops. Release is a conditional delete on
+ * that ETag, so it never removes a lease someone else took.
  *
  * <p>A lease whose holder stopped renewing (a crashed or stalled writer) expires after its time to live. Its age is
  * measured with S3's clock alone (the object's Last-Modified against the Date of the answer), so clock skew between
@@ -41,6 +43,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  */
 final class TableLease implements AutoCloseable {
     static final String NAME = "_lease.json";
+    /** Renewals per time to live: with 5, a holder renews every fifth of it (2 s of the default 10 s). */
+    static final int RENEWALS_PER_TTL = 5;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final S3Store store;
@@ -76,7 +80,7 @@ final class TableLease implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        long every = Math.max(50, ttl.toMillis() / 4);
+        long every = Math.max(50, ttl.toMillis() / RENEWALS_PER_TTL);
         renewer.scheduleWithFixedDelay(this::renewQuietly, every, every, TimeUnit.MILLISECONDS);
     }
 
@@ -92,6 +96,7 @@ final class TableLease implements AutoCloseable {
         long deadline = System.nanoTime() + wait.toNanos();
         String token = HexFormat.of().formatHex(randomBytes());
         byte[] body = body(owner, token, ttl);
+        String waitingOn = null;
         while (true) {
             try {
                 String etag = store.putIf(key, body, null);
@@ -113,6 +118,9 @@ final class TableLease implements AutoCloseable {
             if (held != null && held.expired()) {
                 try {
                     String etag = store.putIf(key, body, held.etag);
+                    Logs.COMMIT.log(Level.INFO, () -> "Took over the expired lease of " + table + " from " + held.owner + " (last renewed "
+                            + held.age.toSeconds() + " s ago, time to live " + held.ttl.toSeconds() + " s) for " + owner
+                            + "; what it left is recovered next.");
                     return new TableLease(store, key, table, owner, token, ttl, etag);
                 } catch (S3Exception e) {
                     if (!conflict(e)) {
@@ -126,6 +134,14 @@ final class TableLease implements AutoCloseable {
                         + "writer holds the table (" + (held == null ? "unknown" : held.owner) + ", renewed " + (held == null ? "?"
                         : held.age.toSeconds() + " s ago") + "). Nothing was written; rerunning is safe once it has finished, or after its "
                         + "lease expires (" + ttl.toSeconds() + " s after its last renewal) if it crashed.", null);
+            }
+            if (held != null && !held.token.equals(waitingOn)) {
+                waitingOn = held.token;
+                long left = Math.max(0, (deadline - System.nanoTime() + 999_999_999L) / 1_000_000_000L);
+                Logs.COMMIT.log(Level.INFO, () -> owner + " waits for the lease of " + table + ": " + held.owner + " holds it, renewed "
+                        + held.age.toSeconds() + " s ago. It is free when that writer ends, or taken over in about "
+                        + (held.ttl.minus(held.age).toSeconds() + 1) + " s if it is not renewed by then (time to live "
+                        + held.ttl.toSeconds() + " s); waiting up to " + left + " s.");
             }
             sleep(Math.max(20, Math.min(1000, ttl.toMillis() / 10)), table);
         }
@@ -178,6 +194,11 @@ final class TableLease implements AutoCloseable {
                 + "lease(false) and make sure yourself that only one writer runs per table.", null, 200, null);
     }
 
+    /**
+     * @param age less than the lease's true age: S3's clock when it answered less Last-Modified, both in whole seconds, less
+     *     one second. Expired once it is over the time to live: 11 to 13 s after the last renewal for 10 s, a second more
+     *     than the whole seconds require, kept as a margin for a server that rounds them otherwise.
+     */
     private record Held(String owner, String token, String etag, Duration age, Duration ttl) {
         boolean expired() {
             return age.compareTo(ttl) > 0;
@@ -221,6 +242,12 @@ final class TableLease implements AutoCloseable {
             renew();
         } catch (RuntimeException e) {
             // the next fencing check reports it
+            if (released || renewer.isShutdown()) {
+                return; // interrupted by close() or abandon()
+            }
+            Logs.COMMIT.log(Level.WARNING, () -> "Could not renew the lease of " + table + " held by " + owner + ": " + e.getMessage()
+                    + (lost ? "" : "; trying again in " + ttl.toMillis() / RENEWALS_PER_TTL + " ms (it expires "
+                    + ttl.toSeconds() + " s after its last renewal)"));
         }
     }
 
@@ -233,6 +260,7 @@ final class TableLease implements AutoCloseable {
         }
         try {
             etag = store.putIf(key, body(owner, token, ttl), etag);
+            Logs.COMMIT.log(Level.DEBUG, () -> "Renewed the lease of " + table + " held by " + owner);
         } catch (S3Exception e) {
             if (e.statusCode() == 412 || e.statusCode() == 409 || e.statusCode() == 404) {
                 lost = true;
@@ -289,6 +317,8 @@ final class TableLease implements AutoCloseable {
                 }
             } catch (RuntimeException e) {
                 // S3 failed, or taken over between the read and the delete: it expires on its own
+                Logs.COMMIT.log(Level.WARNING, () -> "Could not release the lease of " + table + " held by " + owner + " ("
+                        + e.getMessage() + "); it expires on its own " + ttl.toSeconds() + " s after its last renewal.");
             }
         }
     }

@@ -863,7 +863,14 @@ public final class TableWrite {
             Staging.removeStaged(store, log.folder());
         } catch (RuntimeException e) {
             cause.addSuppressed(e);
+            cleanupFailed(log, e);
         }
+    }
+
+    /** A cleanup of this write's own staging failed and was suppressed: what remains is the next holder's to remove. */
+    private void cleanupFailed(WriteLog log, RuntimeException e) {
+        Logs.COMMIT.log(System.Logger.Level.WARNING, () -> "Could not remove the staging of write " + log.manifest().writeId() + " of "
+                + table + " (" + e.getMessage() + "); the next write or S3Parquet.recover removes it.");
     }
 
     private CommitConflictException lostBeforeCommit(WriteStep step, RuntimeException e) {
@@ -884,6 +891,7 @@ public final class TableWrite {
             if (failure != null) {
                 failure.addSuppressed(e);
             }
+            cleanupFailed(log, e);
         }
     }
 

@@ -158,7 +158,8 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
      * @param deleteBatch keys per DeleteObjects request (at most 1,000)
      * @param singleCopyLimit objects above this size are copied with UploadPartCopy (5 GB on S3)
      * @param copyPartSize part size of such copies
-     * @param leaseTtl how long a table lease lives without renewal (a crashed writer's lease expires after it)
+     * @param leaseTtl how long a table lease lives without renewal (a crashed writer's lease expires after it): 10 s by
+     *     default, renewed every 2 s (see {@code TableLease})
      * @param openBytes the most bytes the open files may hold in memory together (encoded pages and unsent upload
      *     buffers); beyond it the largest open files are finished early
      * @param clockOffset added to S3's clock when the age of another holder's lease is judged: zero in production; a test
@@ -178,6 +179,14 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
         public static final int DEFAULT_THREADS = 48;
 
         /**
+         * 10 s: a crashed writer's table is taken over 11 to 13 s after its last renewal (Last-Modified has whole seconds,
+         * and the age is counted one second short), so a rerun starts within about 15 s of the crash. The holder renews
+         * every 2 s, so it keeps the lease through four renewals in a row that fail or come late (a GC pause, a slow
+         * request); one that stalls longer is fenced, as with any time to live: its next fence fails and it stops.
+         */
+        public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(10);
+
+        /**
          * The defaults, scaled to the heap where memory is at stake: part buffers waiting for upload take at most a
          * quarter of it (16 parts of 8 MiB from a 512 MiB heap up; at least 2), open files another quarter, and a row
          * group is buffered whole before it is written, so it is at most an eighth of the heap (64 MiB from a 512 MiB
@@ -189,7 +198,7 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
             int pendingParts = (int) Math.max(2, Math.min(16, heap / 4 / partSize));
             long rowGroup = Math.max(1L << 20, Math.min(64L << 20, heap / 8));
             return new Tuning(DEFAULT_THREADS, partSize, pendingParts, rowGroup, 1024 * 1024, 256, 1000,
-                    5L * 1024 * 1024 * 1024, 512L * 1024 * 1024, Duration.ofMinutes(2),
+                    5L * 1024 * 1024 * 1024, 512L * 1024 * 1024, DEFAULT_LEASE_TTL,
                     Math.min(512L << 20, heap / 4), Duration.ZERO);
         }
 

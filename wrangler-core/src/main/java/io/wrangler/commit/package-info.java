@@ -77,8 +77,12 @@
  * the object at its key, so a late completion would bring back a replaced file; a single CopyObject needs none: its
  * source is removed before any later write can replace its target, so a late one fails). What remains: a writer that
  * stalls longer than the lease's time to live exactly between a successful fence and the one request it guards can still
- * send that request; S3 has no multi-object transaction to close this, and the time to live (2 minutes by default) makes
- * it a stall of minutes inside one request's preparation; likewise a CopyObject that S3 accepted before a roll back deleted
+ * send that request; S3 has no multi-object transaction to close this. The time to live (10 s by default) makes it a
+ * stall of the whole process or of its network (a GC pause, a suspended VM, a partition), not of one slow request: the
+ * lease is renewed in the background every 2 s while a request is slow, so only a writer none of whose renewals
+ * succeeds for 10 s loses it. Of the requests a late writer could still send, deletes of recorded old files and a
+ * manifest's compare-and-swap are harmless late; a catalog change and the completion of a copy in parts (files over
+ * the single-copy limit, 5 GB) are not; likewise a CopyObject that S3 accepted before a roll back deleted
  * its source and that completes only after the roll back deleted its target. And a writer that stalls after its record was rolled back,
  * opens deferred uploads and dies before its next fence leaves uploads no manifest records: invisible, never completed,
  * billed until a lifecycle rule {@code AbortIncompleteMultipartUpload} removes them (README recommends one).
@@ -301,7 +305,8 @@
  *       recovery until after cleanup, renews it while it runs, and proves it still holds it (a compare-and-swap) before
  *       every step the state table fences; its release is a conditional delete on its own ETag. A second writer waits
  *       up to {@code leaseWait}, then fails with a CommitConflictException (rerunning is safe). A crashed writer's lease
- *       expires after its time to live (2 minutes by default), measured on S3's clock. A writer that finds its lease
+ *       expires after its time to live (10 s by default; renewed every 2 s), measured on S3's clock with its Last-Modified
+ *       counted one second late for its whole seconds: it is taken over 11 to 13 s after its last renewal. A writer that finds its lease
  *       taken over stops and reports what it left: before its commit point not applied, after it incomplete (the new
  *       holder finishes it), a plain append not applied (the new holder undoes it).</li>
  *   <li>Outcomes: every exception of {@code to()} and {@code recover()} is a {@code WranglerException} whose type says

@@ -40,7 +40,7 @@ class KilledDriverTest {
     static final String SECOND = "SELECT id, IF(id % 2 = 0, '2024-01-16', '2024-01-17') AS dt, 'RU' AS country FROM range(100, 108, 1, 2)";
     /** The partitions SECOND writes. */
     private static final List<String> SECOND_FOLDERS = List.of("t/dt=2024-01-16/country=RU/", "t/dt=2024-01-17/country=RU/");
-    /** Takes a killed driver's lease at once instead of after its two minutes. */
+    /** Takes a killed driver's lease at once instead of after its time to live. */
     private static final WriteSpec.Tuning TAKE_OVER = WriteSpec.Tuning.defaults().withClockOffset(Duration.ofMinutes(10));
 
     private static LocalGlue glue;
