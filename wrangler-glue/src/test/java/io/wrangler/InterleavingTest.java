@@ -9,7 +9,7 @@ import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
 import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.LocalGlue;
-import io.wrangler.testkit.LocalS3;
+import io.wrangler.testkit.S3Fixture;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -49,9 +49,11 @@ import software.amazon.awssdk.services.glue.model.Partition;
  * its commit point it stopped on); nothing outside the table was touched; Glue's partitions are
  * exactly the folders S3 holds; nothing is left under {@code _tmp/} and no upload is open.
  *
- * <p>CI runs 108 of the 540 cases: for each (mode, method) combination, each of A's 9 points against 2 of B's 10,
- * shifted per combination. Every pair of all six combinations runs on demand: {@code -Dwrangler.interleavings=all}
- * (and {@code -Dwrangler.interleavings.only=DEFERRED}, say, to run one part).
+ * <p>Every case runs on {@link io.wrangler.testkit.MemoryS3} (the protocol tier: the same library code on the SDK's
+ * S3Client, without HTTP): all 540 in CI. A sample runs on LocalS3 (S3Mock over HTTP, for the HTTP semantics): 24 of
+ * them, for each (mode, method) combination 2 of A's 9 points against 2 of B's 10, shifted per combination; all 540
+ * there too on demand with {@code -Dwrangler.interleavings=all}. {@code -Dwrangler.interleavings.only=DEFERRED}, say
+ * (any part of "BACKEND KIND METHOD", e.g. {@code MEMORY} or {@code LOCAL OVERWRITE}), runs one part.
  */
 class InterleavingTest {
     private static final LocalDate D1 = LocalDate.of(2024, 3, 1);
@@ -64,11 +66,21 @@ class InterleavingTest {
             Step.MANIFEST_WRITTEN, Step.COPIED_FILE, Step.DELETED_BATCH, Step.BEFORE_CATALOG, Step.STAGING_REMOVED);
     private static final AtomicInteger CASES = new AtomicInteger();
 
-    private static final LocalS3 s3 = TestLakes.s3();
     private static final LocalGlue glue = TestLakes.glue();
+    /** The S3 of the running case. */
+    private S3Fixture s3;
 
     /** A row; names are already what the catalog makes of them. */
     public record Row(String id, LocalDate dt, String country, long v) {
+    }
+
+    /** Where a case runs: MemoryS3 (every case) or LocalS3 (a sample unless all are asked for). */
+    enum Backend {
+        MEMORY, LOCAL;
+
+        S3Fixture s3() {
+            return this == MEMORY ? TestLakes.memoryS3() : TestLakes.s3();
+        }
     }
 
     /** A mode under test: OVERWRITE_PARTITIONS, OVERWRITE, or an APPEND with an idempotency key. */
@@ -86,24 +98,28 @@ class InterleavingTest {
         List<Arguments> out = new ArrayList<>();
         List<Step> bPoints = new ArrayList<>(POINTS);
         bPoints.add(null);
-        int combo = 0;
-        for (Kind kind : Kind.values()) {
-            for (CommitMethod method : CommitMethod.values()) {
-                if (!(kind + " " + method).contains(only)) {
-                    combo++;
-                    continue;
-                }
-                for (int i = 0; i < POINTS.size(); i++) {
-                    for (int j = 0; j < bPoints.size(); j++) {
-                        // CI: each of A's points against two of B's, shifted per combination so that together they
-                        // pair every A point with every offset; every pair on demand.
-                        int offset = (j - i + bPoints.size()) % bPoints.size();
-                        if (all || offset == combo % bPoints.size() || offset == (combo + 5) % bPoints.size()) {
-                            out.add(Arguments.of(kind, method, POINTS.get(i), bPoints.get(j)));
+        for (Backend backend : Backend.values()) {
+            int combo = 0;
+            for (Kind kind : Kind.values()) {
+                for (CommitMethod method : CommitMethod.values()) {
+                    if (!(backend + " " + kind + " " + method).contains(only)) {
+                        combo++;
+                        continue;
+                    }
+                    for (int i = 0; i < POINTS.size(); i++) {
+                        for (int j = 0; j < bPoints.size(); j++) {
+                            // Every pair on MemoryS3. LocalS3 in CI: two of A's points against two of B's, shifted per
+                            // combination so that together they meet every offset; every pair there on demand.
+                            int offset = (j - i + bPoints.size()) % bPoints.size();
+                            boolean sampled = (i == combo % POINTS.size() || i == (combo + 4) % POINTS.size())
+                                    && (offset == combo % bPoints.size() || offset == (combo + 5) % bPoints.size());
+                            if (all || backend == Backend.MEMORY || sampled) {
+                                out.add(Arguments.of(backend, kind, method, POINTS.get(i), bPoints.get(j)));
+                            }
                         }
                     }
+                    combo++;
                 }
-                combo++;
             }
         }
         return out.stream();
@@ -169,12 +185,13 @@ class InterleavingTest {
         }
     }
 
-    @ParameterizedTest(name = "{0} {1}: A paused at {2}, B at {3}")
+    @ParameterizedTest(name = "{0} {1} {2}: A paused at {3}, B at {4}")
     @MethodSource("cases")
-    void twoWritersAndARecoveryLoseNothingDoubleNothingAndLeaveGlueEqualToS3(Kind kind, CommitMethod method, Step a, Step b)
-            throws Exception {
+    void twoWritersAndARecoveryLoseNothingDoubleNothingAndLeaveGlueEqualToS3(Backend backend, Kind kind, CommitMethod method, Step a,
+                                                                            Step b) throws Exception {
         int n = CASES.incrementAndGet();
-        String bucket = TestLakes.bucket("il");
+        s3 = backend.s3();
+        String bucket = TestLakes.bucket("il", s3);
         String db = TestLakes.database(bucket);
         String table = "s3://" + bucket + "/t/";
         GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "t");
@@ -219,7 +236,7 @@ class InterleavingTest {
         Throwable outcomeB = outcome(fb, "B");
         S3Parquet.recover(table, s3.client(), catalog, TAKE_OVER);
 
-        String story = kind + " " + method + ", A at " + a + " -> " + describe(outcomeA) + ", B at " + b + " -> "
+        String story = backend + " " + kind + " " + method + ", A at " + a + " -> " + describe(outcomeA) + ", B at " + b + " -> "
                 + describe(outcomeB) + ", operator " + (n % 2 == 0 ? "with" : "without") + " catalog -> " + operator
                 + ", commits " + commits;
         // Each outcome is one of the three, and agrees with whether that write passed its commit point.
@@ -239,7 +256,7 @@ class InterleavingTest {
                 .isTrue();
     }
 
-    private static WriteBuilder write(List<Row> rows, WriteMode mode, CommitMethod method) {
+    private WriteBuilder write(List<Row> rows, WriteMode mode, CommitMethod method) {
         return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).commitMethod(method).s3(s3.client());
     }
 
@@ -295,7 +312,7 @@ class InterleavingTest {
         return all;
     }
 
-    private static Map<String, Set<String>> contents(String bucket) {
+    private Map<String, Set<String>> contents(String bucket) {
         Map<String, Set<String>> out = new TreeMap<>();
         if (s3.list(bucket, "t/").keySet().stream().noneMatch(k -> k.endsWith(".parquet"))) {
             return out;

@@ -3,10 +3,12 @@ package io.wrangler;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.testkit.LocalGlue;
 import io.wrangler.testkit.LocalS3;
+import io.wrangler.testkit.MemoryS3;
+import io.wrangler.testkit.S3Fixture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The lake of the protocol tests in this module: one LocalS3 and one LocalGlue for the test JVM, a fresh bucket with a Glue
+ * The lake of the protocol tests in this module: one LocalS3 (and one MemoryS3) and one LocalGlue for the test JVM, a fresh bucket with a Glue
  * database of the same name (dashes as underscores) per table, and the test clock that takes every lease over at once.
  */
 final class TestLakes {
@@ -16,6 +18,7 @@ final class TestLakes {
     private static final AtomicInteger N = new AtomicInteger();
     private static LocalS3 s3;
     private static LocalGlue glue;
+    private static MemoryS3 memory;
 
     private TestLakes() {
     }
@@ -32,6 +35,14 @@ final class TestLakes {
         return s3;
     }
 
+    /** The MemoryS3 of the test JVM (the protocol tier: the same library code, no HTTP). */
+    static synchronized MemoryS3 memoryS3() {
+        if (memory == null) {
+            memory = MemoryS3.start();
+        }
+        return memory;
+    }
+
     static LocalGlue glue() {
         s3();
         return glue;
@@ -39,8 +50,13 @@ final class TestLakes {
 
     /** A new bucket named {@code <prefix>-<n>-<hex>} and a Glue database named like it, with '_' for '-'. */
     static String bucket(String prefix) {
+        return bucket(prefix, s3());
+    }
+
+    /** Like {@link #bucket(String)}, in {@code s3} (LocalS3 or MemoryS3). */
+    static String bucket(String prefix, S3Fixture s3) {
         String name = prefix + "-" + N.incrementAndGet() + "-" + Long.toHexString(System.nanoTime() & 0xFFFFF);
-        s3().createBucket(name);
+        s3.createBucket(name);
         glue().client().createDatabase(x -> x.databaseInput(d -> d.name(database(name))));
         return name;
     }

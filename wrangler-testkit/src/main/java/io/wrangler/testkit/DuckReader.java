@@ -16,7 +16,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * A DuckReader reads what a write left in a {@link LocalS3} with DuckDB, an engine independent of wrangler, as a
+ * A DuckReader reads what a write left in a {@link LocalS3} or a {@link MemoryS3} with DuckDB, an engine independent of wrangler, as a
  * Hive-partitioned dataset: the table is downloaded to a temporary folder without its hidden paths (names starting
  * with {@code _} or {@code .}, which Hive, Spark and Athena skip), then queried as the view {@code t}.
  */
@@ -29,20 +29,20 @@ public final class DuckReader {
      * unioned by column name as schema evolution needs,
      * session time zone UTC). Rows as lists of JDBC values. An empty table has no view {@code t}.
      */
-    public static List<List<Object>> query(LocalS3 s3, String bucket, String prefix, String sql) {
+    public static List<List<Object>> query(S3Fixture s3, String bucket, String prefix, String sql) {
         return query(s3.client(), bucket, prefix, sql);
     }
 
-    /** Like {@link #query(LocalS3, String, String, String)}, through any S3 client (real AWS included). */
+    /** Like {@link #query(S3Fixture, String, String, String)}, through any S3 client (real AWS included). */
     public static List<List<Object>> query(S3Client s3, String bucket, String prefix, String sql) {
         return query(s3, bucket, prefix, sql, "");
     }
 
     /**
-     * Like {@link #query(LocalS3, String, String, String)}, with more options for DuckDB's {@code read_parquet}, such as
+     * Like {@link #query(S3Fixture, String, String, String)}, with more options for DuckDB's {@code read_parquet}, such as
      * {@code hive_types_autocast=false} (partition values as the text of their folder names, not typed by guess).
      */
-    public static List<List<Object>> query(LocalS3 s3, String bucket, String prefix, String sql, String readOptions) {
+    public static List<List<Object>> query(S3Fixture s3, String bucket, String prefix, String sql, String readOptions) {
         return query(s3.client(), bucket, prefix, sql, readOptions);
     }
 

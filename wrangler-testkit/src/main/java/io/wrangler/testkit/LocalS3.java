@@ -56,7 +56,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * <p>S3Mock listens on every interface of this machine (it offers no way to bind its plain HTTP
  * connector to one address); the client built here only ever talks to 127.0.0.1, through the proxy.
  */
-public final class LocalS3 implements AutoCloseable {
+public final class LocalS3 implements S3Fixture {
     /** The access key that {@link #client()} signs with; S3Mock accepts any. */
     public static final String ACCESS_KEY = "wrangler-local";
     private static final String SECRET_KEY = "wrangler-local-secret";
