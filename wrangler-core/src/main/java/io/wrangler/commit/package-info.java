@@ -82,7 +82,9 @@
  * lease is renewed in the background every 2 s while a request is slow, so only a writer none of whose renewals
  * succeeds for 10 s loses it. Of the requests a late writer could still send, deletes of recorded old files and a
  * manifest's compare-and-swap are harmless late; a catalog change and the completion of a copy in parts (files over
- * the single-copy limit, 5 GB) are not; likewise a CopyObject that S3 accepted before a roll back deleted
+ * the single-copy limit, 5 GB) are not, so each is fenced before every attempt, retries included: a retry loop (seconds of
+ * backoff, with a 10 s lease) never sends an attempt after the lease was lost; what remains is the one attempt in flight
+ * when the stall began; likewise a CopyObject that S3 accepted before a roll back deleted
  * its source and that completes only after the roll back deleted its target. And a writer that stalls after its record was rolled back,
  * opens deferred uploads and dies before its next fence leaves uploads no manifest records: invisible, never completed,
  * billed until a lifecycle rule {@code AbortIncompleteMultipartUpload} removes them (README recommends one).

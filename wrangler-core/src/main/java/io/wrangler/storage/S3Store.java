@@ -237,8 +237,8 @@ public final class S3Store {
 
     /**
      * Copies {@code source} to {@code target} in the same bucket: one CopyObject up to 5 GB, a multipart
-     * upload of UploadPartCopy requests above, with {@code beforeComplete} run right before its completion. The target
-     * appears whole or not at all.
+     * upload of UploadPartCopy requests above, with {@code beforeComplete} run right before each attempt of its completion
+     * (a retry too). The target appears whole or not at all.
      */
     public void copy(String source, String target, long size, Runnable beforeComplete) {
         if (size <= singleCopyLimit) {
@@ -259,8 +259,7 @@ public final class S3Store {
                 UploadPartCopyResponse response = options.run(() -> client.uploadPartCopy(r));
                 parts.add(CompletedPart.builder().partNumber(partNumber).eTag(response.copyPartResult().eTag()).build());
             }
-            beforeComplete.run();
-            complete(target, uploadId, parts, size);
+            complete(target, uploadId, parts, size, beforeComplete);
         } catch (RuntimeException e) {
             abortQuietly(target, uploadId, e);
             throw e;
@@ -285,10 +284,21 @@ public final class S3Store {
      * (NoSuchUpload): the object then exists at its key with the expected size, and that counts as success.
      */
     void complete(String key, String uploadId, List<CompletedPart> parts, long expectedSize) {
+        complete(key, uploadId, parts, expectedSize, () -> { });
+    }
+
+    /**
+     * Completes a multipart upload, running {@code beforeEach} right before every attempt, retries included: with a fence
+     * there, a writer that lost the table's lease while an attempt failed or waited out its backoff stops before the next.
+     */
+    private void complete(String key, String uploadId, List<CompletedPart> parts, long expectedSize, Runnable beforeEach) {
         CompleteMultipartUploadRequest r = options.apply(CompleteMultipartUploadRequest.builder().bucket(bucket).key(key).uploadId(uploadId)
                 .multipartUpload(u -> u.parts(parts))).build();
         try {
-            options.run(() -> client.completeMultipartUpload(r));
+            options.run(() -> {
+                beforeEach.run();
+                return client.completeMultipartUpload(r);
+            });
         } catch (S3Exception e) {
             if (noSuchUpload(e) && size(key).orElse(-1L) == expectedSize) {
                 return;

@@ -911,10 +911,39 @@ public final class GlueTable implements CatalogTable {
                     + "this Glue table.", null);
         }
 
-        /** A call that changes the catalog: fenced first, so a writer that lost the table's lease changes nothing more. */
+        /**
+         * A call that changes the catalog, fenced right before every attempt (retries included), so a writer that lost
+         * the table's lease, also while an attempt failed or waited out its backoff, changes nothing more.
+         */
         private <T> T change(String doing, Supplier<T> call) {
-            fence.run();
-            return call(doing, call);
+            Runnable fenced = fence;
+            fenced.run();
+            boolean[] retry = {false};
+            try {
+                return call(doing, () -> {
+                    if (retry[0]) {
+                        try {
+                            fenced.run();
+                        } catch (SdkException e) {
+                            throw new FenceFailed(e); // S3's failure, not Glue's: passed on as it is, not retried here
+                        }
+                    }
+                    retry[0] = true;
+                    return call.get();
+                });
+            } catch (FenceFailed e) {
+                throw e.cause;
+            }
+        }
+
+        /** Carries a fence's own S3 failure out of a retried Glue call. */
+        private static final class FenceFailed extends RuntimeException {
+            final SdkException cause;
+
+            FenceFailed(SdkException cause) {
+                super(null, cause, false, false);
+                this.cause = cause;
+            }
         }
 
         private <T> T call(String doing, Supplier<T> call) {

@@ -88,6 +88,32 @@ class GlueConcurrencyTest {
                         + "and the write's manifest kept: rerunning the write is safe and registers it.");
     }
 
+    /**
+     * A change whose attempt fails (throttled) is fenced again before its retry: a writer that lost the table's lease
+     * while it waited out the backoff sends nothing more (with a 10 s lease, a retry loop of seconds is long enough for a
+     * takeover). The fence here is the caller's: it throws as TableLease's does once another holder took the lease.
+     */
+    @Test
+    void aThrottledChangeIsFencedAgainBeforeItsRetry() {
+        GlueTable catalog = GlueCatalog.of(glue).table(db, "t").retry(4, java.time.Duration.ofMillis(1), java.time.Duration.ofMillis(5));
+        catalog.prepare(definition(WriteMode.APPEND, f("a", new ArrowType.Int(64, true)))).commit(List.of());
+        CatalogCommit commit = catalog.prepare(definition(WriteMode.APPEND, f("a", new ArrowType.Int(64, true))));
+        int[] fences = {0};
+        Runnable fence = () -> {
+            if (++fences[0] > 1) {
+                throw new CommitConflictException(location, io.wrangler.WriteStep.CATALOG, "the lease was taken over (test)", null);
+            }
+        };
+        int before = Lake.glue().calls("BatchCreatePartition");
+        Lake.glue().failNext("BatchCreatePartition", 1, io.wrangler.testkit.GlueFault.THROTTLING);
+        assertThatThrownBy(() -> commit.commit(List.of(new PartitionEntry(List.of("2024-01-15"), location + "dt=2024-01-15/")), fence))
+                .isInstanceOf(CommitConflictException.class).hasMessage("the lease was taken over (test)");
+        assertThat(fences[0]).isEqualTo(2);
+        assertThat(Lake.glue().calls("BatchCreatePartition") - before).as("the throttled attempt only; no retry after the fence failed")
+                .isEqualTo(1);
+        assertThat(glue.getPartitions(b -> b.databaseName(db).tableName("t")).partitions()).isEmpty();
+    }
+
     record Order(String orderId, LocalDate dt, long amountCents, BigDecimal price) {
     }
 
