@@ -334,10 +334,9 @@ public final class CompactBuilder {
             boolean any = false;
             for (Map.Entry<Integer, List<TableFiles.DataFile>> e : byBucket.entrySet()) {
                 if (wanted(e.getValue())) {
-                    List<TableFiles.DataFile> unit = new ArrayList<>(e.getValue());
-                    // read in commit order, so that the rows of the new files keep it (dedup's tie rule after a compaction)
-                    unit.sort(Dedup.COMMIT_ORDER);
-                    chosen.add(unit);
+                    // read in commit order (KeyedInput.commitOrder sorts it once the footers are read), so that the rows of
+                    // the new files keep it (dedup's tie rule after a compaction)
+                    chosen.add(new ArrayList<>(e.getValue()));
                     bucketOfUnit.add(e.getKey());
                     any = true;
                 }
@@ -769,7 +768,7 @@ public final class CompactBuilder {
          */
         private BitSet winners(List<TableFiles.DataFile> files) throws IOException {
             List<TableFiles.DataFile> byCommit = new ArrayList<>(files);
-            byCommit.sort(Dedup.COMMIT_ORDER);
+            Dedup.sortByCommit(byCommit);
             Map<String, Integer> rankOf = new HashMap<>();
             for (int i = 0; i < byCommit.size(); i++) {
                 rankOf.put(byCommit.get(i).key(), i);

@@ -56,7 +56,7 @@ final class KeyedInput {
                 if (runs != null) {
                     keyed = true;
                     out.put(f.key(), runs.runs());
-                } else if (KeyedFiles.keyOf(f.key()) != null) {
+                } else if (!keyed && KeyedFiles.keyOf(f.key()) != null) {
                     keyed = true;
                 }
             }
@@ -79,7 +79,7 @@ final class KeyedInput {
                     unit.set(i, new TableFiles.DataFile(f.bucket(), f.key(), f.size(), f.folder(), f.values(), keyed.committed()));
                 }
             }
-            unit.sort(Dedup.COMMIT_ORDER);
+            Dedup.sortByCommit(unit);
         }
     }
 

@@ -4,11 +4,10 @@ import io.wrangler.Compression;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.Set;
-import org.apache.parquet.hadoop.metadata.BlockMetaData;
-import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
-import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Type;
 
@@ -32,20 +31,18 @@ public record FileEncodings(boolean int96, boolean nanos, Set<Compression> codec
         return codecs.size() == 1 && !otherCodecs ? codecs.iterator().next() : null;
     }
 
-    /** What {@code footer}, one file's, says. */
-    public static FileEncodings of(ParquetMetadata footer) {
+    /** What one file's footer says: its schema, and the codecs of its column chunks. */
+    public static FileEncodings of(MessageType schema, Iterable<CompressionCodecName> chunkCodecs) {
         Found out = new Found();
-        visit(footer.getFileMetaData().getSchema(), out);
-        for (BlockMetaData b : footer.getBlocks()) {
-            for (ColumnChunkMetaData c : b.getColumns()) {
-                switch (c.getCodec()) {
-                    case SNAPPY -> out.codecs.add(Compression.SNAPPY);
-                    case ZSTD -> out.codecs.add(Compression.ZSTD);
-                    case GZIP -> out.codecs.add(Compression.GZIP);
-                    case LZ4_RAW -> out.codecs.add(Compression.LZ4_RAW);
-                    case UNCOMPRESSED -> out.codecs.add(Compression.NONE);
-                    default -> out.other = true;
-                }
+        visit(schema, out);
+        for (CompressionCodecName c : chunkCodecs) {
+            switch (c) {
+                case SNAPPY -> out.codecs.add(Compression.SNAPPY);
+                case ZSTD -> out.codecs.add(Compression.ZSTD);
+                case GZIP -> out.codecs.add(Compression.GZIP);
+                case LZ4_RAW -> out.codecs.add(Compression.LZ4_RAW);
+                case UNCOMPRESSED -> out.codecs.add(Compression.NONE);
+                default -> out.other = true;
             }
         }
         return new FileEncodings(out.int96, out.nanos, out.codecs, out.other);

@@ -1,8 +1,11 @@
 package io.wrangler.read;
 
 import io.wrangler.storage.RequestOptions;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -13,14 +16,22 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Predicate;
+import org.apache.parquet.format.ColumnChunk;
+import org.apache.parquet.format.RowGroup;
+import org.apache.parquet.format.Util;
+import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.metadata.FileMetaData;
 import org.apache.parquet.schema.MessageType;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * FileFooters is what a compaction needs of the footers of the files it reads, each footer fetched and parsed once
- * (one GET of its tail, the whole file when small; up to 8 at once): every file's schema, for the read's schema
+ * (one GET of its tail, the whole file when small; up to 8 at once; its Thrift decoded, and of parquet-java's
+ * conversion only the schema's and key-values'): every file's schema, for the read's schema
  * ({@link TableReader#knownSchemas}), how the files were written ({@link FileEncodings}), and the key runs of the files
  * marked as recording their rows' keys ({@link Footers.Keyed}). Equal schemas and encodings are held once.
  */
@@ -117,14 +128,35 @@ public final class FileFooters {
 
     private static Footer one(S3Client s3, RequestOptions options, TableFiles.DataFile f, boolean marked,
                               Map<MessageType, MessageType> schemas, Map<FileEncodings, FileEncodings> encodings) throws IOException {
-        ParquetMetadata footer;
+        FileMetaData meta;
         long rows;
+        List<CompressionCodecName> codecs = new ArrayList<>();
         try {
             byte[] tail = new S3InputFile(s3, f.bucket(), f.key(), f.size(), options).fetchFooter();
-            try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, null, tail),
-                    TableReader.readOptions())) {
-                footer = r.getFooter();
-                rows = r.getRecordCount();
+            org.apache.parquet.format.FileMetaData thrift = thrift(tail, f.size());
+            if (thrift != null) {
+                rows = 0;
+                for (RowGroup g : thrift.getRow_groups()) {
+                    rows += g.getNum_rows();
+                    for (ColumnChunk c : g.getColumns()) {
+                        codecs.add(CompressionCodecName.fromParquet(c.getMeta_data().getCodec()));
+                    }
+                }
+                // what is needed of the row groups was taken: the conversion of the rest (schema, key-values) is cheap
+                thrift.setRow_groups(new ArrayList<>());
+                meta = new ParquetMetadataConverter().fromParquetMetadata(thrift).getFileMetaData();
+            } else {
+                // anything else parquet-java reads as it does when the file is decoded, with its own errors
+                try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, null, tail),
+                        TableReader.readOptions())) {
+                    meta = r.getFooter().getFileMetaData();
+                    rows = r.getRecordCount();
+                    for (BlockMetaData b : r.getFooter().getBlocks()) {
+                        for (ColumnChunkMetaData c : b.getColumns()) {
+                            codecs.add(c.getCodec());
+                        }
+                    }
+                }
             }
         } catch (IOException | RuntimeException e) {
             throw new IOException("the footer of s3://" + f.bucket() + "/" + f.key() + " could not be read: " + e, e);
@@ -132,13 +164,46 @@ public final class FileFooters {
         Footers.Keyed keyed = null;
         if (marked) {
             try {
-                keyed = Footers.keyed(footer.getFileMetaData(), rows, f.bucket(), f.key());
+                keyed = Footers.keyed(meta, rows, f.bucket(), f.key());
             } catch (IOException e) {
                 throw new UnknownKeys(e);
             }
         }
-        MessageType schema = footer.getFileMetaData().getSchema();
-        FileEncodings how = FileEncodings.of(footer);
-        return new Footer(schemas.computeIfAbsent(schema, s -> s), encodings.computeIfAbsent(how, h -> h), keyed);
+        MessageType schema = meta.getSchema();
+        FileEncodings how = FileEncodings.of(schema, codecs);
+        return new Footer(schemas.computeIfAbsent(schema, x -> x), encodings.computeIfAbsent(how, x -> x), keyed);
+    }
+
+    /**
+     * The footer in {@code tail} (a file's last bytes, {@code size} in all) as parquet-format's Thrift structure, when it is
+     * a plain footer (magic {@code PAR1}, its length within the bytes, every column chunk with its metadata); else null.
+     * Only the Thrift is decoded: parquet-java's conversion of row groups, most of a footer's reading, is left out.
+     */
+    private static org.apache.parquet.format.FileMetaData thrift(byte[] tail, long size) {
+        int n = tail.length;
+        if (n < 8 || size < 12 || tail[n - 4] != 'P' || tail[n - 3] != 'A' || tail[n - 2] != 'R' || tail[n - 1] != '1') {
+            return null;
+        }
+        long length = ByteBuffer.wrap(tail, n - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt() & 0xFFFFFFFFL;
+        if (length + 8 > n || size - 8 - length < 4) {
+            return null;
+        }
+        org.apache.parquet.format.FileMetaData meta;
+        try {
+            meta = Util.readFileMetaData(new ByteArrayInputStream(tail, (int) (n - 8 - length), (int) length));
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        if (meta.getRow_groups() == null) {
+            return null;
+        }
+        for (RowGroup g : meta.getRow_groups()) {
+            for (ColumnChunk c : g.getColumns()) {
+                if (!c.isSetMeta_data()) {
+                    return null;
+                }
+            }
+        }
+        return meta;
     }
 }
