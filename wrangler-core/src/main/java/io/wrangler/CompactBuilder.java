@@ -71,7 +71,7 @@ import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
  * leaves the table as before (before the commit point: recovery removes the staging) or as after (from it: recovery
  * finishes publishing), never rows lost or doubled. The new files have the union of the chosen files' columns (as a
  * read has it: names matched case-insensitively, the catalog's first through {@link #catalog}), and the check digests
- * every column of every file read in the file's own schema. Its exceptions are those of {@link WriteBuilder#to}, plus
+ * every column of every file read (a column a file lacks reads as nulls and adds nothing). Its exceptions are those of {@link WriteBuilder#to}, plus
  * {@link ReadException} for the listing and a {@link VerificationException} when the check fails (nothing changed).
  *
  * <p>It keeps the table as its writes made it, and checks so before it takes the lease or writes anything
@@ -930,8 +930,8 @@ public final class CompactBuilder {
 
     /**
      * Per column, the count of non-null values and a checksum of them that does not depend on row order: the sum of a
-     * 64-bit hash of each value. Columns are told apart by name case-insensitively (as a read matches them), so a file
-     * read in its own schema and the new files read back are digested alike. Both sides of a check are read by the same
+     * 64-bit hash of each value (nulls add nothing). Columns are told apart by name case-insensitively (as a read matches
+     * them), so the files read and the new files read back are digested alike. Both sides of a check are read by the same
      * reader into the same Arrow types, so a flat value is hashed by its bytes in the vector (fixed width: its slot;
      * variable width: its bytes), a nested one by its text.
      */
