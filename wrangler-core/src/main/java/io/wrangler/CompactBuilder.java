@@ -2,6 +2,7 @@ package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableLayout;
+import io.wrangler.commit.KeyedFiles;
 import io.wrangler.commit.Manifest;
 import io.wrangler.commit.StepHook;
 import io.wrangler.commit.TableWrite;
@@ -9,6 +10,7 @@ import io.wrangler.commit.WriteSpec;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.input.HiveTypes;
 import io.wrangler.read.FileEncodings;
+import io.wrangler.read.FileFooters;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
 import io.wrangler.storage.RequestOptions;
@@ -18,7 +20,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
@@ -29,10 +30,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.function.IntPredicate;
@@ -74,7 +71,7 @@ import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
  * leaves the table as before (before the commit point: recovery removes the staging) or as after (from it: recovery
  * finishes publishing), never rows lost or doubled. The new files have the union of the chosen files' columns (as a
  * read has it: names matched case-insensitively, the catalog's first through {@link #catalog}), and the check digests
- * every column of every file read in the file's own schema. Its exceptions are those of {@link WriteBuilder#to}, plus
+ * every column of every file read (a column a file lacks reads as nulls and adds nothing). Its exceptions are those of {@link WriteBuilder#to}, plus
  * {@link ReadException} for the listing and a {@link VerificationException} when the check fails (nothing changed).
  *
  * <p>It keeps the table as its writes made it, and checks so before it takes the lease or writes anything
@@ -337,10 +334,9 @@ public final class CompactBuilder {
             boolean any = false;
             for (Map.Entry<Integer, List<TableFiles.DataFile>> e : byBucket.entrySet()) {
                 if (wanted(e.getValue())) {
-                    List<TableFiles.DataFile> unit = new ArrayList<>(e.getValue());
-                    // read in commit order, so that the rows of the new files keep it (dedup's tie rule after a compaction)
-                    unit.sort(Dedup.COMMIT_ORDER);
-                    chosen.add(unit);
+                    // read in commit order (KeyedInput.commitOrder sorts it once the footers are read), so that the rows of
+                    // the new files keep it (dedup's tie rule after a compaction)
+                    chosen.add(new ArrayList<>(e.getValue()));
                     bucketOfUnit.add(e.getKey());
                     any = true;
                 }
@@ -356,13 +352,16 @@ public final class CompactBuilder {
             return new CompactionResult(table, List.of(), 0, 0, 0, 0, 0, null);
         }
         boolean bucketed = bucketOfUnit.stream().anyMatch(b -> b >= 0);
+        // Every chosen file's footer, fetched and parsed once (before the lease; nothing is written yet): the files' schemas
+        // for the new files' schema, their encodings to keep, and the key runs of the marked ones.
+        FileFooters footers = footers(client, requests, table, chosen);
         // Keyed runs stay keyed: when a chosen file holds rows of an idempotency key, every new file records its rows' keys.
-        KeyedInput.commitOrder(chosen, client, requests, table);
-        Map<String, List<KeyRuns.Run>> keyRuns = KeyedInput.runsOf(chosen, client, requests, table);
+        KeyedInput.commitOrder(chosen, footers);
+        Map<String, List<KeyRuns.Run>> keyRuns = KeyedInput.runsOf(chosen, footers);
         try (BufferAllocator allocator = new RootAllocator()) {
-            o = keepEncodings(o, client, requests, table, chosen);
+            o = keepEncodings(o, footers.encodings());
             Input input = new Input(allocator, client, requests, table, listing.partitionColumns(), chosen, partitionTypes, bucketOfUnit,
-                    catalogColumns, keyRuns);
+                    catalogColumns, keyRuns, footers);
             input.readSchema(); // refuses a dedupBy of unknown columns before the write takes the lease or stages anything
             List<String> keys = new ArrayList<>();
             chosen.forEach(fs -> fs.forEach(f -> keys.add(f.key())));
@@ -421,20 +420,25 @@ public final class CompactBuilder {
         }
     }
 
-    /**
-     * The options with the encodings of the files read kept: INT96 timestamps stay INT96 and nanosecond ones stay
-     * nanoseconds (as the footers say, whatever the options), and, unless the caller chose a codec, the files' codec
-     * when they all have one other than NONE. Reads each file's footer (before the lease; nothing is written yet).
-     */
-    private WriteOptions keepEncodings(WriteOptions o, S3Client client, RequestOptions requests, String table,
-                                       List<List<TableFiles.DataFile>> chosen) {
-        FileEncodings found;
+    /** The footers of the chosen files, each fetched and parsed once ({@link FileFooters}). */
+    private static FileFooters footers(S3Client client, RequestOptions requests, String table, List<List<TableFiles.DataFile>> chosen) {
         try {
-            found = FileEncodings.of(client, requests, chosen.stream().flatMap(List::stream).toList());
+            return FileFooters.read(client, requests, chosen.stream().flatMap(List::stream).toList(), KeyedFiles::marked);
+        } catch (FileFooters.UnknownKeys e) {
+            throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ", so whose rows it holds "
+                    + "is not known. Nothing was changed; leave its partition out (filter) and report it.", e);
         } catch (IOException e) {
             throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ". Nothing was changed; "
                     + "fix the cause and rerun.", e);
         }
+    }
+
+    /**
+     * The options with the encodings of the files read kept: INT96 timestamps stay INT96 and nanosecond ones stay
+     * nanoseconds (as the footers say, whatever the options), and, unless the caller chose a codec, the files' codec
+     * when they all have one other than NONE.
+     */
+    private WriteOptions keepEncodings(WriteOptions o, FileEncodings found) {
         WriteOptions.Builder b = o.toBuilder();
         if (found.int96()) {
             b.timestampsAsInt96(true);
@@ -461,8 +465,9 @@ public final class CompactBuilder {
     }
 
     /**
-     * The compaction's input: the chosen partitions one after another, each through its own reader (twice with
-     * dedup: once to find each key's last row, once to keep only those), with a digest of every row passed on.
+     * The compaction's input: the chosen units (partitions, or buckets of partitions) one after another, every file through
+     * one reader whose schema is made from the footers already read (with dedup, each unit is read once more before, to
+     * find each key's last row), with a digest of every row passed on.
      */
     private final class Input extends ArrowReader {
         private final S3Client client;
@@ -479,6 +484,10 @@ public final class CompactBuilder {
         private int batchBucket = -1;
         /** The rows' keys, when the partitions hold keyed rows; else null. */
         private final KeyedInput keyed;
+        /** The chosen files' footers, read once before the compaction began. */
+        private final FileFooters footers;
+        /** The unit of each chosen file, by its key. */
+        private final Map<String, Integer> unitOf = new HashMap<>();
         private Schema schema;
         /** The columns of the files read: {@link #schema} without the key column. */
         private Schema read;
@@ -492,8 +501,14 @@ public final class CompactBuilder {
 
         Input(BufferAllocator allocator, S3Client client, RequestOptions options, String table, List<String> partitionColumns,
               List<List<TableFiles.DataFile>> partitions, Map<String, Field> partitionTypes, List<Integer> bucketOfUnit,
-              Map<String, Field> catalogColumns, Map<String, List<KeyRuns.Run>> keyRuns) {
+              Map<String, Field> catalogColumns, Map<String, List<KeyRuns.Run>> keyRuns, FileFooters footers) {
             super(allocator);
+            this.footers = footers;
+            for (int u = 0; u < partitions.size(); u++) {
+                for (TableFiles.DataFile f : partitions.get(u)) {
+                    unitOf.put(f.key(), u);
+                }
+            }
             this.bucketOfUnit = bucketOfUnit;
             this.keyed = keyRuns == null ? null : new KeyedInput(keyRuns);
             if (keyed != null) {
@@ -514,6 +529,11 @@ public final class CompactBuilder {
                     null, batchRows);
         }
 
+        /** A reader of chosen files, its schema made from their footers read before (no footer fetched for it). */
+        private TableReader chosen(List<TableFiles.DataFile> files) {
+            return reader(files).knownSchemas(footers.schemas(files));
+        }
+
         /**
          * The schema of the new files: the union by name of every chosen file's columns (or the catalog's columns, then
          * the files' others), as a read has it, so that no column of any file is dropped; one for all partitions.
@@ -523,15 +543,12 @@ public final class CompactBuilder {
             if (schema == null) {
                 List<TableFiles.DataFile> all = new ArrayList<>();
                 partitions.forEach(all::addAll);
-                TableReader union = reader(all);
+                // the reader of every chosen file in unit order, whose batches the producer takes (closeQuietly closes it)
+                current = chosen(all);
                 if (catalogColumns != null) {
-                    union.catalogColumns(catalogColumns);
+                    current.catalogColumns(catalogColumns);
                 }
-                try (union) {
-                    read = outputSchema.apply(union.schema());
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
+                read = outputSchema.apply(current.schema());
                 schema = keyed == null ? read : keyed.schema(table, read);
                 if (dedupKeys != null) {
                     for (String c : append(dedupKeys, dedupOrder)) {
@@ -652,7 +669,6 @@ public final class CompactBuilder {
                         }
                         current = null;
                     }
-                    closeOpening();
                 }
                 ready.add(last);
             }, "wrangler-compact-reader");
@@ -660,159 +676,75 @@ public final class CompactBuilder {
             producer.start();
         }
 
-        /** The file being read in the partition being read. */
-        private int file = -1;
-
         /**
-         * Reads the next batch into {@code out} (the reader thread's own root): false at the end of the last partition.
-         * Each file is read on its own, in its own columns, and added to the digest so before it is put into the new
-         * files' schema: the check compares the new files with every column of every file read, not with the schema
-         * they were written with.
+         * Reads the next batch into {@code out} (the reader thread's own root): false at the end of the last unit. The
+         * batches come in the read's schema (the union of the files' columns, a file's missing columns as nulls) and are
+         * added to the digest so before they are put into the new files' schema: the check compares the new files with
+         * every column of every file read, not with the schema they were written with.
          */
         private boolean produce(VectorSchemaRoot out) throws IOException {
-            while (true) {
-                if (current == null) {
-                    if (partition < 0 || ++file >= partitions.get(partition).size()) {
-                        if (++partition >= partitions.size()) {
-                            out.setRowCount(0);
-                            return false;
-                        }
-                        keep = dedupKeys == null ? null : winners(partitions.get(partition));
-                        ordinal = 0;
-                        file = 0;
-                    }
-                    current = opened();
+            if (!current.loadNextBatch()) {
+                out.setRowCount(0);
+                return false;
+            }
+            VectorSchemaRoot in = current.getVectorSchemaRoot();
+            int n = in.getRowCount();
+            TableFiles.DataFile file = current.currentFile(); // one reading thread: a batch is of one file, and it is known
+            int unit = unitOf.get(file.key());
+            if (unit != partition) {
+                partition = unit; // the units are read one after another, in order
+                keep = dedupKeys == null ? null : winners(partitions.get(partition));
+                ordinal = 0;
+            }
+            rowsRead += n;
+            List<FieldVector> from = new ArrayList<>();
+            for (Field f : read.getFields()) {
+                FieldVector v = vector(in, f.getName());
+                if (v != null && !new Field(f.getName(), v.getField().getFieldType(), v.getField().getChildren()).equals(f)) {
+                    throw new IOException("the column '" + f.getName() + "' of " + file.key() + " is " + v.getField() + ", not " + f
+                            + " as when the compaction began");
                 }
-                if (!current.loadNextBatch()) {
-                    current.close();
-                    current = null;
-                    continue;
+                from.add(v);
+            }
+            String[] keys = keyed == null ? null : keyed.keysOf(file, n);
+            if (keep == null) {
+                passed.add(in, i -> true);
+                for (int c = 0; c < from.size(); c++) {
+                    if (from.get(c) != null) {
+                        from.get(c).makeTransferPair(out.getVector(c)).transfer();
+                    } else {
+                        out.getVector(c).allocateNew(); // a column the files do not have: nulls
+                    }
                 }
-                VectorSchemaRoot in = current.getVectorSchemaRoot();
-                int n = in.getRowCount();
-                rowsRead += n;
-                List<FieldVector> from = new ArrayList<>();
-                for (Field f : read.getFields()) {
-                    FieldVector v = vector(in, f.getName());
-                    if (v != null && !new Field(f.getName(), v.getField().getFieldType(), v.getField().getChildren()).equals(f)) {
-                        throw new IOException("the column '" + f.getName() + "' of " + current.files().get(0).key() + " is "
-                                + v.getField() + ", not " + f + " as when the compaction began");
-                    }
-                    from.add(v);
-                }
-                String[] keys = keyed == null ? null : keyed.keysOf(current.currentFile(), n);
-                if (keep == null) {
-                    passed.add(in, i -> true);
-                    for (int c = 0; c < from.size(); c++) {
-                        if (from.get(c) != null) {
-                            from.get(c).makeTransferPair(out.getVector(c)).transfer();
-                        } else {
-                            out.getVector(c).allocateNew(); // a column this file does not have: nulls
-                        }
-                    }
-                    if (keys != null) {
-                        for (int i = 0; i < n; i++) {
-                            keyed.pass(out, i, keys[i]);
-                        }
-                    }
-                    out.setRowCount(n);
-                } else {
-                    long first = ordinal;
-                    passed.add(in, i -> keep.get((int) (first + i)));
-                    out.allocateNew();
-                    int k = 0;
+                if (keys != null) {
                     for (int i = 0; i < n; i++) {
-                        if (keep.get((int) (ordinal + i))) {
-                            for (int c = 0; c < from.size(); c++) {
-                                if (from.get(c) != null) {
-                                    out.getVector(c).copyFromSafe(i, k, from.get(c));
-                                }
+                        keyed.pass(out, i, keys[i]);
+                    }
+                }
+                out.setRowCount(n);
+            } else {
+                long first = ordinal;
+                passed.add(in, i -> keep.get((int) (first + i)));
+                out.allocateNew();
+                int k = 0;
+                for (int i = 0; i < n; i++) {
+                    if (keep.get((int) (ordinal + i))) {
+                        for (int c = 0; c < from.size(); c++) {
+                            if (from.get(c) != null) {
+                                out.getVector(c).copyFromSafe(i, k, from.get(c));
                             }
-                            if (keys != null) {
-                                keyed.pass(out, k, keys[i]);
-                            }
-                            k++;
                         }
-                    }
-                    ordinal += n;
-                    dropped += n - k;
-                    out.setRowCount(k);
-                }
-                return true;
-            }
-        }
-
-        /** Files opened at once ahead of the one being read (their footers, or small files whole, fetched): at most 1 MiB each. */
-        private static final int OPEN_AHEAD = 8;
-        /** The readers of the next files, in order, being opened on {@link #opener}. */
-        private final ArrayDeque<CompletableFuture<TableReader>> opening = new ArrayDeque<>();
-        private ExecutorService opener;
-        /** The next file to open, as (partition, file). */
-        private int openPartition;
-        private int openFile;
-
-        /**
-         * The reader of the next file, opened ahead with the {@link #OPEN_AHEAD} files after it: each file is read on its
-         * own, so its first GET is started here while the ones before it are decoded, as a read of many files does.
-         */
-        private TableReader opened() throws IOException {
-            if (opener == null) {
-                opener = Executors.newFixedThreadPool(4, r -> {
-                    Thread t = new Thread(r, "wrangler-compact-open");
-                    t.setDaemon(true);
-                    return t;
-                });
-            }
-            while (opening.size() <= OPEN_AHEAD && openPartition < partitions.size()) {
-                TableFiles.DataFile f = partitions.get(openPartition).get(openFile);
-                if (++openFile == partitions.get(openPartition).size()) {
-                    openPartition++;
-                    openFile = 0;
-                }
-                opening.add(CompletableFuture.supplyAsync(() -> {
-                    TableReader r = reader(List.of(f));
-                    try {
-                        r.schema();
-                        return r;
-                    } catch (RuntimeException e) {
-                        try {
-                            r.close();
-                        } catch (IOException | RuntimeException suppressed) {
-                            e.addSuppressed(suppressed);
+                        if (keys != null) {
+                            keyed.pass(out, k, keys[i]);
                         }
-                        throw e;
+                        k++;
                     }
-                }, opener));
-            }
-            try {
-                return opening.poll().get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while opening the files to compact");
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof RuntimeException r) {
-                    throw r;
                 }
-                throw new IOException(e.getCause());
+                ordinal += n;
+                dropped += n - k;
+                out.setRowCount(k);
             }
-        }
-
-        /** Closes the readers opened ahead and not read (a failure or a stop). */
-        private void closeOpening() {
-            if (opener != null) {
-                opener.shutdownNow();
-            }
-            for (CompletableFuture<TableReader> f; (f = opening.poll()) != null; ) {
-                f.whenComplete((r, e) -> {
-                    if (r != null) {
-                        try {
-                            r.close();
-                        } catch (IOException | RuntimeException ignored) {
-                            // nothing of it is needed
-                        }
-                    }
-                });
-            }
+            return true;
         }
 
         /** The vector of {@code root} that holds the column {@code name}, matched case-insensitively; null if none. */
@@ -832,34 +764,36 @@ public final class CompactBuilder {
         /**
          * The ordinals of the rows to keep: for each key ({@link Dedup}'s equality), the row with the greatest order value,
          * and among those the one committed last ({@link Dedup#COMMIT_ORDER} of the files, then the later row of a file).
-         * The files are read one by one, in the order the second pass reads them, so that each row's file is known.
+         * The files are read in the order the second pass reads them, through one reader that says each batch's file.
          */
         private BitSet winners(List<TableFiles.DataFile> files) throws IOException {
             List<TableFiles.DataFile> byCommit = new ArrayList<>(files);
-            byCommit.sort(Dedup.COMMIT_ORDER);
+            Dedup.sortByCommit(byCommit);
+            Map<String, Integer> rankOf = new HashMap<>();
+            for (int i = 0; i < byCommit.size(); i++) {
+                rankOf.put(byCommit.get(i).key(), i);
+            }
             Map<List<Object>, long[]> best = new HashMap<>(); // {ordinal, commit rank of its file}
             Map<List<Object>, Comparable<Object>> bestOrder = new HashMap<>();
             long at = 0;
-            for (TableFiles.DataFile file : files) {
-                long rank = byCommit.indexOf(file);
-                try (TableReader r = reader(List.of(file))) {
-                    while (r.loadNextBatch()) {
-                        VectorSchemaRoot b = r.getVectorSchemaRoot();
-                        List<FieldVector> keys = dedupKeys.stream().map(c -> vector(b, c)).toList();
-                        FieldVector order = vector(b, dedupOrder);
-                        for (int i = 0; i < b.getRowCount(); i++, at++) {
-                            List<Object> key = new ArrayList<>(keys.size());
-                            for (FieldVector k : keys) {
-                                key.add(k == null ? null : Dedup.key(k, i)); // a file without the column: null
-                            }
-                            Comparable<Object> o = order == null ? null : Dedup.order(order, i);
-                            long[] was = best.get(key);
-                            int c = was == null ? 1 : Dedup.compare(o, bestOrder.get(key));
-                            // equal order values: the later commit wins; in one file (same rank), the later row, read later
-                            if (c > 0 || c == 0 && rank >= was[1]) {
-                                best.put(key, new long[] {at, rank});
-                                bestOrder.put(key, o);
-                            }
+            try (TableReader r = chosen(files)) {
+                while (r.loadNextBatch()) {
+                    VectorSchemaRoot b = r.getVectorSchemaRoot();
+                    long rank = rankOf.get(r.currentFile().key());
+                    List<FieldVector> keys = dedupKeys.stream().map(c -> vector(b, c)).toList();
+                    FieldVector order = vector(b, dedupOrder);
+                    for (int i = 0; i < b.getRowCount(); i++, at++) {
+                        List<Object> key = new ArrayList<>(keys.size());
+                        for (FieldVector k : keys) {
+                            key.add(k == null ? null : Dedup.key(k, i)); // no file of the unit has the column: null
+                        }
+                        Comparable<Object> o = order == null ? null : Dedup.order(order, i);
+                        long[] was = best.get(key);
+                        int c = was == null ? 1 : Dedup.compare(o, bestOrder.get(key));
+                        // equal order values: the later commit wins; in one file (same rank), the later row, read later
+                        if (c > 0 || c == 0 && rank >= was[1]) {
+                            best.put(key, new long[] {at, rank});
+                            bestOrder.put(key, o);
                         }
                     }
                 }
@@ -948,6 +882,10 @@ public final class CompactBuilder {
                         }
                     }
                 }
+                if (current != null) {
+                    current.close(); // no batch was asked for: the reader the schema was read from
+                    current = null;
+                }
                 close();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -992,8 +930,8 @@ public final class CompactBuilder {
 
     /**
      * Per column, the count of non-null values and a checksum of them that does not depend on row order: the sum of a
-     * 64-bit hash of each value. Columns are told apart by name case-insensitively (as a read matches them), so a file
-     * read in its own schema and the new files read back are digested alike. Both sides of a check are read by the same
+     * 64-bit hash of each value (nulls add nothing). Columns are told apart by name case-insensitively (as a read matches
+     * them), so the files read and the new files read back are digested alike. Both sides of a check are read by the same
      * reader into the same Arrow types, so a flat value is hashed by its bytes in the vector (fixed width: its slot;
      * variable width: its bytes), a nested one by its text.
      */

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +55,17 @@ final class Dedup {
             .comparing(TableFiles.DataFile::modified, Comparator.nullsFirst(Comparator.<Instant>naturalOrder()))
             .thenComparing(Dedup::writeTime)
             .thenComparing(TableFiles.DataFile::key);
+
+    /** Sorts {@code files} by {@link #COMMIT_ORDER}, each file's write time read from its name once, not at each comparison. */
+    static void sortByCommit(List<TableFiles.DataFile> files) {
+        Map<String, String> times = new HashMap<>();
+        for (TableFiles.DataFile f : files) {
+            times.put(f.key(), writeTime(f));
+        }
+        files.sort(Comparator.comparing(TableFiles.DataFile::modified, Comparator.nullsFirst(Comparator.<Instant>naturalOrder()))
+                .thenComparing((TableFiles.DataFile f) -> times.get(f.key()))
+                .thenComparing(TableFiles.DataFile::key));
+    }
 
     private static String writeTime(TableFiles.DataFile f) {
         Matcher m = WRITE_TIME.matcher(f.key().substring(f.key().lastIndexOf('/') + 1));

@@ -3,12 +3,12 @@ package io.wrangler;
 import io.wrangler.commit.KeyedFiles;
 import io.wrangler.commit.Manifest;
 import io.wrangler.encoding.KeyRuns;
+import io.wrangler.read.FileFooters;
 import io.wrangler.read.Footers;
 import io.wrangler.read.TableFiles;
 import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -20,7 +20,6 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -45,26 +44,19 @@ final class KeyedInput {
     }
 
     /**
-     * The runs of the marked files among {@code chosen} (one footer GET each), or null when no chosen file holds rows of
-     * a key: the compaction then writes plain files, as before keys existed.
+     * The runs of the marked files among {@code chosen}, from their footers read once ({@code footers}), or null when no
+     * chosen file holds rows of a key: the compaction then writes plain files, as before keys existed.
      */
-    static Map<String, List<KeyRuns.Run>> runsOf(List<List<TableFiles.DataFile>> chosen, S3Client s3, RequestOptions options, String table) {
+    static Map<String, List<KeyRuns.Run>> runsOf(List<List<TableFiles.DataFile>> chosen, FileFooters footers) {
         boolean keyed = false;
         Map<String, List<KeyRuns.Run>> out = new HashMap<>();
         for (List<TableFiles.DataFile> files : chosen) {
             for (TableFiles.DataFile f : files) {
-                if (KeyedFiles.marked(f.key())) {
+                Footers.Keyed runs = footers.get(f.key()).keyed();
+                if (runs != null) {
                     keyed = true;
-                    try {
-                        out.put(f.key(), Footers.keyRuns(s3, options, f.bucket(), f.key(), f.size()));
-                    } catch (IOException e) {
-                        throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ", so whose "
-                                + "rows it holds is not known. Nothing was changed; leave its partition out (filter) and report it.", e);
-                    } catch (SdkException e) {
-                        throw new ReadException(table, "Cannot compact " + table + " (step: validate): reading the footer of s3://"
-                                + f.bucket() + "/" + f.key() + " failed: " + e.getMessage() + ". Nothing was changed; rerun.", e);
-                    }
-                } else if (KeyedFiles.keyOf(f.key()) != null) {
+                    out.put(f.key(), runs.runs());
+                } else if (!keyed && KeyedFiles.keyOf(f.key()) != null) {
                     keyed = true;
                 }
             }
@@ -76,30 +68,18 @@ final class KeyedInput {
      * Puts each unit of {@code chosen} in commit order ({@link Dedup#COMMIT_ORDER}) with a keyed rerun's rewrites
      * ({@code _k} files whose footer records {@link KeyRuns#COMMITTED_KEY}) placed by when their rows were committed, not
      * by their own LastModified (the rerun that moved them): a row a rerun moved keeps losing ties to rows committed after
-     * it. One footer GET per such file.
+     * it. From the footers read once ({@code footers}).
      */
-    static void commitOrder(List<List<TableFiles.DataFile>> chosen, S3Client s3, RequestOptions options, String table) {
+    static void commitOrder(List<List<TableFiles.DataFile>> chosen, FileFooters footers) {
         for (List<TableFiles.DataFile> unit : chosen) {
             for (int i = 0; i < unit.size(); i++) {
                 TableFiles.DataFile f = unit.get(i);
-                if (!KeyedFiles.marked(f.key())) {
-                    continue;
-                }
-                Instant committed;
-                try {
-                    committed = Footers.keyed(s3, options, f.bucket(), f.key(), f.size()).committed();
-                } catch (IOException e) {
-                    throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ", so whose "
-                            + "rows it holds is not known. Nothing was changed; leave its partition out (filter) and report it.", e);
-                } catch (SdkException e) {
-                    throw new ReadException(table, "Cannot compact " + table + " (step: validate): reading the footer of s3://"
-                            + f.bucket() + "/" + f.key() + " failed: " + e.getMessage() + ". Nothing was changed; rerun.", e);
-                }
-                if (committed != null) {
-                    unit.set(i, new TableFiles.DataFile(f.bucket(), f.key(), f.size(), f.folder(), f.values(), committed));
+                Footers.Keyed keyed = footers.get(f.key()).keyed();
+                if (keyed != null && keyed.committed() != null) {
+                    unit.set(i, new TableFiles.DataFile(f.bucket(), f.key(), f.size(), f.folder(), f.values(), keyed.committed()));
                 }
             }
-            unit.sort(Dedup.COMMIT_ORDER);
+            Dedup.sortByCommit(unit);
         }
     }
 

@@ -206,6 +206,35 @@ class EvolvedSchemaTest {
     }
 
     @Test
+    void aCompactionFetchesEachFileItReadsTwiceItsFooterOnceBeforeTheLeaseAndTheFileOnceWhenItIsRead() {
+        String bucket = TestLake.bucket();
+        String table = evolved(bucket);
+        List<String> read = new ArrayList<>(TestLake.keys(bucket, "t/region=EU/"));
+        read.addAll(TestLake.keys(bucket, "t/region=US/"));
+        List<String> before = TestLake.query(bucket, "t/", DUCK).stream().map(Object::toString).toList();
+        List<String> gets = Collections.synchronizedList(new ArrayList<>());
+        S3Client counting = TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c
+                .addExecutionInterceptor(new ExecutionInterceptor() {
+                    @Override
+                    public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                        if (context.request() instanceof GetObjectRequest g) {
+                            gets.add(g.key());
+                        }
+                    }
+                })));
+
+        CompactionResult r = S3Parquet.compact(table).s3(counting).run();
+
+        assertThat(r.filesBefore()).isEqualTo(4);
+        assertThat(TestLake.query(bucket, "t/", DUCK).stream().map(Object::toString).toList()).isEqualTo(before);
+        // These files are small: the footer pass fetches each whole, and so does its read. The schema, the encodings, the
+        // commit order and the key runs all come from that one footer, and every file is read by one reader.
+        for (String key : read) {
+            assertThat(gets.stream().filter(key::equals).count()).as(key + " in " + gets).isEqualTo(2);
+        }
+    }
+
+    @Test
     void theCheckRefusesNewFilesThatLackAColumnOfTheFilesRead() {
         String bucket = TestLake.bucket();
         String table = evolved(bucket);

@@ -11,8 +11,7 @@ public final class KeyedFiles {
 
     /** The key id of every row of the file at {@code key}: that of its keyed write id when it is unmarked, else null. */
     public static String keyOf(String key) {
-        String id = WriteIds.ofFile(key);
-        return id == null || WriteIds.marked(key) ? null : WriteIds.keyOf(id);
+        return WriteIds.keyOfUnmarked(key);
     }
 
     /** True for one of wrangler's files that records its rows' keys in its footer. */

@@ -92,6 +92,12 @@ final class WriteIds {
         return m.matches() ? m.group(1) : null;
     }
 
+    /** The key id of a data file's keyed write id when its name is one of wrangler's and unmarked, else null: one match. */
+    static String keyOfUnmarked(String key) {
+        Matcher m = FILE.matcher(key.substring(key.lastIndexOf('/') + 1));
+        return m.matches() && m.group(2) == null ? keyOf(m.group(1)) : null;
+    }
+
     /** True when a key's file name is one of wrangler's and marked as recording its rows' keys ({@code _k}). */
     static boolean marked(String key) {
         Matcher m = FILE.matcher(key.substring(key.lastIndexOf('/') + 1));

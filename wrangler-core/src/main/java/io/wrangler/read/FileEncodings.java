@@ -1,29 +1,20 @@
 package io.wrangler.read;
 
 import io.wrangler.Compression;
-import io.wrangler.storage.RequestOptions;
-import java.io.IOException;
-import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.hadoop.metadata.BlockMetaData;
-import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Type;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * FileEncodings is what the footers of a set of data files say about how they were written, where a rewrite of them
- * must do the same: their timestamps' physical types and their codecs. Read from each file's footer (one GET for a
- * file of up to 1 MiB, as the reader's first), never from the catalog, which does not record them.
+ * must do the same: their timestamps' physical types and their codecs. Read from each file's footer ({@link FileFooters}),
+ * never from the catalog, which does not record them.
  *
  * @param int96 some timestamp column (at any depth) of some file is INT96
  * @param nanos some timestamp column of some file is INT64 with the unit NANOS
@@ -40,48 +31,33 @@ public record FileEncodings(boolean int96, boolean nanos, Set<Compression> codec
         return codecs.size() == 1 && !otherCodecs ? codecs.iterator().next() : null;
     }
 
-    /**
-     * Reads the footers of {@code files}, up to 8 at once.
-     *
-     * @throws IOException when a footer cannot be read (the first failure, with the file's URI)
-     */
-    public static FileEncodings of(S3Client s3, RequestOptions options, List<TableFiles.DataFile> files) throws IOException {
-        if (files.isEmpty()) {
-            return new FileEncodings(false, false, Set.of(), false);
+    /** What one file's footer says: its schema, and the codecs of its column chunks. */
+    public static FileEncodings of(MessageType schema, Iterable<CompressionCodecName> chunkCodecs) {
+        Found out = new Found();
+        visit(schema, out);
+        for (CompressionCodecName c : chunkCodecs) {
+            switch (c) {
+                case SNAPPY -> out.codecs.add(Compression.SNAPPY);
+                case ZSTD -> out.codecs.add(Compression.ZSTD);
+                case GZIP -> out.codecs.add(Compression.GZIP);
+                case LZ4_RAW -> out.codecs.add(Compression.LZ4_RAW);
+                case UNCOMPRESSED -> out.codecs.add(Compression.NONE);
+                default -> out.other = true;
+            }
         }
-        ExecutorService pool = Executors.newFixedThreadPool(Math.min(8, files.size()), r -> {
-            Thread t = new Thread(r, "wrangler-footers");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            List<Future<Found>> pending = new ArrayList<>();
-            for (TableFiles.DataFile f : files) {
-                pending.add(pool.submit(() -> read(s3, options, f)));
-            }
-            Found all = new Found();
-            for (Future<Found> p : pending) {
-                Found one = p.get();
-                all.int96 |= one.int96;
-                all.nanos |= one.nanos;
-                all.codecs.addAll(one.codecs);
-                all.other |= one.other;
-            }
-            return new FileEncodings(all.int96, all.nanos, all.codecs, all.other);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while reading the files' footers");
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new IOException(e.getCause());
-        } finally {
-            pool.shutdownNow();
+        return new FileEncodings(out.int96, out.nanos, out.codecs, out.other);
+    }
+
+    /** What the footers of several files say together: {@code all}, each one file's (none: nothing). */
+    public static FileEncodings union(Collection<FileEncodings> all) {
+        Found out = new Found();
+        for (FileEncodings one : all) {
+            out.int96 |= one.int96;
+            out.nanos |= one.nanos;
+            out.codecs.addAll(one.codecs);
+            out.other |= one.otherCodecs;
         }
+        return new FileEncodings(out.int96, out.nanos, out.codecs, out.other);
     }
 
     private static final class Found {
@@ -89,29 +65,6 @@ public record FileEncodings(boolean int96, boolean nanos, Set<Compression> codec
         boolean nanos;
         final Set<Compression> codecs = EnumSet.noneOf(Compression.class);
         boolean other;
-    }
-
-    private static Found read(S3Client s3, RequestOptions options, TableFiles.DataFile f) throws IOException {
-        Found out = new Found();
-        S3InputFile in = new S3InputFile(s3, f.bucket(), f.key(), f.size(), options);
-        try (ParquetFileReader r = ParquetFileReader.open(in, TableReader.readOptions())) {
-            visit(r.getFooter().getFileMetaData().getSchema(), out);
-            for (BlockMetaData b : r.getFooter().getBlocks()) {
-                for (ColumnChunkMetaData c : b.getColumns()) {
-                    switch (c.getCodec()) {
-                        case SNAPPY -> out.codecs.add(Compression.SNAPPY);
-                        case ZSTD -> out.codecs.add(Compression.ZSTD);
-                        case GZIP -> out.codecs.add(Compression.GZIP);
-                        case LZ4_RAW -> out.codecs.add(Compression.LZ4_RAW);
-                        case UNCOMPRESSED -> out.codecs.add(Compression.NONE);
-                        default -> out.other = true;
-                    }
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            throw new IOException("the footer of s3://" + f.bucket() + "/" + f.key() + " could not be read: " + e, e);
-        }
-        return out;
     }
 
     private static void visit(Type t, Found out) {

@@ -34,29 +34,36 @@ public final class Footers {
     /** {@link #keyRuns}, with the file's timestamp encoding. */
     public static Keyed keyed(S3Client s3, RequestOptions options, String bucket, String key, long size) throws IOException {
         try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, options), TableReader.readOptions())) {
-            FileMetaData meta = r.getFooter().getFileMetaData();
-            String value = meta.getKeyValueMetaData().get(KeyRuns.FOOTER_KEY);
-            if (value == null) {
-                throw new IOException("s3://" + bucket + "/" + key + " is marked as recording its rows' keys but its footer has no "
-                        + KeyRuns.FOOTER_KEY);
-            }
-            List<KeyRuns.Run> runs = KeyRuns.parse(value);
-            long rows = runs.stream().mapToLong(KeyRuns.Run::rows).sum();
-            if (rows != r.getRecordCount()) {
-                throw new IOException("the key runs of s3://" + bucket + "/" + key + " count " + rows + " rows, but the file holds "
-                        + r.getRecordCount());
-            }
-            boolean int96 = meta.getSchema().getColumns().stream()
-                    .anyMatch(c -> c.getPrimitiveType().getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT96);
-            String committed = meta.getKeyValueMetaData().get(KeyRuns.COMMITTED_KEY);
-            Instant at;
-            try {
-                at = committed == null ? null : Instant.ofEpochMilli(Long.parseLong(committed));
-            } catch (NumberFormatException e) {
-                throw new IOException("the footer entry " + KeyRuns.COMMITTED_KEY + " of s3://" + bucket + "/" + key + " is not a time: "
-                        + committed, e);
-            }
-            return new Keyed(runs, int96, at);
+            return keyed(r.getFooter().getFileMetaData(), r.getRecordCount(), bucket, key);
         }
+    }
+
+    /**
+     * {@link #keyed} of a footer already read ({@code meta}, of a file of {@code rows} rows).
+     *
+     * @throws IOException the footer has no key runs, runs that do not add up to {@code rows}, or a commit time that is not one
+     */
+    static Keyed keyed(FileMetaData meta, long rows, String bucket, String key) throws IOException {
+        String value = meta.getKeyValueMetaData().get(KeyRuns.FOOTER_KEY);
+        if (value == null) {
+            throw new IOException("s3://" + bucket + "/" + key + " is marked as recording its rows' keys but its footer has no "
+                    + KeyRuns.FOOTER_KEY);
+        }
+        List<KeyRuns.Run> runs = KeyRuns.parse(value);
+        long counted = runs.stream().mapToLong(KeyRuns.Run::rows).sum();
+        if (counted != rows) {
+            throw new IOException("the key runs of s3://" + bucket + "/" + key + " count " + counted + " rows, but the file holds " + rows);
+        }
+        boolean int96 = meta.getSchema().getColumns().stream()
+                .anyMatch(c -> c.getPrimitiveType().getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT96);
+        String committed = meta.getKeyValueMetaData().get(KeyRuns.COMMITTED_KEY);
+        Instant at;
+        try {
+            at = committed == null ? null : Instant.ofEpochMilli(Long.parseLong(committed));
+        } catch (NumberFormatException e) {
+            throw new IOException("the footer entry " + KeyRuns.COMMITTED_KEY + " of s3://" + bucket + "/" + key + " is not a time: "
+                    + committed, e);
+        }
+        return new Keyed(runs, int96, at);
     }
 }

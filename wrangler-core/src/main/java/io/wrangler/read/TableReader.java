@@ -266,12 +266,28 @@ public final class TableReader extends ArrowReader {
         return this;
     }
 
+    /** The files' schemas read from their footers before this reader was made, or null. */
+    private List<MessageType> knownSchemas;
+
+    /**
+     * Takes the files' schemas from their footers read by the caller ({@link FileFooters}), one per file in file order:
+     * the read's schema is made from them and no footer is fetched for it (each file's own footer is still checked
+     * against the read's schema when the file is decoded). Call before the first batch.
+     */
+    public TableReader knownSchemas(List<MessageType> schemas) {
+        if (schemas.size() != files.size()) {
+            throw new IllegalArgumentException(schemas.size() + " schemas for " + files.size() + " files");
+        }
+        this.knownSchemas = List.copyOf(schemas);
+        return this;
+    }
+
     @Override
     protected Schema readSchema() throws IOException {
         if (schema != null) {
             return schema;
         }
-        List<Field> data = union(fileSchemas());
+        List<Field> data = union(knownSchemas != null ? knownSchemas : fileSchemas());
         List<Field> all = new ArrayList<>(data);
         all.addAll(partitionFields);
         List<Field> out;
