@@ -47,7 +47,23 @@ public final class Codecs implements CompressionCodecFactory {
             case SNAPPY -> new Compressor(codec) {
                 @Override
                 public BytesInput compress(BytesInput bytes) throws IOException {
-                    return BytesInput.from(Snappy.compress(bytes.toByteArray()));
+                    // A page held in an array is compressed where it lies, into the thread's scratch array: parquet-java's
+                    // page store copies the result before it returns (data pages into its collector, dictionary pages by
+                    // copy()), so the next page may reuse the array. Not a new input copy and two output arrays a page.
+                    ByteBuffer in = bytes.toByteBuffer();
+                    byte[] src;
+                    int off;
+                    int len = in.remaining();
+                    if (in.hasArray()) {
+                        src = in.array();
+                        off = in.arrayOffset() + in.position();
+                    } else {
+                        src = bytes.toByteArray();
+                        off = 0;
+                    }
+                    byte[] out = scratch(Snappy.maxCompressedLength(len));
+                    int n = Snappy.compress(src, off, len, out, 0);
+                    return BytesInput.from(out, 0, n);
                 }
             };
             case ZSTD -> new Compressor(codec) {
@@ -79,6 +95,22 @@ public final class Codecs implements CompressionCodecFactory {
             };
             default -> throw new IllegalArgumentException("codec not supported by wrangler: " + codec);
         };
+    }
+
+    /** Compressed pages up to this size reuse their thread's scratch array; a larger one gets an array of its own. */
+    private static final int MAX_SCRATCH = 4 << 20;
+    private static final ThreadLocal<byte[]> SCRATCH = new ThreadLocal<>();
+
+    /** An array of at least {@code size} bytes, the calling thread's own, valid until its next call. */
+    private static byte[] scratch(int size) {
+        byte[] b = SCRATCH.get();
+        if (b == null || b.length < size) {
+            b = new byte[size];
+            if (size <= MAX_SCRATCH) {
+                SCRATCH.set(b);
+            }
+        }
+        return b;
     }
 
     @Override

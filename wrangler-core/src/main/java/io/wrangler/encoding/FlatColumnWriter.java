@@ -2,6 +2,8 @@ package io.wrangler.encoding;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -39,6 +41,7 @@ import org.apache.parquet.schema.PrimitiveType;
  */
 abstract class FlatColumnWriter {
     private static final double PAGE_TOLERANCE = 0.1;
+    private static final VarHandle BIG_LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final int MIN_CHECK = 100;
 
     final PrimitiveType type;
@@ -499,6 +502,7 @@ abstract class FlatColumnWriter {
         private final PageBytes idBytes = new PageBytes(1024);
         private byte[] data = new byte[1 << 16];
         private long[] offsets = new long[4097];
+        private int[] intOffsets = new int[0];
         private int[] seen = new int[0];
         private int pageNumber;
 
@@ -518,13 +522,16 @@ abstract class FlatColumnWriter {
             }
             ArrowBuf off = v.getOffsetBuffer();
             if (v instanceof BaseVariableWidthVector) {
+                // one bulk copy through an NIO view, then widened: not an ArrowBuf get (bounds and reference checks) per row
+                if (intOffsets.length < n + 1) {
+                    intOffsets = new int[offsets.length];
+                }
+                off.nioBuffer(4L * from, 4 * (n + 1)).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(intOffsets, 0, n + 1);
                 for (int i = 0; i <= n; i++) {
-                    offsets[i] = off.getInt(4L * (from + i));
+                    offsets[i] = intOffsets[i];
                 }
             } else {
-                for (int i = 0; i <= n; i++) {
-                    offsets[i] = off.getLong(8L * (from + i));
-                }
+                off.nioBuffer(8L * from, 8 * (n + 1)).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(offsets, 0, n + 1);
             }
             long start = offsets[0];
             int bytes = Math.toIntExact(offsets[n] - start);
@@ -555,8 +562,10 @@ abstract class FlatColumnWriter {
                         giveUp();
                     }
                 } else {
-                    plain.writeInt(length);
-                    plain.write(data, s, length);
+                    plain.ensure(4 + length);
+                    PageBytes.INTS.set(plain.buf, plain.size, length);
+                    System.arraycopy(data, s, plain.buf, plain.size + 4, length);
+                    plain.size += 4 + length;
                     count++;
                 }
             }
@@ -579,7 +588,8 @@ abstract class FlatColumnWriter {
 
         @Override
         long arrayBytes() {
-            return plain.buf.length + 4L * ids.length + idBytes.buf.length + data.length + 8L * offsets.length + 4L * seen.length
+            return plain.buf.length + 4L * ids.length + idBytes.buf.length + data.length + 8L * offsets.length + 4L * intOffsets.length
+                    + 4L * seen.length
                     + (dictionary != null ? dictionary.heapBytes() : 0) + (used != null && used != dictionary ? used.heapBytes() : 0);
         }
 
@@ -642,16 +652,27 @@ abstract class FlatColumnWriter {
                 b = plain.buf;
                 minAt = maxAt = 4;
                 minLength = maxLength = (int) PageBytes.INTS.get(b, 0);
+                // Each value's first 8 bytes as an unsigned big-endian long (zero-padded) decide most comparisons: a
+                // smaller prefix is a smaller value; only equal prefixes compare the whole values.
+                long minKey = prefix(b, minAt, minLength);
+                long maxKey = minKey;
                 int p = 0;
                 for (int i = 0; i < count; i++) {
                     int length = (int) PageBytes.INTS.get(b, p);
                     int s = p + 4;
-                    if (Arrays.compareUnsigned(b, s, s + length, b, minAt, minAt + minLength) < 0) {
+                    long key = prefix(b, s, length);
+                    int low = Long.compareUnsigned(key, minKey);
+                    if (low < 0 || low == 0 && Arrays.compareUnsigned(b, s, s + length, b, minAt, minAt + minLength) < 0) {
                         minAt = s;
                         minLength = length;
-                    } else if (Arrays.compareUnsigned(b, s, s + length, b, maxAt, maxAt + maxLength) > 0) {
-                        maxAt = s;
-                        maxLength = length;
+                        minKey = key;
+                    } else {
+                        int high = Long.compareUnsigned(key, maxKey);
+                        if (high > 0 || high == 0 && Arrays.compareUnsigned(b, s, s + length, b, maxAt, maxAt + maxLength) > 0) {
+                            maxAt = s;
+                            maxLength = length;
+                            maxKey = key;
+                        }
                     }
                     p = s + length;
                 }
@@ -660,6 +681,24 @@ abstract class FlatColumnWriter {
             Statistics<Binary> s = (Statistics<Binary>) stats;
             s.updateStats(Binary.fromConstantByteArray(Arrays.copyOfRange(b, minAt, minAt + minLength)));
             s.updateStats(Binary.fromConstantByteArray(Arrays.copyOfRange(b, maxAt, maxAt + maxLength)));
+        }
+
+        /** The first 8 bytes of {@code b[at, at + length)}, big-endian, zero-padded past the value's end, as an unsigned key. */
+        private static long prefix(byte[] b, int at, int length) {
+            if (length >= 8) {
+                return (long) BIG_LONGS.get(b, at);
+            }
+            if (length == 0) {
+                return 0;
+            }
+            if (at + 8 <= b.length) {
+                return (long) BIG_LONGS.get(b, at) & (-1L << (8 * (8 - length)));
+            }
+            long key = 0;
+            for (int i = 0; i < length; i++) {
+                key |= (b[at + i] & 0xFFL) << (8 * (7 - i));
+            }
+            return key;
         }
 
         @Override
@@ -888,25 +927,16 @@ abstract class FlatColumnWriter {
         private int size;
 
         int id(byte[] b, int from, int length) {
+            if (length <= 8) {
+                return shortId(b, from, length);
+            }
             int hash = hash(b, from, length);
             int mask = slots.length - 1;
             int h = hash & mask;
             while (true) {
                 int s = slots[h];
                 if (s == 0) {
-                    if (size == starts.length) {
-                        starts = Arrays.copyOf(starts, 2 * size);
-                        hashes = Arrays.copyOf(hashes, 2 * size);
-                    }
-                    arena.writeInt(length);
-                    starts[size] = arena.size;
-                    hashes[size] = hash;
-                    arena.write(b, from, length);
-                    slots[h] = ++size;
-                    if (2 * size > slots.length) {
-                        rehash();
-                    }
-                    return size - 1;
+                    return add(b, from, length, hash, h);
                 }
                 int id = s - 1;
                 if (hashes[id] == hash && length(id) == length
@@ -915,6 +945,57 @@ abstract class FlatColumnWriter {
                 }
                 h = (h + 1) & mask;
             }
+        }
+
+        /**
+         * {@link #id} of a value of at most 8 bytes (codes, flags, short names): its bytes in one long are its hash's input
+         * and compared with the stored value's bytes read as one long, with no loop over bytes.
+         */
+        private int shortId(byte[] b, int from, int length) {
+            long mask = length == 8 ? -1L : (1L << (8 * length)) - 1;
+            long key;
+            if (from + 8 <= b.length) {
+                key = (long) PageBytes.LONGS.get(b, from) & mask;
+            } else {
+                key = 0;
+                for (int i = 0; i < length; i++) {
+                    key |= (b[from + i] & 0xFFL) << (8 * i);
+                }
+            }
+            long m = (key ^ length) * 0x9E3779B97F4A7C15L;
+            int hash = (int) (m ^ (m >>> 29) ^ (m >>> 47));
+            int slotMask = slots.length - 1;
+            int h = hash & slotMask;
+            while (true) {
+                int s = slots[h];
+                if (s == 0) {
+                    return add(b, from, length, hash, h);
+                }
+                int id = s - 1;
+                // the arena keeps 8 bytes past every value's start (see add), so the read stays inside it
+                if (hashes[id] == hash && length(id) == length && ((long) PageBytes.LONGS.get(arena.buf, starts[id]) & mask) == key) {
+                    return id;
+                }
+                h = (h + 1) & slotMask;
+            }
+        }
+
+        /** Adds a value not in the dictionary at the free slot {@code h}; returns its id. */
+        private int add(byte[] b, int from, int length, int hash, int h) {
+            if (size == starts.length) {
+                starts = Arrays.copyOf(starts, 2 * size);
+                hashes = Arrays.copyOf(hashes, 2 * size);
+            }
+            arena.ensure(4 + Math.max(length, 8)); // at least 8 bytes from the value's start: shortId reads them as one long
+            arena.writeInt(length);
+            starts[size] = arena.size;
+            hashes[size] = hash;
+            arena.write(b, from, length);
+            slots[h] = ++size;
+            if (2 * size > slots.length) {
+                rehash();
+            }
+            return size - 1;
         }
 
         private void rehash() {

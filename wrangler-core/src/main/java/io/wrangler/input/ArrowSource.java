@@ -21,6 +21,11 @@ public final class ArrowSource implements BatchSource {
     private int batches;
     private int lastRows;
     private boolean keepNanos;
+    /**
+     * The borrowed root passed {@link ValueChecks} with this keepNanos: a replay (the write's second pass, after its
+     * validation pass) does not check the same buffers again. Null before the first check.
+     */
+    private Boolean checkedWithNanos;
 
     private ArrowSource(VectorSchemaRoot root, ArrowReader reader, DictionaryProvider dictionaries, Schema schema) {
         this.root = root;
@@ -81,7 +86,14 @@ public final class ArrowSource implements BatchSource {
         ValueChecks.checkCounts(batch);
         Dictionaries.Decoded d = decode ? Dictionaries.decode(batch, dictionaries, rowsBefore) : new Dictionaries.Decoded(batch, List.of());
         try {
-            ValueChecks.check(d.root(), rowsBefore, keepNanos);
+            // A borrowed root is the same buffers on every pass of one write; its values are checked on the first pass only
+            // (decoded dictionaries are new vectors each pass, so they are checked each time).
+            if (root == null || decode || checkedWithNanos == null || checkedWithNanos != keepNanos) {
+                ValueChecks.check(d.root(), rowsBefore, keepNanos);
+                if (root != null && !decode) {
+                    checkedWithNanos = keepNanos;
+                }
+            }
         } catch (RuntimeException e) {
             d.release();
             throw e;

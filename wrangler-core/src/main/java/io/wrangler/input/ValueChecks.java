@@ -3,6 +3,7 @@ package io.wrangler.input;
 import io.wrangler.encoding.TimestampPolicy;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
@@ -43,6 +44,8 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  */
 final class ValueChecks {
     private static final long[] POW10 = new long[19];
+    /** Offsets read at a time by the bounds check of strings. */
+    private static final int BLOCK = 8192;
     private static final BigInteger[] BIG_POW10 = new BigInteger[77];
 
     static {
@@ -240,7 +243,13 @@ final class ValueChecks {
                         "the vector is shorter than its rows (or than the offsets of its parent list); set its values and value count");
             }
             ArrowBuf data = v.getDataBuffer();
-            if (utf8 && range.slots == null && Utf8.allAscii(data, offsets.getInt(4L * range.from), offsets.getInt(4L * range.to))) {
+            if (range.slots == null && intOffsetsInOrder(offsets, range.from, range.to, data.capacity())) {
+                // every slot's offsets lie inside the data, in order: no value can fail the bounds check below
+                if (!utf8 || Utf8.allAscii(data, offsets.getInt(4L * range.from), offsets.getInt(4L * range.to))) {
+                    return;
+                }
+            } else if (utf8 && range.slots == null
+                    && Utf8.allAscii(data, offsets.getInt(4L * range.from), offsets.getInt(4L * range.to))) {
                 utf8 = false; // every byte of the rows' span is ASCII, so every value is well-formed whatever its bounds
             }
             for (int i = 0; i < n; i++) {
@@ -273,7 +282,12 @@ final class ValueChecks {
                         "the vector is shorter than its rows (or than the offsets of its parent list); set its values and value count");
             }
             ArrowBuf data = v.getDataBuffer();
-            if (utf8 && range.slots == null && Utf8.allAscii(data, offsets.getLong(8L * range.from), offsets.getLong(8L * range.to))) {
+            if (range.slots == null && longOffsetsInOrder(offsets, range.from, range.to, data.capacity())) {
+                if (!utf8 || Utf8.allAscii(data, offsets.getLong(8L * range.from), offsets.getLong(8L * range.to))) {
+                    return; // as in variableWidth
+                }
+            } else if (utf8 && range.slots == null
+                    && Utf8.allAscii(data, offsets.getLong(8L * range.from), offsets.getLong(8L * range.to))) {
                 utf8 = false; // as in variableWidth
             }
             for (int i = 0; i < n; i++) {
@@ -291,6 +305,50 @@ final class ValueChecks {
                     utf8(data, start, end, range.row(i));
                 }
             }
+        }
+
+        /**
+         * Whether the offsets of slots {@code [from, to)} (the {@code to - from + 1} ints from {@code from}, inside the
+         * buffer: checked before) start at 0 or later, never decrease and end within {@code capacity}: then every slot,
+         * null or not, holds a span inside the data. Read in blocks through an NIO view, not an ArrowBuf get per slot.
+         */
+        private static boolean intOffsetsInOrder(ArrowBuf offsets, int from, int to, long capacity) {
+            int[] block = new int[Math.min(to - from + 1, BLOCK)];
+            int previous = 0;
+            for (int at = from; at <= to; at += block.length) {
+                int n = Math.min(block.length, to + 1 - at);
+                offsets.nioBuffer(4L * at, 4 * n).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(block, 0, n);
+                int bad = 0;
+                for (int i = 0; i < n; i++) {
+                    int x = block[i];
+                    bad |= (x - previous) | x; // negative when an offset runs backwards or is negative
+                    previous = x;
+                }
+                if (bad < 0) {
+                    return false;
+                }
+            }
+            return previous <= capacity;
+        }
+
+        /** {@link #intOffsetsInOrder} for 8-byte offsets. */
+        private static boolean longOffsetsInOrder(ArrowBuf offsets, int from, int to, long capacity) {
+            long[] block = new long[Math.min(to - from + 1, BLOCK)];
+            long previous = 0;
+            for (int at = from; at <= to; at += block.length) {
+                int n = Math.min(block.length, to + 1 - at);
+                offsets.nioBuffer(8L * at, 8 * n).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(block, 0, n);
+                long bad = 0;
+                for (int i = 0; i < n; i++) {
+                    long x = block[i];
+                    bad |= (x - previous) | x;
+                    previous = x;
+                }
+                if (bad < 0) {
+                    return false;
+                }
+            }
+            return previous <= capacity;
         }
 
         private void utf8(ArrowBuf data, long start, long end, int row) {

@@ -1,5 +1,8 @@
 package io.wrangler.partition;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.IntBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -65,6 +68,26 @@ final class ColumnCoder {
     private void codeBits(BaseFixedWidthVector v, int rows, int[] out) {
         ArrowBuf data = v.getDataBuffer();
         int width = v instanceof BitVector ? 0 : v.getTypeWidth();
+        if ((width == 4 || width == 8) && rows > 0 && rows <= Integer.MAX_VALUE / 8) {
+            // dates, ints, longs: validity and values read through NIO views, not an ArrowBuf get (bounds and
+            // reference-count checks) per row
+            ByteBuffer valid = v.getValidityBuffer().nioBuffer(0, (rows + 7) / 8);
+            ByteBuffer values = data.nioBuffer(0, width * rows).order(ByteOrder.LITTLE_ENDIAN);
+            for (int r = 0; r < rows; r++) {
+                if ((valid.get(r >>> 3) >> (r & 7) & 1) == 0) {
+                    out[r] = 0;
+                    continue;
+                }
+                long bits = width == 4 ? values.getInt(4 * r) : values.getLong(8 * r);
+                int code = byBits.get(bits);
+                if (code < 0) {
+                    code = byText(PartitionValues.render(v, r));
+                    byBits.put(bits, code);
+                }
+                out[r] = code;
+            }
+            return;
+        }
         for (int r = 0; r < rows; r++) {
             if (v.isNull(r)) {
                 out[r] = 0;
@@ -90,15 +113,24 @@ final class ColumnCoder {
         // Keys point into this batch's buffers: the map lives for this batch only; codes come from byText.
         Map<ArrowBufPointer, Integer> batch = new HashMap<>();
         ArrowBufPointer probe = new ArrowBufPointer();
-        ArrowBuf offsets = v.getOffsetBuffer();
         ArrowBuf data = v.getDataBuffer();
+        if (rows == 0) {
+            return;
+        }
+        // Validity, offsets and short values read through NIO views (each get checked against the view's bounds), not
+        // an ArrowBuf get per row and per byte. Offsets are ints: no value lies past the first 2 GiB of the data.
+        ByteBuffer valid = v.getValidityBuffer().nioBuffer(0, (rows + 7) / 8);
+        IntBuffer offsets = v.getOffsetBuffer().nioBuffer(0, 4 * (rows + 1)).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer();
+        int viewed = (int) Math.min(data.capacity(), Integer.MAX_VALUE);
+        ByteBuffer bytes = data.nioBuffer(0, viewed).order(ByteOrder.LITTLE_ENDIAN);
+        int lastLong = viewed - 8;
         for (int r = 0; r < rows; r++) {
-            if (v.isNull(r)) {
+            if ((valid.get(r >>> 3) >> (r & 7) & 1) == 0) {
                 out[r] = 0;
                 continue;
             }
-            int start = offsets.getInt(4L * r);
-            int length = offsets.getInt(4L * r + 4) - start;
+            int start = offsets.get(r);
+            int length = offsets.get(r + 1) - start;
             if (length == 0) {
                 out[r] = 0;
                 continue;
@@ -106,8 +138,12 @@ final class ColumnCoder {
             if (length <= 7) {
                 // A short value (country codes, flags) is its own key: its bytes and length packed in a long, no hashing of buffers.
                 long key = (long) length << 56;
-                for (int b = 0; b < length; b++) {
-                    key |= (data.getByte(start + b) & 0xFFL) << (8 * b);
+                if (start >= 0 && start <= lastLong) {
+                    key |= bytes.getLong(start) & ((1L << (8 * length)) - 1);
+                } else {
+                    for (int b = 0; b < length; b++) {
+                        key |= (bytes.get(start + b) & 0xFFL) << (8 * b);
+                    }
                 }
                 int code = byShortBytes.get(key);
                 if (code < 0) {

@@ -54,13 +54,7 @@ final class Gather {
             to.allocateNew();
             fixedWidth(f, (BaseFixedWidthVector) to, rows);
         } else if (from instanceof BaseVariableWidthVector f) {
-            BaseVariableWidthVector t = (BaseVariableWidthVector) to;
-            long bytes = 0;
-            for (int r : rows) {
-                bytes += f.getOffsetBuffer().getInt(4L * r + 4) - f.getOffsetBuffer().getInt(4L * r);
-            }
-            t.allocateNew(Math.max(1, bytes), Math.max(n, 1));
-            variableWidth(f, t, rows);
+            variableWidth(f, (BaseVariableWidthVector) to, rows); // allocates the target for the rows' bytes
         } else if (from instanceof BaseLargeVariableWidthVector f) {
             BaseLargeVariableWidthVector t = (BaseLargeVariableWidthVector) to;
             long bytes = 0;
@@ -266,46 +260,56 @@ final class Gather {
     }
 
     /**
-     * Copies variable-width values (strings, binaries) into a target allocated for all of their bytes: offsets and bytes
-     * directly, without the per-value capacity checks of copyFromSafe.
+     * Allocates {@code to} for the chosen rows' bytes and copies variable-width values (strings, binaries) into it: offsets
+     * and bytes directly, without the per-value capacity checks of copyFromSafe. Through NIO views of both vectors' buffers,
+     * a value of at most 8 bytes as one 8-byte read and write (the target has 8 bytes to spare past the last value).
      */
     static void variableWidth(BaseVariableWidthVector from, BaseVariableWidthVector to, int[] sourceRow) {
         ArrowBuf srcOffsets = from.getOffsetBuffer();
         ArrowBuf srcData = from.getDataBuffer();
-        ArrowBuf dstOffsets = to.getOffsetBuffer();
-        ArrowBuf dstData = to.getDataBuffer();
         int rows = sourceRow.length;
-        if (srcData.capacity() <= Integer.MAX_VALUE && srcOffsets.capacity() <= Integer.MAX_VALUE && rows > 0) {
-            // Values gathered into one array through NIO views, then written to the target in two bulk copies.
+        if (srcData.capacity() <= Integer.MAX_VALUE - 8 && srcOffsets.capacity() <= Integer.MAX_VALUE && rows > 0) {
             IntBuffer offsets = srcOffsets.nioBuffer(0, (int) srcOffsets.capacity()).order(ByteOrder.LITTLE_ENDIAN)
                     .asIntBuffer();
-            ByteBuffer data = srcData.nioBuffer(0, (int) srcData.capacity());
-            int[] out = new int[rows + 1];
             long total = 0;
             for (int t = 0; t < rows; t++) {
                 int r = sourceRow[t];
                 total += offsets.get(r + 1) - offsets.get(r);
             }
-            byte[] bytes = new byte[Math.toIntExact(total)];
-            int position = 0;
-            for (int t = 0; t < rows; t++) {
-                int r = sourceRow[t];
-                int start = offsets.get(r);
-                int length = offsets.get(r + 1) - start;
-                if (length > 0) {
-                    data.get(start, bytes, position, length);
-                    position += length;
+            if (total <= Integer.MAX_VALUE - 8) {
+                to.allocateNew(total + 8, rows);
+                ByteBuffer data = srcData.nioBuffer(0, (int) srcData.capacity()).order(ByteOrder.LITTLE_ENDIAN);
+                int dataEnd = (int) srcData.capacity() - 8;
+                ByteBuffer bytes = to.getDataBuffer().nioBuffer(0, (int) total + 8).order(ByteOrder.LITTLE_ENDIAN);
+                IntBuffer out = to.getOffsetBuffer().nioBuffer(0, 4 * (rows + 1)).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer();
+                int position = 0;
+                out.put(0, 0);
+                for (int t = 0; t < rows; t++) {
+                    int r = sourceRow[t];
+                    int start = offsets.get(r);
+                    int length = offsets.get(r + 1) - start;
+                    if (length > 0) {
+                        if (length <= 8 && start >= 0 && start <= dataEnd) {
+                            bytes.putLong(position, data.getLong(start));
+                        } else {
+                            bytes.put(position, data, start, length);
+                        }
+                        position += length;
+                    }
+                    out.put(t + 1, position);
                 }
-                out[t + 1] = position;
+                validity(from.getValidityBuffer(), to.getValidityBuffer(), sourceRow);
+                to.setLastSet(rows - 1);
+                return;
             }
-            dstData.setBytes(0, bytes, 0, position);
-            ByteBuffer o = ByteBuffer.allocate(4 * (rows + 1)).order(ByteOrder.LITTLE_ENDIAN);
-            o.asIntBuffer().put(out);
-            dstOffsets.setBytes(0, o.array(), 0, 4 * (rows + 1));
-            validity(from.getValidityBuffer(), to.getValidityBuffer(), sourceRow);
-            to.setLastSet(rows - 1);
-            return;
         }
+        long total = 0;
+        for (int r : sourceRow) {
+            total += srcOffsets.getInt(4L * r + 4) - srcOffsets.getInt(4L * r);
+        }
+        to.allocateNew(Math.max(1, total), Math.max(rows, 1));
+        ArrowBuf dstOffsets = to.getOffsetBuffer();
+        ArrowBuf dstData = to.getDataBuffer();
         int position = 0;
         dstOffsets.setInt(0, 0);
         for (int t = 0; t < sourceRow.length; t++) {

@@ -360,6 +360,57 @@ class FlatColumnWriterTest {
         }
     }
 
+    /**
+     * Byte strings that differ only in trailing zero bytes, in the byte after the eighth, or in a high byte (unsigned order):
+     * the 8-byte keys of the dictionary lookup and of the min/max compare must tell them apart, zero padding included. One
+     * column repeats 14 such values (a dictionary), the other the same with a row number after them (plain); both must
+     * come out as parquet-java writes them, to the byte, and read back as written.
+     */
+    @Test
+    void shortAndZeroPaddedBytesKeepTheirOwnDictionaryIdsAndOrder() throws Exception {
+        byte[][] values = {{}, {0}, {0, 0}, {'a'}, {'a', 0}, {'a', 0, 0, 0, 0, 0, 0, 0}, {'a', 0, 0, 0, 0, 0, 0, 0, 0},
+                {'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}, {'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 0}, {'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 1},
+                {(byte) 0xFF}, {(byte) 0xFF, 0}, {(byte) 0x80, 'x'}, {0x7F, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF}};
+        List<Field> fields = List.of(f("id", new ArrowType.Int(32, true)), f("d", ArrowType.Binary.INSTANCE), f("p", ArrowType.Binary.INSTANCE));
+        int n = 30_000;
+        try (RootAllocator allocator = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(fields), allocator)) {
+            root.allocateNew();
+            Random rnd = new Random(7);
+            for (int r = 0; r < n; r++) {
+                ((IntVector) root.getVector("id")).setSafe(r, r);
+                byte[] v = values[rnd.nextInt(values.length)];
+                ((VarBinaryVector) root.getVector("d")).setSafe(r, v);
+                byte[] unique = Arrays.copyOf(v, v.length + 4);
+                ByteBuffer.wrap(unique, v.length, 4).putInt(r);
+                ((VarBinaryVector) root.getVector("p")).setSafe(r, rnd.nextInt(50) == 0 ? v : unique);
+            }
+            root.setRowCount(n);
+            FileEncoder.Settings s = new FileEncoder.Settings(fields, Compression.SNAPPY, false, false, 128L << 20, 1 << 20);
+            byte[] mine = flat(s, root, 0, n);
+            byte[] theirs = reference(s, root, 0, n);
+            RowGroup a = footer(mine).getRow_groups().get(0);
+            assertSameStatistics(mine, a, theirs, footer(theirs).getRow_groups().get(0), true);
+            assertThat(pageEncodings(a.getColumns().get(1).getMeta_data()).toString()).contains("PLAIN_DICTIONARY");
+            assertThat(pageEncodings(a.getColumns().get(2).getMeta_data()).toString()).doesNotContain("PLAIN_DICTIONARY");
+            assertThat(mine).isEqualTo(theirs);
+            assertThat(a.getColumns().get(1).getMeta_data().getStatistics().getMin_value()).isEqualTo(new byte[0]);
+            assertThat(a.getColumns().get(1).getMeta_data().getStatistics().getMax_value()).isEqualTo(new byte[] {(byte) 0xFF, 0});
+
+            Path file = dir.resolve("zero-padded.parquet");
+            Files.write(file, mine);
+            try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT id, d, p FROM read_parquet('" + file + "') ORDER BY id")) {
+                for (int r = 0; r < n; r++) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getInt(1)).isEqualTo(r);
+                    assertThat(rs.getBytes(2)).as("d of row %d", r).isEqualTo(((VarBinaryVector) root.getVector("d")).get(r));
+                    assertThat(rs.getBytes(3)).as("p of row %d", r).isEqualTo(((VarBinaryVector) root.getVector("p")).get(r));
+                }
+                assertThat(rs.next()).isFalse();
+            }
+        }
+    }
+
     @Test
     void aDictionaryThatOutgrowsItsPageGivesWayToPlainAsInParquetJava() throws Exception {
         List<Field> fields = List.of(f("id", new ArrowType.Int(32, true)), f("s", ArrowType.Utf8.INSTANCE));
