@@ -917,18 +917,13 @@ public final class GlueTable implements CatalogTable {
          */
         private <T> T change(String doing, Supplier<T> call) {
             Runnable fenced = fence;
-            fenced.run();
-            boolean[] retry = {false};
             try {
                 return call(doing, () -> {
-                    if (retry[0]) {
-                        try {
-                            fenced.run();
-                        } catch (SdkException e) {
-                            throw new FenceFailed(e); // S3's failure, not Glue's: passed on as it is, not retried here
-                        }
+                    try {
+                        fenced.run();
+                    } catch (SdkException e) {
+                        throw new FenceFailed(e); // S3's failure, not Glue's: passed on as it is, not retried here
                     }
-                    retry[0] = true;
                     return call.get();
                 });
             } catch (FenceFailed e) {
