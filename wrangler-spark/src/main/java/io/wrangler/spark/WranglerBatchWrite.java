@@ -162,9 +162,8 @@ final class WranglerBatchWrite implements BatchWrite {
     }
 
     private String describe(WriteResult r, int tasks) {
-        long files = r.partitions().stream().mapToLong(p -> p.files().size()).sum();
         StringBuilder s = new StringBuilder("wrangler write ").append(r.writeId()).append(" (").append(r.mode()).append(") to ")
-                .append(r.table()).append(" committed ").append(r.rows()).append(" rows in ").append(files).append(" files, ")
+                .append(r.table()).append(" committed ").append(r.rows()).append(" rows in ").append(r.paths().size()).append(" files, ")
                 .append(r.partitions().size()).append(" partitions, from ").append(tasks).append(" tasks in ")
                 .append(millis(started)).append(" ms; deleted ").append(r.deletedFiles().size()).append(" replaced files");
         RecoveryResult found = r.recovered();

@@ -35,9 +35,8 @@ public final class WriteMetrics {
         if (committed == null) {
             return new CustomTaskMetric[0];
         }
-        long files = committed.partitions().stream().mapToLong(p -> p.files().size()).sum();
         long bytes = committed.partitions().stream().mapToLong(p -> p.bytes()).sum();
-        return new CustomTaskMetric[] {value(FILES, files), value(BYTES, bytes)};
+        return new CustomTaskMetric[] {value(FILES, committed.paths().size()), value(BYTES, bytes)};
     }
 
     private static CustomTaskMetric value(String name, long value) {
