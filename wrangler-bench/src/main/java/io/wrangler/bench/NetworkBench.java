@@ -187,12 +187,12 @@ public final class NetworkBench {
         System.out.printf("  bound max(encode, physical): %.2f s -> wall / bound %.2fx%n", bound, wall / bound);
         System.out.printf("requests by type: %s%n", RequestTimeline.byOp(rs));
         System.out.printf("requests alone in flight (no other request of the write in flight): %d taking %.2f s: %s%n", alone.size(),
-                aloneS, runs(alone));
+                aloneS, RequestTimeline.runs(alone));
         System.out.printf("longest chain of non-overlapping requests: %d taking %.2f s of requests: %s%n", chain.size(), chainS,
                 RequestTimeline.byOp(chain));
-        System.out.printf("before the first data upload: %.2f s, %d requests %s%n", (firstData - start) / 1e9, before.size(), runs(before));
+        System.out.printf("before the first data upload: %.2f s, %d requests %s%n", (firstData - start) / 1e9, before.size(), RequestTimeline.runs(before));
         System.out.printf("data uploads from first start to last end: %.2f s%n", (lastData - firstData) / 1e9);
-        System.out.printf("after the last data upload: %.2f s, %d requests %s%n", (end - lastData) / 1e9, tail.size(), runs(tail));
+        System.out.printf("after the last data upload: %.2f s, %d requests %s%n", (end - lastData) / 1e9, tail.size(), RequestTimeline.runs(tail));
     }
 
     /** The profile's first-byte delay for one request (its body time is in the transfer bound). */
@@ -213,19 +213,5 @@ public final class NetworkBench {
             case "HeadObject", "HeadBucket" -> RequestType.HEAD;
             default -> RequestType.OTHER;
         };
-    }
-
-    /** Operations in order, consecutive repeats folded: "PutObject, ListObjectsV2 x3, ...". */
-    private static String runs(List<Request> rs) {
-        List<String> out = new ArrayList<>();
-        for (int i = 0; i < rs.size(); ) {
-            int j = i;
-            while (j < rs.size() && rs.get(j).op.equals(rs.get(i).op)) {
-                j++;
-            }
-            out.add(rs.get(i).op + (j - i > 1 ? " x" + (j - i) : ""));
-            i = j;
-        }
-        return out.toString();
     }
 }

@@ -167,4 +167,18 @@ final class RequestTimeline implements ExecutionInterceptor {
         }
         return chain;
     }
+
+    /** Operations in order, consecutive repeats folded: "PutObject, ListObjectsV2 x3, ...". */
+    static String runs(List<Request> rs) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < rs.size(); ) {
+            int j = i;
+            while (j < rs.size() && rs.get(j).op.equals(rs.get(i).op)) {
+                j++;
+            }
+            out.add(rs.get(i).op + (j - i > 1 ? " x" + (j - i) : ""));
+            i = j;
+        }
+        return out.toString();
+    }
 }

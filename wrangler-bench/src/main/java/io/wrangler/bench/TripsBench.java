@@ -83,7 +83,7 @@ public final class TripsBench {
                     List<Request> chain = RequestTimeline.longestChain(rs);
                     System.out.printf("%s, %4d ms: median %.2f s (all: %s); %d requests %s; longest chain of non-overlapping requests %d: %s%n",
                             method, delays.get(i), median(walls.get(i)), walls.get(i).stream().map(w -> String.format("%.2f", w)).toList(),
-                            rs.size(), RequestTimeline.byOp(rs), chain.size(), inOrder(chain));
+                            rs.size(), RequestTimeline.byOp(rs), chain.size(), RequestTimeline.runs(chain));
                 }
                 System.out.printf("%s: slope %.1f sequential round trips (median of %s: s of write time per s of latency, %d -> %d ms)%n%n",
                         method, median(slopes), slopes.stream().map(x -> String.format("%.1f", x)).toList(), delays.get(0), delays.get(hi));
@@ -96,19 +96,5 @@ public final class TripsBench {
         List<Double> sorted = new ArrayList<>(xs);
         sorted.sort(null);
         return sorted.get(sorted.size() / 2);
-    }
-
-    /** Operations in order, consecutive repeats folded: "PutObject, ListObjectsV2 x3, ...". */
-    private static String inOrder(List<Request> rs) {
-        List<String> out = new ArrayList<>();
-        for (int i = 0; i < rs.size(); ) {
-            int j = i;
-            while (j < rs.size() && rs.get(j).op.equals(rs.get(i).op)) {
-                j++;
-            }
-            out.add(rs.get(i).op + (j - i > 1 ? " x" + (j - i) : ""));
-            i = j;
-        }
-        return out.toString();
     }
 }
