@@ -5,7 +5,7 @@ import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.KeyedFiles;
 import io.wrangler.commit.Manifest;
 import io.wrangler.commit.StepHook;
-import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.Writes;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.input.HiveTypes;
@@ -413,7 +413,7 @@ public final class CompactBuilder {
      */
     private void recoverFirst(S3Location location, S3Client client, RequestOptions requests) {
         try {
-            TableWrite.recoverAbandoned(location.uri(), client, catalog, tuning != null ? tuning : WriteSpec.Tuning.defaults(), requests);
+            Writes.recoverAbandoned(location.uri(), client, catalog, tuning != null ? tuning : WriteSpec.Tuning.defaults(), requests);
         } catch (SdkException e) {
             throw new ReadException(location.uri(), "Cannot compact " + location.uri() + " (step: list): looking for interrupted writes "
                     + "under its _tmp/ failed: " + e.getMessage() + ". Nothing was changed; check s3:ListBucket and rerun.", e);

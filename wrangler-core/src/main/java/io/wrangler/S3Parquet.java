@@ -1,7 +1,7 @@
 package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
-import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.Writes;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
@@ -144,7 +144,7 @@ public final class S3Parquet {
 
     /** Recovery with other tunings: tests use it with a clock that has moved past every lease. */
     static RecoveryResult recover(String uri, S3Client s3, CatalogTable catalog, WriteSpec.Tuning tuning) {
-        return TableWrite.recover(uri, Objects.requireNonNull(s3, "s3"), catalog, tuning, RequestOptions.defaults());
+        return Writes.recover(uri, Objects.requireNonNull(s3, "s3"), catalog, tuning, RequestOptions.defaults());
     }
 
     /**

@@ -2,7 +2,7 @@ package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.commit.StepHook;
-import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.Writes;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
@@ -419,9 +419,9 @@ public final class WriteBuilder {
         }
         try (BatchSource checked = source == null ? null : new ReadFailures(source, uri)) {
             if (checked == null) {
-                return TableWrite.runEmpty(spec);
+                return Writes.runEmpty(spec);
             }
-            return TableWrite.run(spec, checked);
+            return Writes.run(spec, checked);
         }
     }
 

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.wrangler.commit.StepHook;
-import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.StagedFiles;
+import io.wrangler.commit.TaskStager;
+import io.wrangler.commit.Transaction;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import java.nio.charset.StandardCharsets;
@@ -39,7 +41,7 @@ class DistributedAdversaryTest {
                 new Progress() { }, null);
     }
 
-    private static TableWrite.TaskStaged task(String uri, WriteMode mode, String key, String writeId, String attempt, String[] countries,
+    private static StagedFiles task(String uri, WriteMode mode, String key, String writeId, String attempt, String[] countries,
                                               long[] ns) {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
             fill(root, countries, ns);
@@ -47,7 +49,7 @@ class DistributedAdversaryTest {
             WriteSpec s = spec(uri, mode, attempt, key);
             WriteSpec taskSpec = new WriteSpec(s.uri(), s.s3(), s.write().toBuilder().lease(false).leaseWait(Duration.ZERO).build(), null,
                     StepHook.NONE, s.tuning(), key, new Progress() { }, null);
-            return TableWrite.stageTask(taskSpec, SCHEMA, writeId, ArrowSource.of(root, null));
+            return TaskStager.stageTask(taskSpec, SCHEMA, writeId, ArrowSource.of(root, null));
         }
     }
 
@@ -109,9 +111,9 @@ class DistributedAdversaryTest {
         String bucket = TestLake.bucket();
         String uri = "s3://" + bucket + "/t/";
         String id;
-        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null), SCHEMA)) {
+        try (Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null), SCHEMA)) {
             id = w.writeId();
-            TableWrite.TaskStaged a1 = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id, "t00000-a1-", new String[] {"RU"}, new long[] {1});
+            StagedFiles a1 = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id, "t00000-a1-", new String[] {"RU"}, new long[] {1});
             w.commit(List.of(a1));
         }
         // the attempt Spark gave up on finishes now, after the write ended
@@ -132,9 +134,9 @@ class DistributedAdversaryTest {
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.OVERWRITE, null, new String[] {"RU"}, new long[] {1});
         // 4. the driver begins, a task stages, the driver dies (no commit, no abort; its lease left to expire)
-        TableWrite.Distributed crashed = TableWrite.begin(spec(uri, WriteMode.OVERWRITE, "", null), SCHEMA);
+        Transaction crashed = Transaction.begin(spec(uri, WriteMode.OVERWRITE, "", null), SCHEMA);
         String id = crashed.writeId();
-        TableWrite.TaskStaged counted = task(uri, WriteMode.OVERWRITE, null, id, "t00000-a0-", new String[] {"RU"}, new long[] {50});
+        StagedFiles counted = task(uri, WriteMode.OVERWRITE, null, id, "t00000-a0-", new String[] {"RU"}, new long[] {50});
         // a single-process overwrite: recovers first (rolls the STARTED write back), then writes its rows
         WriteResult r = single(uri, WriteMode.OVERWRITE, null, new String[] {"DE", "FR"}, new long[] {2, 3});
         assertThat(r.recovered().rolledBack()).contains(id);
@@ -161,8 +163,8 @@ class DistributedAdversaryTest {
         String bucket = TestLake.bucket();
         String uri = "s3://" + bucket + "/t/";
         WriteResult r;
-        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.APPEND, "", null), SCHEMA)) {
-            TableWrite.TaskStaged a = task(uri, WriteMode.APPEND, null, w.writeId(), "t00000-a0-", new String[] {"RU", "DE"}, new long[] {1, 2});
+        try (Transaction w = Transaction.begin(spec(uri, WriteMode.APPEND, "", null), SCHEMA)) {
+            StagedFiles a = task(uri, WriteMode.APPEND, null, w.writeId(), "t00000-a0-", new String[] {"RU", "DE"}, new long[] {1, 2});
             r = w.commit(List.of(a, a));
         }
         assertThat(read(uri)).containsExactly("DE:2", "RU:1");
@@ -176,8 +178,8 @@ class DistributedAdversaryTest {
         String bucket = TestLake.bucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.OVERWRITE, null, new String[] {"RU"}, new long[] {1});
-        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null), SCHEMA)) {
-            TableWrite.TaskStaged a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, w.writeId(), "t00000-a0-", new String[] {"RU"}, new long[] {9});
+        try (Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null), SCHEMA)) {
+            StagedFiles a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, w.writeId(), "t00000-a0-", new String[] {"RU"}, new long[] {9});
             TestLake.s3().client().deleteObject(d -> d.bucket(bucket).key(a.files().get(0).stagedKey()));
             assertThatThrownBy(() -> w.commit(List.of(a))).isInstanceOf(WriteNotAppliedException.class);
         }
@@ -195,11 +197,11 @@ class DistributedAdversaryTest {
         single(uri, WriteMode.APPEND, null, new String[] {"RU"}, new long[] {1});
         String existing = TestLake.keys(bucket, "t/country=RU/").get(0);
         Map<String, byte[]> before = TestLake.snapshot(bucket, "t/country=");
-        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.APPEND, "", null), SCHEMA)) {
-            TableWrite.TaskStaged a = task(uri, WriteMode.APPEND, null, w.writeId(), "t00000-a0-", new String[] {"RU"}, new long[] {9});
+        try (Transaction w = Transaction.begin(spec(uri, WriteMode.APPEND, "", null), SCHEMA)) {
+            StagedFiles a = task(uri, WriteMode.APPEND, null, w.writeId(), "t00000-a0-", new String[] {"RU"}, new long[] {9});
             io.wrangler.commit.Manifest.File f = a.files().get(0);
             // a corrupt or forged message: its final key is another write's published file
-            TableWrite.TaskStaged forged = new TableWrite.TaskStaged(a.partitions(), List.of(new io.wrangler.commit.Manifest.File(
+            StagedFiles forged = new StagedFiles(a.partitions(), List.of(new io.wrangler.commit.Manifest.File(
                     f.folder(), f.stagedKey(), existing, f.bytes(), f.rows(), null, null)));
             assertThatThrownBy(() -> w.commit(List.of(forged))).isInstanceOf(InvalidWriteException.class);
         }
@@ -214,13 +216,13 @@ class DistributedAdversaryTest {
         String bucket = TestLake.bucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.OVERWRITE, null, new String[] {"RU"}, new long[] {1});
-        TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.OVERWRITE, "", null), SCHEMA);
-        TableWrite.TaskStaged a = task(uri, WriteMode.OVERWRITE, null, w.writeId(), "t00000-a0-", new String[] {"DE"}, new long[] {9});
+        Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE, "", null), SCHEMA);
+        StagedFiles a = task(uri, WriteMode.OVERWRITE, null, w.writeId(), "t00000-a0-", new String[] {"DE"}, new long[] {9});
         // the driver stalls: a recovery takes the table over and rolls the STARTED write back
         RecoveryResult rec = Tunings.recover(uri, TestLake.s3().client());
         assertThat(rec.rolledBack()).contains(w.writeId());
         // then a task still running stages, and another writer writes
-        TableWrite.TaskStaged late = task(uri, WriteMode.OVERWRITE, null, w.writeId(), "t00001-a0-", new String[] {"SE"}, new long[] {8});
+        StagedFiles late = task(uri, WriteMode.OVERWRITE, null, w.writeId(), "t00001-a0-", new String[] {"SE"}, new long[] {8});
         single(uri, WriteMode.OVERWRITE_PARTITIONS, null, new String[] {"FR"}, new long[] {3});
         // the driver resumes and commits
         assertThatThrownBy(() -> w.commit(List.of(a, late))).isInstanceOf(CommitConflictException.class);
@@ -235,14 +237,14 @@ class DistributedAdversaryTest {
         String bucket = TestLake.bucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.OVERWRITE, null, new String[] {"RU"}, new long[] {1});
-        TableWrite.Distributed stalled = TableWrite.begin(spec(uri, WriteMode.OVERWRITE, "", null), SCHEMA);
+        Transaction stalled = Transaction.begin(spec(uri, WriteMode.OVERWRITE, "", null), SCHEMA);
         task(uri, WriteMode.OVERWRITE, null, stalled.writeId(), "t00000-a0-", new String[] {"DE"}, new long[] {9});
         // a second distributed write takes the table over (its own driver with the test clock) and is mid-way
         WriteSpec s = spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null);
         WriteSpec taker = new WriteSpec(s.uri(), s.s3(), s.write(), null, StepHook.NONE, Tunings.pastLeases(), null, new Progress() { },
                 null);
-        try (TableWrite.Distributed second = TableWrite.begin(taker, SCHEMA)) {
-            TableWrite.TaskStaged b = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, second.writeId(), "t00000-a0-", new String[] {"FR"},
+        try (Transaction second = Transaction.begin(taker, SCHEMA)) {
+            StagedFiles b = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, second.writeId(), "t00000-a0-", new String[] {"FR"},
                     new long[] {3});
             // the first driver wakes up and its job fails: it aborts
             stalled.abort(new RuntimeException("job failed"));
@@ -260,10 +262,10 @@ class DistributedAdversaryTest {
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.APPEND, null, new String[] {"RU"}, new long[] {1});
         for (int run = 0; run < 2; run++) {
-            try (TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.APPEND, "", "load-7"), SCHEMA)) {
-                TableWrite.TaskStaged a = task(uri, WriteMode.APPEND, "load-7", w.writeId(), "t00000-a" + run + "-", new String[] {"RU", "DE"},
+            try (Transaction w = Transaction.begin(spec(uri, WriteMode.APPEND, "", "load-7"), SCHEMA)) {
+                StagedFiles a = task(uri, WriteMode.APPEND, "load-7", w.writeId(), "t00000-a" + run + "-", new String[] {"RU", "DE"},
                         new long[] {10, 20});
-                TableWrite.TaskStaged b = task(uri, WriteMode.APPEND, "load-7", w.writeId(), "t00001-a" + run + "-", new String[] {"DE"},
+                StagedFiles b = task(uri, WriteMode.APPEND, "load-7", w.writeId(), "t00001-a" + run + "-", new String[] {"DE"},
                         new long[] {21});
                 w.commit(List.of(a, b));
             }
@@ -271,8 +273,8 @@ class DistributedAdversaryTest {
         }
         single(uri, WriteMode.APPEND, "load-7", new String[] {"RU", "DE"}, new long[] {10, 20});
         assertThat(read(uri)).containsExactly("DE:20", "RU:1", "RU:10");
-        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.APPEND, "", "load-7"), SCHEMA)) {
-            TableWrite.TaskStaged a = task(uri, WriteMode.APPEND, "load-7", w.writeId(), "t00000-a9-", new String[] {"RU", "DE"},
+        try (Transaction w = Transaction.begin(spec(uri, WriteMode.APPEND, "", "load-7"), SCHEMA)) {
+            StagedFiles a = task(uri, WriteMode.APPEND, "load-7", w.writeId(), "t00000-a9-", new String[] {"RU", "DE"},
                     new long[] {10, 20});
             w.commit(List.of(a));
         }
@@ -285,10 +287,10 @@ class DistributedAdversaryTest {
         String bucket = TestLake.bucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.APPEND, null, new String[] {"RU", "DE", "FR", "R"}, new long[] {1, 2, 3, 4});
-        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null), SCHEMA)) {
-            TableWrite.TaskStaged a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, w.writeId(), "t00000-a0-", new String[] {"RU"},
+        try (Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null), SCHEMA)) {
+            StagedFiles a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, w.writeId(), "t00000-a0-", new String[] {"RU"},
                     new long[] {10});
-            TableWrite.TaskStaged b = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, w.writeId(), "t00001-a0-", new String[] {"DE", "RU"},
+            StagedFiles b = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, w.writeId(), "t00001-a0-", new String[] {"DE", "RU"},
                     new long[] {20, 11});
             w.commit(List.of(a, b));
         }
@@ -312,9 +314,9 @@ class DistributedAdversaryTest {
                 task(uri, WriteMode.OVERWRITE, null, id[0], "t00009-a" + step.ordinal() + "-", new String[] {"RU", "SE"}, new long[] {90, 91});
             }
         };
-        try (TableWrite.Distributed w = TableWrite.begin(hooked(uri, WriteMode.OVERWRITE, hook), SCHEMA)) {
+        try (Transaction w = Transaction.begin(hooked(uri, WriteMode.OVERWRITE, hook), SCHEMA)) {
             id[0] = w.writeId();
-            TableWrite.TaskStaged a = task(uri, WriteMode.OVERWRITE, null, id[0], "t00000-a0-", new String[] {"DE"}, new long[] {2});
+            StagedFiles a = task(uri, WriteMode.OVERWRITE, null, id[0], "t00000-a0-", new String[] {"DE"}, new long[] {2});
             w.commit(List.of(a));
         }
         assertThat(read(uri)).containsExactly("DE:2");
@@ -337,9 +339,9 @@ class DistributedAdversaryTest {
                 task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id[0], "t00009-a1-", new String[] {"FR", "SE"}, new long[] {90, 91});
             }
         };
-        try (TableWrite.Distributed w = TableWrite.begin(hooked(uri, WriteMode.OVERWRITE_PARTITIONS, hook), SCHEMA)) {
+        try (Transaction w = Transaction.begin(hooked(uri, WriteMode.OVERWRITE_PARTITIONS, hook), SCHEMA)) {
             id[0] = w.writeId();
-            TableWrite.TaskStaged a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id[0], "t00000-a0-", new String[] {"RU"}, new long[] {10});
+            StagedFiles a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id[0], "t00000-a0-", new String[] {"RU"}, new long[] {10});
             assertThatThrownBy(() -> w.commit(List.of(a))).isInstanceOf(WriteIncompleteException.class);
         }
         assertThat(read(uri)).containsExactly("FR:3", "RU:10");
@@ -354,11 +356,11 @@ class DistributedAdversaryTest {
         String bucket = TestLake.bucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.APPEND, null, new String[] {"RU", "DE"}, new long[] {1, 2});
-        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null), SCHEMA)) {
-            TableWrite.TaskStaged a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, w.writeId(), "t00000-a0-", new String[] {"RU", "DE"},
+        try (Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null), SCHEMA)) {
+            StagedFiles a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, w.writeId(), "t00000-a0-", new String[] {"RU", "DE"},
                     new long[] {10, 20});
             // a message that lost a partition from its list (its file still named): that partition's old files would stay
-            TableWrite.TaskStaged partial = new TableWrite.TaskStaged(List.of(List.of("RU")), a.files());
+            StagedFiles partial = new StagedFiles(List.of(List.of("RU")), a.files());
             assertThatThrownBy(() -> w.commit(List.of(partial))).isInstanceOf(InvalidWriteException.class);
         }
         assertThat(read(uri)).containsExactly("DE:2", "RU:1");
@@ -375,13 +377,13 @@ class DistributedAdversaryTest {
                 .mode(WriteMode.OVERWRITE).partitionBy().lease(prefix.isEmpty()).filenamePrefix(prefix).build(), null, StepHook.NONE,
                 s.tuning(), null, new Progress() { }, null);
         for (long v : new long[] {1, 2}) {
-            try (TableWrite.Distributed w = TableWrite.begin(flat.apply(""), one)) {
-                List<TableWrite.TaskStaged> staged = new ArrayList<>();
+            try (Transaction w = Transaction.begin(flat.apply(""), one)) {
+                List<StagedFiles> staged = new ArrayList<>();
                 for (int t = 0; t < 2; t++) {
                     try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(one, a)) {
                         ((BigIntVector) root.getVector("n")).setSafe(0, v * 10 + t);
                         root.setRowCount(1);
-                        staged.add(TableWrite.stageTask(flat.apply("t0000" + t + "-a0-"), one, w.writeId(), ArrowSource.of(root, null)));
+                        staged.add(TaskStager.stageTask(flat.apply("t0000" + t + "-a0-"), one, w.writeId(), ArrowSource.of(root, null)));
                     }
                 }
                 w.commit(staged);
@@ -404,9 +406,9 @@ class DistributedAdversaryTest {
             }
         };
         String id;
-        TableWrite.Distributed w = TableWrite.begin(hooked(uri, WriteMode.OVERWRITE_PARTITIONS, crash), SCHEMA);
+        Transaction w = Transaction.begin(hooked(uri, WriteMode.OVERWRITE_PARTITIONS, crash), SCHEMA);
         id = w.writeId();
-        TableWrite.TaskStaged a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id, "t00000-a0-", new String[] {"RU"}, new long[] {10});
+        StagedFiles a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id, "t00000-a0-", new String[] {"RU"}, new long[] {10});
         assertThatThrownBy(() -> w.commit(List.of(a))).isInstanceOf(AssertionError.class);
         // a zombie attempt stages into the committed write's folder before anyone recovers it
         task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id, "t00001-a0-", new String[] {"FR", "SE"}, new long[] {90, 91});

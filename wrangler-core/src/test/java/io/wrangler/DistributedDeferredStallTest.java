@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.wrangler.commit.Step;
 import io.wrangler.commit.StepHook;
-import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.StagedFiles;
+import io.wrangler.commit.TaskStager;
+import io.wrangler.commit.Transaction;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import java.nio.charset.StandardCharsets;
@@ -51,10 +53,10 @@ class DistributedDeferredStallTest {
         root.setRowCount(1);
     }
 
-    private TableWrite.TaskStaged task(String writeId, String prefix, String country, long n) {
+    private StagedFiles task(String writeId, String prefix, String country, long n) {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
             fill(root, country, n);
-            return TableWrite.stageTask(spec(uri, prefix, false, StepHook.NONE), SCHEMA, writeId, ArrowSource.of(root, null));
+            return TaskStager.stageTask(spec(uri, prefix, false, StepHook.NONE), SCHEMA, writeId, ArrowSource.of(root, null));
         }
     }
 
@@ -83,9 +85,9 @@ class DistributedDeferredStallTest {
                 meanwhile.accept(id[0]);
             }
         };
-        TableWrite.Distributed w = TableWrite.begin(spec(uri, "", true, hook), SCHEMA);
+        Transaction w = Transaction.begin(spec(uri, "", true, hook), SCHEMA);
         id[0] = w.writeId();
-        TableWrite.TaskStaged counted = task(w.writeId(), "t00000-a1-", "RU", 50);
+        StagedFiles counted = task(w.writeId(), "t00000-a1-", "RU", 50);
         task(w.writeId(), "t00000-a0-", "RU", 666); // a failed attempt whose executor died: its upload stays open
         try {
             w.commit(List.of(counted));
@@ -153,10 +155,10 @@ class DistributedDeferredStallTest {
     @Test
     void aDriverStalledBeforeItsUploadListingFindsItsUploadsGoneAndReportsTheConflict() {
         single("RU", 1);
-        TableWrite.Distributed w = TableWrite.begin(spec(uri, "", true, StepHook.NONE), SCHEMA);
-        TableWrite.TaskStaged counted = task(w.writeId(), "t00000-a1-", "RU", 50);
+        Transaction w = Transaction.begin(spec(uri, "", true, StepHook.NONE), SCHEMA);
+        StagedFiles counted = task(w.writeId(), "t00000-a1-", "RU", 50);
         Tunings.recover(uri, TestLake.s3().client());
-        TableWrite.TaskStaged zombie = task(w.writeId(), "t00001-a2-", "DE", 9); // after the roll back: no record names it
+        StagedFiles zombie = task(w.writeId(), "t00001-a2-", "DE", 9); // after the roll back: no record names it
         single("SE", 2);
         assertThatThrownBy(() -> w.commit(List.of(counted, zombie))).isInstanceOf(CommitConflictException.class);
         w.close();
@@ -173,8 +175,8 @@ class DistributedDeferredStallTest {
                 throw new OutOfMemoryError("the driver dies past its commit point");
             }
         };
-        TableWrite.Distributed w = TableWrite.begin(spec(uri, "", true, die), SCHEMA);
-        TableWrite.TaskStaged counted = task(w.writeId(), "t00000-a1-", "RU", 50);
+        Transaction w = Transaction.begin(spec(uri, "", true, die), SCHEMA);
+        StagedFiles counted = task(w.writeId(), "t00000-a1-", "RU", 50);
         task(w.writeId(), "t00000-a0-", "RU", 666);
         assertThatThrownBy(() -> w.commit(List.of(counted))).isInstanceOf(OutOfMemoryError.class);
         // an operator copies the whole prefix, _tmp/ included (open uploads are not objects: they stay behind)

@@ -3,7 +3,9 @@ package io.wrangler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.wrangler.commit.StepHook;
-import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.StagedFiles;
+import io.wrangler.commit.TaskStager;
+import io.wrangler.commit.Transaction;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import io.wrangler.testkit.FaultyS3;
@@ -51,12 +53,12 @@ class DistributedLostAnswerTest {
         return new WriteSpec(uri, s3, o, null, StepHook.NONE, WriteSpec.Tuning.defaults().withThreads(4), null, new Progress() { }, null);
     }
 
-    private TableWrite.TaskStaged task(String writeId, String prefix, CommitMethod method, String country, long n) {
+    private StagedFiles task(String writeId, String prefix, CommitMethod method, String country, long n) {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
             ((VarCharVector) root.getVector("country")).setSafe(0, country.getBytes(StandardCharsets.UTF_8));
             ((BigIntVector) root.getVector("n")).setSafe(0, n);
             root.setRowCount(1);
-            return TableWrite.stageTask(spec(uri, TestLake.s3().client(), prefix, method, false), SCHEMA, writeId, ArrowSource.of(root, null));
+            return TaskStager.stageTask(spec(uri, TestLake.s3().client(), prefix, method, false), SCHEMA, writeId, ArrowSource.of(root, null));
         }
     }
 
@@ -79,9 +81,9 @@ class DistributedLostAnswerTest {
             S3Parquet.write(root).partitionBy("country").mode(WriteMode.OVERWRITE).s3(TestLake.s3().client()).to(uri);
         }
         Throwable failure = null;
-        TableWrite.Distributed w = TableWrite.begin(spec(uri, client, "", method, true), SCHEMA);
+        Transaction w = Transaction.begin(spec(uri, client, "", method, true), SCHEMA);
         try {
-            TableWrite.TaskStaged t = task(w.writeId(), "t00000-a0-", method, "RU", 50);
+            StagedFiles t = task(w.writeId(), "t00000-a0-", method, "RU", 50);
             // From here every request on the manifest reaches S3 and is applied, and its answer is lost.
             proxy.failWhereKeyContains("PutObject", "_manifest.json", S3Fault.APPLIED_RESPONSE_LOST);
             if (unreadable) {

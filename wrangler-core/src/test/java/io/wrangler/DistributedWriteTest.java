@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.wrangler.commit.StepHook;
-import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.StagedFiles;
+import io.wrangler.commit.TaskStager;
+import io.wrangler.commit.Transaction;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +24,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 
 /**
- * A write whose files other processes stage (TableWrite.begin, stageTask, commit): the entry point wrangler-spark's
+ * A write whose files other processes stage (Transaction.begin, stageTask, commit): the entry point wrangler-spark's
  * driver and executors use, here with its "tasks" in this JVM. Only the task attempts handed to commit count.
  */
 class DistributedWriteTest {
@@ -40,11 +42,11 @@ class DistributedWriteTest {
                 new Progress() { }, null);
     }
 
-    private static TableWrite.TaskStaged task(String uri, WriteMode mode, String writeId, String attempt, String[] countries, long[] ns) {
+    private static StagedFiles task(String uri, WriteMode mode, String writeId, String attempt, String[] countries, long[] ns) {
         return task(spec(uri, mode, attempt), writeId, countries, ns);
     }
 
-    private static TableWrite.TaskStaged task(WriteSpec spec, String writeId, String[] countries, long[] ns) {
+    private static StagedFiles task(WriteSpec spec, String writeId, String[] countries, long[] ns) {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
             VarCharVector c = (VarCharVector) root.getVector("country");
             BigIntVector n = (BigIntVector) root.getVector("n");
@@ -53,7 +55,7 @@ class DistributedWriteTest {
                 n.setSafe(i, ns[i]);
             }
             root.setRowCount(countries.length);
-            return TableWrite.stageTask(spec, SCHEMA, writeId, ArrowSource.of(root, null));
+            return TaskStager.stageTask(spec, SCHEMA, writeId, ArrowSource.of(root, null));
         }
     }
 
@@ -62,11 +64,11 @@ class DistributedWriteTest {
         String bucket = TestLake.bucket();
         String uri = "s3://" + bucket + "/t/";
         WriteResult r;
-        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, ""), SCHEMA)) {
-            TableWrite.TaskStaged first = task(uri, WriteMode.OVERWRITE_PARTITIONS, w.writeId(), "t00000-a0-", new String[] {"RU", "DE"}, new long[] {1, 2});
+        try (Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, ""), SCHEMA)) {
+            StagedFiles first = task(uri, WriteMode.OVERWRITE_PARTITIONS, w.writeId(), "t00000-a0-", new String[] {"RU", "DE"}, new long[] {1, 2});
             // a failed attempt of task 1 that staged its file, then its retry
             task(uri, WriteMode.OVERWRITE_PARTITIONS, w.writeId(), "t00001-a0-", new String[] {"RU"}, new long[] {3});
-            TableWrite.TaskStaged retry = task(uri, WriteMode.OVERWRITE_PARTITIONS, w.writeId(), "t00001-a1-", new String[] {"RU"}, new long[] {3});
+            StagedFiles retry = task(uri, WriteMode.OVERWRITE_PARTITIONS, w.writeId(), "t00001-a1-", new String[] {"RU"}, new long[] {3});
             assertThat(TestLake.keys(bucket, "t/_tmp/" + w.writeId() + "/")).hasSize(5); // three attempts' four files and the manifest
             r = w.commit(List.of(first, retry));
         }
@@ -94,13 +96,13 @@ class DistributedWriteTest {
         WriteMode mode = WriteMode.OVERWRITE_PARTITIONS;
         WriteResult r;
         String writeId;
-        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, mode, "", CommitMethod.DEFERRED_UPLOADS), SCHEMA)) {
+        try (Transaction w = Transaction.begin(spec(uri, mode, "", CommitMethod.DEFERRED_UPLOADS), SCHEMA)) {
             writeId = w.writeId();
-            TableWrite.TaskStaged first = task(spec(uri, mode, "t00000-a0-", CommitMethod.DEFERRED_UPLOADS), writeId,
+            StagedFiles first = task(spec(uri, mode, "t00000-a0-", CommitMethod.DEFERRED_UPLOADS), writeId,
                     new String[] {"RU", "DE"}, new long[] {1, 2});
             // an attempt of task 1 whose uploads outlive it (its executor was lost), then its retry
             task(spec(uri, mode, "t00001-a0-", CommitMethod.DEFERRED_UPLOADS), writeId, new String[] {"RU"}, new long[] {3});
-            TableWrite.TaskStaged retry = task(spec(uri, mode, "t00001-a1-", CommitMethod.DEFERRED_UPLOADS), writeId,
+            StagedFiles retry = task(spec(uri, mode, "t00001-a1-", CommitMethod.DEFERRED_UPLOADS), writeId,
                     new String[] {"RU"}, new long[] {3});
             assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).hasSize(4)
                     .allMatch(k -> k.contains(writeId) && !k.contains("_tmp/"));
@@ -129,7 +131,7 @@ class DistributedWriteTest {
     void anAbortedDeferredWriteLeavesNoOpenUpload() {
         String bucket = TestLake.bucket();
         String uri = "s3://" + bucket + "/t/";
-        TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.APPEND, "", CommitMethod.DEFERRED_UPLOADS), SCHEMA);
+        Transaction w = Transaction.begin(spec(uri, WriteMode.APPEND, "", CommitMethod.DEFERRED_UPLOADS), SCHEMA);
         task(spec(uri, WriteMode.APPEND, "t00000-a0-", CommitMethod.DEFERRED_UPLOADS), w.writeId(), new String[] {"DE", "RU"},
                 new long[] {8, 9});
         assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).hasSize(2);
@@ -149,7 +151,7 @@ class DistributedWriteTest {
             S3Parquet.write(root).partitionBy("country").s3(TestLake.s3().client()).to(uri);
         }
         Map<String, byte[]> before = TestLake.snapshot(bucket, "t/country=");
-        TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.OVERWRITE, ""), SCHEMA);
+        Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE, ""), SCHEMA);
         task(uri, WriteMode.OVERWRITE, w.writeId(), "t00000-a0-", new String[] {"DE"}, new long[] {8});
         w.abort(new RuntimeException("the job failed"));
         assertThat(TestLake.snapshot(bucket, "t/country=")).containsExactlyInAnyOrderEntriesOf(before);
@@ -160,7 +162,7 @@ class DistributedWriteTest {
     void aTaskRefusesABadPartitionValueNamingTheTableAndStep() {
         String bucket = TestLake.bucket();
         String uri = "s3://" + bucket + "/t/";
-        try (TableWrite.Distributed w = TableWrite.begin(spec(uri, WriteMode.APPEND, ""), SCHEMA)) {
+        try (Transaction w = Transaction.begin(spec(uri, WriteMode.APPEND, ""), SCHEMA)) {
             assertThatThrownBy(() -> task(uri, WriteMode.APPEND, w.writeId(), "t00000-a0-", new String[] {"a\u0000b"}, new long[] {1}))
                     .isInstanceOf(InvalidWriteException.class)
                     .hasMessageStartingWith("Cannot write " + uri + " (step: validate): the value 'a\u0000b' of partition column 'country'");

@@ -492,7 +492,7 @@ class TableHistoryPropertyTest {
             if (pending != null) {
                 if (op.compaction() && compacted.isEmpty()) {
                     // A compaction recovers a crashed write before it lists the table when the crashed writer's lease has run
-                    // out (TableWrite.recoverAbandoned); with nothing to compact it writes nothing, so a crash whose lease it
+                    // out (Writes.recoverAbandoned); with nothing to compact it writes nothing, so a crash whose lease it
                     // found still held waits for the next write. Either way an explicit recovery now leaves the same table.
                     op.notes.add("nothing to compact, so op " + pending.op.index + " is recovered explicitly (if the compaction did not)");
                     recoverExplicitly(op, true);

@@ -52,8 +52,10 @@ final class KeyedRewrite {
      * {@code keyId}; a file holding only that key's rows is replaced with no rewrite. Reads and writes under the write's
      * staging folder only.
      */
-    static Result run(WriteSpec spec, S3Store store, S3Location location, ExecutorService pool, String writeId, String keyId,
-                      List<Publisher.Marked> marked) throws IOException {
+    static Result run(WritePlan plan, TableContext context, List<Publisher.Marked> marked) throws IOException {
+        WriteSpec spec = plan.spec();
+        S3Location location = plan.location();
+        String keyId = plan.keyId();
         List<Manifest.File> files = new ArrayList<>();
         List<String> replaced = new ArrayList<>();
         int n = 0;
@@ -70,9 +72,7 @@ final class KeyedRewrite {
             if (rows == mine) {
                 continue; // every row is the key's: the file goes, nothing is kept
             }
-            // its rows keep the commit time they had: the rewritten file's own record of it, else its LastModified
-            Instant committed = footer.committed() != null ? footer.committed() : m.modified();
-            List<Manifest.File> staged = rewrite(spec, store, location, pool, writeId, keyId, m, runs, footer.int96(), committed, n++);
+            List<Manifest.File> staged = rewrite(plan, context, m, footer, n++);
             long kept = staged.stream().mapToLong(Manifest.File::rows).sum();
             if (kept != rows - mine) {
                 throw new IOException("rewriting " + location.uriOf(m.key()) + " without the rows of " + keyId + " kept " + kept
@@ -84,11 +84,18 @@ final class KeyedRewrite {
     }
 
     /** Stages the rows of {@code m} that are not {@code keyId}'s, with their keys, as one marked file (or more, by size). */
-    private static List<Manifest.File> rewrite(WriteSpec spec, S3Store store, S3Location location, ExecutorService pool, String writeId,
-                                               String keyId, Publisher.Marked m, List<KeyRuns.Run> runs, boolean int96, Instant committed,
-                                               int n)
+    private static List<Manifest.File> rewrite(WritePlan plan, TableContext tableContext, Publisher.Marked m, Footers.Keyed footer, int n)
             throws IOException {
-        ExecutorService encoders = TableWrite.pool(1);
+        WriteSpec spec = plan.spec();
+        S3Location location = plan.location();
+        S3Store store = tableContext.store();
+        String writeId = plan.writeId();
+        String keyId = plan.keyId();
+        List<KeyRuns.Run> runs = footer.runs();
+        boolean int96 = footer.int96();
+        // its rows keep the commit time they had: the rewritten file's own record of it, else its LastModified
+        Instant committed = footer.committed() != null ? footer.committed() : m.modified();
+        ExecutorService encoders = Pools.pool(1);
         try (BufferAllocator allocator = new RootAllocator();
              TableReader reader = new TableReader(allocator, null, spec.s3(), spec.options(), location.uri(), new TableFiles.Listing(
                      List.of(), List.of(new TableFiles.DataFile(location.bucket(), m.key(), m.size(), m.folder(), List.of()))),
@@ -106,7 +113,7 @@ final class KeyedRewrite {
                     spec.filenamePrefix() + "r" + n + "-", bucketOf(m.key()) + spec.compression().fileInfix() + ".parquet", false, settings,
                     Long.MAX_VALUE, spec.targetFileSize(), tuning.maxOpenFiles(), tuning.openBytes(), spec.spillDirectory(),
                     new io.wrangler.Progress() { }, count -> { });
-            Uploads uploads = new Uploads(pool, tuning.maxPendingParts(), tuning.partSize());
+            Uploads uploads = new Uploads(tableContext.pool(), tuning.maxPendingParts(), tuning.partSize());
             Partitioner one = new Partitioner(List.of(), all.stream().map(Field::getName).toList());
             Stager stager = new Stager(context, uploads, one, null, key -> { }, encoders, key -> m.folder());
             try (Without source = new Without(reader, new Schema(all), runs, keyId, allocator)) {
@@ -114,7 +121,7 @@ final class KeyedRewrite {
                 return Manifest.File.of(staged);
             }
         } finally {
-            TableWrite.shutdown(encoders);
+            Pools.shutdown(encoders);
         }
     }
 

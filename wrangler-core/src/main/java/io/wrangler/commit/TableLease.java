@@ -67,10 +67,10 @@ final class TableLease implements AutoCloseable {
         }
     }
 
-    private TableLease(S3Store store, String key, String table, String owner, String token, Duration ttl, String etag) {
+    private TableLease(S3Store store, S3Location location, String owner, String token, Duration ttl, String etag) {
         this.store = store;
-        this.key = key;
-        this.table = table;
+        this.key = location.tmpPrefix() + NAME;
+        this.table = location.uri();
         this.owner = owner;
         this.token = token;
         this.ttl = ttl;
@@ -101,7 +101,7 @@ final class TableLease implements AutoCloseable {
             try {
                 String etag = store.putIf(key, body, null);
                 checkEnforced(store, key, body, etag, table);
-                return new TableLease(store, key, table, owner, token, ttl, etag);
+                return new TableLease(store, location, owner, token, ttl, etag);
             } catch (S3Exception e) {
                 if (!conflict(e)) {
                     throw e;
@@ -113,7 +113,7 @@ final class TableLease implements AutoCloseable {
                 // create racing the previous holder's release, or a retried create): the lease is ours, under the ETag
                 // just read. Without this the writer would wait out its own lease's whole time to live.
                 checkEnforced(store, key, body, held.etag(), table);
-                return new TableLease(store, key, table, owner, token, ttl, held.etag());
+                return new TableLease(store, location, owner, token, ttl, held.etag());
             }
             if (held != null && held.expired()) {
                 try {
@@ -121,7 +121,7 @@ final class TableLease implements AutoCloseable {
                     Logs.COMMIT.log(Level.INFO, () -> "Took over the expired lease of " + table + " from " + held.owner + " (last renewed "
                             + held.age.toSeconds() + " s ago, time to live " + held.ttl.toSeconds() + " s) for " + owner
                             + "; what it left is recovered next.");
-                    return new TableLease(store, key, table, owner, token, ttl, etag);
+                    return new TableLease(store, location, owner, token, ttl, etag);
                 } catch (S3Exception e) {
                     if (!conflict(e)) {
                         throw e;

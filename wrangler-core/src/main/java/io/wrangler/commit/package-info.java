@@ -209,8 +209,9 @@
  * </ol>
  *
  * <h2>Distributed writes (wrangler-spark)</h2>
- * A write whose files other processes encode ({@link io.wrangler.commit.TableWrite#begin}, {@code stageTask}, {@code
- * Distributed.commit} / {@code abort}) takes the same steps with the stage step spread out: the process that began it
+ * A write whose files other processes encode ({@link io.wrangler.commit.Transaction#begin(io.wrangler.commit.WriteSpec,
+ * org.apache.arrow.vector.types.pojo.Schema)}, {@link io.wrangler.commit.TaskStager#stageTask}, {@code Transaction.commit}
+ * / {@code abort}) takes the same steps with the stage step spread out: the process that began it
  * (Spark's driver) validates, takes the lease, recovers and records the write (STARTED) before any task runs, and renews
  * the lease while they run; each task attempt stages its rows under {@code _tmp/<writeId>/} with the same checks, encoder
  * and Hive folders, its file names prefixed with its task and attempt ({@code t00007-a1-part-...}), so that two attempts

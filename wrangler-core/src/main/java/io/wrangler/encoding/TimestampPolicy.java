@@ -10,7 +10,7 @@ import org.apache.parquet.schema.LogicalTypeAnnotation;
 /**
  * A TimestampPolicy is how a write stores Arrow timestamps in Parquet, and the one place that rule is written: both
  * encoders ({@link ArrowSchemas} for {@link RecordEncoder}, and {@link ColumnarEncoder}) and the checks that read the
- * values before any I/O ({@code TableWrite}'s validation pass, {@code ValueChecks}) ask it.
+ * values before any I/O ({@code Planner}'s validation pass, {@code ValueChecks}) ask it.
  *
  * <p>Timestamps are INT64 with their unit, except that seconds are widened to milliseconds (Parquet has no seconds unit)
  * and nanoseconds are narrowed to microseconds unless {@code keepNanos} (Spark and Athena cannot read nanosecond

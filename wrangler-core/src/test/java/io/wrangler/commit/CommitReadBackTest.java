@@ -89,7 +89,7 @@ class CommitReadBackTest {
     }
 
     private static void assertNotReportedAsNotApplied(Throwable t) {
-        // SdkException -> TableWrite.abandon + StorageException ("Nothing of the table was changed"); Superseded -> removeOwn +
+        // SdkException -> Transaction.abandon + StorageException ("Nothing of the table was changed"); Superseded -> removeOwn +
         // CommitConflictException ("stopped before its commit point"). Both say not applied; the write was applied.
         assertThat(t).isInstanceOf(WriteLog.Unknown.class);
     }

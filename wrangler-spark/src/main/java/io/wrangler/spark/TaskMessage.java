@@ -1,7 +1,9 @@
 package io.wrangler.spark;
 
 import io.wrangler.commit.Manifest;
-import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.StagedFiles;
+import io.wrangler.commit.TaskStager;
+import io.wrangler.commit.Transaction;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +23,7 @@ record TaskMessage(List<List<String>> partitions, List<StagedFile> files) implem
         private static final long serialVersionUID = 1L;
     }
 
-    static TaskMessage of(TableWrite.TaskStaged staged) {
+    static TaskMessage of(StagedFiles staged) {
         List<List<String>> partitions = new ArrayList<>();
         staged.partitions().forEach(v -> partitions.add(new ArrayList<>(v)));
         List<StagedFile> files = new ArrayList<>();
@@ -32,11 +34,11 @@ record TaskMessage(List<List<String>> partitions, List<StagedFile> files) implem
         return new TaskMessage(partitions, files);
     }
 
-    TableWrite.TaskStaged staged() {
+    StagedFiles staged() {
         List<Manifest.File> out = new ArrayList<>();
         for (StagedFile f : files) {
             out.add(new Manifest.File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags()));
         }
-        return new TableWrite.TaskStaged(partitions, out);
+        return new StagedFiles(partitions, out);
     }
 }

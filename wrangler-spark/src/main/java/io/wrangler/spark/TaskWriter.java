@@ -2,7 +2,9 @@ package io.wrangler.spark;
 
 import io.wrangler.CommitMethod;
 import io.wrangler.WriteStep;
-import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.StagedFiles;
+import io.wrangler.commit.TaskStager;
+import io.wrangler.commit.Transaction;
 import io.wrangler.input.BatchSource;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
@@ -40,7 +42,7 @@ final class TaskWriter implements DataWriter<InternalRow> {
     private final BlockingQueue<Object> full = new ArrayBlockingQueue<>(2);
     private final VectorSchemaRoot[] roots = new VectorSchemaRoot[2];
     private final Thread stager;
-    private volatile TableWrite.TaskStaged staged;
+    private volatile StagedFiles staged;
     private volatile Throwable failure;
     private final int batchRows;
     private final TaskSettings settings;
@@ -114,7 +116,7 @@ final class TaskWriter implements DataWriter<InternalRow> {
         };
         stager = new Thread(() -> {
             try {
-                staged = TableWrite.stageTask(settings.taskSpec(partitionId, taskId), schema, settings.writeId(), source);
+                staged = TaskStager.stageTask(settings.taskSpec(partitionId, taskId), schema, settings.writeId(), source);
             } catch (Throwable t) {
                 failure = t;
             } finally {

@@ -8,7 +8,9 @@ import io.wrangler.WriteOptions;
 import io.wrangler.WriteResult;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.commit.StepHook;
-import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.StagedFiles;
+import io.wrangler.commit.TaskStager;
+import io.wrangler.commit.Transaction;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.storage.RequestOptions;
 import java.util.ArrayList;
@@ -42,7 +44,7 @@ final class WranglerBatchWrite implements BatchWrite {
     private final WriteMode mode;
     private final List<String> partitionBy;
     private final StructType schema;
-    private TableWrite.Distributed write;
+    private Transaction write;
     private Handles.Handle handle;
     private long started;
     private volatile WriteResult committed;
@@ -106,7 +108,7 @@ final class WranglerBatchWrite implements BatchWrite {
                 key, new Progress() { }, null);
         RequestOptions requests = spec.options();
         long began = System.nanoTime();
-        write = TableWrite.begin(spec, arrow);
+        write = Transaction.begin(spec, arrow);
         LOG.log(System.Logger.Level.INFO, () -> "wrangler write " + write.writeId() + " (" + mode + ") to " + options.uri
                 + " began in " + millis(began) + " ms (lease taken, earlier writes recovered); its tasks stage now");
         started = System.nanoTime();
@@ -134,7 +136,7 @@ final class WranglerBatchWrite implements BatchWrite {
 
     @Override
     public void commit(WriterCommitMessage[] messages) {
-        List<TableWrite.TaskStaged> tasks = new ArrayList<>();
+        List<StagedFiles> tasks = new ArrayList<>();
         for (WriterCommitMessage m : messages) {
             if (m != null) {
                 tasks.add(((TaskMessage) m).staged());

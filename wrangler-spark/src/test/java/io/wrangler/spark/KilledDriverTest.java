@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.wrangler.WriteMode;
 import io.wrangler.commit.Step;
-import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.Writes;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
@@ -162,7 +162,7 @@ class KilledDriverTest {
                     .s3(SparkLake.settings()).to(table);
             applied = true;
         } else {
-            TableWrite.recover(table, SparkLake.s3().client(), catalog(glueName(bucket)), TAKE_OVER, RequestOptions.defaults());
+            Writes.recover(table, SparkLake.s3().client(), catalog(glueName(bucket)), TAKE_OVER, RequestOptions.defaults());
             applied = mode != WriteMode.APPEND && step.ordinal() >= Step.MANIFEST_WRITTEN.ordinal();
         }
         assertThat(contents(bucket)).isEqualTo(applied ? after : before);

@@ -1,0 +1,447 @@
+package io.wrangler.commit;
+
+import io.wrangler.InvalidWriteException;
+import io.wrangler.WriteMode;
+import io.wrangler.catalog.CatalogCommit;
+import io.wrangler.catalog.CatalogTable;
+import io.wrangler.catalog.PartitionEntry;
+import io.wrangler.catalog.TableDefinition;
+import io.wrangler.encoding.ArrowSchemas;
+import io.wrangler.encoding.FileEncoder;
+import io.wrangler.encoding.KeyRuns;
+import io.wrangler.encoding.TimestampPolicy;
+import io.wrangler.encoding.UnsupportedTypeException;
+import io.wrangler.input.BatchSource;
+import io.wrangler.input.CastingSource;
+import io.wrangler.input.Casts;
+import io.wrangler.input.HiveTypes;
+import io.wrangler.partition.Buckets;
+import io.wrangler.partition.PartitionKey;
+import io.wrangler.partition.PartitionValues;
+import io.wrangler.partition.Partitioner;
+import io.wrangler.staging.Stager;
+import io.wrangler.storage.S3Location;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.IntSupplier;
+import org.apache.arrow.vector.TimeStampVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+
+/**
+ * The Planner validates a write and plans it: the validate step of package-info.java, with no I/O but reads (the
+ * catalog's table and, for an input known in advance, its partitions' registered folders). It returns an immutable
+ * {@link WritePlan} that the {@link Transaction} executes from the lease on.
+ */
+final class Planner {
+    private final WriteSpec spec;
+    private final S3Location location;
+    private final String table;
+    private final TimestampPolicy timestamps;
+
+    Planner(WriteSpec spec, S3Location location) {
+        this.spec = spec;
+        this.location = location;
+        this.table = location.uri();
+        this.timestamps = new TimestampPolicy(spec.keepNanos(), spec.int96());
+    }
+
+    private InvalidWriteException invalid(String what, String todo) {
+        return Outcomes.invalid(table, what, todo);
+    }
+
+    /**
+     * Refuses a key whose file names would not give back the write id: recovery, a keyed rerun, a reader and a
+     * distributed commit all read a file's write id from its name, and a key holding {@code part-<digits>-<digits>-k-}
+     * makes that read find an id inside the key (a rerun would then replace none of the earlier run's files).
+     */
+    private void checkNames(String writeId) {
+        String name = spec.filenamePrefix() + Stager.fileName(0, 0, writeId, -1, spec.compression().fileInfix() + ".parquet");
+        if (!writeId.equals(WriteIds.ofFile(name))) {
+            throw invalid("the file names of this write (" + name + ") hold what reads as another write id, from its "
+                    + (spec.idempotencyKey() != null ? "idempotencyKey" : "filenamePrefix"), "Use a key without 'part-' followed "
+                    + "by digits. Nothing was written.");
+        }
+    }
+
+    /** Refuses what a distributed write does not support: dtype and a compaction's replacement. */
+    static void checkDistributed(WriteSpec spec) {
+        if (!spec.dtype().isEmpty() || spec.replacement() != null) {
+            throw new IllegalArgumentException("a distributed write supports neither dtype nor a replacement");
+        }
+    }
+
+    /**
+     * The plan of a write whose files its tasks stage ({@link TaskStager#stageTask}): its columns, its ids and the
+     * catalog's prepared commit. Each task plans its own staging; what the tasks report is checked at the commit.
+     */
+    WritePlan planTasks(Schema schema) {
+        checkDistributed(spec);
+        Columns columns = validateSchema(schema);
+        String keyId = spec.idempotencyKey() == null ? null : WriteIds.keyId(spec.idempotencyKey());
+        String writeId = keyId == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
+        checkNames(writeId);
+        return new WritePlan(spec, location, schema, columns, writeId, keyId, null, null, null, null, null, null,
+                prepareCatalog(columns), null);
+    }
+
+    /**
+     * The validate step: the schema, the write's id and names, every partition of an input known in advance (read once
+     * here, then rewound) and where each one goes, the catalog's prepared commit. No I/O but reads.
+     */
+    WritePlan plan(BatchSource source) {
+        Schema schema = source.schema();
+        Columns columns = validateSchema(schema);
+        String keyId = spec.idempotencyKey() == null ? null : WriteIds.keyId(spec.idempotencyKey());
+        String writeId = keyId == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
+        checkNames(writeId);
+        FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut(), spec.compression(), spec.keepNanos(), spec.int96(),
+                spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
+        if (keyRuns()) {
+            settings = settings.withKeyRuns();
+        }
+        String suffix = spec.compression().fileInfix() + ".parquet";
+        String stagingFolder = location.tmpPrefix() + writeId + "/";
+        IntSupplier givenBuckets = spec.replacement() == null ? null : spec.replacement().bucketOfBatch();
+        String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId + KeyRuns.MARK,
+                givenBuckets != null ? 99_999 : columns.bucket().isEmpty() ? -1 : spec.buckets() - 1, suffix);
+        boolean lookUpEach = !source.replayable();
+        PartitionFolders folders = new PartitionFolders(table, spec, columns.partitionNames(), stagingFolder, longestName);
+        Partitioner.NewPartition validator = key -> {
+            folders.check(key);
+            if (lookUpEach) {
+                // an input read once: its partitions are known only as they come, so each is looked up when first seen
+                folders.lookUp(List.of(key));
+            }
+        };
+        Partitioner partitioner = new Partitioner(names(columns.partitions()), names(columns.data()));
+        Buckets buckets = givenBuckets != null ? Buckets.given(givenBuckets)
+                : columns.bucket().isEmpty() ? null : new Buckets(names(columns.bucket()), spec.buckets());
+        WritePlan.Prepass pre = null;
+        if (source.replayable()) {
+            pre = prepass(source, columns, validator, partitioner, buckets);
+            if (pre.rows() == 0) {
+                return new WritePlan(spec, location, schema, columns, writeId, keyId, settings, folders, partitioner, buckets, validator,
+                        pre, null, null);
+            }
+            source.rewind();
+        }
+        CatalogCommit catalogCommit = prepareCatalog(columns);
+        if (pre != null) {
+            // after prepare, which refuses a table at another location first
+            folders.lookUp(partitioner.keys());
+        }
+        WritePlan plan = new WritePlan(spec, location, schema, columns, writeId, keyId, settings, folders, partitioner, buckets,
+                validator, pre, catalogCommit, null);
+        return pre == null || spec.replacement() != null ? plan
+                : plan.withTouched(plan.manifest(partitioner.keys(), List.of(), folders, true));
+    }
+
+
+    private String outputName(String name) {
+        return spec.catalog() == null ? name : spec.catalog().columnName(name);
+    }
+
+    private Field renamed(Field f) {
+        String name = outputName(f.getName());
+        return name.equals(f.getName()) ? f : new Field(name, f.getFieldType(), f.getChildren());
+    }
+
+    /** True when the input's last column is each row's key id ({@link KeyRuns}), a compaction's of keyed runs. */
+    private boolean keyRuns() {
+        return spec.replacement() != null && spec.replacement().keyRuns();
+    }
+
+    /**
+     * The input's columns checked: names, partition and bucket columns, types; a compaction's key column of keyed runs
+     * kept last among the data columns.
+     */
+    Columns validateSchema(Schema input) {
+        Field keyColumn = keyRuns() ? keyColumn(input) : null;
+        Schema schema = input;
+        if (keyColumn != null) {
+            List<Field> fields = new ArrayList<>(input.getFields());
+            fields.remove(fields.size() - 1);
+            schema = new Schema(fields);
+        }
+        checkColumnNames(schema);
+        List<Field> parts = partitionColumns(schema);
+        List<Field> data = dataColumns(schema, parts);
+        try {
+            new ArrowSchemas(timestamps).messageType(data);
+        } catch (UnsupportedTypeException e) {
+            throw invalid(e.getMessage(), "Nothing was written.");
+        }
+        List<Field> bucket = bucketColumns(schema, parts);
+        List<Field> dataOut = data.stream().map(this::renamed).toList();
+        if (keyColumn != null) {
+            data.add(keyColumn);
+        }
+        return new Columns(data, parts, dataOut, parts.stream().map(this::renamed).toList(), bucket,
+                bucket.stream().map(f -> outputName(f.getName())).toList());
+    }
+
+    /**
+     * The rows' key ids: carried through partitioning, bucketing and spilling as the last data column, then recorded in
+     * each file's footer by the encoder; never a column of the files or of the catalog.
+     */
+    private static Field keyColumn(Schema input) {
+        Field keyColumn = input.getFields().get(input.getFields().size() - 1);
+        if (!keyColumn.getName().equals(KeyRuns.COLUMN)) {
+            throw new IllegalStateException("the input of a write with key runs must end with " + KeyRuns.COLUMN);
+        }
+        return keyColumn;
+    }
+
+    private void checkColumnNames(Schema schema) {
+        Map<String, String> seen = new HashMap<>();
+        for (Field f : schema.getFields()) {
+            if (f.getName().isEmpty()) {
+                throw invalid("the input has a column with an empty name", "Name every column.");
+            }
+            String out = outputName(f.getName());
+            String before = seen.put(out.toLowerCase(Locale.ROOT), f.getName());
+            if (before != null) {
+                if (out.equalsIgnoreCase(f.getName()) && out.equalsIgnoreCase(before)) {
+                    throw invalid("the input has the columns '" + before + "' and '" + f.getName()
+                            + "', which Hive, Athena and Glue cannot tell apart (names are case-insensitive)", "Rename one of them.");
+                }
+                throw invalid("the input columns '" + before + "' and '" + f.getName() + "' both become '" + out
+                        + "' in the catalog " + spec.catalog().describe(), "Rename one of them.");
+            }
+        }
+    }
+
+    private List<Field> partitionColumns(Schema schema) {
+        List<Field> parts = new ArrayList<>();
+        for (String name : spec.partitionBy()) {
+            Field f = partitionField(schema, name);
+            if (f == null) {
+                throw invalid("the partition column '" + name + "' is not in the input, whose columns are "
+                        + names(schema.getFields()), "Pass columns of the input to partitionBy(...).");
+            }
+            if (parts.contains(f)) {
+                throw invalid("the partition column '" + name + "' is given twice", "Name each partition column once.");
+            }
+            if (!PartitionValues.allowed(f)) {
+                throw invalid("the partition column '" + name + "' has the type " + f.getType()
+                        + ", which cannot be a Hive partition value", "Partition by a string, integer, boolean, date, timestamp or decimal column.");
+            }
+            parts.add(f);
+        }
+        return parts;
+    }
+
+    private List<Field> dataColumns(Schema schema, List<Field> parts) {
+        List<Field> data = new ArrayList<>();
+        for (Field f : schema.getFields()) {
+            if (!parts.contains(f)) {
+                data.add(f);
+            }
+        }
+        if (data.isEmpty()) {
+            throw invalid("every column is a partition column, so the files would have no columns",
+                    "Keep at least one column out of partitionBy(...).");
+        }
+        if ((spec.mode() != WriteMode.APPEND || spec.idempotencyKey() != null) && location.isBucketRoot()) {
+            // An unpartitioned OVERWRITE_PARTITIONS replaces its one partition, the table root: it is an OVERWRITE. A keyed
+            // append deletes its key's earlier files, which at a bucket root could be any table's files with that key.
+            throw invalid((spec.idempotencyKey() != null ? "a keyed APPEND (idempotencyKey)" : spec.mode().toString())
+                    + " at the root of a bucket could delete objects of the whole bucket"
+                    + (spec.mode() == WriteMode.OVERWRITE_PARTITIONS && spec.partitionBy().isEmpty()
+                            ? " (without partition columns it replaces the whole table, which is the bucket)" : "")
+                    + "; wrangler never deletes at a bucket root", "Write the table under a prefix, s3://" + location.bucket() + "/<table>/.");
+        }
+        return data;
+    }
+
+    private List<Field> bucketColumns(Schema schema, List<Field> parts) {
+        List<Field> bucket = new ArrayList<>();
+        for (String name : spec.bucketBy()) {
+            Field f = partitionField(schema, name);
+            if (f == null) {
+                throw invalid("the bucket column '" + name + "' is not in the input, whose columns are " + names(schema.getFields()),
+                        "Pass columns of the input to bucketBy(...).");
+            }
+            if (parts.contains(f)) {
+                throw invalid("the bucket column '" + name + "' is a partition column, which is not in the files (every row of a "
+                        + "partition would hash to one bucket)", "Bucket by columns that stay in the files.");
+            }
+            if (bucket.contains(f)) {
+                throw invalid("the bucket column '" + name + "' is given twice", "Name each bucket column once.");
+            }
+            if (!Buckets.hashable(f)) {
+                throw invalid("the bucket column '" + name + "' has the type " + f.getType() + ", which awswrangler's bucket hash "
+                        + "does not cover", "Bucket by integer (at most signed 64-bit), string or boolean columns.");
+            }
+            bucket.add(f);
+        }
+        return bucket;
+    }
+
+    /**
+     * The input column that {@code partitionBy} names: by its input name, or else by the name the catalog gives it
+     * ({@code partitionBy("par")} for an input column {@code Par}, as awswrangler accepts its sanitized partition columns).
+     */
+    private Field partitionField(Schema schema, String name) {
+        for (Field f : schema.getFields()) {
+            if (f.getName().equals(name)) {
+                return f;
+            }
+        }
+        if (spec.catalog() != null) {
+            String out = outputName(name);
+            for (Field f : schema.getFields()) {
+                if (outputName(f.getName()).equals(out)) {
+                    return f;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The input with its columns widened to the types {@code dtype} asks for, or else the types the catalog's table has
+     * ({@link io.wrangler.input.Casts}); a cast that would lose values is refused here, before any I/O.
+     */
+    BatchSource casts(BatchSource source) {
+        Map<String, String> catalogTypes = new HashMap<>();
+        if (spec.catalog() != null) {
+            spec.catalog().columnTypes(table, spec.mode()).forEach((k, v) -> catalogTypes.put(k.toLowerCase(Locale.ROOT), v));
+        }
+        if (spec.dtype().isEmpty() && catalogTypes.isEmpty()) {
+            return source;
+        }
+        Set<String> named = new HashSet<>();
+        for (Field f : source.schema().getFields()) {
+            named.add(f.getName());
+            named.add(outputName(f.getName()));
+        }
+        for (String c : new TreeSet<>(spec.dtype().keySet())) {
+            if (!named.contains(c)) {
+                // a misspelt column would otherwise keep its input type without a word
+                throw invalid("dtype names the column '" + c + "', which this write does not have; its columns are "
+                        + source.schema().getFields().stream().map(Field::getName).toList(),
+                        "Name the input's columns (or their names in the catalog) in dtype; nothing was written.");
+            }
+        }
+        Map<String, Field> targets = new LinkedHashMap<>();
+        for (Field f : source.schema().getFields()) {
+            String out = outputName(f.getName());
+            String asked = spec.dtype().containsKey(f.getName()) ? spec.dtype().get(f.getName()) : spec.dtype().get(out);
+            String want = asked != null ? asked : catalogTypes.get(out.toLowerCase(Locale.ROOT));
+            if (want == null) {
+                continue;
+            }
+            Field template;
+            try {
+                template = HiveTypes.parse(f.getName(), want);
+            } catch (HiveTypes.Unknown e) {
+                continue; // a catalog type wrangler does not write (varchar(10)): the catalog's own check decides
+            }
+            try {
+                Field target = Casts.plan(f, template, asked != null ? f.getName() : out);
+                if (target != null) {
+                    targets.put(f.getName(), target);
+                }
+            } catch (Casts.Refused r) {
+                if (asked != null) {
+                    throw invalid("dtype asks for the column '" + f.getName() + "' as " + asked + ", but '" + r.path + "' is " + r.from
+                            + " in this write, which does not widen to " + r.to + " without losing values",
+                            "Only widenings are applied (a narrower integer to a wider one or to a decimal with as many digits before its "
+                            + "point, float16 to float, float to double, a decimal to a wider one of the same scale): cast the column "
+                            + "before writing.");
+                }
+                throw invalid("the column '" + r.path + "' is " + r.to + " in " + spec.catalog().describe() + " but " + r.from
+                        + " in this write, which does not widen to " + r.to + " without losing values",
+                        "Cast it to " + r.to + " before writing, or OVERWRITE the table to redefine it.");
+            }
+        }
+        return targets.isEmpty() ? source : new CastingSource(source, targets);
+    }
+
+    /** What the validation pass found: the rows, and each batch's partition ids, which staging reuses. */
+
+    /** Reads a replayable input once without I/O: every partition value and timestamp is checked before anything is written. */
+    private WritePlan.Prepass prepass(BatchSource source, Columns columns, Partitioner.NewPartition validator, Partitioner partitioner,
+                            Buckets buckets) {
+        long rows = 0;
+        List<int[]> assigned = new ArrayList<>();
+        try {
+            while (source.next()) {
+                VectorSchemaRoot batch = source.current();
+                int[] ids = partitioner.assign(batch, validator);
+                assigned.add(buckets == null ? ids : buckets.assign(batch, ids, rows));
+                checkNanos(batch, columns.data());
+                rows += batch.getRowCount();
+            }
+        } catch (IOException e) {
+            throw invalid("the input could not be read (" + e.getMessage() + ")", "Check the input.");
+        } catch (InvalidWriteException e) {
+            throw e;
+        } catch (Buckets.NullValue e) {
+            throw invalid(e.getMessage(), "Fill the column, or bucket by columns without nulls; nothing was written.");
+        } catch (IllegalArgumentException e) {
+            // A value the input conversion refuses (a record's decimal that needs rounding, an instant finer than microseconds).
+            throw invalid(e.getMessage(), "Nothing was written.");
+        }
+        if (rows == 0 && spec.mode() == WriteMode.OVERWRITE) {
+            throw Outcomes.emptyOverwrite(table);
+        }
+        if (rows > 0) {
+            checkNotAllNull(spec, table, partitioner.keys(), () -> { });
+        }
+        return new WritePlan.Prepass(rows, assigned);
+    }
+
+    private void checkNanos(VectorSchemaRoot batch, List<Field> data) {
+        for (Field f : data) {
+            if (timestamps.narrows(f.getType())) {
+                TimeStampVector v = (TimeStampVector) batch.getVector(f.getName());
+                for (int r = 0; r < batch.getRowCount(); r++) {
+                    if (!v.isNull(r) && !TimestampPolicy.wholeMicros(v.get(r))) {
+                        String todo = TimestampPolicy.LOSSY_NANOS_TODO;
+                        throw invalid(TimestampPolicy.lossyNanos(f.getName(), v.get(r), r),
+                                Character.toUpperCase(todo.charAt(0)) + todo.substring(1) + ".");
+                    }
+                }
+            }
+        }
+    }
+
+    /** Refuses partitions whose column is null in every row (all rows would go to the default partition). */
+    static void checkNotAllNull(WriteSpec spec, String table, List<PartitionKey> keys, Runnable cleanup) {
+        for (int c = 0; c < spec.partitionBy().size(); c++) {
+            final int col = c;
+            if (!keys.isEmpty() && keys.stream().allMatch(k -> k.values().get(col) == null)) {
+                cleanup.run();
+                throw Outcomes.invalid(table, "the partition column '" + spec.partitionBy().get(c) + "' is null or empty in every row, which would put "
+                        + "all rows in " + PartitionEntry.DEFAULT_PARTITION, "Fill the column, or partition by another column.");
+            }
+        }
+    }
+
+    private CatalogCommit prepareCatalog(Columns columns) {
+        CatalogTable catalog = spec.catalog();
+        if (catalog == null) {
+            return null;
+        }
+        return catalog.prepare(new TableDefinition(table, columns.dataOut(), columns.partitionsOut(), spec.mode(), spec.compression(),
+                columns.bucketOut(), columns.bucket().isEmpty() ? 0 : spec.buckets()));
+    }
+
+    private static List<String> names(List<Field> fields) {
+        return fields.stream().map(Field::getName).toList();
+    }
+}
