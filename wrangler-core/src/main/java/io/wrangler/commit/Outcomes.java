@@ -10,6 +10,8 @@ import io.wrangler.WriteIncompleteException;
 import io.wrangler.WriteStep;
 import java.io.IOException;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Outcomes decides what a write's failure becomes: its exception type and message, from the step it failed at, whether
@@ -59,6 +61,38 @@ final class Outcomes {
     static InvalidWriteException emptyOverwrite(String table) {
         return invalid(table, "the input has no rows, and OVERWRITE with no rows would delete the whole table",
                 "If the table should really be emptied, delete its objects explicitly; otherwise check the job's input.");
+    }
+
+    /** The bucket could not be reached, or does not exist, before anything was written. */
+    static RuntimeException bucketFailed(String table, String bucket, SdkException e) {
+        if (e instanceof NoSuchBucketException || e instanceof S3Exception s && s.statusCode() == 404) {
+            return invalid(table, "the bucket '" + bucket + "' does not exist", "Create it, or fix the URI.");
+        }
+        if (e instanceof S3Exception) {
+            return Failures.storage(table, WriteStep.VALIDATE, "reach the bucket", e,
+                    "Check the credentials and the bucket policy (s3:ListBucket); nothing was written.");
+        }
+        return Failures.storage(table, WriteStep.VALIDATE, "reach the bucket", e,
+                "Check the endpoint, region and credentials; nothing was written.");
+    }
+
+    static StorageException leaseFailed(String table, String tmpPrefix, SdkException e) {
+        return Failures.storage(table, WriteStep.LEASE, "take the table lease", e, "Nothing was written; check the "
+                + "permissions (s3:PutObject, s3:GetObject, s3:DeleteObject on " + tmpPrefix + ") and rerun.");
+    }
+
+    StorageException recordFailed(String writeId, SdkException e) {
+        return Failures.storage(table, WriteStep.STAGE, "record the write " + writeId, e, "Nothing was written; rerun the write.");
+    }
+
+    /** A check of what the tasks reported failed on S3, before the commit point. */
+    StorageException checkFailed(String doing, SdkException e) {
+        return Failures.storage(table, WriteStep.COMMIT, doing, e, "Nothing of the table was changed; rerun the write.");
+    }
+
+    StorageException earlyListingFailed(SdkException e) {
+        return Failures.storage(table, WriteStep.PUBLISH, "list the old files", e,
+                "Nothing of the table has changed yet; rerun the write.");
     }
 
     /** A task message that this write's tasks did not produce: refused before the commit point, nothing applied. */

@@ -114,8 +114,7 @@ final class TaskReports {
         try {
             context.store().list(plan.stagingFolder()).forEach(o -> staged.put(o.key(), o.size()));
         } catch (SdkException e) {
-            throw Failures.storage(plan.table(), io.wrangler.WriteStep.COMMIT, "list the staged files of the write "
-                    + plan.writeId(), e, "Nothing of the table was changed; rerun the write.");
+            throw outcomes.checkFailed("list the staged files of the write " + plan.writeId(), e);
         }
         for (Manifest.File f : files) {
             if (!Long.valueOf(f.bytes()).equals(staged.get(f.stagedKey()))) {

@@ -11,20 +11,16 @@ import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
-import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
@@ -51,8 +47,8 @@ public final class Transaction implements AutoCloseable {
     private final Publisher publisher;
     private TableLease lease;
     private ExecutorService encoders;
-    /** The threads {@link #beside} started for this write (its early listing, its staged copies' removal). */
-    private final List<Thread> besides = Collections.synchronizedList(new ArrayList<>());
+    /** The threads this write runs beside its own (its early listing, its staged copies' removal). */
+    private final Besides besides = new Besides();
     private RecoveryResult recovered;
     private WriteLog log;
     /** The early listing of the old files of the partitions an input known in advance touches, or null. */
@@ -124,12 +120,12 @@ public final class Transaction implements AutoCloseable {
         } catch (TableLease.Lost | WriteLog.Superseded e) {
             throw outcomes.lost(Manifest.State.STARTED, WriteStep.STAGE, e);
         } catch (SdkException e) {
-            throw Failures.storage(table, WriteStep.STAGE, "record the write " + plan.writeId(), e, "Nothing was written; rerun the write.");
+            throw outcomes.recordFailed(plan.writeId(), e);
         }
         spec.hook().reached(Step.STARTED, 1);
         Manifest touched = plan.touched();
         if (touched != null) {
-            early = beside(() -> publisher.listOldFiles(touched, null));
+            early = besides.run(() -> publisher.listOldFiles(touched, null));
         }
     }
 
@@ -156,7 +152,7 @@ public final class Transaction implements AutoCloseable {
             throw e;
         } catch (RuntimeException e) {
             ended = true;
-            awaitQuietly(early);
+            Besides.awaitQuietly(early);
             throw e;
         }
     }
@@ -223,8 +219,7 @@ public final class Transaction implements AutoCloseable {
             }
         } catch (SdkException e) {
             abandon(e);
-            throw Failures.storage(table, WriteStep.COMMIT, "check the deferred uploads of the write " + plan.writeId(), e,
-                    "Nothing of the table was changed; rerun the write.");
+            throw outcomes.checkFailed("check the deferred uploads of the write " + plan.writeId(), e);
         } catch (RuntimeException e) {
             abandon(e);
             throw e;
@@ -257,7 +252,7 @@ public final class Transaction implements AutoCloseable {
 
     /** Releases what the write holds; after a crash the lease is abandoned (left to expire), else released. */
     private void release(boolean crashed) {
-        stopBesides(crashed);
+        besides.stop(crashed);
         if (crashed && lease != null) {
             lease.abandon();
             lease = null;
@@ -283,12 +278,12 @@ public final class Transaction implements AutoCloseable {
      */
     private WriteResult afterStaging(List<PartitionKey> keys, List<Manifest.File> files, PartitionFolders folders) {
         if (files.isEmpty()) {
-            awaitQuietly(early);
+            Besides.awaitQuietly(early);
             abandon(null);
             return Writes.empty(plan, recovered);
         }
         Planner.checkNotAllNull(spec, table, keys, () -> {
-            awaitQuietly(early);
+            Besides.awaitQuietly(early);
             abandon(null);
         });
         Manifest manifest = plan.manifest(keys, files, folders, false);
@@ -335,11 +330,11 @@ public final class Transaction implements AutoCloseable {
                 return new Listed(manifest, new Publisher.Listing(spec.replacement().keys(), List.of()));
             }
             if (early != null && folders(plan.touched()).equals(folders(manifest))) {
-                Publisher.Listing listing = joinListing(manifest);
+                Publisher.Listing listing = joinListing();
                 spec.hook().reached(Step.LISTED_OLD_FILES, 1);
                 return new Listed(manifest, listing);
             }
-            awaitQuietly(early);
+            Besides.awaitQuietly(early);
             return new Listed(manifest, publisher.listOld(manifest));
         } catch (RuntimeException e) {
             abandon(e);
@@ -373,12 +368,11 @@ public final class Transaction implements AutoCloseable {
     }
 
     /** The early listing's result, its failure mapped as a listing after staging would be (nothing changed yet). */
-    private Publisher.Listing joinListing(Manifest m) {
+    private Publisher.Listing joinListing() {
         try {
             return Failures.joined(early);
         } catch (SdkException e) {
-            throw Failures.storage(m.table(), WriteStep.PUBLISH, "list the old files", e,
-                    "Nothing of the table has changed yet; rerun the write.");
+            throw outcomes.earlyListingFailed(e);
         }
     }
 
@@ -413,9 +407,9 @@ public final class Transaction implements AutoCloseable {
         Publisher.Outcome outcome;
         try {
             outcome = publishFiles(listing, () -> removing.add(
-                    beside(() -> Staging.removeStaged(store, log.folder(), context.pool(), stagedKeys))));
+                    besides.run(() -> Staging.removeStaged(store, log.folder(), context.pool(), stagedKeys))));
         } catch (RuntimeException e) {
-            removing.forEach(Transaction::awaitQuietly);
+            removing.forEach(Besides::awaitQuietly);
             throw e;
         }
         int partitions = log.manifest().partitions().size();
@@ -616,21 +610,10 @@ public final class Transaction implements AutoCloseable {
     // ---- the front half's checks ----
 
     private static void checkBucket(WritePlan plan, S3Store store) {
-        String table = plan.table();
-        String bucket = plan.location().bucket();
         try {
             store.checkBucket();
-        } catch (NoSuchBucketException e) {
-            throw Outcomes.invalid(table, "the bucket '" + bucket + "' does not exist", "Create it, or fix the URI.");
-        } catch (S3Exception e) {
-            if (e.statusCode() == 404) {
-                throw Outcomes.invalid(table, "the bucket '" + bucket + "' does not exist", "Create it, or fix the URI.");
-            }
-            throw Failures.storage(table, WriteStep.VALIDATE, "reach the bucket", e,
-                    "Check the credentials and the bucket policy (s3:ListBucket); nothing was written.");
         } catch (SdkException e) {
-            throw Failures.storage(table, WriteStep.VALIDATE, "reach the bucket", e,
-                    "Check the endpoint, region and credentials; nothing was written.");
+            throw Outcomes.bucketFailed(plan.table(), plan.location().bucket(), e);
         }
     }
 
@@ -640,57 +623,7 @@ public final class Transaction implements AutoCloseable {
             return TableLease.acquire(store, plan.location(), plan.writeId(), spec.tuning().leaseTtl(), spec.leaseWait(),
                     spec.tuning().clockOffset());
         } catch (SdkException e) {
-            throw Failures.storage(plan.table(), WriteStep.LEASE, "take the table lease", e, "Nothing was written; check the "
-                    + "permissions (s3:PutObject, s3:GetObject, s3:DeleteObject on " + plan.location().tmpPrefix() + ") and rerun.");
-        }
-    }
-
-    // ---- threads ----
-
-    /**
-     * Runs {@code step} on a thread of its own, beside the write's thread: a step that sends its requests on the pool and
-     * waits for them must not take a pool thread itself (with few threads the pool would wait for itself). The thread is
-     * the write's: the write does not end while it runs ({@link #stopBesides}).
-     */
-    private <T> CompletableFuture<T> beside(Supplier<T> step) {
-        return CompletableFuture.supplyAsync(step, r -> {
-            Thread t = new Thread(r, "wrangler-io-beside");
-            t.setDaemon(true);
-            besides.add(t);
-            t.start();
-        });
-    }
-
-    /**
-     * Waits for the threads {@link #beside} started, before the pool they send on is shut down; with {@code interrupt}
-     * (a crash: an Error) they are interrupted first, so that they stop at their next request instead of finishing.
-     */
-    private void stopBesides(boolean interrupt) {
-        List<Thread> threads;
-        synchronized (besides) {
-            threads = List.copyOf(besides);
-        }
-        if (interrupt) {
-            threads.forEach(Thread::interrupt);
-        }
-        for (Thread t : threads) {
-            try {
-                t.join(TimeUnit.SECONDS.toMillis(60));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
-    /** Lets a read still running finish before the write cleans up or lists again; its outcome no longer matters. */
-    private static void awaitQuietly(CompletableFuture<?> f) {
-        if (f != null) {
-            try {
-                f.join();
-            } catch (RuntimeException ignored) {
-                // a listing whose result is not used
-            }
+            throw Outcomes.leaseFailed(plan.table(), plan.location().tmpPrefix(), e);
         }
     }
 }
