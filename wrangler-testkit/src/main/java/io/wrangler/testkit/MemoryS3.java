@@ -35,15 +35,27 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.RequestOverrideConfiguration;
 import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.SdkPlugin;
 import software.amazon.awssdk.core.SdkResponse;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.sync.ResponseTransformer;
 import software.amazon.awssdk.http.AbortableInputStream;
 import software.amazon.awssdk.http.SdkHttpResponse;
+import software.amazon.awssdk.retries.api.AcquireInitialTokenRequest;
+import software.amazon.awssdk.retries.api.RecordSuccessRequest;
+import software.amazon.awssdk.retries.api.RefreshRetryTokenRequest;
+import software.amazon.awssdk.retries.api.RefreshRetryTokenResponse;
+import software.amazon.awssdk.retries.api.RetryStrategy;
+import software.amazon.awssdk.retries.api.RetryToken;
+import software.amazon.awssdk.retries.api.TokenAcquisitionFailedException;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
 import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.AbortMultipartUploadResponse;
 import software.amazon.awssdk.services.s3.model.AccessDeniedException;
@@ -115,8 +127,10 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * inject an {@link S3Fault}; {@link #ignoreConditionalWrites} makes it a server that does not enforce preconditions;
  * {@link #holdWhereKeyContains} and {@link #holdAnswerWhereKeyContains} stall requests (before or after they are
  * applied) until the test releases them; {@link #denyDeleteWhereKeyContains} makes DeleteObjects report per-key errors;
- * {@link #requests} records what was asked. There is no SDK retry layer in between: each call of the client is one
- * attempt, and a fault injected into it is what the caller sees (the library's own retries still run).
+ * {@link #requests} records what was asked, every attempt. The SDK's retry layer is modelled: a request that sets its
+ * own retry strategy (a plugin of its override configuration, as wrangler sets one on every request) is attempted as
+ * that strategy says, each attempt served, recorded and faulted on its own, with the strategy's backoff in between; a
+ * request without one is attempted once (a client whose retries are off).
  */
 public final class MemoryS3 implements S3Fixture {
     /** S3's smallest part of a multipart upload other than the last. */
@@ -461,10 +475,57 @@ public final class MemoryS3 implements S3Fixture {
     }
 
     /**
-     * Serves one request: records it, applies the knobs (a fault instead of it, a hold before or after it), runs
+     * Serves one request as the SDK's retry layer would: each attempt as {@link #attempt} says, again after a failure
+     * that the request's own retry strategy (a plugin of its override configuration) retries; once without one.
+     * One attempt records the request, applies the knobs (a fault instead of it, a hold before or after it), runs
      * {@code work} (which takes the lock itself) and answers.
      */
     private <T> T serve(String op, String bucket, List<String> keys, S3Request request, Supplier<T> work) {
+        RetryStrategy retries = retryStrategy(request);
+        if (retries == null) {
+            return attempt(op, bucket, keys, request, work);
+        }
+        RetryToken token = retries.acquireInitialToken(AcquireInitialTokenRequest.create("MemoryS3")).token();
+        while (true) {
+            try {
+                T out = attempt(op, bucket, keys, request, work);
+                retries.recordSuccess(RecordSuccessRequest.create(token));
+                return out;
+            } catch (SdkException e) {
+                RefreshRetryTokenResponse next;
+                try {
+                    next = retries.refreshRetryToken(RefreshRetryTokenRequest.builder().token(token).failure(e).build());
+                } catch (TokenAcquisitionFailedException notRetried) {
+                    throw e;
+                }
+                token = next.token();
+                try {
+                    Thread.sleep(next.delay().toMillis());
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw SdkClientException.builder().message("MemoryS3: interrupted between attempts").cause(ie).build();
+                }
+            }
+        }
+    }
+
+    /**
+     * The retry strategy a request sets for itself through a plugin of its override configuration (as the SDK's client
+     * would apply it to its own configuration), or null for none.
+     */
+    private static RetryStrategy retryStrategy(S3Request request) {
+        List<SdkPlugin> plugins = request.overrideConfiguration().map(RequestOverrideConfiguration::plugins).orElse(List.of());
+        if (plugins.isEmpty()) {
+            return null;
+        }
+        S3ServiceClientConfiguration.Builder config = S3ServiceClientConfiguration.builder()
+                .overrideConfiguration(ClientOverrideConfiguration.builder().build());
+        plugins.forEach(p -> p.configureClient(config));
+        return config.overrideConfiguration().retryStrategy().orElse(null);
+    }
+
+    /** One attempt of a request: see {@link #serve}. */
+    private <T> T attempt(String op, String bucket, List<String> keys, S3Request request, Supplier<T> work) {
         log.add(new Request(op, bucket, keys.isEmpty() ? null : keys.get(0), request));
         int n = seen.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet();
         S3Fault fault = null;
@@ -614,7 +675,10 @@ public final class MemoryS3 implements S3Fixture {
 
         @Override
         public <T> T getObject(GetObjectRequest r, ResponseTransformer<GetObjectResponse, T> transformer) {
-            Object[] got = serve("GetObject", r.bucket(), keys(r.key()), r, () -> {
+            // The body is handed to the transformer within the attempt, as the SDK does: a transformer that throws a
+            // RetryableException (a body cut short) has the request sent again.
+            return serve("GetObject", r.bucket(), keys(r.key()), r, () -> {
+                Object[] got;
                 synchronized (lock) {
                     Obj o = store(r.bucket()).objects.get(r.key());
                     if (o == null) {
@@ -631,18 +695,18 @@ public final class MemoryS3 implements S3Fixture {
                     if (range != null) {
                         b.contentRange("bytes " + range[0] + "-" + range[1] + "/" + o.content.length);
                     }
-                    return new Object[] {answered(b, range == null ? 200 : 206).build(), bytes};
+                    got = new Object[] {answered(b, range == null ? 200 : 206).build(), bytes};
+                }
+                GetObjectResponse response = (GetObjectResponse) got[0];
+                byte[] slice = (byte[]) got[1];
+                try {
+                    return transformer.transform(response, AbortableInputStream.create(new ByteArrayInputStream(slice)));
+                } catch (RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw SdkClientException.builder().message("MemoryS3: the response transformer failed: " + e.getMessage()).cause(e).build();
                 }
             });
-            GetObjectResponse response = (GetObjectResponse) got[0];
-            byte[] slice = (byte[]) got[1];
-            try {
-                return transformer.transform(response, AbortableInputStream.create(new ByteArrayInputStream(slice)));
-            } catch (RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw SdkClientException.builder().message("MemoryS3: the response transformer failed: " + e.getMessage()).cause(e).build();
-            }
         }
 
         @Override
