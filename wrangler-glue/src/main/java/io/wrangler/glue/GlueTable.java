@@ -210,6 +210,7 @@ public final class GlueTable implements CatalogTable {
      * timed-out connection); anything else fails at once. The same {@link io.wrangler.RetryPolicy} type as S3's ({@code
      * WriteOptions.retryPolicy}), so a job may give both one policy. Default: 8 attempts, 100 ms, 5 s, more patient than
      * S3's default, since Glue throttles an account at a few calls a second and a write makes only a handful of them.
+     * The SDK carries it out as each call's retry strategy, in place of the Glue client's own retries (not on top).
      */
     public GlueTable retryPolicy(RetryPolicy policy) {
         Objects.requireNonNull(policy, "policy");
