@@ -93,6 +93,36 @@ class OneRetryOwnerTest {
         }
     }
 
+    /** S3 may answer a copy or a completion with 200 and an error body: the SDK reads it as an error and retries it. */
+    @Test
+    void errorsInA200AnswerAreRetriedByTheSdk() {
+        FaultyS3 proxy = FaultyS3.start(S3);
+        try (S3Client noRetries = proxy.client(1, Duration.ofSeconds(5))) {
+            String bucket = "owner-" + Long.toHexString(System.nanoTime());
+            S3.createBucket(bucket);
+            byte[] body = new byte[6 * 1024 * 1024];
+            Arrays.fill(body, (byte) 3);
+            S3.put(bucket, "t/_tmp/w/staged", body);
+            S3Store store = new S3Store(noRetries, bucket, options(FOUR));
+            proxy.failNext("CopyObject", 2, S3Fault.INTERNAL_ERROR_IN_200);
+            store.copy("t/_tmp/w/staged", "t/dt=1/single", body.length, () -> { });
+            assertThat(count(proxy, "CopyObject")).isEqualTo(3);
+            assertThat(S3.get(bucket, "t/dt=1/single")).isEqualTo(body);
+
+            AtomicInteger fences = new AtomicInteger();
+            proxy.failNext("UploadPartCopy", 1, S3Fault.INTERNAL_ERROR_IN_200);
+            proxy.failNext("CompleteMultipartUpload", 1, S3Fault.INTERNAL_ERROR_IN_200);
+            store.withSingleCopyLimit(1024 * 1024, 5 * 1024 * 1024).copy("t/_tmp/w/staged", "t/dt=1/parts", body.length,
+                    fences::incrementAndGet);
+            assertThat(count(proxy, "UploadPartCopy")).as("two parts, one of them twice").isEqualTo(3);
+            assertThat(count(proxy, "CompleteMultipartUpload")).isEqualTo(2);
+            assertThat(fences).hasValue(2);
+            assertThat(S3.get(bucket, "t/dt=1/parts")).isEqualTo(body);
+        } finally {
+            proxy.close();
+        }
+    }
+
     @Test
     void aFencesOwnTransientFailureIsPassedOnAsItIsNotRetried() {
         MemoryS3 s3 = MemoryS3.start();

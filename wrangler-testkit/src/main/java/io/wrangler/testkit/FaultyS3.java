@@ -278,6 +278,7 @@ public final class FaultyS3 implements AutoCloseable {
     private void inject(HttpExchange exchange, S3Fault fault) throws IOException, InterruptedException {
         switch (fault) {
             case INTERNAL_ERROR -> error(exchange, 500, "InternalError", "We encountered an internal error. Please try again.");
+            case INTERNAL_ERROR_IN_200 -> error(exchange, 200, "InternalError", "We encountered an internal error. Please try again.");
             case SLOW_DOWN -> error(exchange, 503, "SlowDown", "Please reduce your request rate.");
             case ACCESS_DENIED -> error(exchange, 403, "AccessDenied", "Access Denied");
             case CONNECTION_RESET -> exchange.close();

@@ -557,7 +557,7 @@ public final class MemoryS3 implements S3Fixture {
             }
         }
         if (fault != null && fault != S3Fault.APPLIED_RESPONSE_LOST) {
-            throw inject(fault);
+            throw inject(op, fault);
         }
         T out = work.get();
         for (Hold h : holds) {
@@ -572,9 +572,17 @@ public final class MemoryS3 implements S3Fixture {
         return out;
     }
 
-    private RuntimeException inject(S3Fault fault) {
+    private RuntimeException inject(String op, S3Fault fault) {
         return switch (fault) {
             case INTERNAL_ERROR -> error(500, "InternalError", "We encountered an internal error. Please try again.");
+            // as the SDK makes it of a 200 answer whose body is an Error; it reads one only for these operations
+            case INTERNAL_ERROR_IN_200 -> {
+                if (!Set.of("CopyObject", "UploadPartCopy", "CompleteMultipartUpload").contains(op)) {
+                    throw new IllegalStateException("MemoryS3 models INTERNAL_ERROR_IN_200 only for CopyObject, UploadPartCopy and "
+                            + "CompleteMultipartUpload, the operations whose 200 answers the SDK reads for an error, not for " + op);
+                }
+                yield error(200, "InternalError", "We encountered an internal error. Please try again.");
+            }
             case SLOW_DOWN -> error(503, "SlowDown", "Please reduce your request rate.");
             case ACCESS_DENIED -> error(403, "AccessDenied", "Access Denied");
             case CONNECTION_RESET -> SdkClientException.builder().message("Unable to execute HTTP request: Connection reset (MemoryS3)")

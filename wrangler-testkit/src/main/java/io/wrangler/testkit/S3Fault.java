@@ -6,6 +6,11 @@ package io.wrangler.testkit;
 public enum S3Fault {
     /** Answers HTTP 500 InternalError without passing the request on. */
     INTERNAL_ERROR,
+    /**
+     * Answers HTTP 200 whose body is an InternalError, without passing the request on: what S3 may send for a
+     * CopyObject, UploadPartCopy or CompleteMultipartUpload that fails after its answer began.
+     */
+    INTERNAL_ERROR_IN_200,
     /** Answers HTTP 503 SlowDown without passing the request on. */
     SLOW_DOWN,
     /** Answers HTTP 403 AccessDenied without passing the request on: a permanent failure. */
