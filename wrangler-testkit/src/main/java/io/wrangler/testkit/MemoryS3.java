@@ -3,6 +3,7 @@ package io.wrangler.testkit;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.SequenceInputStream;
 import java.io.UncheckedIOException;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
@@ -150,6 +151,8 @@ public final class MemoryS3 implements S3Fixture {
     private final List<Hold> holds = new CopyOnWriteArrayList<>();
     private final Set<String> deniedDeletes = ConcurrentHashMap.newKeySet();
     private final List<Request> log = Collections.synchronizedList(new ArrayList<>());
+    /** Whether the GetObject being served answers only half its body (S3Fault.BODY_CUT_SHORT). */
+    private final ThreadLocal<Boolean> cutShort = new ThreadLocal<>();
     private volatile boolean ignoreConditionalWrites;
     private volatile Duration timeoutDelay = Duration.ZERO;
     private volatile Duration clockOffset = Duration.ZERO;
@@ -556,10 +559,19 @@ public final class MemoryS3 implements S3Fixture {
                 h.hold(op);
             }
         }
-        if (fault != null && fault != S3Fault.APPLIED_RESPONSE_LOST) {
+        if (fault != null && fault != S3Fault.APPLIED_RESPONSE_LOST && fault != S3Fault.BODY_CUT_SHORT) {
             throw inject(op, fault);
         }
-        T out = work.get();
+        if (fault == S3Fault.BODY_CUT_SHORT && !op.equals("GetObject")) {
+            throw new IllegalStateException("MemoryS3 models BODY_CUT_SHORT only for GetObject, not for " + op);
+        }
+        T out;
+        cutShort.set(fault == S3Fault.BODY_CUT_SHORT);
+        try {
+            out = work.get();
+        } finally {
+            cutShort.remove();
+        }
         for (Hold h : holds) {
             if (h.applied && h.matches(op, keys)) {
                 h.hold(op);
@@ -707,8 +719,17 @@ public final class MemoryS3 implements S3Fixture {
                 }
                 GetObjectResponse response = (GetObjectResponse) got[0];
                 byte[] slice = (byte[]) got[1];
+                InputStream body = new ByteArrayInputStream(slice);
+                if (Boolean.TRUE.equals(cutShort.get())) {
+                    body = new SequenceInputStream(new ByteArrayInputStream(slice, 0, slice.length / 2), new InputStream() {
+                        @Override
+                        public int read() throws IOException {
+                            throw new SocketException("Connection reset (MemoryS3: body cut short)");
+                        }
+                    });
+                }
                 try {
-                    return transformer.transform(response, AbortableInputStream.create(new ByteArrayInputStream(slice)));
+                    return transformer.transform(response, AbortableInputStream.create(body));
                 } catch (RuntimeException e) {
                     throw e;
                 } catch (Exception e) {

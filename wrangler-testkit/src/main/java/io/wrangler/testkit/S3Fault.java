@@ -19,6 +19,11 @@ public enum S3Fault {
     CONNECTION_RESET,
     /** Holds the request longer than a client waits (see {@link FaultyS3#timeoutDelay}), without passing it on. */
     TIMEOUT,
+    /**
+     * Passes a GetObject on and answers its status and headers, then only half its body before closing the connection:
+     * a body cut short, which a reader meets while it reads the body.
+     */
+    BODY_CUT_SHORT,
     /** Passes the request on, so that S3 applies it, then closes the connection: the answer is lost. */
     APPLIED_RESPONSE_LOST
 }
