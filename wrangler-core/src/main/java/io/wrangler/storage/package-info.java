@@ -1,7 +1,7 @@
 /**
  * S3 access for the write path: locations, puts, streaming multipart uploads with bounded buffers,
  * copies (UploadPartCopy above 5 GB), paginated listings, batched deletes with per-key errors read,
- * and aborting stray multipart uploads. Not public API.
+ * and aborting stray multipart uploads. Internal: not API; may change in any release.
  *
  * <p>Every request is retried by wrangler itself on transient failures (5xx, 503 SlowDown, throttling, broken or
  * timed-out connections: {@link io.wrangler.storage.RequestOptions#isTransient}), as many times as the write's
