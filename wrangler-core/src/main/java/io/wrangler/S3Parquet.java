@@ -7,8 +7,10 @@ import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
 import io.wrangler.input.HiveTypes;
+import io.wrangler.input.InputFailures;
 import io.wrangler.input.RecordSource;
 import io.wrangler.read.TableRead;
+import io.wrangler.read.TableReader;
 import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -205,7 +207,7 @@ public final class S3Parquet {
 
     /** The data columns a catalog declares, typed as the catalog types them (null where wrangler does not read the type). */
     static Map<String, Field> dataColumns(TableLayout layout) {
-        return TableRead.dataColumns(layout);
+        return TableReader.dataColumns(layout);
     }
 
     /** Runs the write {@link WriteBuilder#to} configured. */
@@ -228,7 +230,7 @@ public final class S3Parquet {
         if (source instanceof ArrowSource arrow) {
             arrow.keepNanos(spec.keepNanos());
         }
-        try (BatchSource checked = source == null ? null : new ReadFailures(source, uri)) {
+        try (BatchSource checked = source == null ? null : new InputFailures(source, uri)) {
             if (checked == null) {
                 return TableWrite.runEmpty(spec);
             }
@@ -255,63 +257,6 @@ public final class S3Parquet {
         S3Client s3 = b.s3;
         return new TableRead(b.uri, b.catalog, table -> s3 != null ? s3 : defaultClient("read", table), b.columns, b.filter, b.allocator,
                 b.batchRows, b.retry, b.expectedBucketOwner);
-    }
-
-    /**
-     * The input as the write reads it, an IOException of the source turned into an {@link InputException}: the source
-     * failed, not S3, so the message must not send the user to rerun against S3.
-     */
-    private static final class ReadFailures implements BatchSource {
-        private final BatchSource source;
-        private final String uri;
-        private int batches;
-
-        ReadFailures(BatchSource source, String uri) {
-            this.source = source;
-            this.uri = uri;
-        }
-
-        @Override
-        public Schema schema() {
-            return source.schema();
-        }
-
-        @Override
-        public boolean next() {
-            try {
-                boolean more = source.next();
-                batches++;
-                return more;
-            } catch (IOException e) {
-                // Validation reads a replayable input before any I/O; a stream is read while it is staged.
-                WriteStep step = source.replayable() ? WriteStep.VALIDATE : WriteStep.STAGE;
-                throw new InputException(uri, step, "Cannot write " + uri + " (step: " + step + "): the input failed while batch "
-                        + (batches + 1) + " was read: " + e + ". Nothing of the table was changed"
-                        + (source.replayable() ? "" : "; this write's staged files were removed") + ". Fix the input source and "
-                        + "rerun the write.", e);
-            }
-        }
-
-        @Override
-        public VectorSchemaRoot current() {
-            return source.current();
-        }
-
-        @Override
-        public boolean replayable() {
-            return source.replayable();
-        }
-
-        @Override
-        public void rewind() {
-            batches = 0;
-            source.rewind();
-        }
-
-        @Override
-        public void close() {
-            source.close();
-        }
     }
 
     /** Records converted with an allocator owned by the source. */

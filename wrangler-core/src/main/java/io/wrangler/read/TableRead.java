@@ -14,12 +14,8 @@ import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -52,28 +48,6 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
      * most 4. Each holds its row group and two decoded batches.
      */
     private static final int READ_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
-
-    /**
-     * The data columns a catalog declares (its columns less its partition keys), in its order, each typed as the catalog
-     * types it, or null where wrangler does not read the type ({@code varchar(10)}).
-     */
-    public static Map<String, Field> dataColumns(TableLayout layout) {
-        Set<String> keys = new HashSet<>();
-        layout.partitionColumns().forEach(c -> keys.add(c.toLowerCase(Locale.ROOT)));
-        Map<String, Field> out = new LinkedHashMap<>();
-        layout.types().forEach((name, hive) -> {
-            if (!keys.contains(name.toLowerCase(Locale.ROOT))) {
-                Field f;
-                try {
-                    f = hive == null ? null : HiveTypes.parse(name, hive);
-                } catch (IllegalArgumentException unknown) {
-                    f = null;
-                }
-                out.put(name, f);
-            }
-        });
-        return out;
-    }
 
     /** The rows as a stream of batches of {@link #batchRows} rows but the last; see {@code ReadBuilder.open}. */
     public ArrowReader open() {
@@ -161,7 +135,7 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
                 }
                 listing = new TableFiles(store, location).list(layout, filter,
                         b -> stores.computeIfAbsent(b, k -> new S3Store(client, k, options)));
-                catalogColumns = dataColumns(layout);
+                catalogColumns = TableReader.dataColumns(layout);
                 for (String c : layout.partitionColumns()) {
                     String hive = layout.types().get(c);
                     try {
