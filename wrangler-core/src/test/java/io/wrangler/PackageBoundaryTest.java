@@ -121,10 +121,12 @@ class PackageBoundaryTest {
     void theGateSeesWhatItChecks() {
         // The scanner reads imports and fully qualified names, not comments or strings: a broken scanner passes every check.
         Map<String, Set<String>> refs = CORE.references();
-        assertThat(refs.get("io.wrangler.S3Parquet")).contains("io.wrangler.commit.TableWrite", "io.wrangler.input.BatchSource");
-        assertThat(refs.get("io.wrangler.commit.WriteSpec")).contains("io.wrangler.WriteOptions");
-        assertThat(refs.get("io.wrangler.WriteBuilder")).doesNotContain("io.wrangler.input.BatchSource")
-                .allMatch(n -> !n.startsWith("io.wrangler.commit.TableWrite"));
+        assertThat(refs.get("io.wrangler.S3Parquet")).contains("io.wrangler.input.BatchSource")
+                .anyMatch(n -> n.startsWith("io.wrangler.commit."));
+        assertThat(refs.entrySet()).as("a class of io.wrangler.commit that names WriteOptions")
+                .anyMatch(e -> e.getKey().startsWith("io.wrangler.commit.") && e.getValue().contains("io.wrangler.WriteOptions"));
+        assertThat(refs.get("io.wrangler.WriteBuilder")).contains("io.wrangler.catalog.CatalogTable")
+                .doesNotContain("io.wrangler.input.BatchSource", "io.wrangler.commit.TableWrite");
         assertThat(CORE.cycles(SourceReferences::packageOf, (cls, name) -> ALLOWED.containsKey(cls) && ALLOWED.get(cls).allows(name),
                 PackageBoundaryTest::apiAndInternal,
                 PackageBoundaryTest::apiOrSpi, INTERNAL::contains))
