@@ -31,8 +31,8 @@ final class Engine implements DistributedWrite {
     }
 
     static DistributedWrite begin(WriteTarget target, Schema schema, StepHook hook, Duration clockOffset) {
-        StepHook h = hook == null ? StepHook.NONE : hook;
-        WriteSpec spec = spec(target, h::reached, WriteSpec.Tuning.defaults().withClockOffset(clockOffset));
+        io.wrangler.commit.StepHook h = hook == null || hook == StepHook.NONE ? io.wrangler.commit.StepHook.NONE : hook::reached;
+        WriteSpec spec = spec(target, h, WriteSpec.Tuning.defaults().withClockOffset(clockOffset));
         return new Engine(TableWrite.begin(spec, schema));
     }
 
