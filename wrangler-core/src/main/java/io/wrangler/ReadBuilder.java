@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -167,28 +166,6 @@ public final class ReadBuilder {
     }
 
     /**
-     * The data columns a catalog declares (its columns less its partition keys), in its order, each typed as the catalog
-     * types it, or null where wrangler does not read the type ({@code varchar(10)}).
-     */
-    static Map<String, Field> dataColumns(TableLayout layout) {
-        Set<String> keys = new HashSet<>();
-        layout.partitionColumns().forEach(c -> keys.add(c.toLowerCase(Locale.ROOT)));
-        Map<String, Field> out = new LinkedHashMap<>();
-        layout.types().forEach((name, hive) -> {
-            if (!keys.contains(name.toLowerCase(Locale.ROOT))) {
-                Field f;
-                try {
-                    f = hive == null ? null : HiveTypes.parse(name, hive);
-                } catch (IllegalArgumentException unknown) {
-                    f = null;
-                }
-                out.put(name, f);
-            }
-        });
-        return out;
-    }
-
-    /**
      * Lists the table and reads every file's footer for the schema (the union of the files' columns, or the catalog's);
      * the rows are read batch by batch by the returned reader, which the caller closes. Every batch holds
      * {@link #batchRows} rows but the last.
@@ -300,7 +277,7 @@ public final class ReadBuilder {
                 }
                 listing = new TableFiles(store, location).list(layout, filter,
                         b -> stores.computeIfAbsent(b, k -> new S3Store(client, k, options)));
-                catalogColumns = dataColumns(layout);
+                catalogColumns = TableReader.dataColumns(layout);
                 for (String c : layout.partitionColumns()) {
                     String hive = layout.types().get(c);
                     try {

@@ -3,10 +3,13 @@ package io.wrangler;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.commit.TableWrite;
 import io.wrangler.commit.WriteSpec;
+import io.wrangler.compact.Compaction;
+import io.wrangler.compact.CompactionSpec;
 import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
 import io.wrangler.input.RecordSource;
 import io.wrangler.storage.RequestOptions;
+import io.wrangler.storage.S3Location;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -113,6 +116,22 @@ public final class S3Parquet {
      */
     public static CompactBuilder compact(String uri) {
         return new CompactBuilder(uri);
+    }
+
+    /**
+     * Runs the compaction {@code b} configured: the one call from the API into the compaction engine
+     * ({@code io.wrangler.compact}), after what every operation checks first (the URI, Arrow's memory, the client).
+     */
+    static CompactionResult compact(CompactBuilder b) {
+        S3Location location = S3Location.parse(b.uri, WriteStep.VALIDATE, "compact");
+        String table = location.uri();
+        ArrowMemory.check("compact", table);
+        WriteOptions o = b.options.values().build();
+        S3Client client = o.s3().orElseGet(() -> defaultClient("compact", table));
+        CompactionSpec.DedupBy dedup = b.dedupKeys == null ? null : new CompactionSpec.DedupBy(b.dedupKeys, b.dedupOrder);
+        return Compaction.run(new CompactionSpec(location, client, o, o.requests(), b.compressionSet,
+                new CompactionSpec.Choice(b.filter, b.moreFilesThan, b.smallerThan), dedup, b.catalog,
+                new CompactionSpec.Seams(b.hook, b.tuning, b.batchRows, b.outputSchema)));
     }
 
     /** Finishes or undoes the interrupted writes of the table at {@code uri}, with the default S3 client. */

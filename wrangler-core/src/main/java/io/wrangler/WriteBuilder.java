@@ -6,7 +6,7 @@ import io.wrangler.commit.TableWrite;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
-import java.io.IOException;
+import io.wrangler.input.InputFailures;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,8 +15,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -45,7 +43,6 @@ public final class WriteBuilder {
     private WriteSpec.Tuning tuning = WriteSpec.Tuning.defaults();
     private String idempotencyKey;
     private Progress progress = new Progress() { };
-    private WriteSpec.Replacement replacement;
     private boolean used;
 
     WriteBuilder(Supplier<BatchSource> input) {
@@ -359,12 +356,6 @@ public final class WriteBuilder {
         return this;
     }
 
-    /** For compactions: the write replaces exactly these files, after this check of its staged files. */
-    WriteBuilder replacing(WriteSpec.Replacement replacement) {
-        this.replacement = Objects.requireNonNull(replacement);
-        return this;
-    }
-
     /** For tests in this package: smaller buffers and limits. */
     WriteBuilder tuning(WriteSpec.Tuning tuning) {
         this.tuning = Objects.requireNonNull(tuning);
@@ -403,7 +394,7 @@ public final class WriteBuilder {
         ArrowMemory.check("write", uri);
         WriteOptions o = options.values().build();
         S3Client client = o.s3().orElseGet(() -> S3Parquet.defaultClient("write", uri));
-        WriteSpec spec = new WriteSpec(uri, client, o, catalog, hook, tuning.withThreads(o.concurrency()), idempotencyKey, progress, replacement);
+        WriteSpec spec = new WriteSpec(uri, client, o, catalog, hook, tuning.withThreads(o.concurrency()), idempotencyKey, progress, null);
         BatchSource source;
         try {
             source = input.get();
@@ -417,68 +408,11 @@ public final class WriteBuilder {
         if (source instanceof ArrowSource arrow) {
             arrow.keepNanos(spec.keepNanos());
         }
-        try (BatchSource checked = source == null ? null : new ReadFailures(source, uri)) {
+        try (BatchSource checked = source == null ? null : new InputFailures(source, uri)) {
             if (checked == null) {
                 return TableWrite.runEmpty(spec);
             }
             return TableWrite.run(spec, checked);
-        }
-    }
-
-    /**
-     * The input as the write reads it, an IOException of the source turned into an {@link InputException}: the source
-     * failed, not S3, so the message must not send the user to rerun against S3.
-     */
-    private static final class ReadFailures implements BatchSource {
-        private final BatchSource source;
-        private final String uri;
-        private int batches;
-
-        ReadFailures(BatchSource source, String uri) {
-            this.source = source;
-            this.uri = uri;
-        }
-
-        @Override
-        public Schema schema() {
-            return source.schema();
-        }
-
-        @Override
-        public boolean next() {
-            try {
-                boolean more = source.next();
-                batches++;
-                return more;
-            } catch (IOException e) {
-                // Validation reads a replayable input before any I/O; a stream is read while it is staged.
-                WriteStep step = source.replayable() ? WriteStep.VALIDATE : WriteStep.STAGE;
-                throw new InputException(uri, step, "Cannot write " + uri + " (step: " + step + "): the input failed while batch "
-                        + (batches + 1) + " was read: " + e + ". Nothing of the table was changed"
-                        + (source.replayable() ? "" : "; this write's staged files were removed") + ". Fix the input source and "
-                        + "rerun the write.", e);
-            }
-        }
-
-        @Override
-        public VectorSchemaRoot current() {
-            return source.current();
-        }
-
-        @Override
-        public boolean replayable() {
-            return source.replayable();
-        }
-
-        @Override
-        public void rewind() {
-            batches = 0;
-            source.rewind();
-        }
-
-        @Override
-        public void close() {
-            source.close();
         }
     }
 }
