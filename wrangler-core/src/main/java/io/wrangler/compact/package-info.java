@@ -24,6 +24,9 @@
  * doubled; readers see each partition as before until its first old file is deleted, then as after, never a partition
  * missing. The guarantees a compaction carries, and the tests that prove each:
  * <ul>
+ *   <li>Readers' view: a reader while a compaction is paused at any step, or crashed and not yet recovered, sees the
+ *       table exactly as before it or exactly as after it ({@code TableHistoryPropertyTest}, paused and crashed
+ *       operations, compactions with and without dedup among them).</li>
  *   <li>Exactly the files read are replaced: a file that came after the listing stays, an append that waits on the
  *       lease loses nothing, a crashed writer is recovered first ({@code CompactionGuaranteesTest}; against random
  *       histories with crashes and pauses, {@code TableHistoryPropertyTest}; with a concurrent writer and a recovery,
