@@ -2,19 +2,13 @@ package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.commit.StepHook;
-import io.wrangler.commit.TableWrite;
 import io.wrangler.commit.WriteSpec;
-import io.wrangler.input.ArrowSource;
-import io.wrangler.input.BatchSource;
-import io.wrangler.input.InputFailures;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -36,7 +30,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * changed by it, and may be given to any number of other writes meanwhile.
  */
 public final class WriteBuilder {
-    private final Supplier<BatchSource> input;
+    private final S3Parquet.Input input;
     private final SettableOptions options = new SettableOptions("write");
     private CatalogTable catalog;
     private StepHook hook = StepHook.NONE;
@@ -45,7 +39,7 @@ public final class WriteBuilder {
     private Progress progress = new Progress() { };
     private boolean used;
 
-    WriteBuilder(Supplier<BatchSource> input) {
+    WriteBuilder(S3Parquet.Input input) {
         this.input = input;
     }
 
@@ -392,27 +386,14 @@ public final class WriteBuilder {
         }
         used = true;
         ArrowMemory.check("write", uri);
-        WriteOptions o = options.values().build();
-        S3Client client = o.s3().orElseGet(() -> S3Parquet.defaultClient("write", uri));
-        WriteSpec spec = new WriteSpec(uri, client, o, catalog, hook, tuning.withThreads(o.concurrency()), idempotencyKey, progress, null);
-        BatchSource source;
-        try {
-            source = input.get();
-        } catch (IllegalArgumentException e) {
-            throw new InvalidWriteException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage()
-                    + ". Nothing was written.", e);
-        } catch (UncheckedIOException e) {
-            throw new InputException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage() + " ("
-                    + e.getCause() + "). Nothing was written; fix the input source and rerun the write.", e.getCause());
-        }
-        if (source instanceof ArrowSource arrow) {
-            arrow.keepNanos(spec.keepNanos());
-        }
-        try (BatchSource checked = source == null ? null : new InputFailures(source, uri)) {
-            if (checked == null) {
-                return TableWrite.runEmpty(spec);
-            }
-            return TableWrite.run(spec, checked);
-        }
+        return S3Parquet.run(new Request(uri, input, options.values().build(), catalog, idempotencyKey, progress, hook, tuning));
+    }
+
+    /**
+     * What {@link #to} hands {@link S3Parquet} to run: the input, the options and what belongs to this write alone, with
+     * the engine's test hooks ({@code hook}, {@code tuning}).
+     */
+    record Request(String uri, S3Parquet.Input input, WriteOptions options, CatalogTable catalog, String idempotencyKey, Progress progress,
+                   StepHook hook, WriteSpec.Tuning tuning) {
     }
 }
