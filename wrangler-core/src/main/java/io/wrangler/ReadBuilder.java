@@ -144,11 +144,6 @@ public final class ReadBuilder {
         return this;
     }
 
-    /** The data columns a catalog declares, typed as it types them; for {@link CompactBuilder} until it moves out of this package. */
-    static Map<String, Field> dataColumns(TableLayout layout) {
-        return S3Parquet.dataColumns(layout);
-    }
-
     /**
      * Lists the table and reads every file's footer for the schema (the union of the files' columns, or the catalog's);
      * the rows are read batch by batch by the returned reader, which the caller closes. Every batch holds

@@ -1,30 +1,29 @@
 package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
-import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.Writes;
 import io.wrangler.commit.WriteSpec;
+import io.wrangler.compact.Compaction;
+import io.wrangler.compact.CompactionSpec;
 import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
 import io.wrangler.input.HiveTypes;
 import io.wrangler.input.InputFailures;
 import io.wrangler.input.RecordSource;
 import io.wrangler.read.TableRead;
-import io.wrangler.read.TableReader;
 import io.wrangler.storage.RequestOptions;
+import io.wrangler.storage.S3Location;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -126,6 +125,22 @@ public final class S3Parquet {
         return new CompactBuilder(uri);
     }
 
+    /**
+     * Runs the compaction {@code b} configured: the one call from the API into the compaction engine
+     * ({@code io.wrangler.compact}), after what every operation checks first (the URI, Arrow's memory, the client).
+     */
+    static CompactionResult compact(CompactBuilder b) {
+        S3Location location = S3Location.parse(b.uri, WriteStep.VALIDATE, "compact");
+        String table = location.uri();
+        ArrowMemory.check("compact", table);
+        WriteOptions o = b.options.values().build();
+        S3Client client = o.s3().orElseGet(() -> defaultClient("compact", table));
+        CompactionSpec.DedupBy dedup = b.dedupKeys == null ? null : new CompactionSpec.DedupBy(b.dedupKeys, b.dedupOrder);
+        return Compaction.run(new CompactionSpec(location, client, o, requests(o), b.compressionSet,
+                new CompactionSpec.Choice(b.filter, b.moreFilesThan, b.smallerThan), dedup, b.catalog,
+                new CompactionSpec.Seams(b.hook, b.tuning, b.batchRows, b.outputSchema)));
+    }
+
     /** Finishes or undoes the interrupted writes of the table at {@code uri}, with the default S3 client. */
     public static RecoveryResult recover(String uri) {
         return recover(uri, defaultClient("recover", uri));
@@ -205,18 +220,13 @@ public final class S3Parquet {
         return RequestOptions.of(o.encryption(), o.acl().orElse(null), o.expectedBucketOwner().orElse(null), o.retryPolicy());
     }
 
-    /** The data columns a catalog declares, typed as the catalog types them (null where wrangler does not read the type). */
-    static Map<String, Field> dataColumns(TableLayout layout) {
-        return TableReader.dataColumns(layout);
-    }
-
     /** Runs the write {@link WriteBuilder#to} configured. */
     static WriteResult run(WriteBuilder.Request r) {
         String uri = r.uri();
         WriteOptions o = r.options();
         S3Client client = o.s3().orElseGet(() -> defaultClient("write", uri));
         WriteSpec spec = new WriteSpec(uri, client, o, r.catalog(), r.hook(), r.tuning().withThreads(o.concurrency()), r.idempotencyKey(),
-                r.progress(), r.replacement());
+                r.progress(), null);
         BatchSource source;
         try {
             source = r.input().open();

@@ -37,7 +37,6 @@ public final class WriteBuilder {
     private WriteSpec.Tuning tuning = WriteSpec.Tuning.defaults();
     private String idempotencyKey;
     private Progress progress = new Progress() { };
-    private WriteSpec.Replacement replacement;
     private boolean used;
 
     WriteBuilder(S3Parquet.Input input) {
@@ -351,12 +350,6 @@ public final class WriteBuilder {
         return this;
     }
 
-    /** For compactions: the write replaces exactly these files, after this check of its staged files. */
-    WriteBuilder replacing(WriteSpec.Replacement replacement) {
-        this.replacement = Objects.requireNonNull(replacement);
-        return this;
-    }
-
     /** For tests in this package: smaller buffers and limits. */
     WriteBuilder tuning(WriteSpec.Tuning tuning) {
         this.tuning = Objects.requireNonNull(tuning);
@@ -393,14 +386,14 @@ public final class WriteBuilder {
         }
         used = true;
         ArrowMemory.check("write", uri);
-        return S3Parquet.run(new Request(uri, input, options.values().build(), catalog, idempotencyKey, progress, hook, tuning, replacement));
+        return S3Parquet.run(new Request(uri, input, options.values().build(), catalog, idempotencyKey, progress, hook, tuning));
     }
 
     /**
      * What {@link #to} hands {@link S3Parquet} to run: the input, the options and what belongs to this write alone, with
-     * the engine's test hooks ({@code hook}, {@code tuning}) and a compaction's {@code replacement}.
+     * the engine's test hooks ({@code hook}, {@code tuning}).
      */
     record Request(String uri, S3Parquet.Input input, WriteOptions options, CatalogTable catalog, String idempotencyKey, Progress progress,
-                   StepHook hook, WriteSpec.Tuning tuning, WriteSpec.Replacement replacement) {
+                   StepHook hook, WriteSpec.Tuning tuning) {
     }
 }

@@ -8,6 +8,7 @@ import io.wrangler.commit.Step;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,11 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 
 /**
  * Keyed runs stay keyed through compaction: a compaction merges the files of several keys (and unkeyed rows) into one
@@ -196,6 +202,38 @@ class KeyedCompactionTest {
         // Every key's rows are still whose they were: each rerun found its own rows, and only those.
         assertThat(TestLake.query(bucket, "t/", "SELECT source, count(*) FROM t GROUP BY ALL ORDER BY ALL"))
                 .containsExactly(List.of("a", 6L), List.of("b", 3L), List.of("c", 9L), List.of("u", 9L));
+    }
+
+    @Test
+    void aCompactionOfMarkedFilesFetchesEachFileItReadsTwiceItsFooterOnceBeforeTheLeaseAndTheFileOnceWhenItIsRead() {
+        seed();
+        compact();
+        keyed("batch-c", rows("c", 20, 2, 300, DAYS));
+        List<String> read = new ArrayList<>();
+        DAYS.forEach(day -> read.addAll(files(day)));
+        // One marked file per day (the first compaction's), one keyed file per day (batch-c's).
+        assertThat(read.stream().filter(k -> k.contains("_k.")).count()).as(read.toString()).isEqualTo(3);
+        List<String> gets = Collections.synchronizedList(new ArrayList<>());
+        S3Client counting = TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c
+                .addExecutionInterceptor(new ExecutionInterceptor() {
+                    @Override
+                    public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                        if (context.request() instanceof GetObjectRequest g) {
+                            gets.add(g.key());
+                        }
+                    }
+                })));
+
+        CompactionResult second = S3Parquet.compact(table).s3(counting).run();
+
+        assertThat(second.filesBefore()).isEqualTo(6);
+        assertThat(second.filesAfter()).isEqualTo(3);
+        assertModel();
+        // The files are small: the footer pass fetches each whole, and so does its read. The commit order and the key runs
+        // of the marked files come from that one footer, as the schema and the encodings do: no GET of their own.
+        for (String key : read) {
+            assertThat(gets.stream().filter(key::equals).count()).as(key + " in " + gets).isEqualTo(2);
+        }
     }
 
     @Test

@@ -32,16 +32,14 @@ class PackageBoundaryTest {
      * fails on one that is not, so that it is removed with what made it necessary).
      */
     static final Map<String, Allowed> ALLOWED = Map.of(
-            // The compaction classes move into io.wrangler.compact (issue 25, the compact move), which removes these four.
-            "io.wrangler.CompactBuilder", new Allowed("*", "compaction, until it moves to io.wrangler.compact"),
-            "io.wrangler.KeyedInput", new Allowed("*", "compaction, until it moves to io.wrangler.compact"),
-            "io.wrangler.Dedup", new Allowed("*", "compaction, until it moves to io.wrangler.compact"),
-            "io.wrangler.CompactionChecks", new Allowed("*", "compaction, until it moves to io.wrangler.compact"),
-            // WriteBuilder's package-private test hooks (stepHook, tuning) and the compaction's replacing(...) take the
+            // CompactBuilder's package-private test hooks (stepHook, tuning), as WriteBuilder's below: passed on to S3Parquet.
+            "io.wrangler.CompactBuilder", new Allowed("io.wrangler.commit.StepHook io.wrangler.commit.WriteSpec",
+                    "the engine's test hooks, passed on to S3Parquet"),
+            // WriteBuilder's package-private test hooks (stepHook, tuning) take the
             // engine's types, which it only passes on to S3Parquet: the protocol tests in this package set them. They go
-            // when the engine takes its hooks through io.wrangler.spi and compaction commits on its own.
+            // when the engine takes its hooks through io.wrangler.spi.
             "io.wrangler.WriteBuilder", new Allowed("io.wrangler.commit.StepHook io.wrangler.commit.WriteSpec",
-                    "the engine's test hooks and the compaction's replacement, passed on to S3Parquet"));
+                    "the engine's test hooks, passed on to S3Parquet"));
 
     record Allowed(String names, String why) {
         boolean allows(String name) {

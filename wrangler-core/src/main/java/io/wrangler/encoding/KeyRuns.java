@@ -26,7 +26,7 @@ public final class KeyRuns {
     /**
      * The footer entry of a keyed rerun's rewrite of a file: when the rows it holds were committed (epoch milliseconds: the
      * file it rewrites' own entry, else that file's LastModified), so that dedup's "the later commit wins" orders them by
-     * their commit, not by the rerun that moved them ({@code io.wrangler.Dedup#COMMIT_ORDER}).
+     * their commit, not by the rerun that moved them ({@code io.wrangler.compact.Dedup#COMMIT_ORDER}).
      */
     public static final String COMMITTED_KEY = "wrangler.committed";
     /** The marker after the write id in a marked file's name. */

@@ -1,5 +1,7 @@
-package io.wrangler;
+package io.wrangler.compact;
 
+import io.wrangler.InvalidWriteException;
+import io.wrangler.WriteStep;
 import io.wrangler.commit.KeyedFiles;
 import io.wrangler.commit.Manifest;
 import io.wrangler.encoding.KeyRuns;

@@ -1,4 +1,4 @@
-package io.wrangler;
+package io.wrangler.compact;
 
 import io.wrangler.read.TableFiles;
 import java.math.BigDecimal;

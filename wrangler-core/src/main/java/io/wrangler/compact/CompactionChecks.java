@@ -1,5 +1,7 @@
-package io.wrangler;
+package io.wrangler.compact;
 
+import io.wrangler.InvalidWriteException;
+import io.wrangler.WriteStep;
 import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.catalog.TableLayout;
 import io.wrangler.read.TableFiles;

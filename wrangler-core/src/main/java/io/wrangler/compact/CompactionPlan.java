@@ -1,0 +1,190 @@
+package io.wrangler.compact;
+
+import io.wrangler.ReadException;
+import io.wrangler.catalog.CatalogTable;
+import io.wrangler.catalog.TableLayout;
+import io.wrangler.commit.KeyedFiles;
+import io.wrangler.encoding.KeyRuns;
+import io.wrangler.input.HiveTypes;
+import io.wrangler.read.FileFooters;
+import io.wrangler.read.TableFiles;
+import io.wrangler.read.TableReader;
+import io.wrangler.storage.S3Location;
+import io.wrangler.storage.S3Store;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import software.amazon.awssdk.core.exception.SdkException;
+
+/**
+ * A CompactionPlan is what a compaction rewrites, and every check of it, settled before anything is written or the lease
+ * is taken: the table listed (through the catalog when given), the units chosen (a partition, or a bucket of a
+ * partition, as {@link CompactionSpec.Choice} says), {@link CompactionChecks} passed on them, and every chosen file's
+ * footer fetched and parsed once ({@link FileFooters}): the files' schemas for the new files' schema, their encodings
+ * to keep, and the key runs of the marked ones, from which each unit is put in commit order.
+ */
+final class CompactionPlan {
+    /** The table's partition columns, in key order. */
+    final List<String> partitionColumns;
+    /** Each partition column's type: the catalog's, else its folder text (a {@code Utf8}). */
+    final Map<String, Field> partitionTypes;
+    /** The catalog's data columns, or null without a catalog. */
+    final Map<String, Field> catalogColumns;
+    /** The catalog's layout, or null without a catalog. */
+    final TableLayout layout;
+    /** The chosen units, each in commit order once the footers are read. */
+    final List<List<TableFiles.DataFile>> units = new ArrayList<>();
+    /** The bucket number of each unit's files, -1 for none. */
+    final List<Integer> bucketOfUnit = new ArrayList<>();
+    /** The folders of the chosen units, as {@code s3://} URIs, once each. */
+    final List<String> folders;
+    /** The chosen files' footers; null when nothing is chosen. */
+    final FileFooters footers;
+    /** The key runs of the marked chosen files, or null when no chosen file holds rows of an idempotency key. */
+    final Map<String, List<KeyRuns.Run>> keyRuns;
+
+    private CompactionPlan(CompactionSpec spec, S3Store store) {
+        String table = spec.table();
+        CatalogTable catalog = spec.catalog();
+        Listed listed = list(spec, store);
+        partitionColumns = listed.listing.partitionColumns();
+        layout = listed.layout;
+        catalogColumns = listed.catalogColumns;
+        partitionTypes = listed.partitionTypes;
+        // Without a catalog the partition values are kept as their folder text, so that every new file lands in the very
+        // folder it came from (a value typed from its text could render otherwise: "007" as 7).
+        for (String c : partitionColumns) {
+            partitionTypes.putIfAbsent(c, new Field(c, FieldType.nullable(ArrowType.Utf8.INSTANCE), null));
+        }
+        CompactionChecks checks = new CompactionChecks(table, spec.location(), partitionColumns, layout,
+                catalog == null ? null : catalog.describe());
+        choose(listed.listing, checks, spec.choice());
+        folders = units.stream().map(fs -> checks.uri(fs.get(0))).distinct().toList();
+        if (units.isEmpty()) {
+            footers = null;
+            keyRuns = null;
+            return;
+        }
+        footers = footers(spec, units);
+        // Keyed runs stay keyed: when a chosen file holds rows of an idempotency key, every new file records its rows' keys.
+        KeyedInput.commitOrder(units, footers);
+        keyRuns = KeyedInput.runsOf(units, footers);
+    }
+
+    /** Lists the table and chooses what to compact; see the class comment. */
+    static CompactionPlan of(CompactionSpec spec) {
+        // The reads carry the write's expected bucket owner and retries too: one table, one set of requests.
+        return new CompactionPlan(spec, new S3Store(spec.s3(), spec.location().bucket(), spec.requests()));
+    }
+
+    /** The table as listed, with what the catalog says of it. */
+    private record Listed(TableFiles.Listing listing, TableLayout layout, Map<String, Field> catalogColumns,
+                          Map<String, Field> partitionTypes) {
+    }
+
+    private static Listed list(CompactionSpec spec, S3Store store) {
+        String table = spec.table();
+        S3Location location = spec.location();
+        CatalogTable catalog = spec.catalog();
+        Map<String, Field> partitionTypes = new HashMap<>();
+        try {
+            if (catalog == null) {
+                return new Listed(new TableFiles(store, location).verb("compact").list(spec.choice().filter()), null, null, partitionTypes);
+            }
+            TableLayout layout = catalog.layout();
+            if (layout == null) {
+                throw new ReadException(table, "Cannot compact " + table + " through " + catalog.describe() + ": the catalog has "
+                        + "no such table. Compact it without catalog(...).", null);
+            }
+            TableFiles.Listing listing = new TableFiles(store, location).verb("compact").list(layout, spec.choice().filter(), b -> {
+                if (!b.equals(location.bucket())) {
+                    throw new ReadException(table, "Cannot compact " + table + ": a partition of " + catalog.describe() + " lies in "
+                            + "the bucket " + b + ", outside the table; compaction rewrites partitions in place only.", null);
+                }
+                return store;
+            });
+            Map<String, Field> catalogColumns = TableReader.dataColumns(layout);
+            for (String c : layout.partitionColumns()) {
+                try {
+                    partitionTypes.put(c, HiveTypes.parse(c, layout.types().get(c)));
+                } catch (RuntimeException unknown) {
+                    // inferred as text
+                }
+            }
+            return new Listed(listing, layout, catalogColumns, partitionTypes);
+        } catch (SdkException e) {
+            throw new ReadException(table, "Cannot compact " + table + ": listing the table failed: " + e.getMessage()
+                    + ". Nothing was changed; check s3:ListBucket and rerun.", e);
+        }
+    }
+
+    /**
+     * Chooses the units: in each partition, each bucket's files (or all of them, when they carry no bucket numbers) that
+     * {@code choice} wants, and checks the partitions they are in.
+     */
+    private void choose(TableFiles.Listing listing, CompactionChecks checks, CompactionSpec.Choice choice) {
+        for (List<TableFiles.DataFile> files : listing.byFolder().values()) {
+            Map<Integer, List<TableFiles.DataFile>> byBucket = checks.buckets(files);
+            if (byBucket.size() > 1 && byBucket.containsKey(-1) && choice.wanted(files)) {
+                checks.bucketed(files, byBucket.keySet()); // refuses files with and without bucket numbers side by side
+            }
+            boolean any = false;
+            for (Map.Entry<Integer, List<TableFiles.DataFile>> e : byBucket.entrySet()) {
+                if (choice.wanted(e.getValue())) {
+                    // read in commit order (KeyedInput.commitOrder sorts it once the footers are read), so that the rows of
+                    // the new files keep it (dedup's tie rule after a compaction)
+                    units.add(new ArrayList<>(e.getValue()));
+                    bucketOfUnit.add(e.getKey());
+                    any = true;
+                }
+            }
+            if (any) {
+                checks.inTable(files);
+                checks.bucketed(files, byBucket.keySet());
+            }
+        }
+    }
+
+    /** The footers of the chosen files, each fetched and parsed once ({@link FileFooters}). */
+    private static FileFooters footers(CompactionSpec spec, List<List<TableFiles.DataFile>> chosen) {
+        String table = spec.table();
+        try {
+            return FileFooters.read(spec.s3(), spec.requests(), chosen.stream().flatMap(List::stream).toList(), KeyedFiles::marked);
+        } catch (FileFooters.UnknownKeys e) {
+            throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ", so whose rows it holds "
+                    + "is not known. Nothing was changed; leave its partition out (filter) and report it.", e);
+        } catch (IOException e) {
+            throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ". Nothing was changed; "
+                    + "fix the cause and rerun.", e);
+        }
+    }
+
+    /** How many files the chosen units hold. */
+    int filesBefore() {
+        return units.stream().mapToInt(List::size).sum();
+    }
+
+    /** Whether the chosen files carry bucket numbers. */
+    boolean bucketed() {
+        return bucketOfUnit.stream().anyMatch(b -> b >= 0);
+    }
+
+    /** The keys of every chosen file: exactly what the compaction replaces. */
+    List<String> replaced() {
+        List<String> keys = new ArrayList<>();
+        units.forEach(fs -> fs.forEach(f -> keys.add(f.key())));
+        return keys;
+    }
+
+    /** The partition values of each chosen folder, by folder. */
+    Map<String, List<String>> valuesByFolder() {
+        Map<String, List<String>> out = new HashMap<>();
+        units.forEach(fs -> out.put(fs.get(0).folder(), fs.get(0).values()));
+        return out;
+    }
+}

@@ -1,0 +1,163 @@
+package io.wrangler.compact;
+
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.IntPredicate;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+
+/**
+ * Per column, the count of non-null values and a checksum of them that does not depend on row order: the sum of a
+ * 64-bit hash of each value (nulls add nothing). Columns are told apart by name case-insensitively (as a read matches
+ * them), so the files read and the new files read back are digested alike. Both sides of a check are read by the same
+ * reader into the same Arrow types, so a flat value is hashed by its bytes in the vector (fixed width: its slot;
+ * variable width: its bytes), a nested one by its text.
+ */
+final class Digest {
+    private final Map<String, long[]> columns = new LinkedHashMap<>();
+    private final Map<String, Field> types = new LinkedHashMap<>();
+    private final Map<String, String> names = new HashMap<>();
+    private long rows;
+    /** A column left out, or null. */
+    String skipped;
+
+    /** Adds the rows of {@code b} that {@code row} takes. */
+    void add(VectorSchemaRoot b, IntPredicate row) {
+        int n = b.getRowCount();
+        for (int i = 0; i < n; i++) {
+            if (row.test(i)) {
+                rows++;
+            }
+        }
+        for (FieldVector v : b.getFieldVectors()) {
+            if (v.getName().equals(skipped)) {
+                continue; // the rows' key ids, recorded in the footers and checked there (KeyedInput)
+            }
+            String name = v.getName().toLowerCase(Locale.ROOT);
+            names.putIfAbsent(name, v.getName());
+            types.putIfAbsent(name, v.getField());
+            long[] d = columns.computeIfAbsent(name, k -> new long[2]);
+            if (v instanceof BitVector bits) {
+                for (int i = 0; i < n; i++) {
+                    if (!bits.isNull(i) && row.test(i)) {
+                        d[0]++;
+                        d[1] += mix(bits.get(i) + 1);
+                    }
+                }
+            } else if (v instanceof BaseFixedWidthVector f) {
+                ArrowBuf data = f.getDataBuffer();
+                int width = f.getTypeWidth();
+                for (int i = 0; i < n; i++) {
+                    if (!f.isNull(i) && row.test(i)) {
+                        d[0]++;
+                        d[1] += bytes(data, (long) i * width, width);
+                    }
+                }
+            } else if (v instanceof BaseVariableWidthVector w) {
+                ArrowBuf data = w.getDataBuffer();
+                ArrowBuf offsets = w.getOffsetBuffer();
+                for (int i = 0; i < n; i++) {
+                    if (!w.isNull(i) && row.test(i)) {
+                        d[0]++;
+                        int from = offsets.getInt((long) i * 4);
+                        d[1] += bytes(data, from, offsets.getInt((long) (i + 1) * 4) - from);
+                    }
+                }
+            } else {
+                for (int i = 0; i < n; i++) {
+                    if (!v.isNull(i) && row.test(i)) {
+                        d[0]++;
+                        d[1] += hash(text(v.getObject(i)));
+                    }
+                }
+            }
+        }
+    }
+
+    /** A hash of {@code length} bytes at {@code at}, eight at a time. */
+    private static long bytes(ArrowBuf data, long at, int length) {
+        long h = 0x9E3779B97F4A7C15L ^ length;
+        int i = 0;
+        for (; i + 8 <= length; i += 8) {
+            h = mix(h ^ data.getLong(at + i));
+        }
+        long last = 0;
+        for (; i < length; i++) {
+            last = last << 8 | (data.getByte(at + i) & 0xFF);
+        }
+        return mix(h ^ last);
+    }
+
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    private static String text(Object o) {
+        return o instanceof byte[] b ? HexFormat.of().formatHex(b) : String.valueOf(o);
+    }
+
+    private static long hash(String s) {
+        long h = 0xcbf29ce484222325L;
+        for (int i = 0; i < s.length(); i++) {
+            h ^= s.charAt(i);
+            h *= 0x100000001b3L;
+        }
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        return h ^ (h >>> 33);
+    }
+
+    /**
+     * The column whose type differs between the rows read and {@code other} (read back), as a sentence, or null: a type
+     * the write could not keep, which is a limit of the compaction, not a changed file.
+     */
+    String typeDifference(Digest other) {
+        for (Map.Entry<String, Field> e : types.entrySet()) {
+            Field back = other.types.get(e.getKey());
+            if (back != null && !back.getType().equals(e.getValue().getType())) {
+                return "the column '" + names.get(e.getKey()) + "' was read as " + e.getValue().getType() + " and its new files give it "
+                        + back.getType();
+            }
+        }
+        return null;
+    }
+
+    /** What differs, or null. */
+    String difference(Digest other) {
+        if (rows != other.rows) {
+            return rows + " rows read, " + other.rows + " written";
+        }
+        for (Map.Entry<String, long[]> e : columns.entrySet()) {
+            long[] o = other.columns.get(e.getKey());
+            String name = names.get(e.getKey());
+            if (o == null) {
+                if (e.getValue()[0] == 0) {
+                    continue; // no value to keep
+                }
+                return "the column '" + name + "' is missing";
+            }
+            if (o[0] != e.getValue()[0]) {
+                return "the column '" + name + "' has " + e.getValue()[0] + " values read, " + o[0] + " written";
+            }
+            if (o[1] != e.getValue()[1]) {
+                return "the values of the column '" + name + "' differ (checksum)";
+            }
+        }
+        for (Map.Entry<String, long[]> e : other.columns.entrySet()) {
+            if (!columns.containsKey(e.getKey()) && e.getValue()[0] > 0) {
+                return "the column '" + other.names.get(e.getKey()) + "' has 0 values read, " + e.getValue()[0] + " written";
+            }
+        }
+        return null;
+    }
+}
