@@ -13,12 +13,10 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collections;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -129,10 +127,7 @@ public final class MemoryS3 implements S3Fixture {
     private final Map<String, Store> buckets = new HashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final Client client = new Client();
-    private final Map<String, Deque<Rule>> rules = new ConcurrentHashMap<>();
-    private final Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
-    /** {@code "<operation> <key part>"} to its fault. */
-    private final Map<String, S3Fault> keyRules = new ConcurrentHashMap<>();
+    private final FaultRules faults = new FaultRules();
     private final List<Hold> holds = new CopyOnWriteArrayList<>();
     private final Set<String> deniedDeletes = ConcurrentHashMap.newKeySet();
     private final List<Request> log = Collections.synchronizedList(new ArrayList<>());
@@ -143,9 +138,6 @@ public final class MemoryS3 implements S3Fixture {
 
     /** One request as the client received it: its S3 operation, bucket, key (the first key for a batch) and itself. */
     public record Request(String operation, String bucket, String key, S3Request request) {
-    }
-
-    private record Rule(int nth, S3Fault fault) {
     }
 
     private record Obj(byte[] content, String etag, Instant modified, String contentType, Map<String, String> metadata) {
@@ -237,18 +229,12 @@ public final class MemoryS3 implements S3Fixture {
 
     /** Fails the {@code nth} (1 for the next) request of {@code operation} counted from now with {@code fault}. */
     public void failNth(String operation, int nth, S3Fault fault) {
-        int base = seen.computeIfAbsent(operation, k -> new AtomicInteger()).get();
-        Deque<Rule> q = rules.computeIfAbsent(operation, k -> new ArrayDeque<>());
-        synchronized (q) {
-            q.add(new Rule(base + nth, fault));
-        }
+        faults.failNth(operation, nth, fault);
     }
 
     /** Fails the next {@code times} requests of {@code operation} with {@code fault}. */
     public void failNext(String operation, int times, S3Fault fault) {
-        for (int i = 1; i <= times; i++) {
-            failNth(operation, i, fault);
-        }
+        faults.failNext(operation, times, fault);
     }
 
     /**
@@ -256,12 +242,12 @@ public final class MemoryS3 implements S3Fixture {
      * holds {@code keyPart} with {@code fault}, until {@link #clearKeyFaults}.
      */
     public void failWhereKeyContains(String operation, String keyPart, S3Fault fault) {
-        keyRules.put(operation + " " + keyPart, fault);
+        faults.failWhereKeyContains(operation, keyPart, fault);
     }
 
     /** Ends every {@link #failWhereKeyContains} rule. */
     public void clearKeyFaults() {
-        keyRules.clear();
+        faults.clearKeyFaults();
     }
 
     /** Ignores If-None-Match and If-Match: a server that does not enforce conditional writes. */
@@ -466,30 +452,7 @@ public final class MemoryS3 implements S3Fixture {
      */
     private <T> T serve(String op, String bucket, List<String> keys, S3Request request, Supplier<T> work) {
         log.add(new Request(op, bucket, keys.isEmpty() ? null : keys.get(0), request));
-        int n = seen.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet();
-        S3Fault fault = null;
-        Deque<Rule> q = rules.get(op);
-        if (q != null) {
-            synchronized (q) {
-                for (Rule r : q) {
-                    if (r.nth == n) {
-                        fault = r.fault;
-                        q.remove(r);
-                        break;
-                    }
-                }
-            }
-        }
-        if (fault == null) {
-            for (Map.Entry<String, S3Fault> e : keyRules.entrySet()) {
-                int space = e.getKey().indexOf(' ');
-                String part = e.getKey().substring(space + 1);
-                if (e.getKey().substring(0, space).equals(op) && keys.stream().anyMatch(k -> k != null && k.contains(part))) {
-                    fault = e.getValue();
-                    break;
-                }
-            }
-        }
+        S3Fault fault = faults.next(op, part -> keys.stream().anyMatch(k -> k != null && k.contains(part)));
         for (Hold h : holds) {
             if (!h.applied && h.matches(op, keys)) {
                 h.hold(op);
