@@ -76,6 +76,8 @@ import software.amazon.awssdk.services.s3.model.ListMultipartUploadsRequest;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.ListPartsRequest;
+import software.amazon.awssdk.services.s3.model.ListPartsResponse;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
@@ -106,7 +108,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * part copies with ranges; multipart uploads (parts but the last of at least {@link #minPartSize}, EntityTooSmall
  * otherwise; InvalidPart, InvalidPartOrder, NoSuchUpload); DeleteObjects of at most 1,000 keys, missing keys counted
  * deleted, quiet answers holding only the per-key errors; ListObjectsV2 with prefix, delimiter, start-after and pages of at
- * most 1,000 entries; ListMultipartUploads in key order with markers; keys of at most 1,024 bytes (KeyTooLongError).
+ * most 1,000 entries; ListMultipartUploads in key order with markers; ListParts; keys of at most 1,024 bytes (KeyTooLongError).
  *
  * <p>Knobs, in {@link FaultyS3}'s vocabulary (operations by their S3 names: PutObject, GetObject, CopyObject,
  * CompleteMultipartUpload, DeleteObjects, ...): {@link #failNth}, {@link #failNext} and {@link #failWhereKeyContains}
@@ -135,6 +137,7 @@ public final class MemoryS3 implements S3Fixture {
     private volatile Duration timeoutDelay = Duration.ZERO;
     private volatile Duration clockOffset = Duration.ZERO;
     private volatile long minPartSize = MIN_PART_SIZE;
+    private volatile ChronoUnit lastModifiedPrecision = ChronoUnit.SECONDS;
 
     /** One request as the client received it: its S3 operation, bucket, key (the first key for a batch) and itself. */
     public record Request(String operation, String bucket, String key, S3Request request) {
@@ -295,6 +298,15 @@ public final class MemoryS3 implements S3Fixture {
         this.minPartSize = bytes;
     }
 
+    /**
+     * Truncates the Last-Modified of later writes to {@code unit}: {@link ChronoUnit#SECONDS} unless set (as AWS S3),
+     * {@link ChronoUnit#MILLIS} as S3Mock (LocalS3) keeps it, for tests written against LocalS3 that tell apart writes
+     * made within one second by their Last-Modified.
+     */
+    public void lastModifiedPrecision(ChronoUnit unit) {
+        this.lastModifiedPrecision = unit;
+    }
+
     /** Every request seen so far. */
     public List<Request> requests() {
         synchronized (log) {
@@ -379,7 +391,7 @@ public final class MemoryS3 implements S3Fixture {
     }
 
     private Instant modifiedNow() {
-        return now().truncatedTo(ChronoUnit.SECONDS);
+        return now().truncatedTo(lastModifiedPrecision);
     }
 
     private <B extends SdkResponse.Builder> B answered(B b, int status) {
@@ -919,6 +931,37 @@ public final class MemoryS3 implements S3Fixture {
                 if (truncated && !out.isEmpty()) {
                     MultipartUpload lastShown = out.get(out.size() - 1);
                     b.nextKeyMarker(lastShown.key()).nextUploadIdMarker(lastShown.uploadId());
+                }
+                return answered(b, 200).build();
+            });
+        }
+
+        @Override
+        public ListPartsResponse listParts(ListPartsRequest r) {
+            return serve("ListParts", r.bucket(), keys(r.key()), r, () -> {
+                int max = r.maxParts() == null ? MAX_PAGE : Math.max(0, Math.min(MAX_PAGE, r.maxParts()));
+                int after = r.partNumberMarker() == null ? 0 : r.partNumberMarker();
+                List<software.amazon.awssdk.services.s3.model.Part> out = new ArrayList<>();
+                boolean truncated = false;
+                synchronized (lock) {
+                    Upload u = upload(store(r.bucket()), r.key(), r.uploadId());
+                    for (Map.Entry<Integer, Part> e : u.parts.entrySet()) {
+                        if (e.getKey() <= after) {
+                            continue;
+                        }
+                        if (out.size() == max) {
+                            truncated = true;
+                            break;
+                        }
+                        Part p = e.getValue();
+                        out.add(software.amazon.awssdk.services.s3.model.Part.builder().partNumber(e.getKey()).eTag(p.etag)
+                                .size((long) p.content.length).lastModified(p.modified).build());
+                    }
+                }
+                ListPartsResponse.Builder b = ListPartsResponse.builder().bucket(r.bucket()).key(r.key()).uploadId(r.uploadId())
+                        .partNumberMarker(after).maxParts(max).parts(out).isTruncated(truncated).storageClass("STANDARD");
+                if (truncated) {
+                    b.nextPartNumberMarker(out.get(out.size() - 1).partNumber());
                 }
                 return answered(b, 200).build();
             });
