@@ -279,7 +279,7 @@ public final class CompactBuilder {
         WriteOptions o = options.values().build();
         S3Client client = o.s3().orElseGet(() -> S3Parquet.defaultClient("compact", table));
         // The reads carry the write's expected bucket owner and retries too: one table, one set of requests.
-        RequestOptions requests = o.requests();
+        RequestOptions requests = S3Parquet.requests(o);
         S3Store store = new S3Store(client, location.bucket(), requests);
         recoverFirst(location, client, requests);
         TableFiles.Listing listing;

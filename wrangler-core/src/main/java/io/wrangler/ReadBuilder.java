@@ -2,32 +2,16 @@ package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableLayout;
-import io.wrangler.input.HiveTypes;
-import io.wrangler.read.FullBatches;
-import io.wrangler.read.RecordRows;
-import io.wrangler.read.TableFiles;
-import io.wrangler.read.TableReader;
-import io.wrangler.storage.RequestOptions;
-import io.wrangler.storage.S3Location;
-import io.wrangler.storage.S3Store;
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
-import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 
 /**
  * A ReadBuilder is a read of one table, being configured; {@link #toList} returns its rows as records, {@link #count}
@@ -56,22 +40,16 @@ import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
  * fails the read with a {@link ReadException}; rerun it. Not thread-safe; each {@code open()} is a new read.
  */
 public final class ReadBuilder {
-    /**
-     * Files decoded at once, each on a thread of its own (batches still come in file order): the machine's cores, at
-     * most 4. Each holds its row group and two decoded batches.
-     */
-    private static final int READ_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
-
     /** The table's URI, or null for a read by catalog table ({@link S3Parquet#read(CatalogTable)}): its location. */
-    private final String uri;
-    private S3Client s3;
-    private List<String> columns;
-    private PartitionFilter filter = PartitionFilter.all();
-    private CatalogTable catalog;
-    private BufferAllocator allocator;
-    private int batchRows = 65_536;
-    private RetryPolicy retry = RetryPolicy.defaults();
-    private String expectedBucketOwner;
+    final String uri;
+    S3Client s3;
+    List<String> columns;
+    PartitionFilter filter = PartitionFilter.all();
+    CatalogTable catalog;
+    BufferAllocator allocator;
+    int batchRows = 65_536;
+    RetryPolicy retry = RetryPolicy.defaults();
+    String expectedBucketOwner;
 
     ReadBuilder(String uri) {
         this.uri = Objects.requireNonNull(uri, "uri");
@@ -166,26 +144,9 @@ public final class ReadBuilder {
         return this;
     }
 
-    /**
-     * The data columns a catalog declares (its columns less its partition keys), in its order, each typed as the catalog
-     * types it, or null where wrangler does not read the type ({@code varchar(10)}).
-     */
+    /** The data columns a catalog declares, typed as it types them; for {@link CompactBuilder} until it moves out of this package. */
     static Map<String, Field> dataColumns(TableLayout layout) {
-        Set<String> keys = new HashSet<>();
-        layout.partitionColumns().forEach(c -> keys.add(c.toLowerCase(Locale.ROOT)));
-        Map<String, Field> out = new LinkedHashMap<>();
-        layout.types().forEach((name, hive) -> {
-            if (!keys.contains(name.toLowerCase(Locale.ROOT))) {
-                Field f;
-                try {
-                    f = hive == null ? null : HiveTypes.parse(name, hive);
-                } catch (IllegalArgumentException unknown) {
-                    f = null;
-                }
-                out.put(name, f);
-            }
-        });
-        return out;
+        return S3Parquet.dataColumns(layout);
     }
 
     /**
@@ -200,8 +161,7 @@ public final class ReadBuilder {
      *     column is unknown, or the table's folders are not Hive folders
      */
     public ArrowReader open() {
-        TableReader reader = reader(columns, batchRows, null);
-        return new FullBatches(reader, reader.allocator(), batchRows);
+        return S3Parquet.open(this);
     }
 
     /**
@@ -217,16 +177,7 @@ public final class ReadBuilder {
      */
     public <R extends Record> List<R> toList(Class<R> recordType) {
         Objects.requireNonNull(recordType, "record type");
-        List<R> out = new ArrayList<>();
-        RecordRows<R> rows = new RecordRows<>(recordType, name());
-        try (TableReader reader = reader(columns, batchRows, rows)) {
-            while (reader.loadNextBatch()) {
-                rows.read(reader.getVectorSchemaRoot(), out);
-            }
-        } catch (IOException e) {
-            throw new ReadException(name(), "Cannot read " + name() + ": " + e + ". A read changes nothing: fix the cause and read again.", e);
-        }
-        return out;
+        return S3Parquet.toList(this, recordType);
     }
 
     /**
@@ -236,122 +187,11 @@ public final class ReadBuilder {
      * @throws ReadException the listing or a footer could not be read
      */
     public long count() {
-        long rows = 0;
-        try (TableReader reader = reader(List.of(), Integer.MAX_VALUE, null)) {
-            VectorSchemaRoot batch = reader.getVectorSchemaRoot();
-            while (reader.loadNextBatch()) {
-                rows += batch.getRowCount();
-            }
-        } catch (IOException e) {
-            throw new ReadException(name(), "Cannot read " + name() + ": " + e + ". A read changes nothing: fix the cause and read again.", e);
-        }
-        return rows;
+        return S3Parquet.count(this);
     }
 
     /** The table's name for messages: its URI, or the catalog table's name. */
     private String name() {
         return uri != null ? uri : catalog.describe();
-    }
-
-    /** The layout of the catalog table read by name ({@link S3Parquet#read(CatalogTable)}), read once per open. */
-    private TableLayout layoutByName() {
-        TableLayout layout;
-        try {
-            layout = catalog.layout();
-        } catch (CatalogException | UnsupportedOperationException e) {
-            throw new ReadException(name(), "Cannot read " + name() + ": " + e.getMessage(), e);
-        }
-        if (layout == null) {
-            throw new ReadException(name(), "Cannot read " + name() + ": the catalog has no such table. Check the database and table "
-                    + "names, or read the table by its S3 location with S3Parquet.read(uri).", null);
-        }
-        return layout;
-    }
-
-    /**
-     * The table's reader: its {@code columns} (null: all), batches of at most {@code batchRows} rows that never span two
-     * files. With {@code records}, the partition columns no catalog types are typed for the record's components, and the
-     * columns read are those its components take (checked against the table's schema before any row is read).
-     */
-    private TableReader reader(List<String> columns, int batchRows, RecordRows<?> records) {
-        TableLayout byName = uri == null ? layoutByName() : null;
-        String uri = byName != null ? byName.location() : this.uri;
-        S3Location location = S3Location.parse(uri, null, "read");
-        String table = location.uri();
-        S3Client client = s3 != null ? s3 : S3Parquet.defaultClient("read", table);
-        Map<String, S3Store> stores = new HashMap<>();
-        RequestOptions options = RequestOptions.of(Encryption.none(), null, expectedBucketOwner, retry);
-        S3Store store = new S3Store(client, location.bucket(), options);
-        stores.put(location.bucket(), store);
-        TableFiles.Listing listing;
-        Map<String, Field> partitionTypes = new HashMap<>();
-        Map<String, Field> catalogColumns = null;
-        try {
-            if (catalog != null) {
-                TableLayout layout;
-                try {
-                    layout = byName != null ? byName : catalog.layout();
-                } catch (CatalogException e) {
-                    throw new ReadException(table, "Cannot read " + table + ": " + e.getMessage(), e);
-                }
-                if (layout == null) {
-                    throw new ReadException(table, "Cannot read " + table + " through " + catalog.describe() + ": the catalog has no "
-                            + "such table. Read it without catalog(...), or write it with this catalog first.", null);
-                }
-                listing = new TableFiles(store, location).list(layout, filter,
-                        b -> stores.computeIfAbsent(b, k -> new S3Store(client, k, options)));
-                catalogColumns = dataColumns(layout);
-                for (String c : layout.partitionColumns()) {
-                    String hive = layout.types().get(c);
-                    try {
-                        partitionTypes.put(c, HiveTypes.parse(c, hive));
-                    } catch (IllegalArgumentException unknown) {
-                        // a type wrangler does not write (varchar(10)): inferred from the values instead
-                    }
-                }
-            } else {
-                listing = new TableFiles(store, location).list(filter);
-            }
-            if (records != null) {
-                listing.partitionColumns().forEach(c -> partitionTypes.computeIfAbsent(c, records::partitionType));
-            }
-        } catch (NoSuchBucketException e) {
-            throw new ReadException(table, "Cannot read " + table + ": the bucket " + location.bucket() + " does not exist (or not in "
-                    + "this client's region and endpoint). Check the table's URI.", e);
-        } catch (SdkException e) {
-            throw new ReadException(table, "Cannot read " + table + ": listing the table failed: " + e.getMessage()
-                    + ". Check the credentials and s3:ListBucket, then read again.", e);
-        }
-        BufferAllocator owned = allocator == null ? new RootAllocator() : null;
-        if (records != null) {
-            try (TableReader all = new TableReader(allocator != null ? allocator : owned, null, client, options, table, listing,
-                    partitionTypes, columns, batchRows)) {
-                if (catalogColumns != null) {
-                    all.catalogColumns(catalogColumns);
-                }
-                columns = records.select(all.schema());
-            } catch (IOException | RuntimeException e) {
-                if (owned != null) {
-                    owned.close();
-                }
-                throw e instanceof IOException io ? new ReadException(table, "Cannot read " + table + ": " + io, io) : (RuntimeException) e;
-            }
-        }
-        TableReader reader = new TableReader(allocator != null ? allocator : owned, owned, client, options, table, listing,
-                partitionTypes, columns, batchRows).threads(READ_THREADS);
-        if (catalogColumns != null) {
-            reader.catalogColumns(catalogColumns);
-        }
-        try {
-            reader.schema();
-        } catch (RuntimeException e) {
-            try {
-                reader.close();
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
-        return reader;
     }
 }

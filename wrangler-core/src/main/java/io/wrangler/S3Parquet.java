@@ -1,11 +1,16 @@
 package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
+import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.TableWrite;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
+import io.wrangler.input.HiveTypes;
+import io.wrangler.input.InputFailures;
 import io.wrangler.input.RecordSource;
+import io.wrangler.read.TableRead;
+import io.wrangler.read.TableReader;
 import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,11 +18,13 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.dictionary.DictionaryProvider;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -41,6 +48,10 @@ import software.amazon.awssdk.services.s3.S3Client;
  * readers listing during the publish step may briefly see old and new files of a partition side by side,
  * never a partition missing. What a crash leaves: always something {@link #recover} (or the next write)
  * resolves to exactly one clean run. See {@code io/wrangler/commit/package-info.java}.
+ *
+ * <p>S3Parquet is also the one bridge from the API ({@code io.wrangler}) to the internal packages: the builders collect
+ * their options into immutable API values and hand them to the package-private methods below, which convert them and
+ * run the engine. No other class of this package names an internal package ({@code PackageBoundaryTest}).
  */
 public final class S3Parquet {
     private static volatile S3Client defaultClient;
@@ -173,6 +184,79 @@ public final class S3Parquet {
             }
         }
         return c;
+    }
+
+    // ---- the bridge: what the builders of this package hand over, converted and run ----
+
+    /** A write's input, made when the write runs (not before: a builder may be dropped unused). */
+    @FunctionalInterface
+    interface Input {
+        /** The input as batches, or null for an input without a schema (no records): the write is a no-op. */
+        BatchSource open();
+    }
+
+    /** Checks that {@code type} is a Hive type wrangler writes ({@link WriteOptions.Builder#dtype}). */
+    static void checkHiveType(String column, String type) {
+        HiveTypes.parse(column, type);
+    }
+
+    /** The request options every S3 request of a write with these options carries. */
+    static RequestOptions requests(WriteOptions o) {
+        return RequestOptions.of(o.encryption(), o.acl().orElse(null), o.expectedBucketOwner().orElse(null), o.retryPolicy());
+    }
+
+    /** The data columns a catalog declares, typed as the catalog types them (null where wrangler does not read the type). */
+    static Map<String, Field> dataColumns(TableLayout layout) {
+        return TableReader.dataColumns(layout);
+    }
+
+    /** Runs the write {@link WriteBuilder#to} configured. */
+    static WriteResult run(WriteBuilder.Request r) {
+        String uri = r.uri();
+        WriteOptions o = r.options();
+        S3Client client = o.s3().orElseGet(() -> defaultClient("write", uri));
+        WriteSpec spec = new WriteSpec(uri, client, o, r.catalog(), r.hook(), r.tuning().withThreads(o.concurrency()), r.idempotencyKey(),
+                r.progress(), r.replacement());
+        BatchSource source;
+        try {
+            source = r.input().open();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidWriteException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage()
+                    + ". Nothing was written.", e);
+        } catch (UncheckedIOException e) {
+            throw new InputException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage() + " ("
+                    + e.getCause() + "). Nothing was written; fix the input source and rerun the write.", e.getCause());
+        }
+        if (source instanceof ArrowSource arrow) {
+            arrow.keepNanos(spec.keepNanos());
+        }
+        try (BatchSource checked = source == null ? null : new InputFailures(source, uri)) {
+            if (checked == null) {
+                return TableWrite.runEmpty(spec);
+            }
+            return TableWrite.run(spec, checked);
+        }
+    }
+
+    /** Opens the read {@link ReadBuilder#open} configured. */
+    static ArrowReader open(ReadBuilder b) {
+        return tableRead(b).open();
+    }
+
+    /** Runs the read {@link ReadBuilder#toList} configured. */
+    static <R extends Record> List<R> toList(ReadBuilder b, Class<R> recordType) {
+        return tableRead(b).toList(recordType);
+    }
+
+    /** Runs the count {@link ReadBuilder#count} configured. */
+    static long count(ReadBuilder b) {
+        return tableRead(b).count();
+    }
+
+    private static TableRead tableRead(ReadBuilder b) {
+        S3Client s3 = b.s3;
+        return new TableRead(b.uri, b.catalog, table -> s3 != null ? s3 : defaultClient("read", table), b.columns, b.filter, b.allocator,
+                b.batchRows, b.retry, b.expectedBucketOwner);
     }
 
     /** Records converted with an allocator owned by the source. */

@@ -2,21 +2,13 @@ package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.commit.StepHook;
-import io.wrangler.commit.TableWrite;
 import io.wrangler.commit.WriteSpec;
-import io.wrangler.input.ArrowSource;
-import io.wrangler.input.BatchSource;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -38,7 +30,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * changed by it, and may be given to any number of other writes meanwhile.
  */
 public final class WriteBuilder {
-    private final Supplier<BatchSource> input;
+    private final S3Parquet.Input input;
     private final SettableOptions options = new SettableOptions("write");
     private CatalogTable catalog;
     private StepHook hook = StepHook.NONE;
@@ -48,7 +40,7 @@ public final class WriteBuilder {
     private WriteSpec.Replacement replacement;
     private boolean used;
 
-    WriteBuilder(Supplier<BatchSource> input) {
+    WriteBuilder(S3Parquet.Input input) {
         this.input = input;
     }
 
@@ -401,84 +393,14 @@ public final class WriteBuilder {
         }
         used = true;
         ArrowMemory.check("write", uri);
-        WriteOptions o = options.values().build();
-        S3Client client = o.s3().orElseGet(() -> S3Parquet.defaultClient("write", uri));
-        WriteSpec spec = new WriteSpec(uri, client, o, catalog, hook, tuning.withThreads(o.concurrency()), idempotencyKey, progress, replacement);
-        BatchSource source;
-        try {
-            source = input.get();
-        } catch (IllegalArgumentException e) {
-            throw new InvalidWriteException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage()
-                    + ". Nothing was written.", e);
-        } catch (UncheckedIOException e) {
-            throw new InputException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage() + " ("
-                    + e.getCause() + "). Nothing was written; fix the input source and rerun the write.", e.getCause());
-        }
-        if (source instanceof ArrowSource arrow) {
-            arrow.keepNanos(spec.keepNanos());
-        }
-        try (BatchSource checked = source == null ? null : new ReadFailures(source, uri)) {
-            if (checked == null) {
-                return TableWrite.runEmpty(spec);
-            }
-            return TableWrite.run(spec, checked);
-        }
+        return S3Parquet.run(new Request(uri, input, options.values().build(), catalog, idempotencyKey, progress, hook, tuning, replacement));
     }
 
     /**
-     * The input as the write reads it, an IOException of the source turned into an {@link InputException}: the source
-     * failed, not S3, so the message must not send the user to rerun against S3.
+     * What {@link #to} hands {@link S3Parquet} to run: the input, the options and what belongs to this write alone, with
+     * the engine's test hooks ({@code hook}, {@code tuning}) and a compaction's {@code replacement}.
      */
-    private static final class ReadFailures implements BatchSource {
-        private final BatchSource source;
-        private final String uri;
-        private int batches;
-
-        ReadFailures(BatchSource source, String uri) {
-            this.source = source;
-            this.uri = uri;
-        }
-
-        @Override
-        public Schema schema() {
-            return source.schema();
-        }
-
-        @Override
-        public boolean next() {
-            try {
-                boolean more = source.next();
-                batches++;
-                return more;
-            } catch (IOException e) {
-                // Validation reads a replayable input before any I/O; a stream is read while it is staged.
-                WriteStep step = source.replayable() ? WriteStep.VALIDATE : WriteStep.STAGE;
-                throw new InputException(uri, step, "Cannot write " + uri + " (step: " + step + "): the input failed while batch "
-                        + (batches + 1) + " was read: " + e + ". Nothing of the table was changed"
-                        + (source.replayable() ? "" : "; this write's staged files were removed") + ". Fix the input source and "
-                        + "rerun the write.", e);
-            }
-        }
-
-        @Override
-        public VectorSchemaRoot current() {
-            return source.current();
-        }
-
-        @Override
-        public boolean replayable() {
-            return source.replayable();
-        }
-
-        @Override
-        public void rewind() {
-            batches = 0;
-            source.rewind();
-        }
-
-        @Override
-        public void close() {
-            source.close();
-        }
+    record Request(String uri, S3Parquet.Input input, WriteOptions options, CatalogTable catalog, String idempotencyKey, Progress progress,
+                   StepHook hook, WriteSpec.Tuning tuning, WriteSpec.Replacement replacement) {
     }
 }

@@ -1,8 +1,5 @@
 package io.wrangler;
 
-import io.wrangler.commit.WriteSpec;
-import io.wrangler.input.HiveTypes;
-import io.wrangler.storage.RequestOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
@@ -48,6 +45,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * ({@link #s3()} compares the client by identity).
  */
 public final class WriteOptions {
+    /** S3 requests in flight by default: the engine's default number of threads, see {@link WriteBuilder#concurrency}. */
+    static final int DEFAULT_CONCURRENCY = 48;
     private static final WriteOptions DEFAULTS = new Builder().build();
 
     private final WriteMode mode;
@@ -216,11 +215,6 @@ public final class WriteOptions {
         return filenamePrefix;
     }
 
-    /** The request options every S3 request of a write carries: internal. */
-    RequestOptions requests() {
-        return RequestOptions.of(encryption, acl, expectedBucketOwner, retryPolicy);
-    }
-
     /**
      * The options a compaction cannot honour, as a sentence for its error, or null. A compaction rewrites partitions into
      * the layout and types they have, replacing exactly the files it read, and verifies the rows read back from staged
@@ -300,7 +294,7 @@ public final class WriteOptions {
         private String acl;
         private String expectedBucketOwner;
         private RetryPolicy retryPolicy = RetryPolicy.defaults();
-        private int concurrency = WriteSpec.Tuning.DEFAULT_THREADS;
+        private int concurrency = DEFAULT_CONCURRENCY;
         private S3Client s3;
         private Map<String, String> dtype = Map.of();
         private List<String> bucketBy = List.of();
@@ -466,7 +460,7 @@ public final class WriteOptions {
                 Objects.requireNonNull(e.getKey(), "dtype column");
                 Objects.requireNonNull(e.getValue(), "type of " + e.getKey());
                 try {
-                    HiveTypes.parse(e.getKey(), e.getValue());
+                    S3Parquet.checkHiveType(e.getKey(), e.getValue());
                 } catch (IllegalArgumentException bad) {
                     throw new IllegalArgumentException("dtype of '" + e.getKey() + "': " + bad.getMessage(), bad);
                 }

@@ -1,6 +1,8 @@
 /**
  * The service-provider interface a catalog (AWS Glue, ...) implements so that a write registers the
- * table and its partitions.
+ * table and its partitions. SPI, not internal: wrangler-glue and the testkit implement it, users pass a
+ * {@link io.wrangler.catalog.CatalogTable} to the builders, and it changes only with a note in CHANGELOG.md. It names the
+ * API ({@code io.wrangler}) and no internal package ({@code PackageBoundaryTest}).
  *
  * <p>A catalog takes part in a write in two steps, like an Iceberg operation: {@link
  * io.wrangler.catalog.CatalogTable#prepare prepare} runs before any S3 object is written or deleted,

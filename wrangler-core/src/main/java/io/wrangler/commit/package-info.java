@@ -1,6 +1,6 @@
 /**
  * The commit protocol: how a write goes from input to published table, and what a reader sees and a crash
- * leaves at every step. Not public API. This is the one place the protocol is written down; keep it true.
+ * leaves at every step. Internal: not API; may change in any release. This is the one place the protocol is written down; keep it true.
  *
  * <h2>Layout</h2>
  * <pre>

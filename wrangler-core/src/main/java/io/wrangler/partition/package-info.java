@@ -1,5 +1,5 @@
 /**
  * Partitioning: rendering partition values as Hive path segments, and regrouping a batch's rows into
- * one contiguous run per partition with columnar copies. Not public API.
+ * one contiguous run per partition with columnar copies. Internal: not API; may change in any release.
  */
 package io.wrangler.partition;

@@ -1,7 +1,9 @@
 package io.wrangler.read;
 
 import io.wrangler.ReadException;
+import io.wrangler.catalog.TableLayout;
 import io.wrangler.encoding.Codecs;
+import io.wrangler.input.HiveTypes;
 import io.wrangler.partition.HivePaths;
 import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
@@ -20,10 +22,12 @@ import java.time.format.DateTimeFormatterBuilder;
 import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -251,6 +255,28 @@ public final class TableReader extends ArrowReader {
 
     /** The catalog's data columns, by its names in its order, with its types (null where wrangler cannot read the type). */
     private Map<String, Field> catalogColumns;
+
+    /**
+     * The data columns a catalog declares (its columns less its partition keys), in its order, each typed as the catalog
+     * types it, or null where wrangler does not read the type ({@code varchar(10)}).
+     */
+    public static Map<String, Field> dataColumns(TableLayout layout) {
+        Set<String> keys = new HashSet<>();
+        layout.partitionColumns().forEach(c -> keys.add(c.toLowerCase(Locale.ROOT)));
+        Map<String, Field> out = new LinkedHashMap<>();
+        layout.types().forEach((name, hive) -> {
+            if (!keys.contains(name.toLowerCase(Locale.ROOT))) {
+                Field f;
+                try {
+                    f = hive == null ? null : HiveTypes.parse(name, hive);
+                } catch (IllegalArgumentException unknown) {
+                    f = null;
+                }
+                out.put(name, f);
+            }
+        });
+        return out;
+    }
 
     /**
      * Takes the data columns' names and order from a catalog: a file's column is matched to the catalog's case-insensitively

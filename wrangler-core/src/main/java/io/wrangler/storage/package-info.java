@@ -1,7 +1,7 @@
 /**
  * S3 access for the write path: locations, puts, streaming multipart uploads with bounded buffers,
  * copies (UploadPartCopy above 5 GB), paginated listings, batched deletes with per-key errors read,
- * and aborting stray multipart uploads. Not public API.
+ * and aborting stray multipart uploads. Internal: not API; may change in any release.
  *
  * <p>Every request is retried by the SDK alone, with the write's {@code retry(...)} made the SDK's retry strategy and
  * set on the request ({@link io.wrangler.storage.SdkRetries}: 4 attempts by default, capped exponential backoff with full

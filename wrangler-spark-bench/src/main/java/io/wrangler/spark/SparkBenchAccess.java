@@ -1,6 +1,6 @@
 package io.wrangler.spark;
 
-import io.wrangler.commit.StepHook;
+import io.wrangler.spi.StepHook;
 import java.net.URI;
 import java.util.Objects;
 import software.amazon.awssdk.services.s3.S3Client;

@@ -2,8 +2,8 @@ package io.wrangler.spark;
 
 import io.wrangler.WriteResult;
 import io.wrangler.catalog.CatalogTable;
-import io.wrangler.commit.StepHook;
-import io.wrangler.commit.WriteSpec;
+import io.wrangler.spi.StepHook;
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,14 +23,14 @@ final class Handles {
         final CatalogTable catalog;
         final S3Settings s3;
         final StepHook hook;
-        final WriteSpec.Tuning tuning;
+        final Duration leaseClockOffset;
         volatile WriteResult result;
 
-        Handle(CatalogTable catalog, S3Settings s3, StepHook hook, WriteSpec.Tuning tuning) {
+        Handle(CatalogTable catalog, S3Settings s3, StepHook hook, Duration leaseClockOffset) {
             this.catalog = catalog;
             this.s3 = s3;
             this.hook = hook;
-            this.tuning = tuning;
+            this.leaseClockOffset = leaseClockOffset;
         }
     }
 

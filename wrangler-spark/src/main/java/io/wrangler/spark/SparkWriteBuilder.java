@@ -11,8 +11,7 @@ import io.wrangler.WriteOptions;
 import io.wrangler.WriteResult;
 import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogTable;
-import io.wrangler.commit.StepHook;
-import io.wrangler.commit.WriteSpec;
+import io.wrangler.spi.StepHook;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,7 +33,7 @@ public final class SparkWriteBuilder {
     private CatalogTable catalog;
     private S3Settings s3 = S3Settings.defaults();
     private StepHook hook;
-    private WriteSpec.Tuning tuning;
+    private Duration leaseClockOffset;
     private final Map<String, String> options = new LinkedHashMap<>();
     /** The first option set on this builder, or null: {@link #options(WriteOptions)} would silently undo it. */
     private String firstSet;
@@ -257,9 +256,9 @@ public final class SparkWriteBuilder {
         return this;
     }
 
-    /** Tests: the driver's tunings (a clock offset to take over a killed driver's lease at once). */
-    SparkWriteBuilder tuning(WriteSpec.Tuning tuning) {
-        this.tuning = tuning;
+    /** Tests: the driver's lease clock offset, to take over a killed driver's lease at once (see {@code DistributedWrite.begin}). */
+    SparkWriteBuilder leaseClockOffset(Duration offset) {
+        this.leaseClockOffset = offset;
         return this;
     }
 
@@ -270,7 +269,7 @@ public final class SparkWriteBuilder {
      * (the input could not be computed).
      */
     public WriteResult to(String uri) {
-        String id = Handles.open(new Handles.Handle(catalog, s3, hook, tuning));
+        String id = Handles.open(new Handles.Handle(catalog, s3, hook, leaseClockOffset));
         try {
             DataFrameWriter<Row> w = df.write().format(WranglerSource.class.getName())
                     .mode(mode == WriteMode.APPEND ? SaveMode.Append : SaveMode.Overwrite)

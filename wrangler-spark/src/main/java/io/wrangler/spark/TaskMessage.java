@@ -1,42 +1,12 @@
 package io.wrangler.spark;
 
-import io.wrangler.commit.Manifest;
-import io.wrangler.commit.TableWrite;
-import java.io.Serializable;
-import java.util.ArrayList;
-import java.util.List;
+import io.wrangler.spi.StagedFiles;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 
 /**
- * What one committed task attempt staged, sent to the driver: the partitions it saw (values, in order of first
- * appearance) and each file's folder, staged key, final key, size and rows; for a deferred file
- * ({@code DEFERRED_UPLOADS}: no staged key) the id of its open upload at the final key and its parts' ETags. Only the
- * driver's commit makes them part of the table. Its size grows with the files (and their parts), not the rows.
+ * What one committed task attempt staged, sent to the driver: the engine SPI's {@link StagedFiles} (the partitions it
+ * saw and each file). Only the driver's commit makes them part of the table.
  */
-record TaskMessage(List<List<String>> partitions, List<StagedFile> files) implements WriterCommitMessage {
-    private static final long serialVersionUID = 1L;
-
-    record StagedFile(String folder, String stagedKey, String finalKey, long bytes, long rows, String uploadId, List<String> etags)
-            implements Serializable {
-        private static final long serialVersionUID = 1L;
-    }
-
-    static TaskMessage of(TableWrite.TaskStaged staged) {
-        List<List<String>> partitions = new ArrayList<>();
-        staged.partitions().forEach(v -> partitions.add(new ArrayList<>(v)));
-        List<StagedFile> files = new ArrayList<>();
-        for (Manifest.File f : staged.files()) {
-            files.add(new StagedFile(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(),
-                    f.etags() == null ? null : new ArrayList<>(f.etags())));
-        }
-        return new TaskMessage(partitions, files);
-    }
-
-    TableWrite.TaskStaged staged() {
-        List<Manifest.File> out = new ArrayList<>();
-        for (StagedFile f : files) {
-            out.add(new Manifest.File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags()));
-        }
-        return new TableWrite.TaskStaged(partitions, out);
-    }
+record TaskMessage(StagedFiles staged) implements WriterCommitMessage {
+    private static final long serialVersionUID = 2L;
 }

@@ -3,13 +3,10 @@ package io.wrangler.spark;
 import io.wrangler.CommitMethod;
 import io.wrangler.Compression;
 import io.wrangler.Encryption;
-import io.wrangler.Progress;
 import io.wrangler.RetryPolicy;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteOptions;
-import io.wrangler.commit.StepHook;
-import io.wrangler.commit.WriteSpec;
-import io.wrangler.storage.RequestOptions;
+import io.wrangler.spi.WriteTarget;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;
@@ -21,7 +18,7 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * TaskSettings are what a task needs to stage its rows, sent from the driver with every task: the table, the write's
- * id, the encoding options and how to reach S3 ({@link S3Settings}). The executor builds its write spec from them; no
+ * id, the encoding options and how to reach S3 ({@link S3Settings}). The executor builds its write target from them; no
  * catalog, lease or client crosses the wire.
  */
 record TaskSettings(String uri, String writeId, WriteMode mode, List<String> partitionBy, StructType schema, Compression compression,
@@ -30,8 +27,8 @@ record TaskSettings(String uri, String writeId, WriteMode mode, List<String> par
                     int batchRows, CommitMethod commitMethod, List<String> bucketBy, int buckets,
                     S3Settings s3) implements Serializable {
 
-    /** The spec of one task attempt: its files' names start with the user's prefix, then {@code t<partition>-a<task id>-}. */
-    WriteSpec taskSpec(int partitionId, long taskId) {
+    /** The target of one task attempt: its files' names start with the user's prefix, then {@code t<partition>-a<task id>-}. */
+    WriteTarget task(int partitionId, long taskId) {
         WriteOptions.Builder b = WriteOptions.builder().mode(mode).partitionBy(partitionBy.toArray(String[]::new)).compression(compression)
                 .maxRowsPerFile(maxRowsPerFile).targetFileSize(targetFileSize).lease(false).leaseWait(Duration.ZERO)
                 .encryption(encryption(sse, kmsKeyId)).acl(acl).expectedBucketOwner(expectedBucketOwner)
@@ -40,9 +37,7 @@ record TaskSettings(String uri, String writeId, WriteMode mode, List<String> par
         if (!bucketBy.isEmpty()) {
             b.bucketBy(bucketBy, buckets);
         }
-        return new WriteSpec(uri, s3.client(), b.build(), null, StepHook.NONE,
-                share(WriteSpec.Tuning.defaults(), Runtime.getRuntime().maxMemory(), slots()).withThreads(taskConcurrency), idempotencyKey,
-                new Progress() { }, null);
+        return new WriteTarget(uri, s3.client(), b.build(), null, idempotencyKey);
     }
 
     /** The encryption of the data source's {@code sse} (as {@link SourceOptions#sse} normalizes it) and KMS key id. */
@@ -59,28 +54,6 @@ record TaskSettings(String uri, String writeId, WriteMode mode, List<String> par
     /** How every file name of one task attempt begins; no other attempt's (task attempt ids are unique in a Spark application). */
     String attemptPrefix(int partitionId, long taskId) {
         return filenamePrefix + String.format("t%05d-a%d-", partitionId, taskId);
-    }
-
-    RequestOptions options() {
-        return new RequestOptions(sse, kmsKeyId, acl, expectedBucketOwner, retryAttempts, Duration.ofMillis(retryBaseMillis),
-                Duration.ofMillis(retryCapMillis));
-    }
-
-    /**
-     * Core's memory budgets (upload parts pending, open files held, a row group) are shares of the heap for one write
-     * in the JVM; an executor runs {@code slots} tasks at once, each a write of its own, so each gets its share of the
-     * heap. On a heap large enough for every slot to have the defaults' caps, they are unchanged.
-     */
-    static WriteSpec.Tuning share(WriteSpec.Tuning t, long heap, int slots) {
-        if (slots <= 1) {
-            return t;
-        }
-        long perTask = heap / slots;
-        int pendingParts = (int) Math.max(2, Math.min(t.maxPendingParts(), perTask / 4 / t.partSize()));
-        long rowGroup = Math.max(1L << 20, Math.min(t.rowGroupBytes(), perTask / 8));
-        long openBytes = Math.min(t.openBytes(), perTask / 4);
-        return new WriteSpec.Tuning(t.threads(), t.partSize(), pendingParts, rowGroup, t.pageBytes(), t.maxOpenFiles(), t.deleteBatch(),
-                t.singleCopyLimit(), t.copyPartSize(), t.leaseTtl(), openBytes, t.clockOffset());
     }
 
     /** The tasks this executor runs at once (its cores over {@code spark.task.cpus}); 1 outside Spark. */

@@ -1,15 +1,10 @@
 package io.wrangler.spark;
 
-import io.wrangler.CommitMethod;
-import io.wrangler.WriteStep;
-import io.wrangler.commit.TableWrite;
-import io.wrangler.input.BatchSource;
-import io.wrangler.storage.S3Location;
-import io.wrangler.storage.S3Store;
+import io.wrangler.spi.DistributedWrite;
+import io.wrangler.spi.StagedFiles;
+import io.wrangler.spi.TaskBatches;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +17,6 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
-import software.amazon.awssdk.services.s3.model.MultipartUpload;
-import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * A TaskWriter stages one task attempt's rows: Spark pushes rows into it, wrangler-core's stager pulls Arrow batches,
@@ -40,7 +33,7 @@ final class TaskWriter implements DataWriter<InternalRow> {
     private final BlockingQueue<Object> full = new ArrayBlockingQueue<>(2);
     private final VectorSchemaRoot[] roots = new VectorSchemaRoot[2];
     private final Thread stager;
-    private volatile TableWrite.TaskStaged staged;
+    private volatile StagedFiles staged;
     private volatile Throwable failure;
     private final int batchRows;
     private final TaskSettings settings;
@@ -62,7 +55,7 @@ final class TaskWriter implements DataWriter<InternalRow> {
             roots[i] = VectorSchemaRoot.create(schema, allocator);
             free.add(new RowsToArrow(roots[i], settings.schema()));
         }
-        BatchSource source = new BatchSource() {
+        TaskBatches source = new TaskBatches() {
             private RowsToArrow current;
 
             @Override
@@ -97,24 +90,10 @@ final class TaskWriter implements DataWriter<InternalRow> {
             public VectorSchemaRoot current() {
                 return current.finish();
             }
-
-            @Override
-            public boolean replayable() {
-                return false;
-            }
-
-            @Override
-            public void rewind() {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public void close() {
-            }
         };
         stager = new Thread(() -> {
             try {
-                staged = TableWrite.stageTask(settings.taskSpec(partitionId, taskId), schema, settings.writeId(), source);
+                staged = DistributedWrite.stage(settings.task(partitionId, taskId), settings.writeId(), TaskSettings.slots(), source);
             } catch (Throwable t) {
                 failure = t;
             } finally {
@@ -197,7 +176,7 @@ final class TaskWriter implements DataWriter<InternalRow> {
         join();
         ended = true;
         rethrowFailure();
-        return TaskMessage.of(staged);
+        return new TaskMessage(staged);
     }
 
     /** The rows this attempt was given so far (Spark sums the successful attempts' last values). */
@@ -255,30 +234,7 @@ final class TaskWriter implements DataWriter<InternalRow> {
             return;
         }
         try {
-            S3Location table = S3Location.parse(settings.uri(), WriteStep.STAGE);
-            S3Store store = new S3Store(settings.s3().client(), table.bucket(), settings.options());
-            String mine = settings.attemptPrefix(partitionId, taskId);
-            List<String> keys = new ArrayList<>();
-            for (S3Object o : store.list(table.tmpPrefix() + settings.writeId() + "/")) {
-                if (o.key().substring(o.key().lastIndexOf('/') + 1).startsWith(mine)) {
-                    keys.add(o.key());
-                }
-            }
-            store.delete(keys);
-            if (settings.commitMethod() == CommitMethod.DEFERRED_UPLOADS) {
-                // Open uploads at final keys: the stager aborts them when it fails, but one that finished (Spark killed the
-                // attempt while its commit waited) leaves them open, and the driver may have listed the open uploads already.
-                for (MultipartUpload u : store.openUploads(table.prefix())) {
-                    String name = u.key().substring(u.key().lastIndexOf('/') + 1);
-                    if (!u.key().startsWith(table.tmpPrefix()) && name.startsWith(mine) && name.contains(settings.writeId())) {
-                        try {
-                            store.abort(u.key(), u.uploadId());
-                        } catch (RuntimeException gone) {
-                            // completed by no one (its message never left) or aborted meanwhile: nothing open
-                        }
-                    }
-                }
-            }
+            DistributedWrite.discardAttempt(settings.task(partitionId, taskId), settings.writeId(), settings.attemptPrefix(partitionId, taskId));
         } catch (RuntimeException e) {
             // Best effort: what stays is removed with the staging folder by the write's end or by the next recovery.
         }

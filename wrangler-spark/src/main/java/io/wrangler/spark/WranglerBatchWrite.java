@@ -1,16 +1,17 @@
 package io.wrangler.spark;
 
 import io.wrangler.CommitMethod;
-import io.wrangler.Progress;
 import io.wrangler.RecoveryResult;
+import io.wrangler.RetryPolicy;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteOptions;
 import io.wrangler.WriteResult;
 import io.wrangler.catalog.CatalogTable;
-import io.wrangler.commit.StepHook;
-import io.wrangler.commit.TableWrite;
-import io.wrangler.commit.WriteSpec;
-import io.wrangler.storage.RequestOptions;
+import io.wrangler.spi.DistributedWrite;
+import io.wrangler.spi.StagedFiles;
+import io.wrangler.spi.StepHook;
+import io.wrangler.spi.WriteTarget;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -42,7 +43,7 @@ final class WranglerBatchWrite implements BatchWrite {
     private final WriteMode mode;
     private final List<String> partitionBy;
     private final StructType schema;
-    private TableWrite.Distributed write;
+    private DistributedWrite write;
     private Handles.Handle handle;
     private long started;
     private volatile WriteResult committed;
@@ -100,19 +101,18 @@ final class WranglerBatchWrite implements BatchWrite {
         S3Client driverClient = s3.client();
         String key = options.get("idempotencyKey");
         WriteOptions writeOptions = options.writeOptions(mode, partitions, bucketBy, buckets);
-        WriteSpec spec = new WriteSpec(options.uri, driverClient, writeOptions, catalog,
-                handle != null && handle.hook != null ? handle.hook : StepHook.NONE,
-                (handle != null && handle.tuning != null ? handle.tuning : WriteSpec.Tuning.defaults()).withThreads(options.concurrency()),
-                key, new Progress() { }, null);
-        RequestOptions requests = spec.options();
+        WriteTarget target = new WriteTarget(options.uri, driverClient, writeOptions, catalog, key);
+        RetryPolicy retry = writeOptions.retryPolicy();
         long began = System.nanoTime();
-        write = TableWrite.begin(spec, arrow);
+        write = DistributedWrite.begin(target, arrow, handle != null && handle.hook != null ? handle.hook : StepHook.NONE,
+                handle != null && handle.leaseClockOffset != null ? handle.leaseClockOffset : Duration.ZERO);
         LOG.log(System.Logger.Level.INFO, () -> "wrangler write " + write.writeId() + " (" + mode + ") to " + options.uri
                 + " began in " + millis(began) + " ms (lease taken, earlier writes recovered); its tasks stage now");
         started = System.nanoTime();
         TaskSettings settings = new TaskSettings(options.uri, write.writeId(), mode, partitions, named, options.compression(),
-                options.maxRowsPerFile(), options.targetFileSize(), options.filenamePrefix(), key, requests.sse(), requests.kmsKeyId(),
-                requests.acl(), requests.expectedBucketOwner(), requests.attempts(), requests.base().toMillis(), requests.cap().toMillis(),
+                options.maxRowsPerFile(), options.targetFileSize(), options.filenamePrefix(), key,
+                writeOptions.encryption().serverSideEncryption(), writeOptions.encryption().kmsKeyId(), writeOptions.acl().orElse(null),
+                writeOptions.expectedBucketOwner().orElse(null), retry.attempts(), retry.base().toMillis(), retry.cap().toMillis(),
                 options.taskConcurrency(), options.batchRows(), method, bucketBy, buckets, s3);
         return new Factory(settings);
     }
@@ -134,7 +134,7 @@ final class WranglerBatchWrite implements BatchWrite {
 
     @Override
     public void commit(WriterCommitMessage[] messages) {
-        List<TableWrite.TaskStaged> tasks = new ArrayList<>();
+        List<StagedFiles> tasks = new ArrayList<>();
         for (WriterCommitMessage m : messages) {
             if (m != null) {
                 tasks.add(((TaskMessage) m).staged());

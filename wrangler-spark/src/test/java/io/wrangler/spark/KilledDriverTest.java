@@ -158,7 +158,7 @@ class KilledDriverTest {
 
         boolean applied;
         if (rerun) {
-            write(SparkParquet.write(SparkLake.spark().sql(SECOND)), mode).catalog(catalog(glueName(bucket))).tuning(TAKE_OVER)
+            write(SparkParquet.write(SparkLake.spark().sql(SECOND)), mode).catalog(catalog(glueName(bucket))).leaseClockOffset(TAKE_OVER.clockOffset())
                     .s3(SparkLake.settings()).to(table);
             applied = true;
         } else {

@@ -63,7 +63,7 @@ class SparkDeferredUploadsTest {
     }
 
     /** At the commit point: the files are open uploads at final keys, nothing but the manifest and lease under _tmp/. */
-    private static final class AtCommit implements io.wrangler.commit.StepHook {
+    private static final class AtCommit implements io.wrangler.spi.StepHook {
         final String bucket;
         final String table;
         volatile List<String> open;
@@ -75,7 +75,7 @@ class SparkDeferredUploadsTest {
         }
 
         @Override
-        public void reached(Step step, int n) {
+        public void reached(Enum<?> step, int n) {
             if (step == Step.MANIFEST_WRITTEN) {
                 open = SparkLake.s3().openMultipartUploads(bucket, table);
                 tmp = SparkLake.keys(bucket, table + "_tmp/");

@@ -1,0 +1,169 @@
+package io.wrangler.spi;
+
+import io.wrangler.CommitMethod;
+import io.wrangler.Progress;
+import io.wrangler.WriteResult;
+import io.wrangler.WriteStep;
+import io.wrangler.commit.Manifest;
+import io.wrangler.commit.TableWrite;
+import io.wrangler.commit.WriteSpec;
+import io.wrangler.input.BatchSource;
+import io.wrangler.storage.S3Location;
+import io.wrangler.storage.S3Store;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * The one adapter of the engine SPI to the internal engine (today {@code TableWrite.begin}, {@code stageTask} and
+ * {@code Distributed}): converts the SPI's values to the engine's and back, and nothing else.
+ */
+final class Engine implements DistributedWrite {
+    private final TableWrite.Distributed write;
+
+    private Engine(TableWrite.Distributed write) {
+        this.write = write;
+    }
+
+    static DistributedWrite begin(WriteTarget target, Schema schema, StepHook hook, Duration clockOffset) {
+        io.wrangler.commit.StepHook h = hook == null || hook == StepHook.NONE ? io.wrangler.commit.StepHook.NONE : hook::reached;
+        WriteSpec spec = spec(target, h, WriteSpec.Tuning.defaults().withClockOffset(clockOffset));
+        return new Engine(TableWrite.begin(spec, schema));
+    }
+
+    static StagedFiles stage(WriteTarget task, String writeId, int slots, TaskBatches batches) {
+        WriteSpec spec = spec(task, io.wrangler.commit.StepHook.NONE, share(WriteSpec.Tuning.defaults(), Runtime.getRuntime().maxMemory(), slots));
+        TableWrite.TaskStaged staged = TableWrite.stageTask(spec, batches.schema(), writeId, source(batches));
+        List<StagedFiles.File> files = new ArrayList<>();
+        for (Manifest.File f : staged.files()) {
+            files.add(new StagedFiles.File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags()));
+        }
+        return new StagedFiles(staged.partitions(), files);
+    }
+
+    @Override
+    public String writeId() {
+        return write.writeId();
+    }
+
+    @Override
+    public String table() {
+        return write.table();
+    }
+
+    @Override
+    public WriteResult commit(List<StagedFiles> tasks) {
+        List<TableWrite.TaskStaged> staged = new ArrayList<>();
+        for (StagedFiles t : tasks) {
+            List<Manifest.File> files = new ArrayList<>();
+            for (StagedFiles.File f : t.files()) {
+                files.add(new Manifest.File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags()));
+            }
+            staged.add(new TableWrite.TaskStaged(t.partitions(), files));
+        }
+        return write.commit(staged);
+    }
+
+    @Override
+    public void abort(Throwable cause) {
+        write.abort(cause);
+    }
+
+    @Override
+    public void close() {
+        write.close();
+    }
+
+    /** The engine's spec of a target: its threads are its options' concurrency; no progress listener, no replacement. */
+    private static WriteSpec spec(WriteTarget t, io.wrangler.commit.StepHook hook, WriteSpec.Tuning tuning) {
+        return new WriteSpec(t.uri(), t.s3(), t.options(), t.catalog(), hook, tuning.withThreads(t.options().concurrency()),
+                t.idempotencyKey(), new Progress() { }, null);
+    }
+
+    /**
+     * Core's memory budgets (upload parts pending, open files held, a row group) are shares of the heap for one write
+     * in the JVM; an executor runs {@code slots} tasks at once, each a write of its own, so each gets its share of the
+     * heap. On a heap large enough for every slot to have the defaults' caps, they are unchanged.
+     */
+    static WriteSpec.Tuning share(WriteSpec.Tuning t, long heap, int slots) {
+        if (slots <= 1) {
+            return t;
+        }
+        long perTask = heap / slots;
+        int pendingParts = (int) Math.max(2, Math.min(t.maxPendingParts(), perTask / 4 / t.partSize()));
+        long rowGroup = Math.max(1L << 20, Math.min(t.rowGroupBytes(), perTask / 8));
+        long openBytes = Math.min(t.openBytes(), perTask / 4);
+        return new WriteSpec.Tuning(t.threads(), t.partSize(), pendingParts, rowGroup, t.pageBytes(), t.maxOpenFiles(), t.deleteBatch(),
+                t.singleCopyLimit(), t.copyPartSize(), t.leaseTtl(), openBytes, t.clockOffset());
+    }
+
+    /** A task's batches as the engine reads its input: once, not replayable. */
+    private static BatchSource source(TaskBatches batches) {
+        return new BatchSource() {
+            @Override
+            public Schema schema() {
+                return batches.schema();
+            }
+
+            @Override
+            public boolean next() throws IOException {
+                return batches.next();
+            }
+
+            @Override
+            public VectorSchemaRoot current() {
+                return batches.current();
+            }
+
+            @Override
+            public boolean replayable() {
+                return false;
+            }
+
+            @Override
+            public void rewind() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    static void discardAttempt(WriteTarget task, String writeId, String attemptPrefix) {
+        try {
+            S3Location table = S3Location.parse(task.uri(), WriteStep.STAGE);
+            S3Store store = new S3Store(task.s3(), table.bucket(), spec(task, io.wrangler.commit.StepHook.NONE,
+                    WriteSpec.Tuning.defaults()).options());
+            List<String> keys = new ArrayList<>();
+            for (S3Object o : store.list(table.tmpPrefix() + writeId + "/")) {
+                if (o.key().substring(o.key().lastIndexOf('/') + 1).startsWith(attemptPrefix)) {
+                    keys.add(o.key());
+                }
+            }
+            store.delete(keys);
+            if (task.options().commitMethod() == CommitMethod.DEFERRED_UPLOADS) {
+                // Open uploads at final keys: the stager aborts them when it fails, but one that finished (the engine killed
+                // the attempt while its commit waited) leaves them open, and the driver may have listed the open uploads already.
+                for (MultipartUpload u : store.openUploads(table.prefix())) {
+                    String name = u.key().substring(u.key().lastIndexOf('/') + 1);
+                    if (!u.key().startsWith(table.tmpPrefix()) && name.startsWith(attemptPrefix) && name.contains(writeId)) {
+                        try {
+                            store.abort(u.key(), u.uploadId());
+                        } catch (RuntimeException gone) {
+                            // completed by no one (its message never left) or aborted meanwhile: nothing open
+                        }
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            // Best effort: what stays is removed with the staging folder by the write's end or by the next recovery.
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package io.wrangler.spi;
+
+/**
+ * A StepHook is told each time a write passes a step of the commit protocol, for an engine's tests: to crash or hold
+ * the write at a step, as core's own tests do. The step is the engine's own enum constant (its name is the protocol
+ * step's: {@code MANIFEST_WRITTEN}, {@code BEFORE_CLEANUP}, ...; see the state table of the commit protocol), so that a
+ * test compares it with the constant it waits for; what the constants are may change in any release.
+ */
+@FunctionalInterface
+public interface StepHook {
+    /** Told nothing. */
+    StepHook NONE = (step, count) -> { };
+
+    /**
+     * @param step the step just reached
+     * @param count how many times this step has been reached in this write (1 for the first)
+     */
+    void reached(Enum<?> step, int count);
+}
