@@ -66,14 +66,14 @@ class ArrowTypesTest {
     @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
     void everyMappedArrowTypeRoundTripsWithExactValues(boolean flatOnly) {
         Schema schema = EveryType.schema();
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(schema, a)) {
             EveryType.fill(root);
 
             List<FieldVector> written = root.getFieldVectors().stream().filter(v -> !flatOnly || !NESTED.contains(v.getName())).toList();
             VectorSchemaRoot view = new VectorSchemaRoot(written);
             view.setRowCount(3);
-            S3Parquet.write(view).s3(TestLake.s3().client()).to("s3://" + bucket + "/types/");
+            S3Parquet.write(view).s3(TestLake.memory().client()).to("s3://" + bucket + "/types/");
         }
 
         List<String> columns = schema.getFields().stream().map(Field::getName).filter(n -> !n.equals("k"))

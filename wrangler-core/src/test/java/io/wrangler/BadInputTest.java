@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 
 /** Bad input is refused with a specific message before any object is written or deleted. */
 class BadInputTest {
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/marts/orders/";
     private Map<String, byte[]> before;
 
@@ -38,18 +38,18 @@ class BadInputTest {
 
     @BeforeEach
     void existingTable() {
-        S3Parquet.write(List.of(new Row("2024-01-15", "RU", 1))).partitionBy("dt").s3(TestLake.s3().client()).to(table);
-        TestLake.s3().put(bucket, "marts/orders_backup/sentinel", new byte[] {7});
-        TestLake.s3().put(bucket, "sentinel-at-root", new byte[] {8});
+        S3Parquet.write(List.of(new Row("2024-01-15", "RU", 1))).partitionBy("dt").s3(TestLake.memory().client()).to(table);
+        TestLake.memory().put(bucket, "marts/orders_backup/sentinel", new byte[] {7});
+        TestLake.memory().put(bucket, "sentinel-at-root", new byte[] {8});
         before = TestLake.snapshot(bucket, "");
     }
 
     private void refused(WriteBuilder write, String uri, String message) {
-        assertThatThrownBy(() -> write.s3(TestLake.s3().client()).to(uri))
+        assertThatThrownBy(() -> write.s3(TestLake.memory().client()).to(uri))
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessage(message);
         assertThat(TestLake.snapshot(bucket, "")).containsExactlyInAnyOrderEntriesOf(before);
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
     }
 
     private void refused(List<Row> rows, Consumer<WriteBuilder> options, String message) {
@@ -166,7 +166,7 @@ class BadInputTest {
     @Test
     void partitionValuesThatMakeKeysLongerThanS3AllowsAreRefused() {
         String longValue = "x".repeat(1000);
-        assertThatThrownBy(() -> S3Parquet.write(List.of(new Row(longValue, "RU", 1))).partitionBy("dt").s3(TestLake.s3().client()).to(table))
+        assertThatThrownBy(() -> S3Parquet.write(List.of(new Row(longValue, "RU", 1))).partitionBy("dt").s3(TestLake.memory().client()).to(table))
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessageStartingWith("Cannot write " + table + " (step: validate): the partition dt=" + longValue + "/ makes S3 keys of ")
                 .hasMessageEndingWith(" bytes, over S3's limit of 1024. Shorten the partition values or the table prefix; nothing of the table was changed.");
@@ -192,7 +192,7 @@ class BadInputTest {
                     + "at row 1: a microsecond timestamp cannot hold it without losing digits; truncate the column to microseconds, or call "
                     + "preserveNanoseconds(true) (Spark and Athena cannot read nanosecond Parquet timestamps). Nothing was written.");
 
-            WriteResult kept = S3Parquet.write(root).preserveNanoseconds(true).s3(TestLake.s3().client()).to("s3://" + bucket + "/nanos/");
+            WriteResult kept = S3Parquet.write(root).preserveNanoseconds(true).s3(TestLake.memory().client()).to("s3://" + bucket + "/nanos/");
             assertThat(kept.rows()).isEqualTo(2);
             assertThat(TestLake.query(bucket, "nanos/", "SELECT typeof(ts), CAST(epoch_ns(ts) AS BIGINT) FROM t ORDER BY 2"))
                     .containsExactly(List.of("TIMESTAMP_NS", 1000L), List.of("TIMESTAMP_NS", 1001L));
@@ -229,7 +229,7 @@ class BadInputTest {
 
     @Test
     void anEmptyCollectionOfRecordsIsANoOpForAppend() {
-        WriteResult r = S3Parquet.write(List.<Row>of()).partitionBy("dt").s3(TestLake.s3().client()).to(table);
+        WriteResult r = S3Parquet.write(List.<Row>of()).partitionBy("dt").s3(TestLake.memory().client()).to(table);
         assertThat(r.rows()).isZero();
         assertThat(TestLake.snapshot(bucket, "")).containsExactlyInAnyOrderEntriesOf(before);
     }

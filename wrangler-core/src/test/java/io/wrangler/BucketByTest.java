@@ -21,7 +21,7 @@ class BucketByTest {
     record Measure(String name, double value) {
     }
 
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/t/";
 
     /*
@@ -100,7 +100,7 @@ class BucketByTest {
                 expected.computeIfAbsent(dt + "/" + e.getValue()[0], k -> new TreeSet<>()).add(id);
             }
         }
-        WriteResult r = S3Parquet.write(rows).partitionBy("dt").bucketBy(List.of("id"), 8).s3(TestLake.s3().client()).to(table);
+        WriteResult r = S3Parquet.write(rows).partitionBy("dt").bucketBy(List.of("id"), 8).s3(TestLake.memory().client()).to(table);
 
         Map<String, List<List<Object>>> files = filesByBucket(r.writeId(), "SELECT id FROM $file ORDER BY id");
         Map<String, TreeSet<Long>> found = new TreeMap<>();
@@ -121,7 +121,7 @@ class BucketByTest {
                 expected.computeIfAbsent("d1/" + e.getValue()[0], k -> new TreeSet<>()).add(s);
             }
         }
-        WriteResult r = S3Parquet.write(rows).partitionBy("dt").bucketBy(List.of("name"), 8).s3(TestLake.s3().client()).to(table);
+        WriteResult r = S3Parquet.write(rows).partitionBy("dt").bucketBy(List.of("name"), 8).s3(TestLake.memory().client()).to(table);
         Map<String, TreeSet<String>> found = new TreeMap<>();
         filesByBucket(r.writeId(), "SELECT name FROM $file")
                 .forEach((k, v) -> found.put(k, new TreeSet<>(v.stream().map(row -> (String) row.get(0)).toList())));
@@ -129,7 +129,7 @@ class BucketByTest {
 
         // Three columns, hashed in bucketBy's order: ["abc", -2^63, False] -> bucket 2 of 8 (the script above).
         S3Parquet.write(List.of(new Row(Long.MIN_VALUE, "abc", false, "d2"))).partitionBy("dt").bucketBy(List.of("name", "id", "flag"), 8)
-                .mode(WriteMode.OVERWRITE).s3(TestLake.s3().client()).to(table);
+                .mode(WriteMode.OVERWRITE).s3(TestLake.memory().client()).to(table);
         assertThat(TestLake.keys(bucket, "t/")).singleElement().satisfies(k -> assertThat(k).matches("t/dt=d2/part-00000-000-.+_bucket-00002\\.snappy\\.parquet"));
     }
 
@@ -138,7 +138,7 @@ class BucketByTest {
         List<Row> rows = List.of(new Row(1L, "a", true, "d1"), new Row(2L, "b", true, "d1"), new Row(3L, "c", true, "d1"));
         WriteResult last = null;
         for (int run = 0; run < 2; run++) {
-            last = S3Parquet.write(rows).partitionBy("dt").bucketBy(List.of("id"), 4).idempotencyKey("load:7").s3(TestLake.s3().client()).to(table);
+            last = S3Parquet.write(rows).partitionBy("dt").bucketBy(List.of("id"), 4).idempotencyKey("load:7").s3(TestLake.memory().client()).to(table);
         }
         String id = last.writeId();
         assertThat(TestLake.keys(bucket, "t/")).containsExactlyInAnyOrder(
@@ -151,19 +151,19 @@ class BucketByTest {
     @Test
     void badBucketingIsRefusedBeforeAnyIo() {
         List<Row> rows = List.of(new Row(1L, "a", true, "d1"), new Row(null, "b", true, "d1"));
-        assertThatThrownBy(() -> S3Parquet.write(rows).partitionBy("dt").bucketBy(List.of("nope"), 4).s3(TestLake.s3().client()).to(table))
+        assertThatThrownBy(() -> S3Parquet.write(rows).partitionBy("dt").bucketBy(List.of("nope"), 4).s3(TestLake.memory().client()).to(table))
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessage("Cannot write " + table + " (step: validate): the bucket column 'nope' is not in the input, whose columns are "
                         + "[id, name, flag, dt]. Pass columns of the input to bucketBy(...).");
-        assertThatThrownBy(() -> S3Parquet.write(rows).partitionBy("dt").bucketBy(List.of("dt"), 4).s3(TestLake.s3().client()).to(table))
+        assertThatThrownBy(() -> S3Parquet.write(rows).partitionBy("dt").bucketBy(List.of("dt"), 4).s3(TestLake.memory().client()).to(table))
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessage("Cannot write " + table + " (step: validate): the bucket column 'dt' is a partition column, which is not in the "
                         + "files (every row of a partition would hash to one bucket). Bucket by columns that stay in the files.");
-        assertThatThrownBy(() -> S3Parquet.write(List.of(new Measure("a", 1.5))).bucketBy(List.of("value"), 4).s3(TestLake.s3().client()).to(table))
+        assertThatThrownBy(() -> S3Parquet.write(List.of(new Measure("a", 1.5))).bucketBy(List.of("value"), 4).s3(TestLake.memory().client()).to(table))
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessage("Cannot write " + table + " (step: validate): the bucket column 'value' has the type FloatingPoint(DOUBLE), "
                         + "which awswrangler's bucket hash does not cover. Bucket by integer (at most signed 64-bit), string or boolean columns.");
-        assertThatThrownBy(() -> S3Parquet.write(rows).partitionBy("dt").bucketBy(List.of("id"), 4).s3(TestLake.s3().client()).to(table))
+        assertThatThrownBy(() -> S3Parquet.write(rows).partitionBy("dt").bucketBy(List.of("id"), 4).s3(TestLake.memory().client()).to(table))
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessage("Cannot write " + table + " (step: validate): the bucket column 'id' is null at row 1, and awswrangler's bucket "
                         + "hash has no number for null (awswrangler refuses such rows). Fill the column, or bucket by columns without nulls; "

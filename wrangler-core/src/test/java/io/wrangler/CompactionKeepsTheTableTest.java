@@ -39,7 +39,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * for keys and order columns of every type, ties broken by commit order.
  */
 class CompactionKeepsTheTableTest {
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/t/";
 
     record User(long id, String name, String dt) {
@@ -56,15 +56,15 @@ class CompactionKeepsTheTableTest {
             (id < 8 ? first : second).add(new User(id == 10 ? -7 : id, "n" + id, "d1"));
         }
         for (List<User> run : List.of(first, second)) {
-            S3Parquet.write(run).partitionBy("dt").bucketBy(List.of("id"), 4).s3(TestLake.s3().client()).to(table);
+            S3Parquet.write(run).partitionBy("dt").bucketBy(List.of("id"), 4).s3(TestLake.memory().client()).to(table);
         }
         // The partition d2 has one file per bucket and is left alone.
         S3Parquet.write(List.of(new User(1, "x", "d2"), new User(2, "y", "d2"))).partitionBy("dt").bucketBy(List.of("id"), 4)
-                .s3(TestLake.s3().client()).to(table);
+                .s3(TestLake.memory().client()).to(table);
         List<List<Object>> before = TestLake.query(bucket, "t/", "SELECT id, name, dt FROM t ORDER BY ALL");
         assertThat(TestLake.keys(bucket, "t/dt=d1/")).hasSize(8);
 
-        CompactionResult r = S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        CompactionResult r = S3Parquet.compact(table).s3(TestLake.memory().client()).run();
 
         assertThat(r.partitions()).containsExactly(table + "dt=d1/");
         assertThat(r.filesBefore()).isEqualTo(8);
@@ -88,12 +88,12 @@ class CompactionKeepsTheTableTest {
     @Test
     void aPartitionMixingBucketFilesAndOthersIsRefusedBeforeAnyChange() {
         S3Parquet.write(List.of(new User(1, "a", "d1"), new User(2, "b", "d1"))).partitionBy("dt").bucketBy(List.of("id"), 4)
-                .s3(TestLake.s3().client()).to(table);
-        S3Parquet.write(List.of(new User(3, "c", "d1"))).partitionBy("dt").s3(TestLake.s3().client()).to(table);
+                .s3(TestLake.memory().client()).to(table);
+        S3Parquet.write(List.of(new User(3, "c", "d1"))).partitionBy("dt").s3(TestLake.memory().client()).to(table);
         String plain = TestLake.keys(bucket, "t/dt=d1/").stream().filter(k -> !k.contains("_bucket-")).findFirst().orElseThrow();
         Map<String, byte[]> before = TestLake.snapshot(bucket, "");
 
-        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.s3().client()).whenMoreFilesThan(1).run())
+        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.memory().client()).whenMoreFilesThan(1).run())
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessage("Cannot compact " + table + " (step: validate): the partition [dt=d1] holds files with a bucket number "
                         + "(_bucket-N in their names) and files without one, such as s3://" + bucket + "/" + plain + ", so the bucket of "
@@ -117,7 +117,7 @@ class CompactionKeepsTheTableTest {
                 ((TimeStampNanoVector) root.getVector("ts")).setSafe(i, nanos[i]);
             }
             root.setRowCount(nanos.length);
-            WriteBuilder w = S3Parquet.write(root).s3(TestLake.s3().client()).compression(Compression.ZSTD);
+            WriteBuilder w = S3Parquet.write(root).s3(TestLake.memory().client()).compression(Compression.ZSTD);
             (int96 ? w.timestampsAsInt96(true) : w.preserveNanoseconds(true)).to(table);
         }
     }
@@ -125,7 +125,7 @@ class CompactionKeepsTheTableTest {
     /** Every (id, ts) as wrangler reads the table back, nanoseconds included. */
     private Map<Long, Long> readNanos() throws Exception {
         Map<Long, Long> out = new TreeMap<>();
-        try (ArrowReader r = S3Parquet.read(table).s3(TestLake.s3().client()).open()) {
+        try (ArrowReader r = S3Parquet.read(table).s3(TestLake.memory().client()).open()) {
             while (r.loadNextBatch()) {
                 VectorSchemaRoot b = r.getVectorSchemaRoot();
                 for (int i = 0; i < b.getRowCount(); i++) {
@@ -147,7 +147,7 @@ class CompactionKeepsTheTableTest {
         Map<Long, Long> before = readNanos();
         assertThat(before).containsEntry(0L, 1_705_314_600_123_456_789L).containsEntry(11L, 999L);
 
-        CompactionResult r = S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        CompactionResult r = S3Parquet.compact(table).s3(TestLake.memory().client()).run();
 
         assertThat(r.filesBefore()).isEqualTo(2);
         assertThat(r.filesAfter()).isEqualTo(1);
@@ -165,18 +165,18 @@ class CompactionKeepsTheTableTest {
 
     @Test
     void aPrefixThatIsNotATableIsRefusedAsACompaction() {
-        S3Parquet.write(List.of(new User(1, "a", "d1"))).partitionBy("dt").s3(TestLake.s3().client()).to(table);
-        TestLake.s3().put(bucket, "t/notes/readme.txt", "x".getBytes(StandardCharsets.UTF_8));
+        S3Parquet.write(List.of(new User(1, "a", "d1"))).partitionBy("dt").s3(TestLake.memory().client()).to(table);
+        TestLake.memory().put(bucket, "t/notes/readme.txt", "x".getBytes(StandardCharsets.UTF_8));
 
-        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.s3().client()).run())
+        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.memory().client()).run())
                 .isInstanceOf(ReadException.class)
                 .hasMessage("Cannot compact " + table + " (step: list): " + table + "notes/readme.txt lies in the folder 'notes', which is "
                         + "not a Hive partition folder (column=value). Nothing was changed. Move the stray object out of the table (a "
                         + "compaction rewrites Hive partition folders only), or compact the table with catalog(...), which lists only "
                         + "the partitions the catalog registers.");
-        TestLake.s3().client().deleteObject(b -> b.bucket(bucket).key("t/notes/readme.txt"));
-        TestLake.s3().put(bucket, "t/region=eu/f.parquet", "x".getBytes(StandardCharsets.UTF_8));
-        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.s3().client()).filter(PartitionFilter.where(p -> true)).run())
+        TestLake.memory().client().deleteObject(b -> b.bucket(bucket).key("t/notes/readme.txt"));
+        TestLake.memory().put(bucket, "t/region=eu/f.parquet", "x".getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.memory().client()).filter(PartitionFilter.where(p -> true)).run())
                 .isInstanceOf(ReadException.class)
                 .hasMessage("Cannot compact " + table + " (step: list): " + table + "region=eu/ is a folder of the column 'region' where "
                         + "the table's folders are of 'dt'. Nothing was changed. Move the stray object out of the table (a compaction "
@@ -192,11 +192,11 @@ class CompactionKeepsTheTableTest {
     @Test
     void dedupOrderedByANestedColumnIsRefusedBeforeAnyChange() {
         for (int run = 0; run < 2; run++) {
-            S3Parquet.write(List.of(new Tagged(1, List.of(1L, (long) run)))).s3(TestLake.s3().client()).to(table);
+            S3Parquet.write(List.of(new Tagged(1, List.of(1L, (long) run)))).s3(TestLake.memory().client()).to(table);
         }
         Map<String, byte[]> before = TestLake.snapshot(bucket, "");
 
-        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.s3().client()).dedupBy(List.of("id"), "tags").run())
+        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.memory().client()).dedupBy(List.of("id"), "tags").run())
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessage("Cannot compact " + table + " (step: validate): dedupBy orders by the column 'tags' of the type List, whose "
                         + "values have no order. Order by a number, string, binary, boolean, decimal, date, time or timestamp column; "
@@ -273,7 +273,7 @@ class CompactionKeepsTheTableTest {
                     ((DecimalVector) root.getVector("odec")).setSafe(i, new BigDecimal(DECIMALS[random.nextInt(DECIMALS.length)]));
                 }
                 root.setRowCount(n);
-                S3Parquet.write(root).filenamePrefix("w" + (9 - seq) + "-").s3(TestLake.s3().client()).to(table);
+                S3Parquet.write(root).filenamePrefix("w" + (9 - seq) + "-").s3(TestLake.memory().client()).to(table);
             }
         }
     }
@@ -289,7 +289,7 @@ class CompactionKeepsTheTableTest {
         long all = (Long) TestLake.query(bucket, "t/", "SELECT count(*) FROM t").get(0).get(0);
         assertThat(expected.size()).as("the case has duplicates").isLessThan((int) all);
 
-        CompactionResult r = S3Parquet.compact(table).s3(TestLake.s3().client()).dedupBy(c.keys, c.order).run();
+        CompactionResult r = S3Parquet.compact(table).s3(TestLake.memory().client()).dedupBy(c.keys, c.order).run();
 
         assertThat(r.rowsRead()).isEqualTo(all);
         assertThat(r.duplicatesDropped()).isEqualTo(all - expected.size());

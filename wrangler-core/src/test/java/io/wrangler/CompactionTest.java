@@ -27,9 +27,9 @@ class CompactionTest {
         String table = "s3://" + bucket + "/t/";
         for (int run = 0; run < 8; run++) {
             S3Parquet.write(Orders.orders("r" + run, List.of(D15, D16), List.of("RU", "DE"), 3)).partitionBy("dt", "country")
-                    .s3(TestLake.s3().client()).to(table);
+                    .s3(TestLake.memory().client()).to(table);
         }
-        S3Parquet.write(Orders.orders("single", List.of(D17), List.of("RU"), 2)).partitionBy("dt", "country").s3(TestLake.s3().client())
+        S3Parquet.write(Orders.orders("single", List.of(D17), List.of("RU"), 2)).partitionBy("dt", "country").s3(TestLake.memory().client())
                 .to(table);
         return table;
     }
@@ -47,7 +47,7 @@ class CompactionTest {
 
     private static long readSum(String table) throws Exception {
         long sum = 0;
-        try (ArrowReader r = S3Parquet.read(table).s3(TestLake.s3().client()).columns("amountCents").open()) {
+        try (ArrowReader r = S3Parquet.read(table).s3(TestLake.memory().client()).columns("amountCents").open()) {
             while (r.loadNextBatch()) {
                 BigIntVector v = (BigIntVector) r.getVectorSchemaRoot().getVector(0);
                 for (int i = 0; i < v.getValueCount(); i++) {
@@ -60,14 +60,14 @@ class CompactionTest {
 
     @Test
     void manySmallAppendsBecomeOneFilePerPartitionWithRowsAndSumsUnchanged() throws Exception {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String table = smallFiles(bucket);
         List<List<Object>> before = contents(bucket);
         String single = TestLake.keys(bucket, "t/dt=2024-01-17/country=RU/").get(0);
         long sum = readSum(table);
         assertThat(filesPerFolder(bucket)).containsEntry("dt=2024-01-15/country=RU/", 8L).containsEntry("dt=2024-01-17/country=RU/", 1L);
 
-        CompactionResult r = S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        CompactionResult r = S3Parquet.compact(table).s3(TestLake.memory().client()).run();
 
         assertThat(r.partitions()).containsExactlyInAnyOrder(table + "dt=2024-01-15/country=DE/", table + "dt=2024-01-15/country=RU/",
                 table + "dt=2024-01-16/country=DE/", table + "dt=2024-01-16/country=RU/");
@@ -84,19 +84,19 @@ class CompactionTest {
         assertThat(TestLake.query(bucket, "t/", "SELECT sum(\"amountCents\")::BIGINT, count(*) FROM t")).containsExactly(List.of(sum, 98L));
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
 
-        CompactionResult again = S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        CompactionResult again = S3Parquet.compact(table).s3(TestLake.memory().client()).run();
         assertThat(again.partitions()).isEmpty();
         assertThat(again.write()).isNull();
     }
 
     @Test
     void filterAndThresholdChooseThePartitions() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String table = smallFiles(bucket);
-        CompactionResult none = S3Parquet.compact(table).s3(TestLake.s3().client()).whenMoreFilesThan(8).run();
+        CompactionResult none = S3Parquet.compact(table).s3(TestLake.memory().client()).whenMoreFilesThan(8).run();
         assertThat(none.partitions()).isEmpty();
 
-        CompactionResult one = S3Parquet.compact(table).s3(TestLake.s3().client()).whenMoreFilesThan(7)
+        CompactionResult one = S3Parquet.compact(table).s3(TestLake.memory().client()).whenMoreFilesThan(7)
                 .filter(PartitionFilter.in("dt", "2024-01-16").and(PartitionFilter.in("country", "DE"))).run();
         assertThat(one.partitions()).containsExactly(table + "dt=2024-01-16/country=DE/");
         assertThat(filesPerFolder(bucket)).containsEntry("dt=2024-01-16/country=DE/", 1L).containsEntry("dt=2024-01-15/country=DE/", 8L);
@@ -107,7 +107,7 @@ class CompactionTest {
 
     @Test
     void dedupKeepsTheLastRowPerKeyByTheOrderColumn() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String table = "s3://" + bucket + "/t/";
         List<List<Event>> runs = List.of(
                 List.of(new Event(1, "a1", 1, "EU"), new Event(2, "b1", 1, "EU"), new Event(3, "c1", 1, "EU"), new Event(4, "d1", 1, "EU"),
@@ -115,9 +115,9 @@ class CompactionTest {
                 List.of(new Event(3, "c2", 2, "EU"), new Event(4, "d2", 2, "EU"), new Event(5, "e2", 2, "US"), new Event(6, "f2", 2, "US")),
                 List.of(new Event(5, "e3", 3, "US"), new Event(1, "a0", 0, "EU")));
         for (List<Event> run : runs) {
-            S3Parquet.write(run).partitionBy("region").s3(TestLake.s3().client()).to(table);
+            S3Parquet.write(run).partitionBy("region").s3(TestLake.memory().client()).to(table);
         }
-        CompactionResult r = S3Parquet.compact(table).s3(TestLake.s3().client()).dedupBy(List.of("id"), "version").run();
+        CompactionResult r = S3Parquet.compact(table).s3(TestLake.memory().client()).dedupBy(List.of("id"), "version").run();
         assertThat(r.rowsRead()).isEqualTo(11);
         assertThat(r.duplicatesDropped()).isEqualTo(5);
         assertThat(r.rowsWritten()).isEqualTo(6);
@@ -128,10 +128,10 @@ class CompactionTest {
 
     @Test
     void dedupByAnUnknownColumnIsRefusedBeforeAnyChange() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String table = smallFiles(bucket);
         Map<String, byte[]> before = TestLake.snapshot(bucket, "t/");
-        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.s3().client()).dedupBy(List.of("id"), "orderId").run())
+        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.memory().client()).dedupBy(List.of("id"), "orderId").run())
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessage("Cannot compact " + table + " (step: validate): dedupBy names the column 'id', which the table does not have; "
                         + "its columns are [orderId, amountCents, price, dt, country]. Name columns of the table in dedupBy; nothing was "
@@ -154,19 +154,19 @@ class CompactionTest {
     @ParameterizedTest
     @EnumSource(Crash.class)
     void crashAtEachStepThenRecoverLeavesTheTableAsBeforeOrAsAfter(Crash crash) {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String table = smallFiles(bucket);
         List<List<Object>> rows = contents(bucket);
         Map<String, Long> before = filesPerFolder(bucket);
 
-        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.s3().client()).tuning(Tunings.smallDeleteBatches())
+        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.memory().client()).tuning(Tunings.smallDeleteBatches())
                 .stepHook((step, n) -> {
                     if (step == crash.step && n == 1) {
                         throw new SimulatedCrash(step, n);
                     }
                 }).run()).isInstanceOf(SimulatedCrash.class);
 
-        RecoveryResult recovered = Tunings.recover(table, TestLake.s3().client());
+        RecoveryResult recovered = Tunings.recover(table, TestLake.memory().client());
         boolean committed = crash.step.ordinal() >= Step.MANIFEST_WRITTEN.ordinal();
         Map<String, Long> after = new TreeMap<>(before);
         after.replaceAll((folder, n) -> 1L);
@@ -176,7 +176,7 @@ class CompactionTest {
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
 
         // Then the compaction runs to its end (or finds nothing left to do).
-        CompactionResult r = S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        CompactionResult r = S3Parquet.compact(table).s3(TestLake.memory().client()).run();
         assertThat(r.partitions()).hasSize(committed ? 0 : 4);
         assertThat(filesPerFolder(bucket)).isEqualTo(after);
         assertThat(contents(bucket)).isEqualTo(rows);

@@ -37,7 +37,7 @@ class CorruptPagesTest {
             root.allocateNew();
             ((BigIntVector) root.getVector("id")).setSafe(0, 5);
             root.setRowCount(1);
-            S3Parquet.write(root).mode(WriteMode.OVERWRITE).s3(TestLake.s3().client()).to(table);
+            S3Parquet.write(root).mode(WriteMode.OVERWRITE).s3(TestLake.memory().client()).to(table);
         }
         assertThat(sum(table)).isEqualTo(5);
     }
@@ -55,7 +55,7 @@ class CorruptPagesTest {
      * header states {@code size.apply(its size)} bytes uncompressed (the header keeping its length); returns the table.
      */
     private static String corrupted(Compression compression, java.util.function.IntUnaryOperator size) throws Exception {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String table = "s3://" + bucket + "/t/";
         try (RootAllocator allocator = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(
                 new org.apache.arrow.vector.types.pojo.Schema(List.of(
@@ -71,7 +71,7 @@ class CorruptPagesTest {
                 s.setSafe(i, ("v" + i).getBytes(StandardCharsets.UTF_8));
             }
             root.setRowCount(n);
-            SmallPages.write(root, 64L << 20, 8 * 1024, compression, TestLake.s3().client(), table);
+            SmallPages.write(root, 64L << 20, 8 * 1024, compression, TestLake.memory().client(), table);
         }
         String key = TestLake.keys(bucket, "t/").stream().filter(k -> k.endsWith(".parquet")).findFirst().orElseThrow();
         byte[] file = TestLake.snapshot(bucket, "t/").get(key);
@@ -94,13 +94,13 @@ class CorruptPagesTest {
             System.arraycopy(out.toByteArray(), 0, file, at, headerLength);
             break;
         }
-        TestLake.s3().client().putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(file));
+        TestLake.memory().client().putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(file));
         return table;
     }
 
     private static long sum(String table) throws Exception {
         long sum = 0;
-        try (ArrowReader r = S3Parquet.read(table).s3(TestLake.s3().client()).columns("id").open()) {
+        try (ArrowReader r = S3Parquet.read(table).s3(TestLake.memory().client()).columns("id").open()) {
             while (r.loadNextBatch()) {
                 BigIntVector v = (BigIntVector) r.getVectorSchemaRoot().getVector("id");
                 for (int i = 0; i < v.getValueCount(); i++) {

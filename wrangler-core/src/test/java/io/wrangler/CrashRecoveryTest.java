@@ -73,7 +73,7 @@ class CrashRecoveryTest {
                         throw new SimulatedCrash(step, n);
                     }
                 })
-                .s3(TestLake.s3().client()).to(table);
+                .s3(TestLake.memory().client()).to(table);
     }
 
     private static List<List<Object>> contents(String bucket) {
@@ -82,7 +82,7 @@ class CrashRecoveryTest {
 
     /** The table after the first write, and after the first then the second, each run cleanly. */
     private static List<List<Object>> clean(WriteMode mode, boolean withSecond) {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String table = "s3://" + bucket + "/t/";
         write(table, FIRST, WriteMode.APPEND, null);
         if (withSecond) {
@@ -94,10 +94,10 @@ class CrashRecoveryTest {
     @ParameterizedTest(name = "{0} crash at {1}, rerun={2}, {3}")
     @MethodSource("crashes")
     void crashThenRerunOrRecoverGivesACleanRun(WriteMode mode, Point crashAt, boolean rerun, CommitMethod method) {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String table = "s3://" + bucket + "/t/";
-        TestLake.s3().put(bucket, "t_backup/sentinel", new byte[] {1});
-        TestLake.s3().put(bucket, "sentinel", new byte[] {2});
+        TestLake.memory().put(bucket, "t_backup/sentinel", new byte[] {1});
+        TestLake.memory().put(bucket, "sentinel", new byte[] {2});
         write(table, FIRST, WriteMode.APPEND, null);
 
         assertThatThrownBy(() -> write(table, SECOND, mode, crashAt, method)).isInstanceOf(SimulatedCrash.class);
@@ -121,7 +121,7 @@ class CrashRecoveryTest {
                 }
             }
         } else {
-            RecoveryResult r = Tunings.recover(table, TestLake.s3().client());
+            RecoveryResult r = Tunings.recover(table, TestLake.memory().client());
             // Overwrites are committed by their manifest; appends and anything before the manifest are undone.
             boolean committed = mode != WriteMode.APPEND && crashAt.step.ordinal() >= Step.MANIFEST_WRITTEN.ordinal();
             assertThat(contents(bucket)).isEqualTo(committed ? after : before);
@@ -136,10 +136,10 @@ class CrashRecoveryTest {
                     assertThat(r.rolledBack()).hasSize(1);
                 }
             }
-            assertThat(Tunings.recover(table, TestLake.s3().client()).isEmpty()).as("recovery is idempotent").isTrue();
+            assertThat(Tunings.recover(table, TestLake.memory().client()).isEmpty()).as("recovery is idempotent").isTrue();
         }
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
         assertThat(TestLake.keys(bucket, "")).contains("t_backup/sentinel", "sentinel");
     }
 }

@@ -41,7 +41,7 @@ class DeferredUploadOpenCrashTest {
     private static final Schema SCHEMA = new Schema(List.of(new Field("day", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
             new Field("n", FieldType.nullable(new ArrowType.Int(64, true)), null)));
 
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/t/";
 
     /**
@@ -101,7 +101,7 @@ class DeferredUploadOpenCrashTest {
     private void awaitOpenUploads() {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         List<String> open;
-        while ((open = TestLake.s3().openMultipartUploads(bucket, "t/")).size() < 2) {
+        while ((open = TestLake.memory().openMultipartUploads(bucket, "t/")).size() < 2) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("the two files of the first batch are open, but in 30 s S3 got only these uploads under " + table
                         + ": " + open + " (a deferred upload must be created as its file opens)");
@@ -118,7 +118,7 @@ class DeferredUploadOpenCrashTest {
     private WriteResult write(long first, boolean crash, WriteMode mode) {
         try (BufferAllocator a = new RootAllocator(); Batches input = new Batches(a, first, crash)) {
             return S3Parquet.write(input).partitionBy("day").mode(mode).commitMethod(CommitMethod.DEFERRED_UPLOADS)
-                    .tuning(Tunings.pastLeases()).s3(TestLake.s3().client()).to(table);
+                    .tuning(Tunings.pastLeases()).s3(TestLake.memory().client()).to(table);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -148,7 +148,7 @@ class DeferredUploadOpenCrashTest {
         assertThatThrownBy(() -> write(100, true, WriteMode.OVERWRITE_PARTITIONS)).isInstanceOf(SimulatedCrash.class);
 
         // Left behind: open uploads at final keys, carrying the write's id, with no part sent, and nothing visible.
-        S3Client s3 = TestLake.s3().client();
+        S3Client s3 = TestLake.memory().client();
         List<MultipartUpload> open = s3.listMultipartUploads(b -> b.bucket(bucket).prefix("t/")).uploads();
         assertThat(open).hasSize(2).allSatisfy(u -> {
             assertThat(u.key()).matches("t/day=d[01]/part-\\d+-\\d+-\\d{8}T\\d{6}Z-[0-9a-f]{16}\\..*parquet");
@@ -167,7 +167,7 @@ class DeferredUploadOpenCrashTest {
             assertThat(contents()).isEqualTo(rows(0));
             assertThat(Tunings.recover(table, s3).isEmpty()).as("recovery is idempotent").isTrue();
         }
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
     }
 }

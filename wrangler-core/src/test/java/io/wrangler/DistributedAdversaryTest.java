@@ -37,7 +37,7 @@ class DistributedAdversaryTest {
     private static WriteSpec spec(String uri, WriteMode mode, String filenamePrefix, String key) {
         WriteOptions o = WriteOptions.builder().mode(mode).partitionBy("country").leaseWait(Duration.ofSeconds(30))
                 .filenamePrefix(filenamePrefix).build();
-        return new WriteSpec(uri, TestLake.s3().client(), o, null, StepHook.NONE, WriteSpec.Tuning.defaults().withThreads(4), key,
+        return new WriteSpec(uri, TestLake.memory().client(), o, null, StepHook.NONE, WriteSpec.Tuning.defaults().withThreads(4), key,
                 new Progress() { }, null);
     }
 
@@ -67,7 +67,7 @@ class DistributedAdversaryTest {
     private static WriteResult single(String uri, WriteMode mode, String key, String[] countries, long[] ns) {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
             fill(root, countries, ns);
-            WriteBuilder b = S3Parquet.write(root).partitionBy("country").mode(mode).s3(TestLake.s3().client()).tuning(Tunings.pastLeases());
+            WriteBuilder b = S3Parquet.write(root).partitionBy("country").mode(mode).s3(TestLake.memory().client()).tuning(Tunings.pastLeases());
             if (key != null) {
                 b.idempotencyKey(key);
             }
@@ -78,7 +78,7 @@ class DistributedAdversaryTest {
     /** The table as wrangler's reader shows it (hiding unpublished files by their manifests): "country:n", sorted. */
     private static List<String> read(String uri) {
         List<String> out = new ArrayList<>();
-        try (ArrowReader r = S3Parquet.read(uri).s3(TestLake.s3().client()).columns("country", "n").open()) {
+        try (ArrowReader r = S3Parquet.read(uri).s3(TestLake.memory().client()).columns("country", "n").open()) {
             while (r.loadNextBatch()) {
                 VectorSchemaRoot root = r.getVectorSchemaRoot();
                 for (int i = 0; i < root.getRowCount(); i++) {
@@ -108,7 +108,7 @@ class DistributedAdversaryTest {
 
     @Test
     void aZombieAttemptStagingAfterTheCommitReachesNoReaderAndIsRemovedByTheNextRecovery() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         String id;
         try (Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null), SCHEMA)) {
@@ -130,7 +130,7 @@ class DistributedAdversaryTest {
 
     @Test
     void aZombieAttemptOfACrashedWriteStagingDuringAndAfterALaterWriteChangesNothing() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.OVERWRITE, null, new String[] {"RU"}, new long[] {1});
         // 4. the driver begins, a task stages, the driver dies (no commit, no abort; its lease left to expire)
@@ -145,7 +145,7 @@ class DistributedAdversaryTest {
         assertThat(read(uri)).containsExactly("DE:2", "FR:3");
         assertThat(duck(bucket)).containsExactly("DE:2", "FR:3");
         // an explicit recovery publishes nothing of it and removes it
-        Tunings.recover(uri, TestLake.s3().client());
+        Tunings.recover(uri, TestLake.memory().client());
         assertThat(read(uri)).containsExactly("DE:2", "FR:3");
         assertThat(tmp(bucket)).isEmpty();
         // the "driver" was not dead after all: it resumes and commits what it had
@@ -160,7 +160,7 @@ class DistributedAdversaryTest {
 
     @Test
     void aDuplicatedCommitMessageAddsItsRowsOnce() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         WriteResult r;
         try (Transaction w = Transaction.begin(spec(uri, WriteMode.APPEND, "", null), SCHEMA)) {
@@ -175,12 +175,12 @@ class DistributedAdversaryTest {
 
     @Test
     void aCommitMessageNamingAStagedFileThatIsGoneIsRefusedBeforeTheCommitPointAndLeavesTheTableWritable() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.OVERWRITE, null, new String[] {"RU"}, new long[] {1});
         try (Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null), SCHEMA)) {
             StagedFiles a = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, w.writeId(), "t00000-a0-", new String[] {"RU"}, new long[] {9});
-            TestLake.s3().client().deleteObject(d -> d.bucket(bucket).key(a.files().get(0).stagedKey()));
+            TestLake.memory().client().deleteObject(d -> d.bucket(bucket).key(a.files().get(0).stagedKey()));
             assertThatThrownBy(() -> w.commit(List.of(a))).isInstanceOf(WriteNotAppliedException.class);
         }
         assertThat(read(uri)).containsExactly("RU:1");
@@ -192,7 +192,7 @@ class DistributedAdversaryTest {
 
     @Test
     void aCommitMessageWhoseFinalKeyIsNotItsStagedFilesPlaceIsRefusedAndDeletesNothing() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.APPEND, null, new String[] {"RU"}, new long[] {1});
         String existing = TestLake.keys(bucket, "t/country=RU/").get(0);
@@ -213,13 +213,13 @@ class DistributedAdversaryTest {
 
     @Test
     void aStalledDriverRolledBackByARecoveryCommitsNothing() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.OVERWRITE, null, new String[] {"RU"}, new long[] {1});
         Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE, "", null), SCHEMA);
         StagedFiles a = task(uri, WriteMode.OVERWRITE, null, w.writeId(), "t00000-a0-", new String[] {"DE"}, new long[] {9});
         // the driver stalls: a recovery takes the table over and rolls the STARTED write back
-        RecoveryResult rec = Tunings.recover(uri, TestLake.s3().client());
+        RecoveryResult rec = Tunings.recover(uri, TestLake.memory().client());
         assertThat(rec.rolledBack()).contains(w.writeId());
         // then a task still running stages, and another writer writes
         StagedFiles late = task(uri, WriteMode.OVERWRITE, null, w.writeId(), "t00001-a0-", new String[] {"SE"}, new long[] {8});
@@ -234,7 +234,7 @@ class DistributedAdversaryTest {
 
     @Test
     void aStalledDriverThatAbortsWhileAnotherWriteHoldsTheTableTouchesOnlyItsOwnStaging() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.OVERWRITE, null, new String[] {"RU"}, new long[] {1});
         Transaction stalled = Transaction.begin(spec(uri, WriteMode.OVERWRITE, "", null), SCHEMA);
@@ -258,7 +258,7 @@ class DistributedAdversaryTest {
 
     @Test
     void aKeyedDistributedAppendRerunAddsItsRowsOnceAlsoAfterASingleProcessRunWithTheKey() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.APPEND, null, new String[] {"RU"}, new long[] {1});
         for (int run = 0; run < 2; run++) {
@@ -284,7 +284,7 @@ class DistributedAdversaryTest {
 
     @Test
     void aDistributedPartitionOverwriteReplacesOnlyTheTouchedPartitions() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.APPEND, null, new String[] {"RU", "DE", "FR", "R"}, new long[] {1, 2, 3, 4});
         try (Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null), SCHEMA)) {
@@ -305,7 +305,7 @@ class DistributedAdversaryTest {
 
     @Test
     void aZombieAttemptStagingBetweenTheCommitPointAndCleanupIsNotPublished() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.OVERWRITE, null, new String[] {"RU"}, new long[] {1});
         String[] id = new String[1];
@@ -321,21 +321,21 @@ class DistributedAdversaryTest {
         }
         assertThat(read(uri)).containsExactly("DE:2");
         assertThat(duck(bucket)).containsExactly("DE:2");
-        Tunings.recover(uri, TestLake.s3().client());
+        Tunings.recover(uri, TestLake.memory().client());
         assertThat(read(uri)).containsExactly("DE:2");
         assertThat(tmp(bucket)).isEmpty();
     }
 
     @Test
     void aDriverStalledPastItsCommitPointIsFinishedByTheRecoveryAndAZombieAddsNothing() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.OVERWRITE, null, new String[] {"RU", "FR"}, new long[] {1, 3});
         String[] id = new String[1];
         StepHook hook = (step, count) -> {
             if (step == io.wrangler.commit.Step.MANIFEST_WRITTEN) {
                 // the driver stalls right after its commit point: a recovery takes over and finishes the write
-                Tunings.recover(uri, TestLake.s3().client());
+                Tunings.recover(uri, TestLake.memory().client());
                 task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id[0], "t00009-a1-", new String[] {"FR", "SE"}, new long[] {90, 91});
             }
         };
@@ -346,14 +346,14 @@ class DistributedAdversaryTest {
         }
         assertThat(read(uri)).containsExactly("FR:3", "RU:10");
         assertThat(duck(bucket)).containsExactly("FR:3", "RU:10");
-        Tunings.recover(uri, TestLake.s3().client());
+        Tunings.recover(uri, TestLake.memory().client());
         assertThat(read(uri)).containsExactly("FR:3", "RU:10");
         assertThat(tmp(bucket)).isEmpty();
     }
 
     @Test
     void aCommitMessageWhoseFilesLieOutsideItsListedPartitionsIsRefused() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.APPEND, null, new String[] {"RU", "DE"}, new long[] {1, 2});
         try (Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null), SCHEMA)) {
@@ -369,7 +369,7 @@ class DistributedAdversaryTest {
 
     @Test
     void anUnpartitionedDistributedOverwritePassesTheChecksOfItsMessages() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         Schema one = new Schema(List.of(Field.nullable("n", new ArrowType.Int(64, true))));
         WriteSpec s = spec(uri, WriteMode.OVERWRITE, "", null);
@@ -397,7 +397,7 @@ class DistributedAdversaryTest {
 
     @Test
     void aDriverKilledPastItsCommitPointIsRolledForwardWithoutTheZombieFilesStagedMeanwhile() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         single(uri, WriteMode.OVERWRITE, null, new String[] {"RU", "FR"}, new long[] {1, 3});
         StepHook crash = (step, count) -> {
@@ -413,11 +413,11 @@ class DistributedAdversaryTest {
         // a zombie attempt stages into the committed write's folder before anyone recovers it
         task(uri, WriteMode.OVERWRITE_PARTITIONS, null, id, "t00001-a0-", new String[] {"FR", "SE"}, new long[] {90, 91});
         assertThat(read(uri)).containsExactly("FR:3", "RU:1");
-        RecoveryResult rec = Tunings.recover(uri, TestLake.s3().client());
+        RecoveryResult rec = Tunings.recover(uri, TestLake.memory().client());
         assertThat(rec.rolledForward()).containsExactly(id);
         assertThat(read(uri)).containsExactly("FR:3", "RU:10");
         assertThat(duck(bucket)).containsExactly("FR:3", "RU:10");
-        Tunings.recover(uri, TestLake.s3().client());
+        Tunings.recover(uri, TestLake.memory().client());
         assertThat(tmp(bucket)).isEmpty();
     }
 }

@@ -36,14 +36,14 @@ class DistributedDeferredStallTest {
     private static final Schema SCHEMA = new Schema(List.of(
             Field.nullable("country", ArrowType.Utf8.INSTANCE), Field.nullable("n", new ArrowType.Int(64, true))));
 
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String uri = "s3://" + bucket + "/t/";
 
     private static WriteSpec spec(String uri, String prefix, boolean driver, StepHook hook) {
         WriteOptions o = WriteOptions.builder().mode(WriteMode.OVERWRITE_PARTITIONS).partitionBy("country").lease(driver)
                 .leaseWait(driver ? Duration.ofSeconds(30) : Duration.ZERO).commitMethod(CommitMethod.DEFERRED_UPLOADS).filenamePrefix(prefix)
                 .build();
-        return new WriteSpec(uri, TestLake.s3().client(), o, null, hook, WriteSpec.Tuning.defaults().withThreads(4), null, new Progress() { },
+        return new WriteSpec(uri, TestLake.memory().client(), o, null, hook, WriteSpec.Tuning.defaults().withThreads(4), null, new Progress() { },
                 null);
     }
 
@@ -63,7 +63,7 @@ class DistributedDeferredStallTest {
     private void single(String country, long n) {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
             fill(root, country, n);
-            S3Parquet.write(root).partitionBy("country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.s3().client())
+            S3Parquet.write(root).partitionBy("country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.memory().client())
                     .tuning(Tunings.pastLeases()).to(uri);
         }
     }
@@ -107,7 +107,7 @@ class DistributedDeferredStallTest {
         });
         assertThat(t).isInstanceOf(CommitConflictException.class);
         assertThat(table()).containsExactly("RU:2");
-        S3Parquet.recover(uri, TestLake.s3().client());
+        S3Parquet.recover(uri, TestLake.memory().client());
         single("DE", 3);
         assertThat(table()).containsExactly("DE:3", "RU:2");
         assertThat(TestLake.keys(bucket, "t/")).noneMatch(k -> k.contains("-a7-") || k.contains("-a0-") || k.contains("-a1-"));
@@ -117,7 +117,7 @@ class DistributedDeferredStallTest {
     void aDriverStalledPastItsCommitPointIsFinishedByARecoveryAndItsResumeCompletesNothingElse() {
         List<String> seen = new ArrayList<>();
         Throwable t = stallAt(Step.MANIFEST_WRITTEN, id -> {
-            Tunings.recover(uri, TestLake.s3().client()); // rolls the COMMITTED write forward
+            Tunings.recover(uri, TestLake.memory().client()); // rolls the COMMITTED write forward
             seen.addAll(table());
             task(id, "t00000-a7-", "RU", 777); // a zombie attempt opens an upload after the write ended
             single("DE", 3);
@@ -125,7 +125,7 @@ class DistributedDeferredStallTest {
         assertThat(seen).containsExactly("RU:50");
         assertThat(t).isInstanceOfAny(WriteIncompleteException.class, CommitConflictException.class);
         assertThat(table()).containsExactly("DE:3", "RU:50");
-        S3Parquet.recover(uri, TestLake.s3().client());
+        S3Parquet.recover(uri, TestLake.memory().client());
         assertThat(table()).containsExactly("DE:3", "RU:50");
         assertThat(TestLake.keys(bucket, "t/")).noneMatch(k -> k.contains("-a7-") || k.contains("-a0-"));
     }
@@ -137,18 +137,18 @@ class DistributedDeferredStallTest {
         });
         assertThat(t).isInstanceOfAny(WriteIncompleteException.class, CommitConflictException.class);
         assertThat(table()).containsExactly("RU:2");
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
     }
 
     @Test
     void anOperatorsRecoveryWhileTheDriverStallsBeforeItsCommitPointLeavesTheTableAsBefore() {
         Throwable t = stallAt(Step.LISTED_OLD_FILES, id -> {
-            assertThat(Tunings.recover(uri, TestLake.s3().client()).rolledBack()).containsExactly(id);
-            assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+            assertThat(Tunings.recover(uri, TestLake.memory().client()).rolledBack()).containsExactly(id);
+            assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
         });
         assertThat(t).isInstanceOf(CommitConflictException.class);
         assertThat(table()).containsExactly("RU:1");
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
         assertThat(TestLake.keys(bucket, "t/_tmp/")).allMatch(k -> k.endsWith("_lease.json"));
     }
 
@@ -157,14 +157,14 @@ class DistributedDeferredStallTest {
         single("RU", 1);
         Transaction w = Transaction.begin(spec(uri, "", true, StepHook.NONE), SCHEMA);
         StagedFiles counted = task(w.writeId(), "t00000-a1-", "RU", 50);
-        Tunings.recover(uri, TestLake.s3().client());
+        Tunings.recover(uri, TestLake.memory().client());
         StagedFiles zombie = task(w.writeId(), "t00001-a2-", "DE", 9); // after the roll back: no record names it
         single("SE", 2);
         assertThatThrownBy(() -> w.commit(List.of(counted, zombie))).isInstanceOf(CommitConflictException.class);
         w.close();
         assertThat(table()).containsExactly("RU:1", "SE:2");
         // the stalled driver removed what carries its id, the zombie's upload included: nothing of it can ever appear
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
     }
 
     @Test
@@ -180,7 +180,7 @@ class DistributedDeferredStallTest {
         task(w.writeId(), "t00000-a0-", "RU", 666);
         assertThatThrownBy(() -> w.commit(List.of(counted))).isInstanceOf(OutOfMemoryError.class);
         // an operator copies the whole prefix, _tmp/ included (open uploads are not objects: they stay behind)
-        software.amazon.awssdk.services.s3.S3Client s3 = TestLake.s3().client();
+        software.amazon.awssdk.services.s3.S3Client s3 = TestLake.memory().client();
         for (String k : TestLake.keys(bucket, "t/")) {
             s3.copyObject(b -> b.sourceBucket(bucket).sourceKey(k).destinationBucket(bucket).destinationKey("c/" + k.substring(2)));
         }
@@ -192,10 +192,10 @@ class DistributedDeferredStallTest {
         after.remove("c/_tmp/_lease.json");
         assertThat(after).containsExactlyInAnyOrderEntriesOf(copy);
         // the failed attempt's upload was aborted before the commit point; the counted one waits for publish
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).singleElement().asString().contains("t00000-a1-");
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "t/")).singleElement().asString().contains("t00000-a1-");
         // the original is rolled forward: the counted upload completed
         Tunings.recover(uri, s3);
         assertThat(table()).containsExactly("RU:50");
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
     }
 }

@@ -38,7 +38,7 @@ class DistributedWriteTest {
     private static WriteSpec spec(String uri, WriteMode mode, String filenamePrefix, CommitMethod method) {
         WriteOptions o = WriteOptions.builder().mode(mode).partitionBy("country").leaseWait(Duration.ofSeconds(30)).commitMethod(method)
                 .filenamePrefix(filenamePrefix).build();
-        return new WriteSpec(uri, TestLake.s3().client(), o, null, StepHook.NONE, WriteSpec.Tuning.defaults().withThreads(4), null,
+        return new WriteSpec(uri, TestLake.memory().client(), o, null, StepHook.NONE, WriteSpec.Tuning.defaults().withThreads(4), null,
                 new Progress() { }, null);
     }
 
@@ -61,7 +61,7 @@ class DistributedWriteTest {
 
     @Test
     void onlyTheCommittedAttemptsFilesArePublishedAndTheStagingIsRemoved() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         WriteResult r;
         try (Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE_PARTITIONS, ""), SCHEMA)) {
@@ -83,7 +83,7 @@ class DistributedWriteTest {
             ((VarCharVector) root.getVector("country")).setSafe(0, "DE".getBytes(StandardCharsets.UTF_8));
             ((BigIntVector) root.getVector("n")).setSafe(0, 20);
             root.setRowCount(1);
-            S3Parquet.write(root).partitionBy("country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.s3().client()).to(uri);
+            S3Parquet.write(root).partitionBy("country").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.memory().client()).to(uri);
         }
         assertThat(TestLake.query(bucket, "t/", "SELECT country, n FROM t ORDER BY n"))
                 .containsExactly(List.of("RU", 1L), List.of("RU", 3L), List.of("DE", 20L));
@@ -91,7 +91,7 @@ class DistributedWriteTest {
 
     @Test
     void deferredUploadsOfAttemptsThatDidNotCountAreAbortedAndOnlyTheCommittedOnesCompleted() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         WriteMode mode = WriteMode.OVERWRITE_PARTITIONS;
         WriteResult r;
@@ -104,7 +104,7 @@ class DistributedWriteTest {
             task(spec(uri, mode, "t00001-a0-", CommitMethod.DEFERRED_UPLOADS), writeId, new String[] {"RU"}, new long[] {3});
             StagedFiles retry = task(spec(uri, mode, "t00001-a1-", CommitMethod.DEFERRED_UPLOADS), writeId,
                     new String[] {"RU"}, new long[] {3});
-            assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).hasSize(4)
+            assertThat(TestLake.memory().openMultipartUploads(bucket, "t/")).hasSize(4)
                     .allMatch(k -> k.contains(writeId) && !k.contains("_tmp/"));
             assertThat(TestLake.keys(bucket, "t/")).allMatch(k -> k.startsWith("t/_tmp/"));
             assertThat(first.files()).allMatch(f -> f.stagedKey() == null && f.uploadId() != null);
@@ -113,42 +113,42 @@ class DistributedWriteTest {
         assertThat(r.rows()).isEqualTo(3);
         assertThat(TestLake.query(bucket, "t/", "SELECT country, n FROM t ORDER BY n"))
                 .containsExactly(List.of("RU", 1L), List.of("DE", 2L), List.of("RU", 3L));
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
         assertThat(TestLake.keys(bucket, "t/")).noneMatch(k -> k.contains("_tmp/") && !k.endsWith("_lease.json"))
                 .noneMatch(k -> k.contains("t00001-a0-"));
 
         // An attempt still running after the write ended (a zombie) opens an upload: it is never completed, so never
         // visible, and recovery leaves it alone (no record names its id any more): a lifecycle rule removes it.
         task(spec(uri, mode, "t00001-a2-", CommitMethod.DEFERRED_UPLOADS), writeId, new String[] {"RU"}, new long[] {4});
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).hasSize(1);
-        S3Parquet.recover(uri, TestLake.s3().client());
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).hasSize(1);
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "t/")).hasSize(1);
+        S3Parquet.recover(uri, TestLake.memory().client());
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "t/")).hasSize(1);
         assertThat(TestLake.query(bucket, "t/", "SELECT country, n FROM t ORDER BY n"))
                 .containsExactly(List.of("RU", 1L), List.of("DE", 2L), List.of("RU", 3L));
     }
 
     @Test
     void anAbortedDeferredWriteLeavesNoOpenUpload() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         Transaction w = Transaction.begin(spec(uri, WriteMode.APPEND, "", CommitMethod.DEFERRED_UPLOADS), SCHEMA);
         task(spec(uri, WriteMode.APPEND, "t00000-a0-", CommitMethod.DEFERRED_UPLOADS), w.writeId(), new String[] {"DE", "RU"},
                 new long[] {8, 9});
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "t/")).hasSize(2);
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "t/")).hasSize(2);
         w.abort(new RuntimeException("the job failed"));
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
         assertThat(TestLake.keys(bucket, "t/")).isEmpty();
     }
 
     @Test
     void anAbortedWriteLeavesTheTableUnchangedAndNoStaging() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
             ((VarCharVector) root.getVector("country")).setSafe(0, "DE".getBytes(StandardCharsets.UTF_8));
             ((BigIntVector) root.getVector("n")).setSafe(0, 7);
             root.setRowCount(1);
-            S3Parquet.write(root).partitionBy("country").s3(TestLake.s3().client()).to(uri);
+            S3Parquet.write(root).partitionBy("country").s3(TestLake.memory().client()).to(uri);
         }
         Map<String, byte[]> before = TestLake.snapshot(bucket, "t/country=");
         Transaction w = Transaction.begin(spec(uri, WriteMode.OVERWRITE, ""), SCHEMA);
@@ -160,7 +160,7 @@ class DistributedWriteTest {
 
     @Test
     void aTaskRefusesABadPartitionValueNamingTheTableAndStep() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/t/";
         try (Transaction w = Transaction.begin(spec(uri, WriteMode.APPEND, ""), SCHEMA)) {
             assertThatThrownBy(() -> task(uri, WriteMode.APPEND, w.writeId(), "t00000-a0-", new String[] {"a\u0000b"}, new long[] {1}))

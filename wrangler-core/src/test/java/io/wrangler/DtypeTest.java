@@ -25,13 +25,13 @@ class DtypeTest {
     record Row(String k, int n, float f, List<Inner> items) {
     }
 
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/t/";
     private final List<Row> rows = List.of(new Row("a", Integer.MIN_VALUE, 0.1f, List.of(new Inner(1.5f))), new Row("b", 3, -2f, List.of()));
 
     @Test
     void dtypeWidensTheNamedColumnsAtEveryDepth() {
-        S3Parquet.write(rows).dtype(Map.of("n", "bigint", "f", "double", "items", "array<struct<x:double>>")).s3(TestLake.s3().client()).to(table);
+        S3Parquet.write(rows).dtype(Map.of("n", "bigint", "f", "double", "items", "array<struct<x:double>>")).s3(TestLake.memory().client()).to(table);
 
         assertThat(TestLake.query(bucket, "t/", "SELECT typeof(k), typeof(n), typeof(f), typeof(items) FROM t LIMIT 1"))
                 .containsExactly(List.of("VARCHAR", "BIGINT", "DOUBLE", "STRUCT(x DOUBLE)[]"));
@@ -42,7 +42,7 @@ class DtypeTest {
 
     @Test
     void aDtypeOfAColumnTheWriteDoesNotHaveIsRefusedBeforeAnyObjectIsWritten() {
-        assertThatThrownBy(() -> S3Parquet.write(rows).dtype(Map.of("nn", "bigint")).s3(TestLake.s3().client()).to(table))
+        assertThatThrownBy(() -> S3Parquet.write(rows).dtype(Map.of("nn", "bigint")).s3(TestLake.memory().client()).to(table))
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessage("Cannot write " + table + " (step: validate): dtype names the column 'nn', which this write does not have; its "
                         + "columns are [k, n, f, items]. Name the input's columns (or their names in the catalog) in dtype; nothing was "
@@ -52,11 +52,11 @@ class DtypeTest {
 
     @Test
     void aNarrowingOrALossyDtypeIsRefusedBeforeAnyObjectIsWritten() {
-        assertThatThrownBy(() -> S3Parquet.write(rows).dtype(Map.of("n", "smallint")).s3(TestLake.s3().client()).to(table))
+        assertThatThrownBy(() -> S3Parquet.write(rows).dtype(Map.of("n", "smallint")).s3(TestLake.memory().client()).to(table))
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessage("Cannot write " + table + " (step: validate): dtype asks for the column 'n' as smallint, but 'n' is int in this "
                         + "write, which does not widen to smallint without losing values. " + WIDENINGS);
-        assertThatThrownBy(() -> S3Parquet.write(rows).dtype(Map.of("items", "array<struct<x:int>>")).s3(TestLake.s3().client()).to(table))
+        assertThatThrownBy(() -> S3Parquet.write(rows).dtype(Map.of("items", "array<struct<x:int>>")).s3(TestLake.memory().client()).to(table))
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessage("Cannot write " + table + " (step: validate): dtype asks for the column 'items' as array<struct<x:int>>, but "
                         + "'items.element.x' is float in this write, which does not widen to int without losing values. " + WIDENINGS);
@@ -103,7 +103,7 @@ class DtypeTest {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot all = unrepresentable(a);
              VectorSchemaRoot root = new VectorSchemaRoot(List.of(all.getVector("u")))) {
             root.setRowCount(3);
-            S3Parquet.write(root).dtype(Map.of("u", "decimal(20,0)")).s3(TestLake.s3().client()).to(table);
+            S3Parquet.write(root).dtype(Map.of("u", "decimal(20,0)")).s3(TestLake.memory().client()).to(table);
         }
 
         assertThat(TestLake.query(bucket, "t/", "SELECT typeof(u), CAST(u AS VARCHAR) FROM t ORDER BY u NULLS LAST")).containsExactly(
@@ -113,7 +113,7 @@ class DtypeTest {
     @Test
     void dtypeCastsAFloat16ToFloatAndAnIntToADecimalThatHoldsIt() {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = unrepresentable(a)) {
-            S3Parquet.write(root).dtype(Map.of("u", "decimal(38,2)", "h", "float", "n", "decimal(12,2)")).s3(TestLake.s3().client()).to(table);
+            S3Parquet.write(root).dtype(Map.of("u", "decimal(38,2)", "h", "float", "n", "decimal(12,2)")).s3(TestLake.memory().client()).to(table);
         }
 
         assertThat(TestLake.query(bucket, "t/", "SELECT typeof(u), typeof(h), typeof(n) FROM t LIMIT 1"))
@@ -126,19 +126,19 @@ class DtypeTest {
     @Test
     void aDtypeThatDoesNotHoldEveryUnsignedOrFloat16ValueIsRefusedNamingTheArrowType() {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = unrepresentable(a)) {
-            assertThatThrownBy(() -> S3Parquet.write(root).dtype(Map.of("u", "bigint")).s3(TestLake.s3().client()).to(table))
+            assertThatThrownBy(() -> S3Parquet.write(root).dtype(Map.of("u", "bigint")).s3(TestLake.memory().client()).to(table))
                     .isInstanceOf(InvalidWriteException.class)
                     .hasMessage("Cannot write " + table + " (step: validate): dtype asks for the column 'u' as bigint, but 'u' is uint64 in "
                             + "this write, which does not widen to bigint without losing values. " + WIDENINGS);
-            assertThatThrownBy(() -> S3Parquet.write(root).dtype(Map.of("u", "decimal(19,0)")).s3(TestLake.s3().client()).to(table))
+            assertThatThrownBy(() -> S3Parquet.write(root).dtype(Map.of("u", "decimal(19,0)")).s3(TestLake.memory().client()).to(table))
                     .isInstanceOf(InvalidWriteException.class)
                     .hasMessage("Cannot write " + table + " (step: validate): dtype asks for the column 'u' as decimal(19,0), but 'u' is "
                             + "uint64 in this write, which does not widen to decimal(19,0) without losing values. " + WIDENINGS);
-            assertThatThrownBy(() -> S3Parquet.write(root).dtype(Map.of("h", "int")).s3(TestLake.s3().client()).to(table))
+            assertThatThrownBy(() -> S3Parquet.write(root).dtype(Map.of("h", "int")).s3(TestLake.memory().client()).to(table))
                     .isInstanceOf(InvalidWriteException.class)
                     .hasMessage("Cannot write " + table + " (step: validate): dtype asks for the column 'h' as int, but 'h' is float16 in "
                             + "this write, which does not widen to int without losing values. " + WIDENINGS);
-            assertThatThrownBy(() -> S3Parquet.write(root).dtype(Map.of("n", "decimal(11,2)")).s3(TestLake.s3().client()).to(table))
+            assertThatThrownBy(() -> S3Parquet.write(root).dtype(Map.of("n", "decimal(11,2)")).s3(TestLake.memory().client()).to(table))
                     .isInstanceOf(InvalidWriteException.class)
                     .hasMessage("Cannot write " + table + " (step: validate): dtype asks for the column 'n' as decimal(11,2), but 'n' is "
                             + "int in this write, which does not widen to decimal(11,2) without losing values. " + WIDENINGS);

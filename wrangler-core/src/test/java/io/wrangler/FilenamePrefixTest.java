@@ -10,13 +10,13 @@ class FilenamePrefixTest {
     record Row(String id, String dt) {
     }
 
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/t/";
 
     @Test
     void everyDataFileStartsWithThePrefix() {
         WriteResult r = S3Parquet.write(List.of(new Row("a", "2024-01-01"), new Row("b", "2024-01-02"))).partitionBy("dt")
-                .filenamePrefix("job42-").s3(TestLake.s3().client()).to(table);
+                .filenamePrefix("job42-").s3(TestLake.memory().client()).to(table);
 
         assertThat(TestLake.keys(bucket, "t/")).hasSize(2).allMatch(k -> k.matches(
                 "t/dt=2024-01-0[12]/job42-part-\\d{5}-000-" + r.writeId() + "\\.snappy\\.parquet"));
@@ -29,7 +29,7 @@ class FilenamePrefixTest {
     void aKeyedRerunReplacesTheEarlierRunsPrefixedFiles() {
         for (String prefix : List.of("first-", "second-")) {
             S3Parquet.write(List.of(new Row("a", "2024-01-01"), new Row("b", "2024-01-01"))).partitionBy("dt").idempotencyKey("load:1")
-                    .filenamePrefix(prefix).s3(TestLake.s3().client()).to(table);
+                    .filenamePrefix(prefix).s3(TestLake.memory().client()).to(table);
         }
         assertThat(TestLake.keys(bucket, "t/")).singleElement().satisfies(k -> assertThat(k).startsWith("t/dt=2024-01-01/second-part-"));
         assertThat(TestLake.query(bucket, "t/", "SELECT id FROM t ORDER BY id")).containsExactly(List.of("a"), List.of("b"));

@@ -43,12 +43,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 class FilesAndInputsTest {
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
 
     @Test
     void maxRowsPerFileRollsOverWithinEachPartition() {
         var orders = Orders.orders("a", List.of(LocalDate.of(2024, 1, 15)), List.of("RU", "DE"), 25);
-        WriteResult r = S3Parquet.write(orders).partitionBy("country").maxRowsPerFile(10).s3(TestLake.s3().client())
+        WriteResult r = S3Parquet.write(orders).partitionBy("country").maxRowsPerFile(10).s3(TestLake.memory().client())
                 .to("s3://" + bucket + "/t/");
 
         assertThat(r.partitions()).allSatisfy(p -> assertThat(p.files()).hasSize(3));
@@ -57,7 +57,7 @@ class FilesAndInputsTest {
                 .containsExactly(List.of("DE", 25L), List.of("RU", 25L));
         assertThat(r.partitions().get(0).files()).allSatisfy(f -> {
             String key = f.substring(("s3://" + bucket + "/").length());
-            long rows = (Long) TestLake.queryFile(TestLake.s3().get(bucket, key), "SELECT count(*) FROM $file").get(0).get(0);
+            long rows = (Long) TestLake.queryFile(TestLake.memory().get(bucket, key), "SELECT count(*) FROM $file").get(0).get(0);
             assertThat(rows).isIn(10L, 5L);
         });
     }
@@ -97,13 +97,13 @@ class FilesAndInputsTest {
                         published.add(total + "/" + of);
                     }
                 })
-                .s3(TestLake.s3().client()).to("s3://" + bucket + "/sized/");
+                .s3(TestLake.memory().client()).to("s3://" + bucket + "/sized/");
 
         assertThat(r.partitions()).hasSize(2).allSatisfy(p -> assertThat(p.files()).hasSizeGreaterThan(1));
         for (PartitionResult p : r.partitions()) {
             List<String> files = p.files();
             for (String f : files.subList(0, files.size() - 1)) {
-                assertThat(TestLake.s3().list(bucket, f.substring(("s3://" + bucket + "/").length())).values())
+                assertThat(TestLake.memory().list(bucket, f.substring(("s3://" + bucket + "/").length())).values())
                         .singleElement().satisfies(size -> assertThat(size).isGreaterThanOrEqualTo(512L * 1024));
             }
         }
@@ -118,11 +118,11 @@ class FilesAndInputsTest {
     @EnumSource(Compression.class)
     void everyCodecIsReadBackByDuckDb(Compression codec) {
         var orders = Orders.orders("a", List.of(LocalDate.of(2024, 1, 15)), List.of("RU"), 50);
-        WriteResult r = S3Parquet.write(orders).compression(codec).s3(TestLake.s3().client()).to("s3://" + bucket + "/t/");
+        WriteResult r = S3Parquet.write(orders).compression(codec).s3(TestLake.memory().client()).to("s3://" + bucket + "/t/");
 
         String key = r.paths().get(0).substring(("s3://" + bucket + "/").length());
         assertThat(key).endsWith(codec.fileInfix() + ".parquet");
-        byte[] file = TestLake.s3().get(bucket, key);
+        byte[] file = TestLake.memory().get(bucket, key);
         String expectedCodec = switch (codec) {
             case NONE -> "UNCOMPRESSED";
             case LZ4_RAW -> "LZ4_RAW";
@@ -137,8 +137,8 @@ class FilesAndInputsTest {
     @Test
     void writesStatisticsForEveryColumn() {
         var orders = Orders.orders("a", List.of(LocalDate.of(2024, 1, 15)), List.of("RU"), 10);
-        WriteResult r = S3Parquet.write(orders).partitionBy("dt").s3(TestLake.s3().client()).to("s3://" + bucket + "/t/");
-        byte[] file = TestLake.s3().get(bucket, r.paths().get(0).substring(("s3://" + bucket + "/").length()));
+        WriteResult r = S3Parquet.write(orders).partitionBy("dt").s3(TestLake.memory().client()).to("s3://" + bucket + "/t/");
+        byte[] file = TestLake.memory().get(bucket, r.paths().get(0).substring(("s3://" + bucket + "/").length()));
 
         assertThat(TestLake.queryFile(file, "SELECT path_in_schema, stats_min_value, stats_max_value, stats_null_count "
                 + "FROM parquet_metadata($file) ORDER BY column_id")).containsExactly(
@@ -151,8 +151,8 @@ class FilesAndInputsTest {
     @Test
     void aColumnOfDistinctValuesIsWrittenPlainAndARepetitiveOneWithADictionary() {
         var orders = Orders.orders("a", List.of(LocalDate.of(2024, 1, 15)), List.of("RU"), 3000);
-        WriteResult r = S3Parquet.write(orders).partitionBy("dt").s3(TestLake.s3().client()).to("s3://" + bucket + "/t/");
-        byte[] file = TestLake.s3().get(bucket, r.paths().get(0).substring(("s3://" + bucket + "/").length()));
+        WriteResult r = S3Parquet.write(orders).partitionBy("dt").s3(TestLake.memory().client()).to("s3://" + bucket + "/t/");
+        byte[] file = TestLake.memory().get(bucket, r.paths().get(0).substring(("s3://" + bucket + "/").length()));
 
         List<List<Object>> encodings = TestLake.queryFile(file, "SELECT path_in_schema, encodings FROM parquet_metadata($file) "
                 + "WHERE path_in_schema IN ('orderId', 'country') ORDER BY column_id");
@@ -181,9 +181,9 @@ class FilesAndInputsTest {
                 }
             }
             root.setRowCount(rows);
-            r = S3Parquet.write(root).s3(TestLake.s3().client()).to("s3://" + bucket + "/big/");
+            r = S3Parquet.write(root).s3(TestLake.memory().client()).to("s3://" + bucket + "/big/");
         }
-        byte[] file = TestLake.s3().get(bucket, r.paths().get(0).substring(("s3://" + bucket + "/").length()));
+        byte[] file = TestLake.memory().get(bucket, r.paths().get(0).substring(("s3://" + bucket + "/").length()));
 
         // Equal row groups of at most 2^20 rows, as many as a multiple of the cores; they come out in input order.
         int cores = Runtime.getRuntime().availableProcessors();
@@ -217,9 +217,9 @@ class FilesAndInputsTest {
                 ((VarCharVector) root.getVector("few")).setSafe(i, "y".repeat(1 + (i % 5) * 150).getBytes(StandardCharsets.UTF_8));
             }
             root.setRowCount(rows);
-            r = S3Parquet.write(root).s3(TestLake.s3().client()).to("s3://" + bucket + "/strings/");
+            r = S3Parquet.write(root).s3(TestLake.memory().client()).to("s3://" + bucket + "/strings/");
         }
-        byte[] file = TestLake.s3().get(bucket, r.paths().get(0).substring(("s3://" + bucket + "/").length()));
+        byte[] file = TestLake.memory().get(bucket, r.paths().get(0).substring(("s3://" + bucket + "/").length()));
 
         assertThat(TestLake.queryFile(file, "SELECT count(*) FILTER (WHERE (\"distinct\" IS NULL) <> (id % 13 = 0) "
                 + "OR \"distinct\" <> repeat('x', CAST(id % 700 AS INTEGER)) || id), "
@@ -260,19 +260,19 @@ class FilesAndInputsTest {
                     .stepHook((step, n) -> {
                         if (step == Step.MANIFEST_WRITTEN) {
                             String staged = TestLake.keys(bucket, "big/_tmp/").stream().filter(k -> k.endsWith(".parquet")).findFirst().orElseThrow();
-                            stagedEtag.set(TestLake.s3().client().headObject(h -> h.bucket(bucket).key(staged)).eTag());
+                            stagedEtag.set(TestLake.memory().client().headObject(h -> h.bucket(bucket).key(staged)).eTag());
                         }
                     })
-                    .s3(TestLake.s3().client()).to(table);
+                    .s3(TestLake.memory().client()).to(table);
         }
         long size = r.partitions().get(0).bytes();
         assertThat(size).isGreaterThan(2L * 5 * Tunings.MIB);
         assertThat(stagedEtag.get()).as("a multipart upload's ETag ends with -<parts>").endsWith("-3\"");
         String finalKey = r.paths().get(0).substring(("s3://" + bucket + "/").length());
-        assertThat(TestLake.s3().client().headObject(h -> h.bucket(bucket).key(finalKey)).eTag()).as("copied part by part").endsWith("-3\"");
+        assertThat(TestLake.memory().client().headObject(h -> h.bucket(bucket).key(finalKey)).eTag()).as("copied part by part").endsWith("-3\"");
         assertThat(TestLake.query(bucket, "big/", "SELECT count(*), md5(string_agg(hex(blob), '' ORDER BY k)) FROM t"))
                 .containsExactly(List.of((long) rows, HexFormat.of().formatHex(md5.digest())));
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
     }
 
     enum Tier { GOLD, SILVER }
@@ -297,7 +297,7 @@ class FilesAndInputsTest {
                         Tier.GOLD, List.of("x", "y"), counts, new Address("Lisbon", 1000), List.of(new Address("Porto", null))),
                 new Customer("c2", 0, null, (short) 0, (byte) 0, -1.0, 0f, false, new BigDecimal("-0.125"), null, null, null, null, null,
                         null, List.of(), Map.of(), null, null));
-        S3Parquet.write(customers).s3(TestLake.s3().client()).to("s3://" + bucket + "/c/");
+        S3Parquet.write(customers).s3(TestLake.memory().client()).to("s3://" + bucket + "/c/");
 
         List<List<Object>> rows = TestLake.query(bucket, "c/", "SELECT id, age, visits, s, b, score, ratio, active, CAST(balance AS VARCHAR), "
                 + "typeof(balance), CAST(since AS VARCHAR), CAST(seen AS VARCHAR), CAST(local AS VARCHAR), hex(avatar), uuid, tier, "
@@ -315,10 +315,10 @@ class FilesAndInputsTest {
     @Test
     void aDeclaredDecimalKeepsItsTypeWhateverTheValues() {
         S3Parquet.write(List.of(new Priced("a", new BigDecimal("7"), new BigDecimal("7")), new Priced("b", null, null)))
-                .s3(TestLake.s3().client()).to("s3://" + bucket + "/p/");
+                .s3(TestLake.memory().client()).to("s3://" + bucket + "/p/");
         assertThat(TestLake.query(bucket, "p/", "SELECT id, typeof(price), CAST(price AS VARCHAR), typeof(inferred) FROM t ORDER BY id"))
                 .containsExactly(List.of("a", "DECIMAL(10,2)", "7.00", "DECIMAL(38,0)"), java.util.Arrays.asList("b", "DECIMAL(10,2)", null, "DECIMAL(38,0)"));
-        assertThatThrownBy(() -> S3Parquet.write(List.of(new Priced("c", new BigDecimal("1.005"), null))).s3(TestLake.s3().client())
+        assertThatThrownBy(() -> S3Parquet.write(List.of(new Priced("c", new BigDecimal("1.005"), null))).s3(TestLake.memory().client())
                 .to("s3://" + bucket + "/p/"))
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessage("Cannot write s3://" + bucket + "/p/ (step: validate): component 'price' holds 1.005, which has more than the 2 "
@@ -347,7 +347,7 @@ class FilesAndInputsTest {
         WriteResult r;
         try (BufferAllocator a = new RootAllocator();
              ArrowStreamReader reader = new ArrowStreamReader(new ByteArrayInputStream(ipc.toByteArray()), a)) {
-            r = S3Parquet.write(reader).partitionBy("day").maxRowsPerFile(1000).s3(TestLake.s3().client()).to("s3://" + bucket + "/s/");
+            r = S3Parquet.write(reader).partitionBy("day").maxRowsPerFile(1000).s3(TestLake.memory().client()).to("s3://" + bucket + "/s/");
         }
         assertThat(r.rows()).isEqualTo(5000);
         // Each batch of 1,000 has 334 rows of d0 and 333 of d1 and d2.
@@ -399,7 +399,7 @@ class FilesAndInputsTest {
             try (VectorSchemaRoot root = new VectorSchemaRoot(List.of(encoded, n))) {
                 root.setRowCount(values.length);
                 DictionaryProvider.MapDictionaryProvider provider = new DictionaryProvider.MapDictionaryProvider(dictionary);
-                S3Parquet.write(root, provider).s3(TestLake.s3().client()).to("s3://" + bucket + "/d/");
+                S3Parquet.write(root, provider).s3(TestLake.memory().client()).to("s3://" + bucket + "/d/");
             }
             dictValues.close();
         }
@@ -414,15 +414,15 @@ class FilesAndInputsTest {
 
     @Test
     void emptyInputWritesNothingForAppendAndOverwritePartitions() {
-        TestLake.s3().put(bucket, "t/dt=2024-01-15/existing.parquet", new byte[] {1});
+        TestLake.memory().put(bucket, "t/dt=2024-01-15/existing.parquet", new byte[] {1});
         Map<String, byte[]> before = TestLake.snapshot(bucket, "");
-        WriteResult append = S3Parquet.write(List.<Orders.Order>of()).partitionBy("dt").s3(TestLake.s3().client()).to("s3://" + bucket + "/t/");
+        WriteResult append = S3Parquet.write(List.<Orders.Order>of()).partitionBy("dt").s3(TestLake.memory().client()).to("s3://" + bucket + "/t/");
         WriteResult overwrite;
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(List.of(
                 new Field("dt", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
                 new Field("n", FieldType.nullable(new ArrowType.Int(32, true)), null))), a)) {
             root.setRowCount(0);
-            overwrite = S3Parquet.write(root).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.s3().client())
+            overwrite = S3Parquet.write(root).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.memory().client())
                     .to("s3://" + bucket + "/t/");
         }
         assertThat(append.rows()).isZero();

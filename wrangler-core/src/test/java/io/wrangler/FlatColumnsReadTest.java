@@ -126,15 +126,15 @@ class FlatColumnsReadTest {
 
     private static TableReader streamed(String table, BufferAllocator allocator, long budget, int window, List<String> columns) {
         S3Location at = S3Location.parse(table, null, "read");
-        TableFiles.Listing listing = new TableFiles(new S3Store(TestLake.s3().client(), at.bucket(), RequestOptions.defaults()), at)
+        TableFiles.Listing listing = new TableFiles(new S3Store(TestLake.memory().client(), at.bucket(), RequestOptions.defaults()), at)
                 .list(PartitionFilter.all());
-        return new TableReader(allocator, null, TestLake.s3().client(), RequestOptions.defaults(), at.uri(), listing, Map.of(), columns, 4096)
+        return new TableReader(allocator, null, TestLake.memory().client(), RequestOptions.defaults(), at.uri(), listing, Map.of(), columns, 4096)
                 .readBudget(budget, window);
     }
 
     @Test
     void flatColumnsReadBackExactlyAcrossPagesRowGroupsDictionariesAndNulls() throws Exception {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String table = "s3://" + bucket + "/flat/";
         Map<String, List<String>> expected;
         Map<String, String> expectedTypes;
@@ -142,13 +142,13 @@ class FlatColumnsReadTest {
             fill(root);
             expected = values(root);
             expectedTypes = types(root.getSchema());
-            S3Parquet.write(root).tuning(smallGroups()).s3(TestLake.s3().client()).to(table);
+            S3Parquet.write(root).tuning(smallGroups()).s3(TestLake.memory().client()).to(table);
         }
         List<String> keys = TestLake.keys(bucket, "flat/");
         keys.removeIf(k -> !k.endsWith(".parquet") || k.contains("/_"));
         assertThat(keys).hasSize(1);
         // The file is what the test is about: many row groups, chunks of several pages, cat as a dictionary, id plain.
-        byte[] file = TestLake.s3().get(bucket, keys.get(0));
+        byte[] file = TestLake.memory().get(bucket, keys.get(0));
         List<List<Object>> meta = TestLake.queryFile(file, "SELECT count(DISTINCT row_group_id), max(total_uncompressed_size) "
                 + "FILTER (WHERE path_in_schema = 'id'), bool_and(encodings LIKE '%DICTIONARY%') FILTER (WHERE path_in_schema = 'cat'), "
                 + "bool_or(encodings LIKE '%DICTIONARY%') FILTER (WHERE path_in_schema = 'id') FROM parquet_metadata($file)");
@@ -157,7 +157,7 @@ class FlatColumnsReadTest {
         assertThat(meta.get(0).get(2)).isEqualTo(true);
         assertThat(meta.get(0).get(3)).isEqualTo(false);
 
-        try (ArrowReader r = S3Parquet.read(table).s3(TestLake.s3().client()).open()) {
+        try (ArrowReader r = S3Parquet.read(table).s3(TestLake.memory().client()).open()) {
             assertThat(types(r.getVectorSchemaRoot().getSchema())).isEqualTo(expectedTypes);
             assertThat(ReadTest.readAll(r)).isEqualTo(expected);
         }
@@ -176,7 +176,7 @@ class FlatColumnsReadTest {
 
     @Test
     void int96TimestampsReadBackAsNanoseconds() throws Exception {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String table = "s3://" + bucket + "/int96/";
         Schema schema = new Schema(List.of(f("id", new ArrowType.Int(64, true)), f("t", new ArrowType.Timestamp(TimeUnit.NANOSECOND, null))));
         Map<String, List<String>> expected;
@@ -193,9 +193,9 @@ class FlatColumnsReadTest {
             }
             root.setRowCount(ROWS);
             expected = values(root);
-            S3Parquet.write(root).timestampsAsInt96(true).tuning(smallGroups()).s3(TestLake.s3().client()).to(table);
+            S3Parquet.write(root).timestampsAsInt96(true).tuning(smallGroups()).s3(TestLake.memory().client()).to(table);
         }
-        try (ArrowReader r = S3Parquet.read(table).s3(TestLake.s3().client()).open()) {
+        try (ArrowReader r = S3Parquet.read(table).s3(TestLake.memory().client()).open()) {
             assertThat(r.getVectorSchemaRoot().getSchema().findField("t").getType()).isEqualTo(new ArrowType.Timestamp(TimeUnit.NANOSECOND, null));
             assertThat(ReadTest.readAll(r)).isEqualTo(expected);
         }
@@ -203,7 +203,7 @@ class FlatColumnsReadTest {
 
     @Test
     void duckdbDataPagesV2ReadAsItsV1Pages() throws Exception {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String query = "SELECT i AS id, CASE WHEN i % 7 = 0 THEN NULL ELSE 'v' || (i % 13) END AS s, CASE WHEN i % 5 = 0 THEN NULL "
                 + "ELSE (i * 7919) % 100003 END AS n, CAST(i AS DECIMAL(18, 3)) AS d, i / 3.0 AS x, "
                 + "TIMESTAMPTZ '2025-01-01 00:00:00+00' + to_microseconds(i * 1000003) AS ts FROM range(" + ROWS + ") r(i)";
@@ -214,15 +214,15 @@ class FlatColumnsReadTest {
                 st.execute("COPY (" + query + ") TO '" + file + "' (FORMAT PARQUET, PARQUET_VERSION " + version + ", ROW_GROUP_SIZE 5000, "
                         + "COMPRESSION ZSTD)");
             }
-            TestLake.s3().put(bucket, version + "/part-0.parquet", Files.readAllBytes(file));
+            TestLake.memory().put(bucket, version + "/part-0.parquet", Files.readAllBytes(file));
         }
         Map<String, List<String>> v1;
         Map<String, String> v1Types;
-        try (ArrowReader r = S3Parquet.read("s3://" + bucket + "/V1/").s3(TestLake.s3().client()).open()) {
+        try (ArrowReader r = S3Parquet.read("s3://" + bucket + "/V1/").s3(TestLake.memory().client()).open()) {
             v1Types = types(r.getVectorSchemaRoot().getSchema());
             v1 = ReadTest.readAll(r);
         }
-        try (ArrowReader r = S3Parquet.read("s3://" + bucket + "/V2/").s3(TestLake.s3().client()).open()) {
+        try (ArrowReader r = S3Parquet.read("s3://" + bucket + "/V2/").s3(TestLake.memory().client()).open()) {
             assertThat(types(r.getVectorSchemaRoot().getSchema())).isEqualTo(v1Types);
             assertThat(ReadTest.readAll(r)).isEqualTo(v1);
         }

@@ -8,12 +8,12 @@ import org.junit.jupiter.api.Test;
 
 /** An append with an idempotency key adds its rows once however often it is rerun. */
 class IdempotencyKeyTest {
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/t/";
 
     private WriteResult append(List<Orders.Order> rows, String key, long maxRows) {
         return S3Parquet.write(rows).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey(key).maxRowsPerFile(maxRows)
-                .s3(TestLake.s3().client()).to(table);
+                .s3(TestLake.memory().client()).to(table);
     }
 
     private List<List<Object>> perDay() {

@@ -29,7 +29,7 @@ class Int96TimestampsTest {
     record Nested(long id, List<Instant> history, Inner meta) {
     }
 
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/t/";
 
     /** Edge values and how DuckDB prints them back. */
@@ -52,7 +52,7 @@ class Int96TimestampsTest {
             rows.add(new Flat(i, t, LocalDateTime.ofInstant(t, java.time.ZoneOffset.UTC)));
         }
         rows.add(new Flat(99, null, null));
-        S3Parquet.write(rows).timestampsAsInt96(true).s3(TestLake.s3().client()).to(table);
+        S3Parquet.write(rows).timestampsAsInt96(true).s3(TestLake.memory().client()).to(table);
 
         byte[] file = onlyFile();
         assertThat(TestLake.queryFile(file, "SELECT name, type, logical_type FROM parquet_schema($file) WHERE name IN ('ts', 'local') ORDER BY name"))
@@ -70,7 +70,7 @@ class Int96TimestampsTest {
     void nestedTimestampsAreInt96Too() {
         List<Instant> all = VALUES.stream().map(Instant::parse).toList();
         S3Parquet.write(List.of(new Nested(1, all, new Inner(all.get(0))), new Nested(2, List.of(), new Inner(all.get(6)))))
-                .timestampsAsInt96(true).s3(TestLake.s3().client()).to(table);
+                .timestampsAsInt96(true).s3(TestLake.memory().client()).to(table);
 
         byte[] file = onlyFile();
         assertThat(TestLake.queryFile(file, "SELECT name, type FROM parquet_schema($file) WHERE name IN ('element', 'at') ORDER BY name"))
@@ -93,7 +93,7 @@ class Int96TimestampsTest {
             }
             root.setRowCount(nanos.length);
             // Without preserveNanoseconds: INT96 holds nanoseconds, so the digits below the microsecond are not refused.
-            S3Parquet.write(root).timestampsAsInt96(true).s3(TestLake.s3().client()).to(table);
+            S3Parquet.write(root).timestampsAsInt96(true).s3(TestLake.memory().client()).to(table);
         }
         // DuckDB reads INT96 to the microsecond (it truncates the nanoseconds), so it checks the day and the microseconds;
         // the nanoseconds themselves are checked byte by byte in encoding.Int96Test.

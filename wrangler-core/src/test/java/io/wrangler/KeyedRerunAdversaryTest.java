@@ -3,12 +3,9 @@ package io.wrangler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.wrangler.testkit.FaultyS3;
 import io.wrangler.testkit.S3Fault;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * An adversary's review of keyed runs through compaction (issue 23, item 1) and of the reading API (issue 24, item 7):
@@ -21,15 +18,15 @@ class KeyedRerunAdversaryTest {
     record Row(long id, long v, String tag, String dt) {
     }
 
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/t/";
 
     private void keyed(String key, List<Row> rows) {
-        S3Parquet.write(rows).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey(key).s3(TestLake.s3().client()).to(table);
+        S3Parquet.write(rows).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey(key).s3(TestLake.memory().client()).to(table);
     }
 
     private void unkeyed(List<Row> rows) {
-        S3Parquet.write(rows).partitionBy("dt").mode(WriteMode.APPEND).s3(TestLake.s3().client()).to(table);
+        S3Parquet.write(rows).partitionBy("dt").mode(WriteMode.APPEND).s3(TestLake.memory().client()).to(table);
     }
 
     private List<List<Object>> rows() {
@@ -40,9 +37,9 @@ class KeyedRerunAdversaryTest {
     void aTieWithoutRerunGoesToTheLaterCommit() {
         keyed("k1", List.of(new Row(1, 5, "k1", "d")));
         keyed("k2", List.of(new Row(2, 5, "k2-old", "d")));
-        S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        S3Parquet.compact(table).s3(TestLake.memory().client()).run();
         unkeyed(List.of(new Row(2, 5, "newer", "d")));
-        S3Parquet.compact(table).s3(TestLake.s3().client()).dedupBy(List.of("id"), "v").run();
+        S3Parquet.compact(table).s3(TestLake.memory().client()).dedupBy(List.of("id"), "v").run();
         assertThat(rows()).containsExactly(List.of(1L, 5L, "k1", "d"), List.of(2L, 5L, "newer", "d"));
     }
 
@@ -54,10 +51,10 @@ class KeyedRerunAdversaryTest {
     void aRowARerunMovedStillLosesATieToARowCommittedAfterIt() {
         keyed("k1", List.of(new Row(1, 5, "k1", "d")));
         keyed("k2", List.of(new Row(2, 5, "k2-old", "d")));
-        S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        S3Parquet.compact(table).s3(TestLake.memory().client()).run();
         unkeyed(List.of(new Row(2, 5, "newer", "d")));
         keyed("k1", List.of(new Row(1, 5, "k1b", "d")));
-        S3Parquet.compact(table).s3(TestLake.s3().client()).dedupBy(List.of("id"), "v").run();
+        S3Parquet.compact(table).s3(TestLake.memory().client()).dedupBy(List.of("id"), "v").run();
         assertThat(rows()).containsExactly(List.of(1L, 5L, "k1b", "d"), List.of(2L, 5L, "newer", "d"));
     }
 
@@ -66,9 +63,9 @@ class KeyedRerunAdversaryTest {
     void aRerunsOwnRowWinsATieAgainstARowItsRewriteMoved() {
         keyed("k1", List.of(new Row(1, 5, "k1", "d")));
         keyed("k2", List.of(new Row(2, 5, "k2", "d")));
-        S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        S3Parquet.compact(table).s3(TestLake.memory().client()).run();
         keyed("k1", List.of(new Row(2, 5, "k1-rerun", "d")));
-        S3Parquet.compact(table).s3(TestLake.s3().client()).dedupBy(List.of("id"), "v").run();
+        S3Parquet.compact(table).s3(TestLake.memory().client()).dedupBy(List.of("id"), "v").run();
         assertThat(rows()).containsExactly(List.of(2L, 5L, "k1-rerun", "d"));
     }
 
@@ -76,12 +73,12 @@ class KeyedRerunAdversaryTest {
     void bucketedKeyedCompactionThenRerun() {
         List<Row> a = List.of(new Row(1, 1, "a", "d"), new Row(2, 1, "a", "d"), new Row(3, 1, "a", "d"), new Row(4, 1, "a", "d"));
         List<Row> b = List.of(new Row(5, 1, "b", "d"), new Row(6, 1, "b", "d"), new Row(7, 1, "b", "d"), new Row(8, 1, "b", "d"));
-        S3Parquet.write(a).partitionBy("dt").bucketBy(List.of("id"), 4).mode(WriteMode.APPEND).idempotencyKey("ka").s3(TestLake.s3().client()).to(table);
-        S3Parquet.write(b).partitionBy("dt").bucketBy(List.of("id"), 4).mode(WriteMode.APPEND).idempotencyKey("kb").s3(TestLake.s3().client()).to(table);
-        S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        S3Parquet.write(a).partitionBy("dt").bucketBy(List.of("id"), 4).mode(WriteMode.APPEND).idempotencyKey("ka").s3(TestLake.memory().client()).to(table);
+        S3Parquet.write(b).partitionBy("dt").bucketBy(List.of("id"), 4).mode(WriteMode.APPEND).idempotencyKey("kb").s3(TestLake.memory().client()).to(table);
+        S3Parquet.compact(table).s3(TestLake.memory().client()).run();
         assertThat(TestLake.keys(bucket, "t/dt=d/")).hasSize(4).allMatch(k -> k.contains("_k_bucket-"));
         S3Parquet.write(List.of(new Row(1, 2, "a2", "d"))).partitionBy("dt").bucketBy(List.of("id"), 4).mode(WriteMode.APPEND)
-                .idempotencyKey("ka").s3(TestLake.s3().client()).to(table);
+                .idempotencyKey("ka").s3(TestLake.memory().client()).to(table);
         List<String> after = TestLake.keys(bucket, "t/dt=d/");
         assertThat(after).allMatch(k -> k.contains("_bucket-"));
         assertThat(rows()).containsExactly(List.of(1L, 2L, "a2", "d"), List.of(5L, 1L, "b", "d"), List.of(6L, 1L, "b", "d"),
@@ -89,10 +86,10 @@ class KeyedRerunAdversaryTest {
         // every row lies in the bucket file a fresh write of the same rows puts it in
         String fresh = "s3://" + bucket + "/fresh/";
         S3Parquet.write(List.of(new Row(1, 2, "a2", "d"), new Row(5, 1, "b", "d"), new Row(6, 1, "b", "d"), new Row(7, 1, "b", "d"),
-                new Row(8, 1, "b", "d"))).partitionBy("dt").bucketBy(List.of("id"), 4).s3(TestLake.s3().client()).to(fresh);
+                new Row(8, 1, "b", "d"))).partitionBy("dt").bucketBy(List.of("id"), 4).s3(TestLake.memory().client()).to(fresh);
         String q = "SELECT id, regexp_extract(filename, '_bucket-(\\d+)', 1) FROM t ORDER BY ALL";
-        List<List<Object>> freshBuckets = io.wrangler.testkit.DuckReader.query(TestLake.s3(), bucket, "fresh/", q, "filename=true");
-        List<List<Object>> ourBuckets = io.wrangler.testkit.DuckReader.query(TestLake.s3(), bucket, "t/", q, "filename=true");
+        List<List<Object>> freshBuckets = io.wrangler.testkit.DuckReader.query(TestLake.memory(), bucket, "fresh/", q, "filename=true");
+        List<List<Object>> ourBuckets = io.wrangler.testkit.DuckReader.query(TestLake.memory(), bucket, "t/", q, "filename=true");
         assertThat(ourBuckets).isEqualTo(freshBuckets);
     }
 
@@ -100,16 +97,18 @@ class KeyedRerunAdversaryTest {
     void aFailingFooterGetDuringARerunIsRetryableAndChangesNothing() {
         keyed("k1", List.of(new Row(1, 5, "k1", "d")));
         keyed("k2", List.of(new Row(2, 5, "k2", "d")));
-        S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        S3Parquet.compact(table).s3(TestLake.memory().client()).run();
         List<List<Object>> before = rows();
-        try (FaultyS3 proxy = FaultyS3.start(TestLake.s3()); S3Client client = proxy.client(1, Duration.ofMillis(500))) {
-            proxy.failWhereKeyContains("GetObject", "_k.", S3Fault.INTERNAL_ERROR);
+        try {
+            TestLake.memory().failWhereKeyContains("GetObject", "_k.", S3Fault.INTERNAL_ERROR);
             assertThatThrownBy(() -> S3Parquet.write(List.of(new Row(1, 6, "k1b", "d"))).partitionBy("dt")
-                    .mode(WriteMode.APPEND).idempotencyKey("k1").s3(client).to(table))
+                    .mode(WriteMode.APPEND).idempotencyKey("k1").s3(TestLake.memory().client()).to(table))
                     .isInstanceOf(StorageException.class)
                     .hasMessageStartingWith("Cannot rewrite the files that hold rows of this key for " + table + " (step: stage): S3 answered "
                             + "InternalError (HTTP 500)")
                     .hasMessageEndingWith("Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
+        } finally {
+            TestLake.memory().clearKeyFaults();
         }
         assertThat(rows()).isEqualTo(before);
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
@@ -119,7 +118,7 @@ class KeyedRerunAdversaryTest {
     void dedupOfKeyedFilesKeepsEachKeptRowsKey() {
         keyed("k1", List.of(new Row(1, 1, "k1", "d"), new Row(2, 9, "k1", "d"), new Row(3, 1, "k1", "d")));
         keyed("k2", List.of(new Row(1, 9, "k2", "d"), new Row(2, 1, "k2", "d"), new Row(4, 1, "k2", "d")));
-        CompactionResult r = S3Parquet.compact(table).s3(TestLake.s3().client()).dedupBy(List.of("id"), "v").run();
+        CompactionResult r = S3Parquet.compact(table).s3(TestLake.memory().client()).dedupBy(List.of("id"), "v").run();
         assertThat(r.duplicatesDropped()).isEqualTo(2);
         assertThat(rows()).containsExactly(List.of(1L, 9L, "k2", "d"), List.of(2L, 9L, "k1", "d"), List.of(3L, 1L, "k1", "d"),
                 List.of(4L, 1L, "k2", "d"));
@@ -133,15 +132,15 @@ class KeyedRerunAdversaryTest {
     void aReaderAtEveryStepOfARerunThatRewritesMarkedFilesSeesBeforeOrAfter() {
         keyed("k1", List.of(new Row(1, 1, "k1", "d"), new Row(1, 1, "k1", "e")));
         keyed("k2", List.of(new Row(2, 1, "k2", "d"), new Row(2, 1, "k2", "e")));
-        S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        S3Parquet.compact(table).s3(TestLake.memory().client()).run();
         List<List<Object>> before = rows();
         List<List<Object>> after = List.of(List.of(2L, 1L, "k2", "d"), List.of(2L, 1L, "k2", "e"), List.of(3L, 3L, "k1b", "d"),
                 List.of(3L, 3L, "k1b", "e"), List.of(4L, 3L, "k1b", "d"), List.of(4L, 3L, "k1b", "e"));
         List<String> seen = new java.util.ArrayList<>();
         S3Parquet.write(List.of(new Row(3, 3, "k1b", "d"), new Row(4, 3, "k1b", "d"), new Row(3, 3, "k1b", "e"), new Row(4, 3, "k1b", "e")))
-                .partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey("k1").s3(TestLake.s3().client()).stepHook((step, n) -> {
-                    List<Record> list = new java.util.ArrayList<>(S3Parquet.read(table).s3(TestLake.s3().client()).toList(Row.class));
-                    long count = S3Parquet.read(table).s3(TestLake.s3().client()).count();
+                .partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey("k1").s3(TestLake.memory().client()).stepHook((step, n) -> {
+                    List<Record> list = new java.util.ArrayList<>(S3Parquet.read(table).s3(TestLake.memory().client()).toList(Row.class));
+                    long count = S3Parquet.read(table).s3(TestLake.memory().client()).count();
                     List<List<Object>> got = list.stream().map(x -> (Row) x).map(x -> List.<Object>of(x.id(), x.v(), x.tag(), x.dt()))
                             .sorted(java.util.Comparator.comparing(Object::toString)).toList();
                     List<List<Object>> b = before.stream().sorted(java.util.Comparator.comparing(Object::toString)).toList();
@@ -162,7 +161,7 @@ class KeyedRerunAdversaryTest {
         try (org.apache.arrow.memory.RootAllocator a = new org.apache.arrow.memory.RootAllocator()) {
             for (int rows : new int[] {1, 2, 5, Integer.MAX_VALUE}) {
                 for (int stop = 0; stop < 3; stop++) {
-                    try (org.apache.arrow.vector.ipc.ArrowReader r = S3Parquet.read(table).s3(TestLake.s3().client()).allocator(a).batchRows(rows).open()) {
+                    try (org.apache.arrow.vector.ipc.ArrowReader r = S3Parquet.read(table).s3(TestLake.memory().client()).allocator(a).batchRows(rows).open()) {
                         for (int k = 0; k < stop && r.loadNextBatch(); k++) {
                             assertThat(r.getVectorSchemaRoot().getRowCount()).isLessThanOrEqualTo(rows);
                         }
@@ -170,13 +169,13 @@ class KeyedRerunAdversaryTest {
                     assertThat(a.getAllocatedMemory()).as("rows %d stop %d", rows, stop).isZero();
                 }
                 long total = 0;
-                try (org.apache.arrow.vector.ipc.ArrowReader r = S3Parquet.read(table).s3(TestLake.s3().client()).allocator(a).batchRows(rows).open()) {
+                try (org.apache.arrow.vector.ipc.ArrowReader r = S3Parquet.read(table).s3(TestLake.memory().client()).allocator(a).batchRows(rows).open()) {
                     while (r.loadNextBatch()) {
                         total += r.getVectorSchemaRoot().getRowCount();
                     }
                 }
                 assertThat(total).isEqualTo(12);
-                assertThat(S3Parquet.read(table).s3(TestLake.s3().client()).allocator(a).batchRows(rows).toList(Row.class)).hasSize(12);
+                assertThat(S3Parquet.read(table).s3(TestLake.memory().client()).allocator(a).batchRows(rows).toList(Row.class)).hasSize(12);
                 assertThat(a.getAllocatedMemory()).isZero();
             }
         }
@@ -196,18 +195,18 @@ class KeyedRerunAdversaryTest {
         keyed("k1", k1);
         keyed("k2", k2);
         S3Parquet.write(List.of(new RowX(50_000, 1, "k3", "x3", "d"))).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey("k3")
-                .s3(TestLake.s3().client()).to(table);
-        S3Parquet.compact(table).s3(TestLake.s3().client()).targetFileSize(16 * 1024).run();
+                .s3(TestLake.memory().client()).to(table);
+        S3Parquet.compact(table).s3(TestLake.memory().client()).targetFileSize(16 * 1024).run();
         keyed("k1", List.of(new Row(1, 1, "k1b", "d")));
         assertThat(TestLake.query(bucket, "t/", "SELECT count(*), count(DISTINCT id), min(id), max(id) FROM t WHERE tag LIKE 'k2-%'"))
                 .containsExactly(List.of(3000L, 3000L, 10_000L, 12_999L));
         assertThat(TestLake.query(bucket, "t/", "SELECT id, v, tag, extra FROM t WHERE tag NOT LIKE 'k2-%' ORDER BY ALL"))
                 .containsExactly(java.util.Arrays.asList(1L, 1L, "k1b", null), List.of(50_000L, 1L, "k3", "x3"));
         S3Parquet.write(List.of(new RowX(60_000, 2, "k3b", "y", "d"))).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey("k3")
-                .s3(TestLake.s3().client()).to(table);
+                .s3(TestLake.memory().client()).to(table);
         assertThat(TestLake.query(bucket, "t/", "SELECT id, v, tag, extra FROM t WHERE tag NOT LIKE 'k2-%' ORDER BY ALL"))
                 .containsExactly(java.util.Arrays.asList(1L, 1L, "k1b", null), List.of(60_000L, 2L, "k3b", "y"));
-        assertThat(S3Parquet.read(table).s3(TestLake.s3().client()).count()).isEqualTo(3002);
+        assertThat(S3Parquet.read(table).s3(TestLake.memory().client()).count()).isEqualTo(3002);
     }
 
     @org.junit.jupiter.params.ParameterizedTest
@@ -218,22 +217,22 @@ class KeyedRerunAdversaryTest {
         int crashN = Integer.parseInt(at.split(":")[1]);
         keyed("k1", List.of(new Row(1, 1, "k1", "d"), new Row(1, 1, "k1", "e")));
         keyed("k2", List.of(new Row(2, 1, "k2", "d"), new Row(2, 1, "k2", "e")));
-        S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        S3Parquet.compact(table).s3(TestLake.memory().client()).run();
         List<List<Object>> before = rows();
         List<List<Object>> after = List.of(List.of(2L, 1L, "k2", "d"), List.of(2L, 1L, "k2", "e"), List.of(3L, 3L, "k1b", "d"),
                 List.of(3L, 3L, "k1b", "e"));
         assertThatThrownBy(() -> S3Parquet.write(List.of(new Row(3, 3, "k1b", "d"), new Row(3, 3, "k1b", "e")))
-                .partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey("k1").s3(TestLake.s3().client()).stepHook((step, n) -> {
+                .partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey("k1").s3(TestLake.memory().client()).stepHook((step, n) -> {
                     if (step == crashStep && n == crashN) {
                         throw new CrashRecoveryTest.SimulatedCrash(step, n);
                     }
                 }).to(table)).isInstanceOf(CrashRecoveryTest.SimulatedCrash.class);
-        List<List<Object>> got = S3Parquet.read(table).s3(TestLake.s3().client()).toList(Row.class).stream()
+        List<List<Object>> got = S3Parquet.read(table).s3(TestLake.memory().client()).toList(Row.class).stream()
                 .map(x -> List.<Object>of(x.id(), x.v(), x.tag(), x.dt())).sorted(java.util.Comparator.comparing(Object::toString)).toList();
         List<List<Object>> b = before.stream().sorted(java.util.Comparator.comparing(Object::toString)).toList();
         List<List<Object>> a = after.stream().sorted(java.util.Comparator.comparing(Object::toString)).toList();
         assertThat(got).isIn(b, a);
-        Tunings.recover(table, TestLake.s3().client());
+        Tunings.recover(table, TestLake.memory().client());
         List<List<Object>> recovered = rows();
         assertThat(recovered).isIn(before, after);
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
@@ -247,11 +246,11 @@ class KeyedRerunAdversaryTest {
 
     @Test
     void countAndToListAgreeOnTheDefaultPartition() {
-        S3Parquet.write(List.of(new Opt(1, null), new Opt(2, ""), new Opt(3, "x"))).partitionBy("ps").s3(TestLake.s3().client()).to(table);
+        S3Parquet.write(List.of(new Opt(1, null), new Opt(2, ""), new Opt(3, "x"))).partitionBy("ps").s3(TestLake.memory().client()).to(table);
         for (PartitionFilter f : List.of(PartitionFilter.in("ps", null, ""), PartitionFilter.in("ps", ""), PartitionFilter.in("ps", (String) null),
                 PartitionFilter.in("ps", "x", null))) {
-            List<Opt> list = S3Parquet.read(table).s3(TestLake.s3().client()).filter(f).toList(Opt.class);
-            long count = S3Parquet.read(table).s3(TestLake.s3().client()).filter(f).count();
+            List<Opt> list = S3Parquet.read(table).s3(TestLake.memory().client()).filter(f).toList(Opt.class);
+            long count = S3Parquet.read(table).s3(TestLake.memory().client()).filter(f).count();
             assertThat(count).isEqualTo(list.size());
         }
     }

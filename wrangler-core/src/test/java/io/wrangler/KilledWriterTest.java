@@ -70,8 +70,10 @@ class KilledWriterTest {
         String runtime = Files.readString(Path.of("target/runtime-classpath.txt"), StandardCharsets.UTF_8).trim();
         String classPath = String.join(File.pathSeparator, Path.of("target/classes").toAbsolutePath().toString(),
                 Path.of("target/test-classes").toAbsolutePath().toString(), runtime);
+        // A short-lived writer: the JIT's first tier and the serial collector start it with the least CPU.
         Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", classPath, CrashWriterMain.class.getName(),
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", classPath,
+                CrashWriterMain.class.getName(),
                 TestLake.s3().endpoint().toString(), table, mode.name(), step.name(), String.valueOf(count), method.name())
                 .redirectErrorStream(true).start();
         String reached = null;

@@ -22,7 +22,7 @@ class ManyPartitionColumnsTest {
 
     @Test
     void everyRowLandsInItsOwnPartitionWithFivePartitionColumns() throws Exception {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         List<Reading> rows = new ArrayList<>();
         for (long id = 0; id < 2_000; id++) {
             rows.add(reading(id));
@@ -30,7 +30,7 @@ class ManyPartitionColumnsTest {
         String[][] layouts = {{"year", "month", "day", "hour", "site"}};
         for (int l = 0; l < layouts.length; l++) {
             String table = "readings" + layouts[l].length + "/";
-            WriteResult r = S3Parquet.write(rows).partitionBy(layouts[l]).s3(TestLake.s3().client()).to("s3://" + bucket + "/" + table);
+            WriteResult r = S3Parquet.write(rows).partitionBy(layouts[l]).s3(TestLake.memory().client()).to("s3://" + bucket + "/" + table);
             // lcm(2, 3, 5, 4, 6) = 60 combinations
             assertThat(r.partitions()).hasSize(60);
             // DuckDB reads the partition values from the folder names: each must be the one the row's id gives.

@@ -24,12 +24,12 @@ class ParallelReadTest {
         if (table != null) {
             return table;
         }
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/types/";
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(EveryType.schema(), a)) {
             EveryType.fill(root);
             for (int run = 0; run < 9; run++) {
-                S3Parquet.write(root).partitionBy("k").mode(WriteMode.APPEND).s3(TestLake.s3().client()).to(uri);
+                S3Parquet.write(root).partitionBy("k").mode(WriteMode.APPEND).s3(TestLake.memory().client()).to(uri);
             }
         }
         table = uri;
@@ -37,12 +37,12 @@ class ParallelReadTest {
     }
 
     private static ArrowReader open(String uri, BufferAllocator a, int threads, int batchRows) {
-        return ((FullBatches) S3Parquet.read(uri).s3(TestLake.s3().client()).allocator(a).batchRows(batchRows).open()).threads(threads);
+        return ((FullBatches) S3Parquet.read(uri).s3(TestLake.memory().client()).allocator(a).batchRows(batchRows).open()).threads(threads);
     }
 
     /** The file reader under {@link #open}: its batches never span two files. */
     private static TableReader files(String uri, BufferAllocator a, int threads, int batchRows) {
-        return ((FullBatches) S3Parquet.read(uri).s3(TestLake.s3().client()).allocator(a).batchRows(batchRows).open()).source().threads(threads);
+        return ((FullBatches) S3Parquet.read(uri).s3(TestLake.memory().client()).allocator(a).batchRows(batchRows).open()).source().threads(threads);
     }
 
     @Test

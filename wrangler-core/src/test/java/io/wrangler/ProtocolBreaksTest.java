@@ -19,10 +19,10 @@ import org.junit.jupiter.api.Test;
 class ProtocolBreaksTest {
     private static final LocalDate D15 = LocalDate.of(2024, 1, 15);
     private static final LocalDate D16 = LocalDate.of(2024, 1, 16);
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
 
     private static WriteBuilder write(List<Order> rows, WriteMode mode, String... partitionBy) {
-        return S3Parquet.write(rows).partitionBy(partitionBy).mode(mode).s3(TestLake.s3().client());
+        return S3Parquet.write(rows).partitionBy(partitionBy).mode(mode).s3(TestLake.memory().client());
     }
 
     private List<List<Object>> contents(String prefix) {
@@ -82,7 +82,7 @@ class ProtocolBreaksTest {
         CompletableFuture<WriteResult> stalled = Stalls.stalledAt(write(Orders.orders("b", List.of(D15), List.of("RU"), 2), WriteMode.APPEND,
                 "dt", "country"), table, Step.STAGING_REMOVED, 1, reached, release);
         assertThat(reached.await(60, TimeUnit.SECONDS)).isTrue();
-        RecoveryResult r = Tunings.recover(table, TestLake.s3().client());
+        RecoveryResult r = Tunings.recover(table, TestLake.memory().client());
         assertThat(r.rolledBack()).hasSize(1);
         release.countDown();
         Throwable failure = Stalls.failureOf(stalled);
@@ -116,7 +116,7 @@ class ProtocolBreaksTest {
         }
         java.util.Map<String, byte[]> pending = TestLake.snapshot(bucket, "t/_tmp/");
         pending.keySet().removeIf(k -> k.endsWith("_lease.json"));
-        Tunings.recover(table, TestLake.s3().client());
+        Tunings.recover(table, TestLake.memory().client());
         write(Orders.orders("c", List.of(D15), List.of("RU"), 1), WriteMode.OVERWRITE_PARTITIONS, "dt", "country")
                 .tuning(Tunings.pastLeases()).to(table);
         assertThat(contents("t/")).containsExactly(List.of("2024-01-15", "RU", "c-2024-01-15-RU-0"));
@@ -131,13 +131,13 @@ class ProtocolBreaksTest {
                 m.remove("keyId");
                 content = json.writeValueAsBytes(m);
             }
-            TestLake.s3().put(bucket, e.getKey(), content);
+            TestLake.memory().put(bucket, e.getKey(), content);
         }
         // Under 0.1 the newer overwrite ran after the pending manifest was written: its files are younger (S3 dates
         // objects in whole seconds, so wait for the next one and write them again).
         Thread.sleep(1100);
         for (java.util.Map.Entry<String, byte[]> e : TestLake.snapshot(bucket, "t/dt=2024-01-15/").entrySet()) {
-            TestLake.s3().put(bucket, e.getKey(), e.getValue());
+            TestLake.memory().put(bucket, e.getKey(), e.getValue());
         }
 
         // The first unrelated write after the upgrade.
@@ -169,7 +169,7 @@ class ProtocolBreaksTest {
         write(Orders.orders("child", List.of(D15), List.of("DE"), 2), WriteMode.APPEND, "dt", "country").to(child);
         List<String> childFiles = TestLake.keys(bucket, "lake/orders/");
 
-        Tunings.recover(parent, TestLake.s3().client());
+        Tunings.recover(parent, TestLake.memory().client());
 
         assertThat(TestLake.keys(bucket, "lake/orders/")).as("the nested table's files after the parent's recovery")
                 .containsExactlyElementsOf(childFiles);

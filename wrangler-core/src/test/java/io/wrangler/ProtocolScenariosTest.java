@@ -21,11 +21,11 @@ import org.junit.jupiter.api.Test;
 class ProtocolScenariosTest {
     private static final LocalDate D15 = LocalDate.of(2024, 1, 15);
     private static final LocalDate D16 = LocalDate.of(2024, 1, 16);
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/t/";
 
     private static WriteBuilder write(List<Order> rows, WriteMode mode) {
-        return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).s3(TestLake.s3().client());
+        return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).s3(TestLake.memory().client());
     }
 
     private List<List<Object>> contents(String prefix) {
@@ -54,7 +54,7 @@ class ProtocolScenariosTest {
         for (Step crash : List.of(Step.STAGED_FILE, Step.MANIFEST_WRITTEN, Step.COPIED_FILE, Step.BEFORE_CATALOG)) {
             assertThatThrownBy(() -> write(rows, WriteMode.APPEND).idempotencyKey("load-1").tuning(Tunings.pastLeases())
                     .stepHook(crashAt(crash)).to(table)).isInstanceOf(CrashRecoveryTest.SimulatedCrash.class);
-            Tunings.recover(table, TestLake.s3().client());
+            Tunings.recover(table, TestLake.memory().client());
             assertThat(contents("t/")).as("after a crash at " + crash + " and recovery").isEqualTo(once);
         }
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
@@ -68,11 +68,11 @@ class ProtocolScenariosTest {
                 .isInstanceOf(CrashRecoveryTest.SimulatedCrash.class);
         // The operator copies the table with its _tmp/ (aws s3 sync orders/ orders_backup/).
         for (Map.Entry<String, byte[]> e : TestLake.snapshot(bucket, "t/").entrySet()) {
-            TestLake.s3().put(bucket, "t_backup/" + e.getKey().substring(2), e.getValue());
+            TestLake.memory().put(bucket, "t_backup/" + e.getKey().substring(2), e.getValue());
         }
         Map<String, byte[]> everything = TestLake.snapshot(bucket, "");
 
-        assertThatThrownBy(() -> Tunings.recover("s3://" + bucket + "/t_backup/", TestLake.s3().client()))
+        assertThatThrownBy(() -> Tunings.recover("s3://" + bucket + "/t_backup/", TestLake.memory().client()))
                 .isInstanceOf(CommitStateUnknownException.class)
                 .hasMessageContaining("does not belong to this table: it records the table " + table)
                 .hasMessageContaining("Nothing was touched.");
@@ -84,7 +84,7 @@ class ProtocolScenariosTest {
         assertThat(after.keySet()).isEqualTo(everything.keySet());
 
         // The original still recovers (rolls its committed overwrite forward).
-        assertThat(Tunings.recover(table, TestLake.s3().client()).rolledForward()).hasSize(1);
+        assertThat(Tunings.recover(table, TestLake.memory().client()).rolledForward()).hasSize(1);
     }
 
     @Test
@@ -107,7 +107,7 @@ class ProtocolScenariosTest {
                 .hasMessageContaining("The write is committed: the holder that took the table over finishes it");
         assertThat(contents("t/")).containsExactly(List.of("2024-01-15", "RU", "b-2024-01-15-RU-0"), List.of("2024-01-15", "RU",
                 "b-2024-01-15-RU-1"), List.of("2024-01-15", "RU", "b-2024-01-15-RU-2"), List.of("2024-01-16", "RU", "c-2024-01-16-RU-0"));
-        assertThat(Tunings.recover(table, TestLake.s3().client()).isEmpty()).isTrue();
+        assertThat(Tunings.recover(table, TestLake.memory().client()).isEmpty()).isTrue();
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
     }
 
@@ -141,12 +141,12 @@ class ProtocolScenariosTest {
         CompletableFuture<WriteResult> nested = Stalls.stalledAt(write(Orders.orders("n", List.of(D15), List.of("RU"), 2), WriteMode.APPEND)
                 .commitMethod(CommitMethod.DEFERRED_UPLOADS), child, Step.MANIFEST_WRITTEN, 1, reached, release);
         assertThat(reached.await(60, TimeUnit.SECONDS)).isTrue();
-        int open = TestLake.s3().openMultipartUploads(bucket, "lake/orders/").size();
+        int open = TestLake.memory().openMultipartUploads(bucket, "lake/orders/").size();
         assertThat(open).isPositive();
 
         write(Orders.orders("p", List.of(D16), List.of("DE"), 1), WriteMode.APPEND).commitMethod(CommitMethod.DEFERRED_UPLOADS)
                 .tuning(Tunings.pastLeases()).to(parent);
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "lake/orders/")).hasSize(open);
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "lake/orders/")).hasSize(open);
         assertThatThrownBy(() -> write(Orders.orders("q", List.of(D16), List.of("DE"), 1), WriteMode.OVERWRITE)
                 .tuning(Tunings.pastLeases()).to(parent)).isInstanceOf(InvalidWriteException.class)
                 .hasMessageContaining("tables must not nest");

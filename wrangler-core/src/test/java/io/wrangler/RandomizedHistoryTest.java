@@ -54,7 +54,7 @@ class RandomizedHistoryTest {
 
     static Tally run(long seed, int ops) {
         Random random = new Random(seed);
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String table = "s3://" + bucket + "/t/";
         Map<String, Set<String>> model = new TreeMap<>();
         int crashes = 0;
@@ -106,7 +106,7 @@ class RandomizedHistoryTest {
                     }
                     if (next == 1) {
                         recoveries++;
-                        assertResolved(Tunings.recover(table, TestLake.s3().client()), at, committed, seed, op);
+                        assertResolved(Tunings.recover(table, TestLake.memory().client()), at, committed, seed, op);
                     } else {
                         nextWrites++;
                         continue; // the next write recovers first; checked after it
@@ -120,9 +120,9 @@ class RandomizedHistoryTest {
             assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
             checks++;
         }
-        Tunings.recover(table, TestLake.s3().client());
+        Tunings.recover(table, TestLake.memory().client());
         assertThat(contents(bucket)).isEqualTo(model);
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
         return new Tally(ops, crashes, reruns, recoveries, nextWrites, checks + 1);
     }
 
@@ -155,7 +155,7 @@ class RandomizedHistoryTest {
                     if (step == crashAt && n == count) {
                         throw new Crash();
                     }
-                }).s3(TestLake.s3().client());
+                }).s3(TestLake.memory().client());
     }
 
     private static void apply(Map<String, Set<String>> model, WriteMode mode, List<Order> rows) {

@@ -61,11 +61,11 @@ class ReadRecordsTest {
 
     @Test
     void toListReadsBackTheRecordsThatWereWrittenEveryComponentTypeWithPartitionColumns() {
-        String uri = "s3://" + TestLake.bucket() + "/every/";
+        String uri = "s3://" + TestLake.memoryBucket() + "/every/";
         List<Every> rows = everyRows();
-        S3Parquet.write(rows).partitionBy("dt", "k").s3(TestLake.s3().client()).to(uri);
+        S3Parquet.write(rows).partitionBy("dt", "k").s3(TestLake.memory().client()).to(uri);
 
-        List<Every> back = new ArrayList<>(S3Parquet.read(uri).s3(TestLake.s3().client()).toList(Every.class));
+        List<Every> back = new ArrayList<>(S3Parquet.read(uri).s3(TestLake.memory().client()).toList(Every.class));
 
         back.sort(Comparator.comparingLong(Every::l));
         List<Every> expected = new ArrayList<>(rows);
@@ -84,17 +84,17 @@ class ReadRecordsTest {
 
     @Test
     void componentsTakeTheirColumnsIgnoringCaseAndOnlyTheirColumns() {
-        String uri = "s3://" + TestLake.bucket() + "/lower/";
+        String uri = "s3://" + TestLake.memoryBucket() + "/lower/";
         List<Order> orders = Orders.orders("t", List.of(LocalDate.of(2024, 1, 15), LocalDate.of(2024, 1, 16)), List.of("DE", "RU"), 2);
         S3Parquet.write(orders.stream().map(o -> new LowerOrder(o.orderId(), o.dt(), o.country(), o.amountCents(), o.price())).toList())
-                .partitionBy("dt", "country").s3(TestLake.s3().client()).to(uri);
+                .partitionBy("dt", "country").s3(TestLake.memory().client()).to(uri);
 
-        List<Order> back = S3Parquet.read(uri).s3(TestLake.s3().client()).toList(Order.class);
+        List<Order> back = S3Parquet.read(uri).s3(TestLake.memory().client()).toList(Order.class);
 
         assertThat(back).containsExactlyInAnyOrderElementsOf(orders);
         record Amount(long amountCents, String country) {
         }
-        assertThat(S3Parquet.read(uri).s3(TestLake.s3().client()).filter(PartitionFilter.in("country", "DE")).toList(Amount.class))
+        assertThat(S3Parquet.read(uri).s3(TestLake.memory().client()).filter(PartitionFilter.in("country", "DE")).toList(Amount.class))
                 .extracting(Amount::amountCents).containsExactlyInAnyOrder(100L, 200L, 500L, 600L);
     }
 
@@ -118,10 +118,10 @@ class ReadRecordsTest {
 
     @Test
     void aComponentWithoutItsColumnOrThatCannotHoldItIsRefusedBeforeAnyRowIsRead() {
-        String uri = "s3://" + TestLake.bucket() + "/refused/";
+        String uri = "s3://" + TestLake.memoryBucket() + "/refused/";
         S3Parquet.write(Orders.orders("r", List.of(LocalDate.of(2024, 1, 15)), List.of("DE"), 2)).partitionBy("dt")
-                .s3(TestLake.s3().client()).to(uri);
-        ReadBuilder read = S3Parquet.read(uri).s3(TestLake.s3().client());
+                .s3(TestLake.memory().client()).to(uri);
+        ReadBuilder read = S3Parquet.read(uri).s3(TestLake.memory().client());
 
         assertThatThrownBy(() -> read.toList(NoColumn.class)).isInstanceOf(ReadException.class).hasMessage("Cannot read " + uri
                 + " (step: validate): the component long discount of NoColumn has no column: the read's columns are [orderId, country, "
@@ -147,9 +147,9 @@ class ReadRecordsTest {
 
     @Test
     void aNullIntoAPrimitiveComponentFailsNamingItsRowAndColumn() {
-        String uri = "s3://" + TestLake.bucket() + "/nulls/";
-        S3Parquet.write(List.of(new MaybeNull("a", 1L), new MaybeNull("b", null))).s3(TestLake.s3().client()).to(uri);
-        ReadBuilder read = S3Parquet.read(uri).s3(TestLake.s3().client());
+        String uri = "s3://" + TestLake.memoryBucket() + "/nulls/";
+        S3Parquet.write(List.of(new MaybeNull("a", 1L), new MaybeNull("b", null))).s3(TestLake.memory().client()).to(uri);
+        ReadBuilder read = S3Parquet.read(uri).s3(TestLake.memory().client());
 
         assertThat(read.toList(MaybeNull.class)).containsExactly(new MaybeNull("a", 1L), new MaybeNull("b", null));
         assertThatThrownBy(() -> read.toList(NotNull.class)).isInstanceOf(ReadException.class).hasMessage("Cannot read " + uri
@@ -165,37 +165,37 @@ class ReadRecordsTest {
 
     @Test
     void anIntegerPartitionColumnFillsAnIntComponentWhenEveryFolderFitsAndFailsClearlyWhenOneDoesNot() {
-        String uri = "s3://" + TestLake.bucket() + "/wide/";
-        S3Parquet.write(List.of(new Wide("a", 7), new Wide("b", -2))).partitionBy("k").s3(TestLake.s3().client()).to(uri);
-        assertThat(S3Parquet.read(uri).s3(TestLake.s3().client()).toList(Small.class)).containsExactlyInAnyOrder(new Small("a", 7),
+        String uri = "s3://" + TestLake.memoryBucket() + "/wide/";
+        S3Parquet.write(List.of(new Wide("a", 7), new Wide("b", -2))).partitionBy("k").s3(TestLake.memory().client()).to(uri);
+        assertThat(S3Parquet.read(uri).s3(TestLake.memory().client()).toList(Small.class)).containsExactlyInAnyOrder(new Small("a", 7),
                 new Small("b", -2));
 
-        S3Parquet.write(List.of(new Wide("c", 3_000_000_000L))).partitionBy("k").mode(WriteMode.APPEND).s3(TestLake.s3().client()).to(uri);
+        S3Parquet.write(List.of(new Wide("c", 3_000_000_000L))).partitionBy("k").mode(WriteMode.APPEND).s3(TestLake.memory().client()).to(uri);
         String file = TestLake.keys(uri.substring(5, uri.indexOf('/', 5)), "wide/k=3000000000/").get(0);
-        assertThatThrownBy(() -> S3Parquet.read(uri).s3(TestLake.s3().client()).toList(Small.class)).isInstanceOf(ReadException.class)
+        assertThatThrownBy(() -> S3Parquet.read(uri).s3(TestLake.memory().client()).toList(Small.class)).isInstanceOf(ReadException.class)
                 .hasMessage("Cannot read " + uri + ": the folder of s3://" + uri.substring(5, uri.indexOf('/', 5)) + "/" + file
                         + " gives the partition column 'k' the value '3000000000', which is not a Int(32, true) (For input string: "
                         + "\"3000000000\"). Fix the folder name or the catalog's type.");
-        assertThat(S3Parquet.read(uri).s3(TestLake.s3().client()).toList(Wide.class)).hasSize(3);
+        assertThat(S3Parquet.read(uri).s3(TestLake.memory().client()).toList(Wide.class)).hasSize(3);
     }
 
     @Test
     void countIsDuckDbsCountWithAndWithoutFilters() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/counted/";
         List<LocalDate> days = List.of(LocalDate.of(2024, 1, 14), LocalDate.of(2024, 1, 15), LocalDate.of(2024, 1, 16));
         for (int run = 1; run <= 3; run++) { // several files per partition
             S3Parquet.write(Orders.orders("c" + run, days, List.of("DE", "RU", "US"), run)).partitionBy("dt", "country")
-                    .mode(WriteMode.APPEND).s3(TestLake.s3().client()).to(uri);
+                    .mode(WriteMode.APPEND).s3(TestLake.memory().client()).to(uri);
         }
-        ReadBuilder all = S3Parquet.read(uri).s3(TestLake.s3().client());
+        ReadBuilder all = S3Parquet.read(uri).s3(TestLake.memory().client());
 
         assertThat(all.count()).isEqualTo(54L).isEqualTo(TestLake.query(bucket, "counted/", "SELECT count(*) FROM t").get(0).get(0));
-        assertThat(S3Parquet.read(uri).s3(TestLake.s3().client()).filter(PartitionFilter.in("country", "DE")
+        assertThat(S3Parquet.read(uri).s3(TestLake.memory().client()).filter(PartitionFilter.in("country", "DE")
                         .and(PartitionFilter.where(p -> !"2024-01-14".equals(p.get("dt"))))).count())
                 .isEqualTo(12L).isEqualTo(TestLake.query(bucket, "counted/",
                         "SELECT count(*) FROM t WHERE country = 'DE' AND dt <> DATE '2024-01-14'").get(0).get(0));
-        assertThat(S3Parquet.read(uri).s3(TestLake.s3().client()).filter(PartitionFilter.in("country", "XX")).count()).isZero();
+        assertThat(S3Parquet.read(uri).s3(TestLake.memory().client()).filter(PartitionFilter.in("country", "XX")).count()).isZero();
     }
 
     /** The row counts of every batch. */
@@ -212,7 +212,7 @@ class ReadRecordsTest {
 
     @Test
     void batchesHoldExactlyBatchRowsAcrossManySmallFilesValuesInOrder() throws Exception {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/small/";
         int[] sizes = {7, 3, 11, 1, 5, 2, 9};
         int total = 0;
@@ -222,15 +222,15 @@ class ReadRecordsTest {
                 rows.add(new MaybeNull("f" + run + "-" + i, i % 4 == 3 ? null : (long) total + i));
             }
             total += sizes[run];
-            S3Parquet.write(rows).mode(WriteMode.APPEND).s3(TestLake.s3().client()).to(uri);
+            S3Parquet.write(rows).mode(WriteMode.APPEND).s3(TestLake.memory().client()).to(uri);
         }
         try (BufferAllocator a = new RootAllocator()) {
-            Map<String, List<String>> oneByOne = ReadTest.readAll(S3Parquet.read(uri).s3(TestLake.s3().client()).allocator(a).batchRows(1).open());
+            Map<String, List<String>> oneByOne = ReadTest.readAll(S3Parquet.read(uri).s3(TestLake.memory().client()).allocator(a).batchRows(1).open());
             assertThat(oneByOne.get("orderId")).hasSize(38);
             for (int n : new int[] {4, 5, 38, 100}) {
-                assertThat(batchSizes(S3Parquet.read(uri).s3(TestLake.s3().client()).allocator(a).batchRows(n).open())).as("batchRows %d", n)
+                assertThat(batchSizes(S3Parquet.read(uri).s3(TestLake.memory().client()).allocator(a).batchRows(n).open())).as("batchRows %d", n)
                         .isEqualTo(expectedSizes(38, n));
-                assertThat(ReadTest.readAll(S3Parquet.read(uri).s3(TestLake.s3().client()).allocator(a).batchRows(n).open()))
+                assertThat(ReadTest.readAll(S3Parquet.read(uri).s3(TestLake.memory().client()).allocator(a).batchRows(n).open()))
                         .as("batchRows %d", n).isEqualTo(oneByOne);
             }
             assertThat(a.getAllocatedMemory()).isZero();
@@ -247,19 +247,19 @@ class ReadRecordsTest {
 
     @Test
     void batchesOfEveryArrowTypeAreJoinedAcrossFilesWithTheirValues() throws Exception {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         String uri = "s3://" + bucket + "/every-type/";
         try (BufferAllocator a = new RootAllocator()) {
             for (int i = 0; i < 4; i++) { // 4 appends of 3 partitions of 1 row: 12 files
                 try (VectorSchemaRoot root = VectorSchemaRoot.create(EveryType.schema(), a)) {
                     EveryType.fill(root);
-                    S3Parquet.write(root).partitionBy("k").mode(WriteMode.APPEND).s3(TestLake.s3().client()).to(uri);
+                    S3Parquet.write(root).partitionBy("k").mode(WriteMode.APPEND).s3(TestLake.memory().client()).to(uri);
                 }
             }
-            Map<String, List<String>> oneByOne = ReadTest.readAll(S3Parquet.read(uri).s3(TestLake.s3().client()).allocator(a).batchRows(1).open());
+            Map<String, List<String>> oneByOne = ReadTest.readAll(S3Parquet.read(uri).s3(TestLake.memory().client()).allocator(a).batchRows(1).open());
             for (int n : new int[] {2, 5, 7}) {
-                assertThat(batchSizes(S3Parquet.read(uri).s3(TestLake.s3().client()).allocator(a).batchRows(n).open())).isEqualTo(expectedSizes(12, n));
-                Map<String, List<String>> joined = ReadTest.readAll(S3Parquet.read(uri).s3(TestLake.s3().client()).allocator(a).batchRows(n).open());
+                assertThat(batchSizes(S3Parquet.read(uri).s3(TestLake.memory().client()).allocator(a).batchRows(n).open())).isEqualTo(expectedSizes(12, n));
+                Map<String, List<String>> joined = ReadTest.readAll(S3Parquet.read(uri).s3(TestLake.memory().client()).allocator(a).batchRows(n).open());
                 assertThat(joined).as("batchRows %d", n).isEqualTo(oneByOne);
                 assertThat(EveryType.NESTED).allSatisfy(c -> assertThat(joined.get(c)).hasSize(12).contains("null"));
             }

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The whole write path, property-based: random schemas (every supported type, nested to depth 3, a dictionary column,
  * 0 to 5 partition columns of partitionable types), random values with the edge values of each type, random batch
- * splits and inputs (one VectorSchemaRoot, or an ArrowReader stream), written to LocalS3, read back by DuckDB and
+ * splits and inputs (one VectorSchemaRoot, or an ArrowReader stream), written to MemoryS3 (the protocol tier), read back by DuckDB and
  * compared value by value with what was written; and random Java records of every supported component type, with 0 to 4
  * partition columns.
  *
@@ -63,7 +63,7 @@ class RoundTripPropertyTest {
 
     @Test
     void randomTablesRoundTripExactly() throws Exception {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         for (int c = 0; c < CASES; c++) {
             long seed = SEED + c;
             System.out.println("RoundTripPropertyTest case " + c + " seed " + seed);
@@ -85,7 +85,7 @@ class RoundTripPropertyTest {
 
     @Test
     void randomRecordsRoundTripExactly() {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         int cases = Math.max(1, CASES / 4);
         long recordValues = 0;
         for (int c = 0; c < cases; c++) {
@@ -111,8 +111,8 @@ class RoundTripPropertyTest {
             }
             System.out.println("  " + n + " records" + (partitionBy.isEmpty() ? "" : ", partitionBy " + partitionBy));
             String prefix = "records-" + c + "/";
-            S3Parquet.write(recs).partitionBy(partitionBy.toArray(String[]::new)).s3(TestLake.s3().client()).to("s3://" + bucket + "/" + prefix);
-            List<List<Object>> read = DuckReader.query(TestLake.s3(), bucket, prefix, "SELECT rid, s, color, id, i, sh, b, d, f, flag, "
+            S3Parquet.write(recs).partitionBy(partitionBy.toArray(String[]::new)).s3(TestLake.memory().client()).to("s3://" + bucket + "/" + prefix);
+            List<List<Object>> read = DuckReader.query(TestLake.memory(), bucket, prefix, "SELECT rid, s, color, id, i, sh, b, d, f, flag, "
                     + "CAST(price AS VARCHAR), CAST(\"day\" AS VARCHAR), epoch_us(\"at\"), epoch_us(\"local\"), hex(bytes), "
                     + "list_transform(times, x -> epoch_us(x)), list_transform(map_entries(counts), e -> e.key || '=' || e.value), "
                     + "CASE WHEN \"inner\" IS NULL THEN NULL ELSE [\"inner\".name, CAST(\"inner\".amount AS VARCHAR), "
@@ -213,7 +213,7 @@ class RoundTripPropertyTest {
 
         int rows = rnd.nextInt(4) == 0 ? rnd.nextInt(3) + 1 : 1 + rnd.nextInt(200);
         if (partitions > 3) {
-            rows = Math.min(rows, 40); // nearly a partition a row: files, each costing LocalS3 requests
+            rows = Math.min(rows, 40); // nearly a partition a row: files, each costing S3 requests
         }
         List<List<Object>> data = new ArrayList<>();
         Map<String, List<Object>> partitionValues = new LinkedHashMap<>();
@@ -272,7 +272,7 @@ class RoundTripPropertyTest {
                     try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
                         fill(root, data, fields, dictColumn, dict);
                         S3Parquet.write(root, provider).partitionBy(partitionBy.toArray(String[]::new)).maxRowsPerFile(maxRowsPerFile)
-                                .preserveNanoseconds(keepNanos).s3(TestLake.s3().client()).to(table);
+                                .preserveNanoseconds(keepNanos).s3(TestLake.memory().client()).to(table);
                     }
                 } else {
                     ByteArrayOutputStream ipc = new ByteArrayOutputStream();
@@ -291,7 +291,7 @@ class RoundTripPropertyTest {
                     }
                     try (ArrowStreamReader reader = new ArrowStreamReader(new ByteArrayInputStream(ipc.toByteArray()), allocator)) {
                         S3Parquet.write(reader).partitionBy(partitionBy.toArray(String[]::new)).maxRowsPerFile(maxRowsPerFile)
-                                .preserveNanoseconds(keepNanos).s3(TestLake.s3().client()).to(table);
+                                .preserveNanoseconds(keepNanos).s3(TestLake.memory().client()).to(table);
                     }
                 }
             } finally {
@@ -313,7 +313,7 @@ class RoundTripPropertyTest {
             sql.append(i == 0 ? "" : ", ").append(partitionBy.contains(f.getName()) ? column : ArrowValues.plainSql(f, column, keepNanos));
         }
         sql.append(" FROM t ORDER BY rid");
-        List<List<Object>> read = DuckReader.query(TestLake.s3(), bucket, prefix, sql.toString(), "hive_types_autocast=false");
+        List<List<Object>> read = DuckReader.query(TestLake.memory(), bucket, prefix, sql.toString(), "hive_types_autocast=false");
         assertThat(read).hasSameSizeAs(data);
         for (int r = 0; r < data.size(); r++) {
             for (int c = 0; c < fields.size(); c++) {

@@ -57,11 +57,11 @@ class StalledWriterTest {
         return out.stream();
     }
 
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/t/";
 
     private static WriteBuilder write(List<Order> rows, WriteMode mode) {
-        return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).maxRowsPerFile(1).s3(TestLake.s3().client());
+        return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).maxRowsPerFile(1).s3(TestLake.memory().client());
     }
 
     private static WriteBuilder writer(Writer w, List<Order> rows) {
@@ -112,7 +112,7 @@ class StalledWriterTest {
                             .to(table);
                     yield "ok";
                 }
-                case RECOVER -> Tunings.recover(table, TestLake.s3().client()).toString();
+                case RECOVER -> Tunings.recover(table, TestLake.memory().client()).toString();
                 case KEYED_RERUN -> {
                     List<Order> c = Orders.orders("c", List.of(D15), List.of("RU"), 1);
                     write(c, WriteMode.APPEND).idempotencyKey("load-1").tuning(Tunings.pastLeases()).to(table);
@@ -124,7 +124,7 @@ class StalledWriterTest {
         }
         Throwable failure = Stalls.failureOf(stalled);
         Map<String, List<String>> afterS = partitions();
-        RecoveryResult last = Tunings.recover(table, TestLake.s3().client());
+        RecoveryResult last = Tunings.recover(table, TestLake.memory().client());
         Map<String, List<String>> after = partitions();
         String story = "S=" + w + " " + cm + " stalled at " + at + ", newcomer " + n + " (" + newcomer + "); S's outcome: "
                 + (failure == null ? "success" : failure.getClass().getSimpleName() + ": " + failure.getMessage())

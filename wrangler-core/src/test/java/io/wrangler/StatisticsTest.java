@@ -37,7 +37,7 @@ class StatisticsTest {
     private static byte[] onlyFile(String bucket) {
         List<String> keys = TestLake.keys(bucket, "t/");
         assertThat(keys).hasSize(1);
-        return TestLake.s3().get(bucket, keys.get(0));
+        return TestLake.memory().get(bucket, keys.get(0));
     }
 
     private static FileMetaData footer(byte[] file) throws Exception {
@@ -47,7 +47,7 @@ class StatisticsTest {
 
     @Test
     void everyColumnHasMinAndMaxInTheTypeDefinedOrderThatEveryReaderKnows() throws Exception {
-        String bucket = TestLake.bucket();
+        String bucket = TestLake.memoryBucket();
         S3Parquet.write(List.of(
                 new Row((byte) -1, (short) 3, 1, -5L, 1.5f, 2.5, true, "b", new byte[] {1}, new BigDecimal("1.25"), new BigDecimal("100.00"),
                         new BigDecimal("1.25"), LocalDate.of(2024, 1, 1), Instant.parse("2024-01-01T00:00:00Z"), List.of(1.0, -2.0), new Inner(0.5f)),
@@ -57,7 +57,7 @@ class StatisticsTest {
                 new Row((byte) 0, (short) 0, 2, 0L, Float.NaN, Double.NaN, true, "ab", new byte[] {1, 0}, BigDecimal.ZERO.setScale(2),
                         BigDecimal.ZERO.setScale(2), BigDecimal.ZERO.setScale(2), LocalDate.of(2024, 1, 15), Instant.parse("2024-01-15T00:00:00Z"),
                         List.of(Double.NaN), new Inner(Float.NaN))))
-                .s3(TestLake.s3().client()).to("s3://" + bucket + "/t/");
+                .s3(TestLake.memory().client()).to("s3://" + bucket + "/t/");
         byte[] file = onlyFile(bucket);
 
         FileMetaData footer = footer(file);

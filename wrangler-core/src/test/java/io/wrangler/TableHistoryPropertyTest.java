@@ -237,7 +237,7 @@ class TableHistoryPropertyTest {
     static final class History {
         final long seed;
         final Random rnd;
-        final String bucket = TestLake.bucket();
+        final String bucket = TestLake.memoryBucket();
         final String table = "s3://" + bucket + "/t/";
         final List<Op> done = new ArrayList<>();
         List<Row> model = new ArrayList<>();
@@ -434,7 +434,7 @@ class TableHistoryPropertyTest {
                         // A compaction lists the table before its recovery of the crashed op runs; refusing, with nothing
                         // changed, what that recovery changed since is an outcome it may choose.
                         op.notes.add("refused, not applied: " + e.getMessage());
-                        Tunings.recover(table, TestLake.s3().client());
+                        Tunings.recover(table, TestLake.memory().client());
                         pending = null;
                         checkSettled(op, "after it was refused");
                         return;
@@ -452,7 +452,7 @@ class TableHistoryPropertyTest {
         /** Runs the operation; its result (a WriteResult or a CompactionResult). */
         Object execute(Op op, StepHook hook) {
             if (op.compaction()) {
-                CompactBuilder c = S3Parquet.compact(table).s3(TestLake.s3().client()).tuning(Tunings.smallDeleteBatches()).stepHook(hook);
+                CompactBuilder c = S3Parquet.compact(table).s3(TestLake.memory().client()).tuning(Tunings.smallDeleteBatches()).stepHook(hook);
                 if (op.dedupOrder != null) {
                     c.dedupBy(List.of("id"), op.dedupOrder);
                 }
@@ -461,7 +461,7 @@ class TableHistoryPropertyTest {
             WriteBuilder w = op.rows.get(0).noted()
                     ? S3Parquet.write(op.rows.stream().map(r -> new Noted(r.id(), r.value(), r.seq(), r.note(), r.dt())).toList())
                     : S3Parquet.write(op.rows.stream().map(r -> new Plain(r.id(), r.value(), r.seq(), r.dt())).toList());
-            w.partitionBy("dt").mode(op.mode).tuning(Tunings.smallDeleteBatches()).stepHook(hook).s3(TestLake.s3().client());
+            w.partitionBy("dt").mode(op.mode).tuning(Tunings.smallDeleteBatches()).stepHook(hook).s3(TestLake.memory().client());
             if (op.key != null) {
                 w.idempotencyKey(op.key);
             }
@@ -635,7 +635,7 @@ class TableHistoryPropertyTest {
             Pending p = pending;
             RecoveryResult r;
             try {
-                r = Tunings.recover(table, TestLake.s3().client());
+                r = Tunings.recover(table, TestLake.memory().client());
             } catch (RuntimeException e) {
                 throw failure(op, "recovery failed", e);
             }
@@ -715,7 +715,7 @@ class TableHistoryPropertyTest {
         View wranglerView() throws Exception {
             List<String> rows = new ArrayList<>();
             boolean hasNote;
-            try (ArrowReader r = S3Parquet.read(table).s3(TestLake.s3().client()).open()) {
+            try (ArrowReader r = S3Parquet.read(table).s3(TestLake.memory().client()).open()) {
                 List<String> names = r.getVectorSchemaRoot().getSchema().getFields().stream().map(Field::getName).toList();
                 hasNote = names.contains("note");
                 Set<String> expected = new TreeSet<>(List.of("dt", "id", "value", "seq"));

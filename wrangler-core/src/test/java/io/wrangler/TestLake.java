@@ -2,22 +2,42 @@ package io.wrangler;
 
 import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.LocalS3;
+import io.wrangler.testkit.MemoryS3;
+import io.wrangler.testkit.S3Fixture;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The tests' lake: one LocalS3 for the whole test JVM (it takes seconds to start), a fresh bucket per test,
- * and DuckDB (through the testkit's DuckReader) as the independent reader of what was written.
+ * The tests' lake: a fresh bucket per test, and DuckDB (through the testkit's DuckReader) as the independent reader of
+ * what was written. A bucket lives in one of two S3s of the test JVM: the MemoryS3 ({@link #memoryBucket}, the protocol
+ * tier: the library's code on the SDK's S3Client, without HTTP) or the LocalS3 ({@link #bucket}, S3Mock over HTTP, started
+ * on first use as it takes seconds) for the tests of HTTP semantics (the SDK's retries and marshalling, interceptors,
+ * other processes). {@link #keys}, {@link #snapshot} and {@link #query} read a bucket where it lives.
  */
 final class TestLake {
     private static LocalS3 s3;
+    private static final MemoryS3 MEMORY = memoryS3();
     private static final AtomicInteger BUCKETS = new AtomicInteger();
+    private static final Map<String, S3Fixture> WHERE = new ConcurrentHashMap<>();
 
     private TestLake() {
     }
 
+    /**
+     * A MemoryS3 that keeps Last-Modified to the millisecond, as S3Mock does: the tests of dedup's commit order tell two
+     * writes made within one second apart by it (on AWS, whole seconds, such writes are ordered by file name instead).
+     */
+    private static MemoryS3 memoryS3() {
+        MemoryS3 s3 = MemoryS3.start();
+        s3.lastModifiedPrecision(ChronoUnit.MILLIS);
+        return s3;
+    }
+
+    /** The LocalS3 of the test JVM. */
     static synchronized LocalS3 s3() {
         if (s3 == null) {
             s3 = LocalS3.start();
@@ -26,26 +46,50 @@ final class TestLake {
         return s3;
     }
 
-    /** A new, empty bucket. */
+    /** The MemoryS3 of the test JVM. */
+    static MemoryS3 memory() {
+        return MEMORY;
+    }
+
+    /** A new, empty bucket in the LocalS3. */
     static String bucket() {
+        return bucket(s3());
+    }
+
+    /** A new, empty bucket in the MemoryS3. */
+    static String memoryBucket() {
+        return bucket(MEMORY);
+    }
+
+    /** A new, empty bucket in {@code in} (a MemoryS3 of a test's own, say). */
+    static String bucket(S3Fixture in) {
         String name = "lake-" + BUCKETS.incrementAndGet() + "-" + Long.toHexString(System.nanoTime() & 0xFFFFFF);
-        s3().createBucket(name);
+        in.createBucket(name);
+        WHERE.put(name, in);
         return name;
+    }
+
+    private static S3Fixture where(String bucket) {
+        S3Fixture in = WHERE.get(bucket);
+        if (in == null) {
+            throw new IllegalArgumentException("No bucket " + bucket + " was made by TestLake");
+        }
+        return in;
     }
 
     /** Every key under the prefix with its content, for byte-identical comparisons. */
     static Map<String, byte[]> snapshot(String bucket, String prefix) {
-        return s3().snapshot(bucket, prefix);
+        return where(bucket).snapshot(bucket, prefix);
     }
 
     /** Keys under the prefix. */
     static List<String> keys(String bucket, String prefix) {
-        return new ArrayList<>(s3().list(bucket, prefix).keySet());
+        return new ArrayList<>(where(bucket).list(bucket, prefix).keySet());
     }
 
     /** Runs {@code sql} in DuckDB over the table at {@code s3://bucket/prefix}, visible as {@code t}; see {@link DuckReader}. */
     static List<List<Object>> query(String bucket, String prefix, String sql) {
-        return DuckReader.query(s3(), bucket, prefix, sql);
+        return DuckReader.query(where(bucket), bucket, prefix, sql);
     }
 
     /** Runs {@code sql} in DuckDB on one file, named {@code $file}. */

@@ -13,11 +13,11 @@ class WriteModesTest {
     private static final LocalDate D16 = LocalDate.of(2024, 1, 16);
     private static final LocalDate D17 = LocalDate.of(2024, 1, 17);
 
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/marts/orders/";
 
     private WriteResult write(List<Order> rows, WriteMode mode) {
-        return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).s3(TestLake.s3().client()).to(table);
+        return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).s3(TestLake.memory().client()).to(table);
     }
 
     private List<List<Object>> totals() {
@@ -39,7 +39,7 @@ class WriteModesTest {
     @Test
     void overwriteReplacesTheWholeTable() {
         write(Orders.orders("a", List.of(D15, D16), List.of("RU", "DE"), 2), WriteMode.APPEND);
-        TestLake.s3().put(bucket, "marts/orders/stray.txt", "not ours".getBytes());
+        TestLake.memory().put(bucket, "marts/orders/stray.txt", "not ours".getBytes());
         WriteResult r = write(Orders.orders("b", List.of(D17), List.of("US"), 1), WriteMode.OVERWRITE);
 
         assertThat(totals()).containsExactly(List.of("2024-01-17", "US", 1L, 100L, "b-2024-01-17-US-0"));
@@ -78,7 +78,7 @@ class WriteModesTest {
         for (CommitMethod method : List.of(CommitMethod.STAGE_AND_COPY, CommitMethod.DEFERRED_UPLOADS)) {
             WriteResult r = S3Parquet.write(Orders.orders(method == CommitMethod.STAGE_AND_COPY ? "b" : "c", List.of(D16), List.of("RU", "DE"), 3))
                     .partitionBy("dt", "country").mode(WriteMode.OVERWRITE_PARTITIONS).commitMethod(method).concurrency(1)
-                    .s3(TestLake.s3().client()).to(table);
+                    .s3(TestLake.memory().client()).to(table);
             assertThat(r.deletedFiles()).hasSize(2);
         }
         assertThat(totals()).containsExactly(
@@ -87,7 +87,7 @@ class WriteModesTest {
                 List.of("2024-01-16", "DE", 3L, 1500L, "c-2024-01-16-DE-0"),
                 List.of("2024-01-16", "RU", 3L, 600L, "c-2024-01-16-RU-0"));
         assertThat(TestLake.keys(bucket, "marts/orders/_tmp/")).isEmpty();
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
     }
 
     @Test
@@ -133,7 +133,7 @@ class WriteModesTest {
         write(Orders.orders("c", List.of(D17), List.of("RU"), 3), WriteMode.APPEND);
 
         assertThat(TestLake.keys(bucket, "marts/orders/_tmp/")).isEmpty();
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(TestLake.memory().openMultipartUploads(bucket, "")).isEmpty();
     }
 
     @Test
@@ -154,7 +154,7 @@ class WriteModesTest {
     void tableUriWithoutTrailingSlashAndS3aSchemeNameTheSameTable() {
         write(Orders.orders("a", List.of(D15), List.of("RU"), 1), WriteMode.APPEND);
         S3Parquet.write(Orders.orders("b", List.of(D15), List.of("RU"), 2)).partitionBy("dt", "country")
-                .mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.s3().client()).to("s3a://" + bucket + "/marts/orders");
+                .mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.memory().client()).to("s3a://" + bucket + "/marts/orders");
 
         assertThat(totals()).containsExactly(List.of("2024-01-15", "RU", 2L, 300L, "b-2024-01-15-RU-0"));
     }

@@ -9,7 +9,7 @@ import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
 import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.LocalGlue;
-import io.wrangler.testkit.LocalS3;
+import io.wrangler.testkit.MemoryS3;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -24,9 +24,9 @@ import org.junit.jupiter.api.Test;
  * catalog step registers them.
  */
 class CatalogReadVisibilityTest {
-    private final LocalS3 s3 = TestLakes.s3();
+    private final MemoryS3 s3 = TestLakes.memoryS3();
     private final LocalGlue glue = TestLakes.glue();
-    private final String bucket = TestLakes.bucket("catalog-read");
+    private final String bucket = TestLakes.bucket("catalog-read", s3);
     private final String table = "s3://" + bucket + "/t/";
     private final GlueTable catalog = GlueCatalog.of(glue.client()).table(TestLakes.database(bucket), "t");
 

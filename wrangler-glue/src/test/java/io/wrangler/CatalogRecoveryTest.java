@@ -8,14 +8,14 @@ import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
 import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.LocalGlue;
-import io.wrangler.testkit.LocalS3;
+import io.wrangler.testkit.MemoryS3;
 import java.time.LocalDate;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Recovery of writes made with a Glue catalog, at the steps where the catalog and S3 part ways. */
 class CatalogRecoveryTest {
-    private final LocalS3 s3 = TestLakes.s3();
+    private final MemoryS3 s3 = TestLakes.memoryS3();
     private final LocalGlue glue = TestLakes.glue();
 
     /** A row; names are what the catalog makes of them. */
@@ -28,7 +28,7 @@ class CatalogRecoveryTest {
 
     @Test
     void anAppendCrashedBeforeItsTableWasRegisteredIsUndoneByTheNextWrite() {
-        String bucket = TestLakes.bucket("first-append");
+        String bucket = TestLakes.bucket("first-append", s3);
         String db = TestLakes.database(bucket);
         GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "t");
         String table = "s3://" + bucket + "/t/";

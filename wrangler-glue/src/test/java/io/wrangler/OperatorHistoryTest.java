@@ -9,7 +9,7 @@ import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
 import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.LocalGlue;
-import io.wrangler.testkit.LocalS3;
+import io.wrangler.testkit.MemoryS3;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -44,7 +44,7 @@ class OperatorHistoryTest {
     private static final Step[] POINTS = {Step.STARTED, Step.STAGED_FILE, Step.LISTED_OLD_FILES, Step.MANIFEST_WRITTEN,
             Step.COPIED_FILE, Step.DELETED_BATCH, Step.BEFORE_CATALOG, Step.STAGING_REMOVED};
     private static final WriteSpec.Tuning TUNING = TestLakes.PAST_LEASES;
-    private static final LocalS3 s3 = TestLakes.s3();
+    private static final MemoryS3 s3 = TestLakes.memoryS3();
     private static final LocalGlue glue = TestLakes.glue();
 
     /** A row of the table; names are what the catalog makes of them. */
@@ -101,7 +101,7 @@ class OperatorHistoryTest {
         History(long seed) {
             this.seed = seed;
             this.random = new Random(seed);
-            this.bucket = TestLakes.bucket("hist");
+            this.bucket = TestLakes.bucket("hist", s3);
             this.db = TestLakes.database(bucket);
             this.table = "s3://" + bucket + "/lake/t/";
             this.parent = "s3://" + bucket + "/lake/";

@@ -2,23 +2,28 @@ package io.wrangler.glue;
 
 import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.LocalGlue;
-import io.wrangler.testkit.LocalS3;
+import io.wrangler.testkit.MemoryS3;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** One LocalS3 and one LocalGlue for the test JVM; a fresh bucket and Glue database per test. */
+/**
+ * One MemoryS3 (the protocol tier: no HTTP; Last-Modified to the millisecond, as S3Mock keeps it, for the tests that
+ * order writes made within one second) and one LocalGlue for the test JVM; a fresh bucket and Glue database per test.
+ */
 final class Lake {
-    private static LocalS3 s3;
+    private static MemoryS3 s3;
     private static LocalGlue glue;
     private static final AtomicInteger N = new AtomicInteger();
 
     private Lake() {
     }
 
-    static synchronized LocalS3 s3() {
+    static synchronized MemoryS3 s3() {
         if (s3 == null) {
-            s3 = LocalS3.start();
+            s3 = MemoryS3.start();
+            s3.lastModifiedPrecision(ChronoUnit.MILLIS);
             glue = LocalGlue.start();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 s3.close();

@@ -10,20 +10,16 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -50,19 +46,13 @@ public final class FaultyS3 implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService executor;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    private final Map<String, Deque<Rule>> rules = new ConcurrentHashMap<>();
-    private final Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
-    /** {@code "<operation> <key part>"} to its fault. */
-    private final Map<String, S3Fault> keyRules = new ConcurrentHashMap<>();
+    private final FaultRules faults = new FaultRules();
     private final List<Request> log = Collections.synchronizedList(new ArrayList<>());
     private volatile boolean ignoreConditionalWrites;
     private volatile Duration timeoutDelay = Duration.ofSeconds(3);
 
     /** One request as the proxy received it. */
     public record Request(String operation, String method, String path, String query, Map<String, String> headers) {
-    }
-
-    private record Rule(int nth, S3Fault fault) {
     }
 
     private FaultyS3(LocalS3 target, HttpServer server, ExecutorService executor) {
@@ -112,18 +102,12 @@ public final class FaultyS3 implements AutoCloseable {
 
     /** Fails the {@code nth} (1 for the next) request of {@code operation} counted from now with {@code fault}. */
     public void failNth(String operation, int nth, S3Fault fault) {
-        int base = seen.computeIfAbsent(operation, k -> new AtomicInteger()).get();
-        Deque<Rule> q = rules.computeIfAbsent(operation, k -> new ArrayDeque<>());
-        synchronized (q) {
-            q.add(new Rule(base + nth, fault));
-        }
+        faults.failNth(operation, nth, fault);
     }
 
     /** Fails the next {@code times} requests of {@code operation} with {@code fault}. */
     public void failNext(String operation, int times, S3Fault fault) {
-        for (int i = 1; i <= times; i++) {
-            failNth(operation, i, fault);
-        }
+        faults.failNext(operation, times, fault);
     }
 
     /**
@@ -131,12 +115,12 @@ public final class FaultyS3 implements AutoCloseable {
      * {@link #clearKeyFaults}: the requests of one writer (a task attempt, by its file names) cut off from S3.
      */
     public void failWhereKeyContains(String operation, String keyPart, S3Fault fault) {
-        keyRules.put(operation + " " + keyPart, fault);
+        faults.failWhereKeyContains(operation, keyPart, fault);
     }
 
     /** Ends every {@link #failWhereKeyContains} rule. */
     public void clearKeyFaults() {
-        keyRules.clear();
+        faults.clearKeyFaults();
     }
 
     /** Drops If-None-Match and If-Match before passing requests on: a server that does not enforce conditional writes. */
@@ -198,29 +182,7 @@ public final class FaultyS3 implements AutoCloseable {
         exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), String.join(",", v)));
         String op = operation(method, uri.getRawPath(), uri.getRawQuery(), headers);
         log.add(new Request(op, method, uri.getRawPath(), uri.getRawQuery(), Map.copyOf(headers)));
-        int n = seen.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet();
-        S3Fault fault = null;
-        Deque<Rule> q = rules.get(op);
-        if (q != null) {
-            synchronized (q) {
-                for (Rule r : q) {
-                    if (r.nth == n) {
-                        fault = r.fault;
-                        q.remove(r);
-                        break;
-                    }
-                }
-            }
-        }
-        if (fault == null) {
-            for (Map.Entry<String, S3Fault> e : keyRules.entrySet()) {
-                int space = e.getKey().indexOf(' ');
-                if (e.getKey().substring(0, space).equals(op) && uri.getRawPath().contains(e.getKey().substring(space + 1))) {
-                    fault = e.getValue();
-                    break;
-                }
-            }
-        }
+        S3Fault fault = faults.next(op, part -> uri.getRawPath().contains(part));
         byte[] body = exchange.getRequestBody().readAllBytes();
         try {
             if (fault != null && fault != S3Fault.APPLIED_RESPONSE_LOST && fault != S3Fault.BODY_CUT_SHORT) {

@@ -14,12 +14,10 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collections;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -91,6 +89,8 @@ import software.amazon.awssdk.services.s3.model.ListMultipartUploadsRequest;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.ListPartsRequest;
+import software.amazon.awssdk.services.s3.model.ListPartsResponse;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
@@ -121,7 +121,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * part copies with ranges; multipart uploads (parts but the last of at least {@link #minPartSize}, EntityTooSmall
  * otherwise; InvalidPart, InvalidPartOrder, NoSuchUpload); DeleteObjects of at most 1,000 keys, missing keys counted
  * deleted, quiet answers holding only the per-key errors; ListObjectsV2 with prefix, delimiter, start-after and pages of at
- * most 1,000 entries; ListMultipartUploads in key order with markers; keys of at most 1,024 bytes (KeyTooLongError).
+ * most 1,000 entries; ListMultipartUploads in key order with markers; ListParts; keys of at most 1,024 bytes (KeyTooLongError).
  *
  * <p>Knobs, in {@link FaultyS3}'s vocabulary (operations by their S3 names: PutObject, GetObject, CopyObject,
  * CompleteMultipartUpload, DeleteObjects, ...): {@link #failNth}, {@link #failNext} and {@link #failWhereKeyContains}
@@ -144,10 +144,7 @@ public final class MemoryS3 implements S3Fixture {
     private final Map<String, Store> buckets = new HashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final Client client = new Client();
-    private final Map<String, Deque<Rule>> rules = new ConcurrentHashMap<>();
-    private final Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
-    /** {@code "<operation> <key part>"} to its fault. */
-    private final Map<String, S3Fault> keyRules = new ConcurrentHashMap<>();
+    private final FaultRules faults = new FaultRules();
     private final List<Hold> holds = new CopyOnWriteArrayList<>();
     private final Set<String> deniedDeletes = ConcurrentHashMap.newKeySet();
     private final List<Request> log = Collections.synchronizedList(new ArrayList<>());
@@ -157,12 +154,10 @@ public final class MemoryS3 implements S3Fixture {
     private volatile Duration timeoutDelay = Duration.ZERO;
     private volatile Duration clockOffset = Duration.ZERO;
     private volatile long minPartSize = MIN_PART_SIZE;
+    private volatile ChronoUnit lastModifiedPrecision = ChronoUnit.SECONDS;
 
     /** One request as the client received it: its S3 operation, bucket, key (the first key for a batch) and itself. */
     public record Request(String operation, String bucket, String key, S3Request request) {
-    }
-
-    private record Rule(int nth, S3Fault fault) {
     }
 
     private record Obj(byte[] content, String etag, Instant modified, String contentType, Map<String, String> metadata) {
@@ -254,18 +249,12 @@ public final class MemoryS3 implements S3Fixture {
 
     /** Fails the {@code nth} (1 for the next) request of {@code operation} counted from now with {@code fault}. */
     public void failNth(String operation, int nth, S3Fault fault) {
-        int base = seen.computeIfAbsent(operation, k -> new AtomicInteger()).get();
-        Deque<Rule> q = rules.computeIfAbsent(operation, k -> new ArrayDeque<>());
-        synchronized (q) {
-            q.add(new Rule(base + nth, fault));
-        }
+        faults.failNth(operation, nth, fault);
     }
 
     /** Fails the next {@code times} requests of {@code operation} with {@code fault}. */
     public void failNext(String operation, int times, S3Fault fault) {
-        for (int i = 1; i <= times; i++) {
-            failNth(operation, i, fault);
-        }
+        faults.failNext(operation, times, fault);
     }
 
     /**
@@ -273,12 +262,12 @@ public final class MemoryS3 implements S3Fixture {
      * holds {@code keyPart} with {@code fault}, until {@link #clearKeyFaults}.
      */
     public void failWhereKeyContains(String operation, String keyPart, S3Fault fault) {
-        keyRules.put(operation + " " + keyPart, fault);
+        faults.failWhereKeyContains(operation, keyPart, fault);
     }
 
     /** Ends every {@link #failWhereKeyContains} rule. */
     public void clearKeyFaults() {
-        keyRules.clear();
+        faults.clearKeyFaults();
     }
 
     /** Ignores If-None-Match and If-Match: a server that does not enforce conditional writes. */
@@ -324,6 +313,15 @@ public final class MemoryS3 implements S3Fixture {
     /** The smallest part but the last that CompleteMultipartUpload accepts ({@link #MIN_PART_SIZE} unless set). */
     public void minPartSize(long bytes) {
         this.minPartSize = bytes;
+    }
+
+    /**
+     * Truncates the Last-Modified of later writes to {@code unit}: {@link ChronoUnit#SECONDS} unless set (as AWS S3),
+     * {@link ChronoUnit#MILLIS} as S3Mock (LocalS3) keeps it, for tests written against LocalS3 that tell apart writes
+     * made within one second by their Last-Modified.
+     */
+    public void lastModifiedPrecision(ChronoUnit unit) {
+        this.lastModifiedPrecision = unit;
     }
 
     /** Every request seen so far. */
@@ -410,7 +408,7 @@ public final class MemoryS3 implements S3Fixture {
     }
 
     private Instant modifiedNow() {
-        return now().truncatedTo(ChronoUnit.SECONDS);
+        return now().truncatedTo(lastModifiedPrecision);
     }
 
     private <B extends SdkResponse.Builder> B answered(B b, int status) {
@@ -530,30 +528,7 @@ public final class MemoryS3 implements S3Fixture {
     /** One attempt of a request: see {@link #serve}. */
     private <T> T attempt(String op, String bucket, List<String> keys, S3Request request, Supplier<T> work) {
         log.add(new Request(op, bucket, keys.isEmpty() ? null : keys.get(0), request));
-        int n = seen.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet();
-        S3Fault fault = null;
-        Deque<Rule> q = rules.get(op);
-        if (q != null) {
-            synchronized (q) {
-                for (Rule r : q) {
-                    if (r.nth == n) {
-                        fault = r.fault;
-                        q.remove(r);
-                        break;
-                    }
-                }
-            }
-        }
-        if (fault == null) {
-            for (Map.Entry<String, S3Fault> e : keyRules.entrySet()) {
-                int space = e.getKey().indexOf(' ');
-                String part = e.getKey().substring(space + 1);
-                if (e.getKey().substring(0, space).equals(op) && keys.stream().anyMatch(k -> k != null && k.contains(part))) {
-                    fault = e.getValue();
-                    break;
-                }
-            }
-        }
+        S3Fault fault = faults.next(op, part -> keys.stream().anyMatch(k -> k != null && k.contains(part)));
         for (Hold h : holds) {
             if (!h.applied && h.matches(op, keys)) {
                 h.hold(op);
@@ -1049,6 +1024,37 @@ public final class MemoryS3 implements S3Fixture {
                 if (truncated && !out.isEmpty()) {
                     MultipartUpload lastShown = out.get(out.size() - 1);
                     b.nextKeyMarker(lastShown.key()).nextUploadIdMarker(lastShown.uploadId());
+                }
+                return answered(b, 200).build();
+            });
+        }
+
+        @Override
+        public ListPartsResponse listParts(ListPartsRequest r) {
+            return serve("ListParts", r.bucket(), keys(r.key()), r, () -> {
+                int max = r.maxParts() == null ? MAX_PAGE : Math.max(0, Math.min(MAX_PAGE, r.maxParts()));
+                int after = r.partNumberMarker() == null ? 0 : r.partNumberMarker();
+                List<software.amazon.awssdk.services.s3.model.Part> out = new ArrayList<>();
+                boolean truncated = false;
+                synchronized (lock) {
+                    Upload u = upload(store(r.bucket()), r.key(), r.uploadId());
+                    for (Map.Entry<Integer, Part> e : u.parts.entrySet()) {
+                        if (e.getKey() <= after) {
+                            continue;
+                        }
+                        if (out.size() == max) {
+                            truncated = true;
+                            break;
+                        }
+                        Part p = e.getValue();
+                        out.add(software.amazon.awssdk.services.s3.model.Part.builder().partNumber(e.getKey()).eTag(p.etag)
+                                .size((long) p.content.length).lastModified(p.modified).build());
+                    }
+                }
+                ListPartsResponse.Builder b = ListPartsResponse.builder().bucket(r.bucket()).key(r.key()).uploadId(r.uploadId())
+                        .partNumberMarker(after).maxParts(max).parts(out).isTruncated(truncated).storageClass("STANDARD");
+                if (truncated) {
+                    b.nextPartNumberMarker(out.get(out.size() - 1).partNumber());
                 }
                 return answered(b, 200).build();
             });

@@ -24,6 +24,7 @@ import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.ListPartsResponse;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 
 /**
@@ -83,7 +84,7 @@ class MemoryS3ConformanceTest {
 
     static Stream<String> scenarios() {
         return Stream.of("putGetHead", "conditionalPuts", "conditionalDeletes", "missing", "ranges", "copies", "listings",
-                "batchDeletes", "multipart", "multipartErrors", "uploadListings");
+                "batchDeletes", "multipart", "multipartErrors", "uploadListings", "partListings");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -362,6 +363,26 @@ class MemoryS3ConformanceTest {
             seen.add("all", () -> uploads(s3.listMultipartUploads(b -> b.bucket(bucket))));
             seen.add("after p/a", () -> uploads(s3.listMultipartUploads(b -> b.bucket(bucket).keyMarker("p/a"))));
         };
+    }
+
+    static Scenario partListings() {
+        return (s3, bucket, seen) -> {
+            String id = s3.createMultipartUpload(b -> b.bucket(bucket).key("u")).uploadId();
+            seen.add("no part yet", () -> parts(s3.listParts(b -> b.bucket(bucket).key("u").uploadId(id))));
+            for (int n : new int[] {3, 1, 2}) {
+                s3.uploadPart(b -> b.bucket(bucket).key("u").uploadId(id).partNumber(n), text("part " + n));
+            }
+            seen.add("all", () -> parts(s3.listParts(b -> b.bucket(bucket).key("u").uploadId(id))));
+            seen.add("pages of two", () -> parts(s3.listParts(b -> b.bucket(bucket).key("u").uploadId(id).maxParts(2))));
+            seen.add("after 1", () -> parts(s3.listParts(b -> b.bucket(bucket).key("u").uploadId(id).partNumberMarker(1))));
+            seen.add("unknown upload", () -> parts(s3.listParts(b -> b.bucket(bucket).key("u").uploadId("nope"))));
+        };
+    }
+
+    private static String parts(ListPartsResponse r) {
+        List<String> out = new ArrayList<>();
+        r.parts().forEach(p -> out.add(p.partNumber() + " " + p.eTag() + " " + p.size()));
+        return out + " truncated=" + r.isTruncated() + " next=" + (r.isTruncated() ? r.nextPartNumberMarker() : null);
     }
 
     private static CompletedPart part(int n, String etag) {
