@@ -1,10 +1,12 @@
 package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
+import io.wrangler.commit.DryRun;
 import io.wrangler.commit.Writes;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
+import io.wrangler.input.InputFailures;
 import io.wrangler.input.RecordSource;
 import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
@@ -173,6 +175,60 @@ public final class S3Parquet {
             }
         }
         return c;
+    }
+
+    // ---- the bridge: what the builders of this package hand over, converted and run ----
+
+    /** A write's input, made when the write runs (not before: a builder may be dropped unused). */
+    @FunctionalInterface
+    interface Input {
+        /** The input as batches, or null for an input without a schema (no records): the write is a no-op. */
+        BatchSource open();
+    }
+
+    /** Runs the write {@link WriteBuilder#to} configured. */
+    static WriteResult run(WriteBuilder.Request r) {
+        WriteSpec spec = spec(r);
+        try (BatchSource checked = open(r, spec)) {
+            if (checked == null) {
+                return Writes.runEmpty(spec);
+            }
+            return Writes.run(spec, checked);
+        }
+    }
+
+    /** Plans the write {@link WriteBuilder#plan} configured, as {@link #run} would run it, without running it. */
+    static PlannedWrite plan(WriteBuilder.Request r) {
+        WriteSpec spec = spec(r);
+        try (BatchSource checked = open(r, spec)) {
+            return DryRun.plan(spec, checked);
+        }
+    }
+
+    private static WriteSpec spec(WriteBuilder.Request r) {
+        WriteOptions o = r.options();
+        S3Client client = o.s3().orElseGet(() -> defaultClient("write", r.uri()));
+        return new WriteSpec(r.uri(), client, o, r.catalog(), r.hook(), r.tuning().withThreads(o.concurrency()), r.idempotencyKey(),
+                r.progress(), r.replacement());
+    }
+
+    /** The request's input opened, its read failures made {@link InputException}s; null for an input without a schema. */
+    private static BatchSource open(WriteBuilder.Request r, WriteSpec spec) {
+        String uri = r.uri();
+        BatchSource source;
+        try {
+            source = r.input().open();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidWriteException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage()
+                    + ". Nothing was written.", e);
+        } catch (UncheckedIOException e) {
+            throw new InputException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage() + " ("
+                    + e.getCause() + "). Nothing was written; fix the input source and rerun the write.", e.getCause());
+        }
+        if (source instanceof ArrowSource arrow) {
+            arrow.keepNanos(spec.keepNanos());
+        }
+        return source == null ? null : new InputFailures(source, uri);
     }
 
     /** Records converted with an allocator owned by the source. */

@@ -2,21 +2,13 @@ package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.commit.StepHook;
-import io.wrangler.commit.Writes;
 import io.wrangler.commit.WriteSpec;
-import io.wrangler.input.ArrowSource;
-import io.wrangler.input.BatchSource;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -38,7 +30,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * changed by it, and may be given to any number of other writes meanwhile.
  */
 public final class WriteBuilder {
-    private final Supplier<BatchSource> input;
+    private final S3Parquet.Input input;
     private final SettableOptions options = new SettableOptions("write");
     private CatalogTable catalog;
     private StepHook hook = StepHook.NONE;
@@ -48,7 +40,7 @@ public final class WriteBuilder {
     private WriteSpec.Replacement replacement;
     private boolean used;
 
-    WriteBuilder(Supplier<BatchSource> input) {
+    WriteBuilder(S3Parquet.Input input) {
         this.input = input;
     }
 
@@ -401,84 +393,60 @@ public final class WriteBuilder {
         }
         used = true;
         ArrowMemory.check("write", uri);
-        WriteOptions o = options.values().build();
-        S3Client client = o.s3().orElseGet(() -> S3Parquet.defaultClient("write", uri));
-        WriteSpec spec = new WriteSpec(uri, client, o, catalog, hook, tuning.withThreads(o.concurrency()), idempotencyKey, progress, replacement);
-        BatchSource source;
-        try {
-            source = input.get();
-        } catch (IllegalArgumentException e) {
-            throw new InvalidWriteException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage()
-                    + ". Nothing was written.", e);
-        } catch (UncheckedIOException e) {
-            throw new InputException(uri, WriteStep.VALIDATE, "Cannot write " + uri + " (step: validate): " + e.getMessage() + " ("
-                    + e.getCause() + "). Nothing was written; fix the input source and rerun the write.", e.getCause());
-        }
-        if (source instanceof ArrowSource arrow) {
-            arrow.keepNanos(spec.keepNanos());
-        }
-        try (BatchSource checked = source == null ? null : new ReadFailures(source, uri)) {
-            if (checked == null) {
-                return Writes.runEmpty(spec);
-            }
-            return Writes.run(spec, checked);
-        }
+        return S3Parquet.run(new Request(uri, input, options.values().build(), catalog, idempotencyKey, progress, hook, tuning, replacement));
     }
 
     /**
-     * The input as the write reads it, an IOException of the source turned into an {@link InputException}: the source
-     * failed, not S3, so the message must not send the user to rerun against S3.
+     * The dry run of this write to {@code uri}: what {@link #to(String)} would do if it ran now, without doing it (as
+     * Iceberg's {@code apply()}). It runs the write's validation and planning (every value of the input is checked, each
+     * row assigned its partition and bucket, the catalog's table checked and its partitions' Locations read, dtype and
+     * the catalog's types applied) and the reads the write would make (HeadBucket, the listing of the old files of the
+     * partitions it replaces, the footers of marked files a keyed rerun would rewrite), and nothing else: it takes no
+     * lease, creates nothing under {@code _tmp/}, sends no PUT, POST or DELETE to S3, changes nothing in the catalog, and
+     * recovers no interrupted write. Bad input is refused with the exception and message the write would throw.
+     *
+     * <p>The builder is not used up: {@code to(uri)} may follow, and reads the input again.
+     *
+     * <pre>{@code
+     * WriteBuilder nightly = S3Parquet.write(orders).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS).catalog(glueTable);
+     * PlannedWrite plan = nightly.plan(uri);
+     * log.info(plan.describe());                 // the partitions, the files each would replace, the schema change
+     * if (plan.bytesToReplace() < limit) nightly.to(uri);
+     * }</pre>
+     *
+     * <p>What is atomic and what is not: the plan is a snapshot of the table, the catalog and the input when it was made,
+     * under no lease. A write run after it replaces what it finds then: a file that came into a touched partition
+     * meanwhile (another writer, a compaction) is replaced too, and a file that went is not. Before it starts, the write
+     * recovers the table's interrupted writes ({@link PlannedWrite#recoveryPending()} tells there are some), which can
+     * change the files it replaces. Nothing makes the write match the plan; compare its {@link WriteResult} with it.
+     *
+     * <p>An input that can be read only once ({@code S3Parquet.write(ArrowReader)}) is refused with an
+     * {@link InvalidWriteException}, after the checks of its schema and before any batch is read: its partitions, and so
+     * the files the write would replace, are known only by reading it, which would leave nothing for the write. A plan
+     * from its schema alone would list no partition and no file, which reads as "replaces nothing" for an
+     * OVERWRITE_PARTITIONS that may replace many. Load the stream into a {@code VectorSchemaRoot} (or records) and plan
+     * and write that.
+     *
+     * @throws InvalidWriteException the write would refuse its input, options or the catalog's table (same message), or
+     *     the input is a stream
+     * @throws InputException the input source failed while it was read
+     * @throws StorageException S3 failed while the bucket was checked or the old files listed
+     * @throws CatalogException the catalog could not be read
+     * @throws IllegalStateException this builder ran already
      */
-    private static final class ReadFailures implements BatchSource {
-        private final BatchSource source;
-        private final String uri;
-        private int batches;
-
-        ReadFailures(BatchSource source, String uri) {
-            this.source = source;
-            this.uri = uri;
+    public PlannedWrite plan(String uri) {
+        if (used) {
+            throw new IllegalStateException("this write has run already: the input was consumed; start a new S3Parquet.write(...)");
         }
+        ArrowMemory.check("write", uri);
+        return S3Parquet.plan(new Request(uri, input, options.values().build(), catalog, idempotencyKey, progress, hook, tuning, replacement));
+    }
 
-        @Override
-        public Schema schema() {
-            return source.schema();
-        }
-
-        @Override
-        public boolean next() {
-            try {
-                boolean more = source.next();
-                batches++;
-                return more;
-            } catch (IOException e) {
-                // Validation reads a replayable input before any I/O; a stream is read while it is staged.
-                WriteStep step = source.replayable() ? WriteStep.VALIDATE : WriteStep.STAGE;
-                throw new InputException(uri, step, "Cannot write " + uri + " (step: " + step + "): the input failed while batch "
-                        + (batches + 1) + " was read: " + e + ". Nothing of the table was changed"
-                        + (source.replayable() ? "" : "; this write's staged files were removed") + ". Fix the input source and "
-                        + "rerun the write.", e);
-            }
-        }
-
-        @Override
-        public VectorSchemaRoot current() {
-            return source.current();
-        }
-
-        @Override
-        public boolean replayable() {
-            return source.replayable();
-        }
-
-        @Override
-        public void rewind() {
-            batches = 0;
-            source.rewind();
-        }
-
-        @Override
-        public void close() {
-            source.close();
-        }
+    /**
+     * What {@link #to} hands {@link S3Parquet} to run: the input, the options and what belongs to this write alone, with
+     * the engine's test hooks ({@code hook}, {@code tuning}) and a compaction's {@code replacement}.
+     */
+    record Request(String uri, S3Parquet.Input input, WriteOptions options, CatalogTable catalog, String idempotencyKey, Progress progress,
+                   StepHook hook, WriteSpec.Tuning tuning, WriteSpec.Replacement replacement) {
     }
 }
