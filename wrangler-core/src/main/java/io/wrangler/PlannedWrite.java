@@ -122,7 +122,7 @@ public record PlannedWrite(String table, WriteMode mode, String idempotencyKey, 
         StringBuilder b = new StringBuilder();
         b.append("plan of ").append(mode).append(idempotencyKey == null ? "" : " (idempotencyKey " + idempotencyKey + ")")
                 .append(" to ").append(table).append(" (table ").append(name(tableRegistration)).append("): ")
-                .append(String.format(Locale.ROOT, "%,d", rows)).append(" rows in ").append(partitions.size())
+                .append(rowCount(rows)).append(" in ").append(partitions.size())
                 .append(partitions.size() == 1 ? " partition" : " partitions").append(", ").append(replacing(filesToReplace));
         if (recoveryPending) {
             b.append("; _tmp/ holds a running or interrupted write, which the write waits for or recovers first");
@@ -130,7 +130,7 @@ public record PlannedWrite(String table, WriteMode mode, String idempotencyKey, 
         for (Partition p : partitions) {
             b.append("\n  ").append(folderName(p)).append(' ').append(p.location()).append(" (")
                     .append(p.registeredElsewhere() ? "registered Location" : name(p.registration())).append("): ")
-                    .append(String.format(Locale.ROOT, "%,d", p.rows())).append(" rows, ").append(replacing(p.replaces()));
+                    .append(rowCount(p.rows())).append(", ").append(replacing(p.replaces()));
         }
         for (ColumnChange c : columnChanges) {
             b.append("\n  column ").append(c.column()).append(": ").append(c.kind()).append(" (")
@@ -142,6 +142,10 @@ public record PlannedWrite(String table, WriteMode mode, String idempotencyKey, 
     @Override
     public String toString() {
         return describe();
+    }
+
+    private static String rowCount(long rows) {
+        return String.format(Locale.ROOT, rows == 1 ? "%,d row" : "%,d rows", rows);
     }
 
     private static String name(Registration r) {

@@ -147,7 +147,7 @@ class DryRunTest {
         assertThat(p.describe()).isEqualTo(String.format(Locale.ROOT, """
                 plan of OVERWRITE_PARTITIONS to %1$s (table registered): 5 rows in 2 partitions, replaces 1 file (%2$,d bytes)
                   [moved/16] %1$smoved/16/ (registered Location): 4 rows, replaces 1 file (%2$,d bytes)
-                  [dt=2024-01-17] %1$sdt=2024-01-17/ (new): 1 rows, replaces nothing""", table, size(moved)));
+                  [dt=2024-01-17] %1$sdt=2024-01-17/ (new): 1 row, replaces nothing""", table, size(moved)));
         assertThat(p).hasToString(p.describe());
 
         WriteResult r = nightly.to(table); // the same builder: a plan does not use it up
