@@ -201,8 +201,11 @@ class DryRunTest {
         PlannedWrite q = plan(again);
         assertThat(q.filesToReplace()).containsExactly(new PlannedWrite.File(marked, size(marked)));
         assertDid(q, again.to(table));
-        WriteBuilder other = write(sales("k9", "2024-01-16", 1), WriteMode.APPEND).idempotencyKey("k9");
+        // the rewrite of the marked file holds rows of k1 only: a rerun of another key reads its footer and replaces nothing
+        assertThat(s3.list(bucket, "sales/dt=2024-01-15/").keySet()).anyMatch(k -> k.endsWith("_k.snappy.parquet"));
+        WriteBuilder other = write(sales("k9", "2024-01-15", 1), WriteMode.APPEND).idempotencyKey("k9");
         PlannedWrite none = plan(other);
+        assertThat(s3.requests()).extracting(MemoryS3.Request::operation).contains("GetObject");
         assertThat(none.filesToReplace()).isEmpty();
         assertDid(none, other.to(table));
     }
@@ -247,6 +250,16 @@ class DryRunTest {
         assertThat(n.tableRegistration()).isEqualTo(Registration.NEW);
         assertThat(n.partitions()).singleElement().extracting(PlannedWrite.Partition::registration).isEqualTo(Registration.NEW);
         assertThat(glue.client().getTables(t -> t.databaseName(db)).tableList()).extracting(t -> t.name()).containsExactly("sales");
+    }
+
+    @Test
+    void aPlanSaysWhenTheTableHoldsAnInterruptedWriteThatTheWriteRecoversFirst() {
+        write(sales("a", "2024-01-15", 1), WriteMode.APPEND).to(table);
+        s3.put(bucket, "sales/_tmp/20240115-interrupted/manifest.json", "{}".getBytes(StandardCharsets.UTF_8));
+        PlannedWrite p = plan(write(sales("b", "2024-01-15", 1), WriteMode.OVERWRITE_PARTITIONS));
+        assertThat(p.recoveryPending()).isTrue();
+        assertThat(p.describe().lines().findFirst().orElseThrow()).endsWith("replaces 1 file (" + String.format(Locale.ROOT, "%,d",
+                p.bytesToReplace()) + " bytes); _tmp/ holds a running or interrupted write, which the write waits for or recovers first");
     }
 
     @Test
