@@ -263,6 +263,20 @@ class DryRunTest {
     }
 
     @Test
+    void aTableNestedInsideIsRefusedAsTheWriteRefusesIt() {
+        write(sales("a", "2024-01-15", 1), WriteMode.APPEND).to(table);
+        s3.put(bucket, "sales/inner/_tmp/w1/manifest.json", "{}".getBytes(StandardCharsets.UTF_8));
+        String expected = "Cannot write " + table + " (step: validate): another table lies inside this one: " + table
+                + "inner/_tmp/w1/manifest.json is the staging of a write to a table under " + table + ", and tables must not nest "
+                + "(this write would replace that table's files). Give each table a prefix of its own. Nothing of either table was changed.";
+        WriteBuilder overwrite = write(sales("b", "2024-01-16", 1), WriteMode.OVERWRITE);
+        Map<String, String> before = bucketContent();
+        assertThatThrownBy(() -> overwrite.plan(table)).isInstanceOf(InvalidWriteException.class).hasMessage(expected);
+        assertThat(bucketContent()).isEqualTo(before);
+        assertThatThrownBy(() -> overwrite.to(table)).isInstanceOf(InvalidWriteException.class).hasMessage(expected);
+    }
+
+    @Test
     void badInputGetsTheWritesOwnError() {
         write(sales("a", "2024-01-15", 1), WriteMode.APPEND).to(table);
         String expected = "Cannot write " + table + " (step: validate): the partition column 'nope' is not in the input, whose columns "
