@@ -37,7 +37,10 @@ public record PlannedWrite(String table, WriteMode mode, String idempotencyKey, 
 
     /** How the write's catalog holds a table or a partition before the write. */
     public enum Registration {
-        /** The catalog has it: the write updates it (a partition keeps its registered Location). */
+        /**
+         * The catalog has it now: the write updates it (a partition keeps its registered Location, but for an OVERWRITE,
+         * which redefines the table and writes every partition at its Hive folder).
+         */
         REGISTERED,
         /** The catalog does not have it: the write registers it. */
         NEW,

@@ -189,7 +189,7 @@ public final class S3Parquet {
     /** Runs the write {@link WriteBuilder#to} configured. */
     static WriteResult run(WriteBuilder.Request r) {
         WriteSpec spec = spec(r);
-        try (BatchSource checked = open(r, spec)) {
+        try (BatchSource checked = openInput(r, spec)) {
             if (checked == null) {
                 return Writes.runEmpty(spec);
             }
@@ -200,7 +200,7 @@ public final class S3Parquet {
     /** Plans the write {@link WriteBuilder#plan} configured, as {@link #run} would run it, without running it. */
     static PlannedWrite plan(WriteBuilder.Request r) {
         WriteSpec spec = spec(r);
-        try (BatchSource checked = open(r, spec)) {
+        try (BatchSource checked = openInput(r, spec)) {
             return DryRun.plan(spec, checked);
         }
     }
@@ -213,7 +213,7 @@ public final class S3Parquet {
     }
 
     /** The request's input opened, its read failures made {@link InputException}s; null for an input without a schema. */
-    private static BatchSource open(WriteBuilder.Request r, WriteSpec spec) {
+    private static BatchSource openInput(WriteBuilder.Request r, WriteSpec spec) {
         String uri = r.uri();
         BatchSource source;
         try {

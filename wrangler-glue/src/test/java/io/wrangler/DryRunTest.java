@@ -235,10 +235,11 @@ class DryRunTest {
                 new ColumnChange("qty", ColumnChange.Kind.ADDED, null, "bigint"));
         assertDid(p, evolved.to(table));
 
-        WriteBuilder redefine = S3Parquet.write(List.of(new Sale("x", 1, "2024-01-17"))).partitionBy("dt").mode(WriteMode.OVERWRITE)
-                .catalog(catalog()).s3(s3.client());
+        WriteBuilder redefine = S3Parquet.write(List.of(new Sale("x", 1, "2024-01-16"), new Sale("y", 2, "2024-01-17")))
+                .partitionBy("dt").mode(WriteMode.OVERWRITE).catalog(catalog()).s3(s3.client());
         PlannedWrite q = plan(redefine);
         assertThat(q.tableRegistration()).isEqualTo(Registration.REGISTERED);
+        assertThat(q.partitions()).extracting(PlannedWrite.Partition::registration).containsExactly(Registration.REGISTERED, Registration.NEW);
         assertThat(q.columnChanges()).containsExactlyInAnyOrder(
                 new ColumnChange("note", ColumnChange.Kind.DROPPED, "string", null),
                 new ColumnChange("qty", ColumnChange.Kind.DROPPED, "bigint", null));

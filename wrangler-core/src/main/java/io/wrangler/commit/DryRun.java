@@ -170,17 +170,31 @@ public final class DryRun {
         }
         List<PlannedWrite.Partition> out = new ArrayList<>();
         List<String> names = plan.columns().partitionNames();
+        Map<List<String>, String> registered = registered(keys, names);
         for (int i = 0; i < keys.size(); i++) {
             PartitionKey key = keys.get(i);
             String folder = plan.folders().folderOf(key);
             boolean elsewhere = !folder.equals(HivePaths.folder(names, key.values()));
             Registration registration = catalog == null ? Registration.NO_CATALOG
                     : names.isEmpty() ? tableRegistration()
-                    : catalog.locations.containsKey(key.values()) ? Registration.REGISTERED : Registration.NEW;
+                    : registered.containsKey(key.values()) ? Registration.REGISTERED : Registration.NEW;
             out.add(new PlannedWrite.Partition(key.displayValues(), table + folder, elsewhere, registration, rows[i],
                     byFolder.getOrDefault(folder, List.of())));
         }
         return out;
+    }
+
+    /**
+     * The partitions of {@code keys} the catalog holds now: those the planner looked up, or for an OVERWRITE (which looks
+     * none up, since it redefines the table and writes every partition at its Hive folder) one more read of them.
+     */
+    private Map<List<String>, String> registered(List<PartitionKey> keys, List<String> names) {
+        if (catalog == null || names.isEmpty() || spec.mode() != WriteMode.OVERWRITE) {
+            return catalog == null ? Map.of() : catalog.locations;
+        }
+        List<List<String>> values = new ArrayList<>();
+        keys.forEach(k -> values.add(new ArrayList<>(k.values())));
+        return catalog.delegate.partitionLocations(table, WriteMode.APPEND, values);
     }
 
     /**
