@@ -124,7 +124,11 @@ public record PlannedWrite(String table, WriteMode mode, String idempotencyKey, 
     public String describe() {
         StringBuilder b = new StringBuilder();
         b.append("plan of ").append(mode).append(idempotencyKey == null ? "" : " (idempotencyKey " + idempotencyKey + ")")
-                .append(" to ").append(table).append(" (table ").append(name(tableRegistration)).append("): ")
+                .append(" to ").append(table).append(" (").append(switch (tableRegistration) {
+                    case REGISTERED -> "table registered";
+                    case NEW -> "new table";
+                    case NO_CATALOG -> "no catalog";
+                }).append("): ")
                 .append(rowCount(rows)).append(" in ").append(partitions.size())
                 .append(partitions.size() == 1 ? " partition" : " partitions").append(", ").append(replacing(filesToReplace));
         if (recoveryPending) {

@@ -79,10 +79,14 @@ class DryRunTest {
 
     /** Runs the plan and checks that it sent only reads to S3 and Glue and changed nothing. */
     private PlannedWrite plan(WriteBuilder w) {
+        return plan(w, table);
+    }
+
+    private PlannedWrite plan(WriteBuilder w, String uri) {
         Map<String, String> before = bucketContent();
         int glueCalls = glue.callLog().size();
         s3.clearRequests();
-        PlannedWrite p = w.plan(table);
+        PlannedWrite p = w.plan(uri);
         assertThat(s3.requests()).extracting(MemoryS3.Request::operation).isNotEmpty().allMatch(S3_READS::contains);
         assertThat(s3.requests()).noneMatch(r -> r.key() != null && r.key().contains("_tmp/") && !r.operation().equals("ListObjectsV2"));
         assertThat(glue.callLog().subList(glueCalls, glue.callLog().size())).allMatch(c -> c.startsWith("Get") || c.startsWith("BatchGet"));
@@ -178,6 +182,25 @@ class DryRunTest {
         assertThat(p.bytesToReplace()).isEqualTo(s3.list(bucket, "sales/").values().stream().mapToLong(Long::longValue).sum());
         assertThat(p.partitions()).singleElement().satisfies(x -> assertThat(x.replaces()).isEmpty());
         assertDid(p, overwrite.to(table));
+    }
+
+    @Test
+    void withoutACatalogThePlanSaysSoAndAsksGlueNothing() {
+        String plain = "s3://" + bucket + "/plain/";
+        S3Parquet.write(sales("a", "2024-01-15", 2)).partitionBy("dt").s3(s3.client()).to(plain);
+        WriteBuilder replace = S3Parquet.write(sales("b", "2024-01-15", 1)).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS)
+                .s3(s3.client());
+        int glueCalls = glue.callLog().size();
+        PlannedWrite p = plan(replace, plain);
+        assertThat(glue.callLog()).hasSize(glueCalls);
+        assertThat(p.tableRegistration()).isEqualTo(Registration.NO_CATALOG);
+        assertThat(p.partitions()).singleElement().satisfies(x -> {
+            assertThat(x.registration()).isEqualTo(Registration.NO_CATALOG);
+            assertThat(x.location()).isEqualTo(plain + "dt=2024-01-15/");
+            assertThat(x.replaces()).hasSize(1);
+        });
+        assertThat(p.describe()).startsWith("plan of OVERWRITE_PARTITIONS to " + plain + " (no catalog): 1 row in 1 partition, replaces 1 file");
+        assertDid(p, replace.to(plain));
     }
 
     @Test
