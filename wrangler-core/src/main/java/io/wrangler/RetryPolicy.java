@@ -15,10 +15,11 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>One type serves every service wrangler calls: S3 (through {@link WriteOptions#retryPolicy()}) and a catalog such as
- * Glue, each of which decides which of its failures are transient (5xx, throttling, a broken or timed-out connection);
- * a permanent failure (403, a missing bucket or table, missing credentials) is never retried. These retries come on top
- * of the SDK client's own retry policy, which handles a single HTTP exchange; wrangler's cover the failures that
- * outlast it, such as a throttled prefix.
+ * Glue, each of which adds its own transient failures to the SDK's (5xx, throttling, a broken or timed-out connection);
+ * a permanent failure (403, a missing bucket or table, missing credentials) is never retried. The policy becomes the AWS
+ * SDK's retry strategy for each of wrangler's requests, in place of the retries the SDK client was built with: the SDK
+ * is the only layer that retries, so a request is sent at most {@link #attempts()} times, not that many times the
+ * client's own attempts.
  *
  * <p>Immutable and thread-safe; equal when attempts, base and cap are.
  */

@@ -302,7 +302,7 @@ public final class WriteBuilder {
     /**
      * How wrangler retries a request after a transient failure (5xx, SlowDown, throttling, a broken or timed-out
      * connection): at most {@code attempts} calls, backoff from {@code base} doubling up to {@code cap}, full jitter.
-     * This comes on top of the client's own retry policy. Default: 4 attempts, 200 ms, 10 s. Permanent failures (403,
+     * The SDK carries it out, in place of the client's own retries (not on top). Default: 4 attempts, 200 ms, 10 s. Permanent failures (403,
      * NoSuchBucket, missing credentials) are never retried.
      */
     public WriteBuilder retry(int attempts, Duration base, Duration cap) {

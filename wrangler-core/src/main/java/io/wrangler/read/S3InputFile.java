@@ -11,11 +11,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.SeekableInputStream;
-import software.amazon.awssdk.core.ResponseInputStream;
-import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.RetryableException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
 /**
  * An S3InputFile is one S3 object as parquet-java's {@link InputFile}: every read is a ranged GET of exactly the bytes
@@ -146,7 +144,8 @@ final class S3InputFile implements InputFile {
 
     /**
      * One ranged GET of {@code [from, from + n)} straight into {@code into}: the body is read from the response stream,
-     * with no array of the SDK's in between. Retried as a whole by the request options.
+     * with no array of the SDK's in between. The body is read inside the SDK's call (a response transformer), so that a
+     * body cut short is retried by the SDK like any other broken connection, as the request options' retries say.
      */
     private void get(long from, byte[] into, int off, int n) throws IOException {
         if (n == 0) {
@@ -154,17 +153,18 @@ final class S3InputFile implements InputFile {
         }
         GetObjectRequest r = options.apply(GetObjectRequest.builder().bucket(bucket).key(key)
                 .range("bytes=" + from + "-" + (from + n - 1))).build();
-        long answered = options.run(() -> {
-            try (ResponseInputStream<GetObjectResponse> in = s3.getObject(r)) {
-                Long length = in.response().contentLength();
-                if (length != null && length != n) {
-                    return length;
-                }
+        long answered = s3.getObject(r, (response, in) -> {
+            Long length = response.contentLength();
+            if (length != null && length != n) {
+                return length;
+            }
+            try {
                 int got = in.readNBytes(into, off, n);
                 return got == n && in.read() < 0 ? (long) n : (long) got;
             } catch (IOException e) {
-                // A body cut short is a broken connection: transient, so the whole GET is retried.
-                throw SdkClientException.create("reading " + this + " bytes " + from + "-" + (from + n - 1) + " failed: " + e, e);
+                // A body cut short is a broken connection: transient, so the SDK sends the whole GET again.
+                throw RetryableException.builder().message("reading " + this + " bytes " + from + "-" + (from + n - 1) + " failed: " + e)
+                        .cause(e).build();
             }
         });
         if (answered != n) {

@@ -5,11 +5,11 @@ import io.wrangler.RetryPolicy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
+import software.amazon.awssdk.awscore.AwsRequest;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.retries.api.RetryStrategy;
 import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
@@ -29,19 +29,20 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 /**
  * RequestOptions are what every S3 request of a write carries: server-side encryption (SSE-S3 or SSE-KMS with a key
  * id) and a canned ACL on every object created (PUT, multipart upload, copy), the expected bucket owner on every
- * request, and the write's retries of transient failures.
+ * request, and the write's retries of transient failures (the SDK's retry strategy, set on each request: {@link SdkRetries}).
  *
  * @param sse {@code AES256}, {@code aws:kms} or null
  * @param kmsKeyId the KMS key id or ARN for {@code aws:kms}, or null for the bucket's default key
  * @param acl a canned ACL such as {@code bucket-owner-full-control}, or null
  * @param expectedBucketOwner the account id the bucket must belong to, or null
- * @param attempts calls at most per request, counting the first (1: no retries of wrangler's own)
+ * @param attempts calls at most per request, counting the first (1: no retries)
  * @param base the first backoff
  * @param cap the longest backoff
  */
 public record RequestOptions(String sse, String kmsKeyId, String acl, String expectedBucketOwner, int attempts, Duration base, Duration cap) {
     private static final Set<String> TRANSIENT_CODES = Set.of("SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout",
             "RequestTimeTooSkewed", "503 SlowDown");
+    private static final Predicate<Throwable> S3_TRANSIENT = RequestOptions::isTransient;
 
     public static RequestOptions defaults() {
         return of(Encryption.none(), null, null, RetryPolicy.defaults());
@@ -54,10 +55,12 @@ public record RequestOptions(String sse, String kmsKeyId, String acl, String exp
     }
 
     /**
-     * True for failures that a later attempt may not meet: 5xx, SlowDown, throttling, broken or timed-out connections.
-     * A client-side failure without an I/O cause (missing credentials, a bad configuration) is permanent.
+     * S3's transient failures beyond the SDK's own conditions (see {@link SdkRetries}): any 5xx and 429, SlowDown,
+     * InternalError, ServiceUnavailable, RequestTimeout, RequestTimeTooSkewed, an attempt that timed out, a broken
+     * connection (an I/O cause). A client-side failure without an I/O cause (missing credentials, a bad configuration) is
+     * permanent. Part of the one strategy the SDK retries with, not a classifier of its own.
      */
-    public static boolean isTransient(RuntimeException e) {
+    public static boolean isTransient(Throwable e) {
         if (e instanceof S3Exception s) {
             String code = s.awsErrorDetails() == null ? null : s.awsErrorDetails().errorCode();
             return s.statusCode() >= 500 || s.statusCode() == 429 || (code != null && TRANSIENT_CODES.contains(code));
@@ -75,95 +78,71 @@ public record RequestOptions(String sse, String kmsKeyId, String acl, String exp
         return false;
     }
 
-    /** Runs one request, again after transient failures, with capped exponential backoff and full jitter. */
-    public <T> T run(Supplier<T> call) {
-        return retry(attempts, base, cap, RequestOptions::isTransient, call);
+    /** The SDK retry strategy of these options: the write's (or read's) {@link RetryPolicy}, S3's transient failures. */
+    public RetryStrategy retries() {
+        return SdkRetries.strategy(attempts, base, cap, S3_TRANSIENT);
     }
 
-    /**
-     * Runs {@code call}, again after failures that {@code isTransient} accepts, as {@code policy} says: at most its
-     * attempts, sleeping a random time up to {@code base * 2^(attempt-1)} capped at {@code cap} in between (full jitter).
-     * Shared by the catalogs' own retries, so that S3 and a catalog retry alike under one {@link io.wrangler.RetryPolicy}.
-     */
-    public static <T> T retry(RetryPolicy policy, Predicate<RuntimeException> isTransient, Supplier<T> call) {
-        return retry(policy.attempts(), policy.base(), policy.cap(), isTransient, call);
-    }
-
-    private static <T> T retry(int attempts, Duration base, Duration cap, Predicate<RuntimeException> isTransient,
-                               Supplier<T> call) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return call.get();
-            } catch (RuntimeException e) {
-                if (attempt >= attempts || !isTransient.test(e)) {
-                    throw e;
-                }
-                long ceiling = Math.min(cap.toMillis(), base.toMillis() << Math.min(20, attempt - 1));
-                try {
-                    Thread.sleep(ThreadLocalRandom.current().nextLong(ceiling + 1));
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    e.addSuppressed(ie);
-                    throw e;
-                }
-            }
-        }
+    /** {@code b} with these options' retries (the SDK's, per request: {@link SdkRetries}). */
+    private <B extends AwsRequest.Builder> B retried(B b) {
+        b.overrideConfiguration(SdkRetries.override(b.overrideConfiguration(), retries()));
+        return b;
     }
 
     PutObjectRequest.Builder apply(PutObjectRequest.Builder b) {
-        return b.serverSideEncryption(sse).ssekmsKeyId(kmsKeyId).acl(acl).expectedBucketOwner(expectedBucketOwner);
+        return retried(b.serverSideEncryption(sse).ssekmsKeyId(kmsKeyId).acl(acl).expectedBucketOwner(expectedBucketOwner));
     }
 
     CreateMultipartUploadRequest.Builder apply(CreateMultipartUploadRequest.Builder b) {
-        return b.serverSideEncryption(sse).ssekmsKeyId(kmsKeyId).acl(acl).expectedBucketOwner(expectedBucketOwner);
+        return retried(b.serverSideEncryption(sse).ssekmsKeyId(kmsKeyId).acl(acl).expectedBucketOwner(expectedBucketOwner));
     }
 
     CopyObjectRequest.Builder apply(CopyObjectRequest.Builder b) {
-        return b.serverSideEncryption(sse).ssekmsKeyId(kmsKeyId).acl(acl).expectedBucketOwner(expectedBucketOwner)
-                .expectedSourceBucketOwner(expectedBucketOwner);
+        return retried(b.serverSideEncryption(sse).ssekmsKeyId(kmsKeyId).acl(acl).expectedBucketOwner(expectedBucketOwner)
+                .expectedSourceBucketOwner(expectedBucketOwner));
     }
 
     UploadPartRequest.Builder apply(UploadPartRequest.Builder b) {
-        return b.expectedBucketOwner(expectedBucketOwner);
+        return retried(b.expectedBucketOwner(expectedBucketOwner));
     }
 
     UploadPartCopyRequest.Builder apply(UploadPartCopyRequest.Builder b) {
-        return b.expectedBucketOwner(expectedBucketOwner).expectedSourceBucketOwner(expectedBucketOwner);
+        return retried(b.expectedBucketOwner(expectedBucketOwner).expectedSourceBucketOwner(expectedBucketOwner));
     }
 
     CompleteMultipartUploadRequest.Builder apply(CompleteMultipartUploadRequest.Builder b) {
-        return b.expectedBucketOwner(expectedBucketOwner);
+        return retried(b.expectedBucketOwner(expectedBucketOwner));
     }
 
     AbortMultipartUploadRequest.Builder apply(AbortMultipartUploadRequest.Builder b) {
-        return b.expectedBucketOwner(expectedBucketOwner);
+        return retried(b.expectedBucketOwner(expectedBucketOwner));
     }
 
     DeleteObjectRequest.Builder apply(DeleteObjectRequest.Builder b) {
-        return b.expectedBucketOwner(expectedBucketOwner);
+        return retried(b.expectedBucketOwner(expectedBucketOwner));
     }
 
     DeleteObjectsRequest.Builder apply(DeleteObjectsRequest.Builder b) {
-        return b.expectedBucketOwner(expectedBucketOwner);
+        return retried(b.expectedBucketOwner(expectedBucketOwner));
     }
 
     ListObjectsV2Request.Builder apply(ListObjectsV2Request.Builder b) {
-        return b.expectedBucketOwner(expectedBucketOwner);
+        return retried(b.expectedBucketOwner(expectedBucketOwner));
     }
 
     ListMultipartUploadsRequest.Builder apply(ListMultipartUploadsRequest.Builder b) {
-        return b.expectedBucketOwner(expectedBucketOwner);
+        return retried(b.expectedBucketOwner(expectedBucketOwner));
     }
 
     HeadBucketRequest.Builder apply(HeadBucketRequest.Builder b) {
-        return b.expectedBucketOwner(expectedBucketOwner);
+        return retried(b.expectedBucketOwner(expectedBucketOwner));
     }
 
     HeadObjectRequest.Builder apply(HeadObjectRequest.Builder b) {
-        return b.expectedBucketOwner(expectedBucketOwner);
+        return retried(b.expectedBucketOwner(expectedBucketOwner));
     }
 
     public GetObjectRequest.Builder apply(GetObjectRequest.Builder b) {
-        return b.expectedBucketOwner(expectedBucketOwner);
+        return retried(b.expectedBucketOwner(expectedBucketOwner));
     }
 }

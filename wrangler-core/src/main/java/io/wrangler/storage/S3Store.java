@@ -45,8 +45,9 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * An S3Store is the set of S3 operations the write path needs, on one bucket, through the caller's client.
  *
  * <p>Each method is one S3 request or a paginated/batched series of them; none is atomic across keys. Every request
- * carries the write's {@link RequestOptions} (encryption, ACL, expected bucket owner) and is retried after transient
- * failures. SDK exceptions that remain propagate unchanged: the caller knows the step and wraps them.
+ * carries the write's {@link RequestOptions} (encryption, ACL, expected bucket owner, and its retries, which the SDK
+ * carries out: {@link SdkRetries}). SDK exceptions that remain propagate unchanged: the caller knows the step and wraps
+ * them.
  */
 public final class S3Store {
     /** S3's limit for one CopyObject; larger objects are copied part by part. */
@@ -91,7 +92,7 @@ public final class S3Store {
 
     /** Fails with the SDK's NoSuchBucketException (or 403) when the bucket cannot be reached. */
     public void checkBucket() {
-        options.run(() -> client.headBucket(options.apply(HeadBucketRequest.builder().bucket(bucket)).build()));
+        client.headBucket(options.apply(HeadBucketRequest.builder().bucket(bucket)).build());
     }
 
     /** Puts a small object in one request. */
@@ -107,7 +108,7 @@ public final class S3Store {
     /** Puts an object with the write's options added to {@code request} (conditions included). */
     private PutObjectResponse putObject(PutObjectRequest.Builder request, RequestBody body) {
         PutObjectRequest r = options.apply(request.bucket(bucket)).build();
-        return options.run(() -> client.putObject(r, body));
+        return client.putObject(r, body);
     }
 
     /**
@@ -133,7 +134,7 @@ public final class S3Store {
     /** The content and ETag of an object, or empty if there is none. */
     public Optional<Versioned> getVersioned(String key) {
         try {
-            var r = options.run(() -> client.getObjectAsBytes(options.apply(GetObjectRequest.builder().bucket(bucket).key(key)).build()));
+            var r = client.getObjectAsBytes(options.apply(GetObjectRequest.builder().bucket(bucket).key(key)).build());
             Instant date = r.response().sdkHttpResponse().firstMatchingHeader("Date").map(S3Store::httpDate).orElse(null);
             return Optional.of(new Versioned(r.asByteArray(), r.response().eTag(), r.response().lastModified(), date));
         } catch (NoSuchKeyException e) {
@@ -160,13 +161,13 @@ public final class S3Store {
     /** Deletes an object only if {@code ifMatch} is its current ETag (412 otherwise); a missing key answers 404 or 204. */
     public void deleteIf(String key, String ifMatch) {
         DeleteObjectRequest r = options.apply(DeleteObjectRequest.builder().bucket(bucket).key(key).ifMatch(ifMatch)).build();
-        options.run(() -> client.deleteObject(r));
+        client.deleteObject(r);
     }
 
     /** The content of an object, or empty if there is none. */
     public Optional<byte[]> get(String key) {
         try {
-            return Optional.of(options.run(() -> client.getObjectAsBytes(options.apply(GetObjectRequest.builder().bucket(bucket).key(key)).build()))
+            return Optional.of(client.getObjectAsBytes(options.apply(GetObjectRequest.builder().bucket(bucket).key(key)).build())
                     .asByteArray());
         } catch (NoSuchKeyException e) {
             return Optional.empty();
@@ -176,7 +177,7 @@ public final class S3Store {
     /** The size of an object, or empty if there is none. */
     public Optional<Long> size(String key) {
         try {
-            return Optional.of(options.run(() -> client.headObject(options.apply(HeadObjectRequest.builder().bucket(bucket).key(key)).build()))
+            return Optional.of(client.headObject(options.apply(HeadObjectRequest.builder().bucket(bucket).key(key)).build())
                     .contentLength());
         } catch (NoSuchKeyException e) {
             return Optional.empty();
@@ -194,7 +195,7 @@ public final class S3Store {
         do {
             ListObjectsV2Request r = options.apply(ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).delimiter(delimiter)
                     .continuationToken(token)).build();
-            ListObjectsV2Response page = options.run(() -> client.listObjectsV2(r));
+            ListObjectsV2Response page = client.listObjectsV2(r);
             out.add(page);
             token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
         } while (token != null);
@@ -216,7 +217,7 @@ public final class S3Store {
      */
     public List<String> firstEntries(String prefix, int max) {
         ListObjectsV2Request r = options.apply(ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).delimiter("/").maxKeys(max)).build();
-        ListObjectsV2Response page = options.run(() -> client.listObjectsV2(r));
+        ListObjectsV2Response page = client.listObjectsV2(r);
         List<String> out = new ArrayList<>();
         page.commonPrefixes().forEach(p -> out.add(p.prefix()));
         page.contents().forEach(o -> out.add(o.key()));
@@ -244,7 +245,7 @@ public final class S3Store {
         if (size <= singleCopyLimit) {
             CopyObjectRequest r = options.apply(CopyObjectRequest.builder()
                     .sourceBucket(bucket).sourceKey(source).destinationBucket(bucket).destinationKey(target)).build();
-            options.run(() -> client.copyObject(r));
+            client.copyObject(r);
             return;
         }
         String uploadId = createUpload(target);
@@ -256,7 +257,7 @@ public final class S3Store {
                 UploadPartCopyRequest r = options.apply(UploadPartCopyRequest.builder().sourceBucket(bucket).sourceKey(source)
                         .destinationBucket(bucket).destinationKey(target).uploadId(uploadId).partNumber(partNumber)
                         .copySourceRange("bytes=" + start + "-" + end)).build();
-                UploadPartCopyResponse response = options.run(() -> client.uploadPartCopy(r));
+                UploadPartCopyResponse response = client.uploadPartCopy(r);
                 parts.add(CompletedPart.builder().partNumber(partNumber).eTag(response.copyPartResult().eTag()).build());
             }
             complete(target, uploadId, parts, size, beforeComplete);
@@ -269,14 +270,14 @@ public final class S3Store {
     /** Begins a multipart upload at {@code key}: its upload id. */
     String createUpload(String key) {
         CreateMultipartUploadRequest r = options.apply(CreateMultipartUploadRequest.builder().bucket(bucket).key(key)).build();
-        return options.run(() -> client.createMultipartUpload(r)).uploadId();
+        return client.createMultipartUpload(r).uploadId();
     }
 
     /** Sends part {@code partNumber} of an upload: its ETag. */
     String uploadPart(String key, String uploadId, int partNumber, long length, RequestBody body) {
         UploadPartRequest r = options.apply(UploadPartRequest.builder().bucket(bucket).key(key).uploadId(uploadId)
                 .partNumber(partNumber).contentLength(length)).build();
-        return options.run(() -> client.uploadPart(r, body)).eTag();
+        return client.uploadPart(r, body).eTag();
     }
 
     /**
@@ -290,16 +291,16 @@ public final class S3Store {
     /**
      * Completes a multipart upload, running {@code beforeEach} right before every attempt, retries included: with a fence
      * there, a writer that lost the table's lease while an attempt failed or waited out its backoff stops before the next.
+     * The SDK has no hook that may stop an attempt from being sent, so this request is sent with its retries off and
+     * retried by {@link SdkRetries#fenced} with the same strategy; what the fence throws is passed on as it is.
      */
     private void complete(String key, String uploadId, List<CompletedPart> parts, long expectedSize, Runnable beforeEach) {
         CompleteMultipartUploadRequest r = options.apply(CompleteMultipartUploadRequest.builder().bucket(bucket).key(key).uploadId(uploadId)
-                .multipartUpload(u -> u.parts(parts))).build();
+                .multipartUpload(u -> u.parts(parts))).overrideConfiguration(SdkRetries.once()).build();
         try {
-            options.run(() -> {
-                beforeEach.run();
-                return client.completeMultipartUpload(r);
-            });
+            SdkRetries.fenced(options.retries(), beforeEach, () -> client.completeMultipartUpload(r));
         } catch (S3Exception e) {
+            // An attempt applied with its answer lost, and the retry finds the upload gone: read the object back.
             if (noSuchUpload(e) && size(key).orElse(-1L) == expectedSize) {
                 return;
             }
@@ -339,7 +340,7 @@ public final class S3Store {
     private List<S3Error> deleteBatch(List<ObjectIdentifier> batch) {
         DeleteObjectsRequest r = options.apply(DeleteObjectsRequest.builder().bucket(bucket)
                 .delete(Delete.builder().objects(batch).quiet(true).build())).build();
-        DeleteObjectsResponse response = options.run(() -> client.deleteObjects(r));
+        DeleteObjectsResponse response = client.deleteObjects(r);
         return response.hasErrors() ? response.errors() : List.of();
     }
 
@@ -351,7 +352,7 @@ public final class S3Store {
         while (true) {
             ListMultipartUploadsRequest r = options.apply(ListMultipartUploadsRequest.builder().bucket(bucket).prefix(prefix)
                     .keyMarker(keyMarker).uploadIdMarker(uploadIdMarker)).build();
-            ListMultipartUploadsResponse page = options.run(() -> client.listMultipartUploads(r));
+            ListMultipartUploadsResponse page = client.listMultipartUploads(r);
             if (page.hasUploads()) {
                 out.addAll(page.uploads());
             }
@@ -366,7 +367,7 @@ public final class S3Store {
     /** Aborts one multipart upload. */
     public void abort(String key, String uploadId) {
         AbortMultipartUploadRequest r = options.apply(AbortMultipartUploadRequest.builder().bucket(bucket).key(key).uploadId(uploadId)).build();
-        options.run(() -> client.abortMultipartUpload(r));
+        client.abortMultipartUpload(r);
     }
 
     void abortQuietly(String key, String uploadId, Throwable failure) {

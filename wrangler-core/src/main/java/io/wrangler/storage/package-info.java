@@ -3,10 +3,11 @@
  * copies (UploadPartCopy above 5 GB), paginated listings, batched deletes with per-key errors read,
  * and aborting stray multipart uploads. Not public API.
  *
- * <p>Every request is retried by wrangler itself on transient failures (5xx, 503 SlowDown, throttling, broken or
- * timed-out connections: {@link io.wrangler.storage.RequestOptions#isTransient}), as many times as the write's
- * {@code retry(...)} says (4 attempts by default, capped exponential backoff with full jitter), on top of whatever the
- * SDK client the caller gives retries itself; what fails after them becomes a {@link io.wrangler.StorageException}
- * that names the table, the step and the S3 request id.
+ * <p>Every request is retried by the SDK alone, with the write's {@code retry(...)} made the SDK's retry strategy and
+ * set on the request ({@link io.wrangler.storage.SdkRetries}: 4 attempts by default, capped exponential backoff with full
+ * jitter; throttling, 5xx, S3's errors in a 200 answer, broken or timed-out connections), in place of the retries of the
+ * client the caller gives, never on top of them. Only a copy's completion, fenced before every attempt, is driven here
+ * with that same strategy. What fails after them becomes a {@link io.wrangler.StorageException} that names the table,
+ * the step and the S3 request id.
  */
 package io.wrangler.storage;

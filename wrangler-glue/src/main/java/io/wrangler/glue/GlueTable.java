@@ -5,6 +5,7 @@ import io.wrangler.CommitConflictException;
 import io.wrangler.Compression;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.RetryPolicy;
+import io.wrangler.storage.SdkRetries;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogCommit;
@@ -29,6 +30,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.arrow.vector.types.pojo.Field;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.glue.GlueClient;
 import software.amazon.awssdk.services.glue.model.AlreadyExistsException;
@@ -208,6 +210,7 @@ public final class GlueTable implements CatalogTable {
      * timed-out connection); anything else fails at once. The same {@link io.wrangler.RetryPolicy} type as S3's ({@code
      * WriteOptions.retryPolicy}), so a job may give both one policy. Default: 8 attempts, 100 ms, 5 s, more patient than
      * S3's default, since Glue throttles an account at a few calls a second and a write makes only a handful of them.
+     * The SDK carries it out as each call's retry strategy, in place of the Glue client's own retries (not on top).
      */
     public GlueTable retryPolicy(RetryPolicy policy) {
         Objects.requireNonNull(policy, "policy");
@@ -254,7 +257,7 @@ public final class GlueTable implements CatalogTable {
         TableDefinition def = new TableDefinition(location, List.of(), List.of(), mode, Compression.NONE);
         Table existing = read(def, () -> {
             try {
-                return glue.getTable(b -> b.catalogId(o.catalogId).databaseName(database).name(name())).table();
+                return glue.getTable(b -> b.overrideConfiguration(retried()).catalogId(o.catalogId).databaseName(database).name(name())).table();
             } catch (EntityNotFoundException e) {
                 return null; // no table, or no database: prepare says which
             }
@@ -295,7 +298,7 @@ public final class GlueTable implements CatalogTable {
                 List<PartitionValueList> ask = pending;
                 var r = readPartitions(def, () -> {
                     try {
-                        return glue.batchGetPartition(b -> b.catalogId(o.catalogId).databaseName(database).tableName(name())
+                        return glue.batchGetPartition(b -> b.overrideConfiguration(retried()).catalogId(o.catalogId).databaseName(database).tableName(name())
                                 .partitionsToGet(ask));
                     } catch (EntityNotFoundException e) {
                         return null; // no table or no database yet: no partition is registered
@@ -323,7 +326,7 @@ public final class GlueTable implements CatalogTable {
 
     private <T> T readPartitions(TableDefinition def, Supplier<T> call) {
         try {
-            return Retry.run(o.retry, call);
+            return call.get();
         } catch (SdkException e) {
             throw new CatalogException(def.location(), WriteStep.VALIDATE, "Cannot read the partitions of the Glue table " + qualified()
                     + " for " + def.location() + " (step: validate): " + glueError(e) + ". Check the IAM permissions "
@@ -340,7 +343,7 @@ public final class GlueTable implements CatalogTable {
     public TableLayout layout() {
         Table t = lookup(() -> {
             try {
-                return glue.getTable(b -> b.catalogId(o.catalogId).databaseName(database).name(name())).table();
+                return glue.getTable(b -> b.overrideConfiguration(retried()).catalogId(o.catalogId).databaseName(database).name(name())).table();
             } catch (EntityNotFoundException e) {
                 return null;
             }
@@ -368,7 +371,7 @@ public final class GlueTable implements CatalogTable {
             String token = null;
             do {
                 final String tk = token;
-                GetPartitionsResponse page = lookup(() -> glue.getPartitions(b -> b.catalogId(o.catalogId).databaseName(database)
+                GetPartitionsResponse page = lookup(() -> glue.getPartitions(b -> b.overrideConfiguration(retried()).catalogId(o.catalogId).databaseName(database)
                         .tableName(name()).maxResults(1000).nextToken(tk)));
                 for (Partition p : page.partitions()) {
                     List<String> values = new ArrayList<>();
@@ -394,7 +397,7 @@ public final class GlueTable implements CatalogTable {
 
     private <T> T lookup(Supplier<T> call) {
         try {
-            return Retry.run(o.retry, call);
+            return call.get();
         } catch (SdkException e) {
             throw new CatalogException(null, null, "Cannot read the Glue table " + qualified() + ": " + glueError(e) + ". Check the IAM "
                     + "permissions (glue:GetTable, glue:GetPartitions) and the client's region.", e);
@@ -419,7 +422,7 @@ public final class GlueTable implements CatalogTable {
         }
         boolean databaseExists = read(def, () -> {
             try {
-                glue.getDatabase(b -> b.catalogId(o.catalogId).name(database));
+                glue.getDatabase(b -> b.overrideConfiguration(retried()).catalogId(o.catalogId).name(database));
                 return true;
             } catch (EntityNotFoundException e) {
                 return false;
@@ -437,7 +440,7 @@ public final class GlueTable implements CatalogTable {
     private Table readTable(TableDefinition def) {
         return read(def, () -> {
             try {
-                return glue.getTable(b -> b.catalogId(o.catalogId).databaseName(database).name(name())).table();
+                return glue.getTable(b -> b.overrideConfiguration(retried()).catalogId(o.catalogId).databaseName(database).name(name())).table();
             } catch (EntityNotFoundException e) {
                 return null;
             }
@@ -608,13 +611,18 @@ public final class GlueTable implements CatalogTable {
         return database + "." + name();
     }
 
+    /** A request's override configuration: the SDK retries it as this table's retry policy says ({@link Retry}). */
+    private AwsRequestOverrideConfiguration retried() {
+        return SdkRetries.override(Retry.strategy(o.retry));
+    }
+
     private InvalidWriteException invalid(TableDefinition def, String what, String todo) {
         return new InvalidWriteException(def.location(), WriteStep.VALIDATE, "Cannot write " + def.location() + " (step: validate): " + what + ". " + todo);
     }
 
     private <T> T read(TableDefinition def, Supplier<T> call) {
         try {
-            return Retry.run(o.retry, call);
+            return call.get();
         } catch (SdkException e) {
             throw new CatalogException(def.location(), WriteStep.VALIDATE, "Cannot read the Glue table " + qualified() + " for " + def.location()
                     + " (step: validate): " + glueError(e) + ". Check the IAM permissions (glue:GetDatabase, glue:GetTable) and the "
@@ -725,14 +733,14 @@ public final class GlueTable implements CatalogTable {
             if (!databaseExists) {
                 change("create the Glue database " + database, () -> {
                     try {
-                        return glue.createDatabase(b -> b.catalogId(o.catalogId).databaseInput(d -> d.name(database)));
+                        return glue.createDatabase(b -> b.overrideConfiguration(SdkRetries.once()).catalogId(o.catalogId).databaseInput(d -> d.name(database)));
                     } catch (AlreadyExistsException e) {
                         return null; // created meanwhile, or by a retried call that was applied
                     }
                 });
             }
             try {
-                change("create the Glue table " + qualified(), () -> glue.createTable(b -> b.catalogId(o.catalogId).databaseName(database).tableInput(desired)));
+                change("create the Glue table " + qualified(), () -> glue.createTable(b -> b.overrideConfiguration(SdkRetries.once()).catalogId(o.catalogId).databaseName(database).tableInput(desired)));
                 return desired;
             } catch (CatalogException e) {
                 if (!(e.getCause() instanceof AlreadyExistsException)) {
@@ -748,7 +756,7 @@ public final class GlueTable implements CatalogTable {
                 return desired;
             }
             try {
-                change("update the Glue table " + qualified(), () -> glue.updateTable(b -> b.catalogId(o.catalogId).databaseName(database)
+                change("update the Glue table " + qualified(), () -> glue.updateTable(b -> b.overrideConfiguration(SdkRetries.once()).catalogId(o.catalogId).databaseName(database)
                         .tableInput(desired).skipArchive(!o.catalogVersioning).versionId(versionId)));
                 return desired;
             } catch (CatalogException e) {
@@ -777,7 +785,7 @@ public final class GlueTable implements CatalogTable {
                     return want;
                 }
                 try {
-                    change("update the Glue table " + qualified(), () -> glue.updateTable(b -> b.catalogId(o.catalogId).databaseName(database)
+                    change("update the Glue table " + qualified(), () -> glue.updateTable(b -> b.overrideConfiguration(SdkRetries.once()).catalogId(o.catalogId).databaseName(database)
                             .tableInput(want).skipArchive(!o.catalogVersioning).versionId(fresh.versionId())));
                     return want;
                 } catch (CatalogException e) {
@@ -801,7 +809,7 @@ public final class GlueTable implements CatalogTable {
             List<PartitionInput> existing = new ArrayList<>();
             for (int from = 0; from < inputs.size(); from += 100) {
                 List<PartitionInput> chunk = inputs.subList(from, Math.min(inputs.size(), from + 100));
-                BatchCreatePartitionResponse r = change("register partitions in " + qualified(), () -> glue.batchCreatePartition(b -> b
+                BatchCreatePartitionResponse r = change("register partitions in " + qualified(), () -> glue.batchCreatePartition(b -> b.overrideConfiguration(SdkRetries.once())
                         .catalogId(o.catalogId).databaseName(database).tableName(name()).partitionInputList(chunk)));
                 for (PartitionError e : r.errors()) {
                     if ("AlreadyExistsException".equals(code(e.errorDetail()))) {
@@ -814,7 +822,7 @@ public final class GlueTable implements CatalogTable {
             List<BatchUpdatePartitionRequestEntry> updates = new ArrayList<>();
             for (int from = 0; from < existing.size(); from += 1000) {
                 List<PartitionInput> chunk = existing.subList(from, Math.min(existing.size(), from + 1000));
-                List<Partition> found = call("read partitions of " + qualified(), () -> glue.batchGetPartition(b -> b.catalogId(o.catalogId)
+                List<Partition> found = call("read partitions of " + qualified(), () -> glue.batchGetPartition(b -> b.overrideConfiguration(retried()).catalogId(o.catalogId)
                         .databaseName(database).tableName(name())
                         .partitionsToGet(chunk.stream().map(p -> PartitionValueList.builder().values(p.values()).build()).toList()))).partitions();
                 for (PartitionInput wanted : chunk) {
@@ -828,7 +836,7 @@ public final class GlueTable implements CatalogTable {
             }
             for (int from = 0; from < updates.size(); from += 100) {
                 List<BatchUpdatePartitionRequestEntry> chunk = updates.subList(from, Math.min(updates.size(), from + 100));
-                BatchUpdatePartitionResponse r = change("update partitions of " + qualified(), () -> glue.batchUpdatePartition(b -> b
+                BatchUpdatePartitionResponse r = change("update partitions of " + qualified(), () -> glue.batchUpdatePartition(b -> b.overrideConfiguration(SdkRetries.once())
                         .catalogId(o.catalogId).databaseName(database).tableName(name()).entries(chunk)));
                 if (r.hasErrors() && !r.errors().isEmpty()) {
                     throw partitionError("update", r.errors().get(0).partitionValueList(), r.errors().get(0).errorDetail());
@@ -874,7 +882,7 @@ public final class GlueTable implements CatalogTable {
             String token = null;
             do {
                 final String t = token;
-                GetPartitionsResponse page = call("list partitions of " + qualified(), () -> glue.getPartitions(b -> b.catalogId(o.catalogId)
+                GetPartitionsResponse page = call("list partitions of " + qualified(), () -> glue.getPartitions(b -> b.overrideConfiguration(retried()).catalogId(o.catalogId)
                         .databaseName(database).tableName(name()).maxResults(1000).nextToken(t)));
                 for (Partition p : page.partitions()) {
                     if (!keep.contains(p.values())) {
@@ -890,7 +898,7 @@ public final class GlueTable implements CatalogTable {
         private void deletePartitions(List<PartitionValueList> remove) {
             for (int from = 0; from < remove.size(); from += 25) {
                 List<PartitionValueList> chunk = remove.subList(from, Math.min(remove.size(), from + 25));
-                BatchDeletePartitionResponse r = change("delete replaced partitions of " + qualified(), () -> glue.batchDeletePartition(b -> b
+                BatchDeletePartitionResponse r = change("delete replaced partitions of " + qualified(), () -> glue.batchDeletePartition(b -> b.overrideConfiguration(SdkRetries.once())
                         .catalogId(o.catalogId).databaseName(database).tableName(name()).partitionsToDelete(chunk)));
                 for (PartitionError e : r.errors()) {
                     if (!"EntityNotFoundException".equals(code(e.errorDetail()))) {
@@ -913,25 +921,28 @@ public final class GlueTable implements CatalogTable {
 
         /**
          * A call that changes the catalog, fenced right before every attempt (retries included), so a writer that lost
-         * the table's lease, also while an attempt failed or waited out its backoff, changes nothing more.
+         * the table's lease, also while an attempt failed or waited out its backoff, changes nothing more. The SDK has
+         * no hook that may stop an attempt from being sent, so {@code call} sends its request with the SDK's retries off
+         * ({@code SdkRetries.once()}) and {@link SdkRetries#fenced} retries it with this table's strategy (the same
+         * classifier and backoff as every other Glue call). What the fence throws is passed on as it is, never retried
+         * here: its own S3 requests were retried by the SDK already (the same rule as a copy's completion in S3Store).
          */
         private <T> T change(String doing, Supplier<T> call) {
-            Runnable fenced = fence;
+            Runnable fenced = () -> {
+                try {
+                    fence.run();
+                } catch (SdkException e) {
+                    throw new FenceFailed(e); // S3's failure, not Glue's: not made a catalog failure
+                }
+            };
             try {
-                return call(doing, () -> {
-                    try {
-                        fenced.run();
-                    } catch (SdkException e) {
-                        throw new FenceFailed(e); // S3's failure, not Glue's: passed on as it is, not retried here
-                    }
-                    return call.get();
-                });
+                return call(doing, () -> SdkRetries.fenced(Retry.strategy(o.retry), fenced, call));
             } catch (FenceFailed e) {
                 throw e.cause;
             }
         }
 
-        /** Carries a fence's own S3 failure out of a retried Glue call. */
+        /** Carries a fence's own S3 failure out of a Glue call's failure handling. */
         private static final class FenceFailed extends RuntimeException {
             final SdkException cause;
 
@@ -943,7 +954,7 @@ public final class GlueTable implements CatalogTable {
 
         private <T> T call(String doing, Supplier<T> call) {
             try {
-                return Retry.run(o.retry, call);
+                return call.get();
             } catch (SdkException e) {
                 throw new CatalogException(def.location(), WriteStep.CATALOG, "Cannot " + doing + " for " + def.location() + " (step: catalog): "
                         + glueError(e) + ". The data is published and the write's manifest kept: fix the cause and rerun the write, or run "

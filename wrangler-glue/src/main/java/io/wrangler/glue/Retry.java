@@ -2,16 +2,18 @@ package io.wrangler.glue;
 
 import io.wrangler.RetryPolicy;
 import io.wrangler.storage.RequestOptions;
+import io.wrangler.storage.SdkRetries;
 import java.time.Duration;
 import java.util.Set;
-import java.util.function.Supplier;
+import java.util.function.Predicate;
+import software.amazon.awssdk.retries.api.RetryStrategy;
 import software.amazon.awssdk.services.glue.model.GlueException;
 
 /**
- * Retry runs a Glue call again after transient failures (ThrottlingException, OperationTimeoutException,
- * InternalServiceException, HTTP 5xx, a broken or timed-out connection) as a {@link RetryPolicy} says: capped
- * exponential backoff with full jitter, the same loop as S3's. Anything else fails at once. It comes on top of the
- * client's own retry policy.
+ * Retry is how Glue calls are retried: a {@link RetryPolicy} made the SDK's retry strategy ({@link SdkRetries}), set
+ * on every Glue request, with Glue's transient failures added to the SDK's own conditions (ThrottlingException,
+ * OperationTimeoutException, InternalServiceException, ConcurrentRunsExceededException, ResourceNotReadyException, HTTP
+ * 5xx, a broken or timed-out connection). Anything else fails at once. The SDK is the only layer that retries.
  */
 final class Retry {
     /** Glue's default: see {@link GlueTable#retryPolicy}. */
@@ -19,11 +21,12 @@ final class Retry {
 
     private static final Set<String> TRANSIENT = Set.of("ThrottlingException", "OperationTimeoutException", "InternalServiceException",
             "ConcurrentRunsExceededException", "ResourceNotReadyException");
+    private static final Predicate<Throwable> GLUE_TRANSIENT = Retry::isTransient;
 
     private Retry() {
     }
 
-    static boolean isTransient(RuntimeException e) {
+    static boolean isTransient(Throwable e) {
         if (e instanceof GlueException g) {
             String code = g.awsErrorDetails() == null ? null : g.awsErrorDetails().errorCode();
             return (code != null && TRANSIENT.contains(code)) || g.statusCode() >= 500;
@@ -32,7 +35,8 @@ final class Retry {
         return RequestOptions.isTransient(e);
     }
 
-    static <T> T run(RetryPolicy policy, Supplier<T> call) {
-        return RequestOptions.retry(policy, Retry::isTransient, call);
+    /** The SDK retry strategy of {@code policy} for Glue. */
+    static RetryStrategy strategy(RetryPolicy policy) {
+        return SdkRetries.strategy(policy, GLUE_TRANSIENT);
     }
 }

@@ -223,7 +223,7 @@ public final class FaultyS3 implements AutoCloseable {
         }
         byte[] body = exchange.getRequestBody().readAllBytes();
         try {
-            if (fault != null && fault != S3Fault.APPLIED_RESPONSE_LOST) {
+            if (fault != null && fault != S3Fault.APPLIED_RESPONSE_LOST && fault != S3Fault.BODY_CUT_SHORT) {
                 inject(exchange, fault);
                 return;
             }
@@ -238,6 +238,13 @@ public final class FaultyS3 implements AutoCloseable {
                 }
             });
             byte[] out = answer.body();
+            if (fault == S3Fault.BODY_CUT_SHORT && out.length > 1) {
+                exchange.sendResponseHeaders(answer.statusCode(), out.length);
+                exchange.getResponseBody().write(out, 0, out.length / 2);
+                exchange.getResponseBody().flush();
+                exchange.close();
+                return;
+            }
             boolean noBody = method.equals("HEAD") || answer.statusCode() == 204 || answer.statusCode() == 304;
             if (noBody) {
                 answer.headers().firstValue("content-length").ifPresent(l -> exchange.getResponseHeaders().set("Content-Length", l));
@@ -278,6 +285,7 @@ public final class FaultyS3 implements AutoCloseable {
     private void inject(HttpExchange exchange, S3Fault fault) throws IOException, InterruptedException {
         switch (fault) {
             case INTERNAL_ERROR -> error(exchange, 500, "InternalError", "We encountered an internal error. Please try again.");
+            case INTERNAL_ERROR_IN_200 -> error(exchange, 200, "InternalError", "We encountered an internal error. Please try again.");
             case SLOW_DOWN -> error(exchange, 503, "SlowDown", "Please reduce your request rate.");
             case ACCESS_DENIED -> error(exchange, 403, "AccessDenied", "Access Denied");
             case CONNECTION_RESET -> exchange.close();

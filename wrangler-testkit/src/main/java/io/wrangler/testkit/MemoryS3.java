@@ -3,6 +3,7 @@ package io.wrangler.testkit;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.SequenceInputStream;
 import java.io.UncheckedIOException;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
@@ -35,15 +36,27 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.RequestOverrideConfiguration;
 import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.SdkPlugin;
 import software.amazon.awssdk.core.SdkResponse;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.sync.ResponseTransformer;
 import software.amazon.awssdk.http.AbortableInputStream;
 import software.amazon.awssdk.http.SdkHttpResponse;
+import software.amazon.awssdk.retries.api.AcquireInitialTokenRequest;
+import software.amazon.awssdk.retries.api.RecordSuccessRequest;
+import software.amazon.awssdk.retries.api.RefreshRetryTokenRequest;
+import software.amazon.awssdk.retries.api.RefreshRetryTokenResponse;
+import software.amazon.awssdk.retries.api.RetryStrategy;
+import software.amazon.awssdk.retries.api.RetryToken;
+import software.amazon.awssdk.retries.api.TokenAcquisitionFailedException;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
 import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.AbortMultipartUploadResponse;
 import software.amazon.awssdk.services.s3.model.AccessDeniedException;
@@ -115,8 +128,10 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * inject an {@link S3Fault}; {@link #ignoreConditionalWrites} makes it a server that does not enforce preconditions;
  * {@link #holdWhereKeyContains} and {@link #holdAnswerWhereKeyContains} stall requests (before or after they are
  * applied) until the test releases them; {@link #denyDeleteWhereKeyContains} makes DeleteObjects report per-key errors;
- * {@link #requests} records what was asked. There is no SDK retry layer in between: each call of the client is one
- * attempt, and a fault injected into it is what the caller sees (the library's own retries still run).
+ * {@link #requests} records what was asked, every attempt. The SDK's retry layer is modelled: a request that sets its
+ * own retry strategy (a plugin of its override configuration, as wrangler sets one on every request) is attempted as
+ * that strategy says, each attempt served, recorded and faulted on its own, with the strategy's backoff in between; a
+ * request without one is attempted once (a client whose retries are off).
  */
 public final class MemoryS3 implements S3Fixture {
     /** S3's smallest part of a multipart upload other than the last. */
@@ -136,6 +151,8 @@ public final class MemoryS3 implements S3Fixture {
     private final List<Hold> holds = new CopyOnWriteArrayList<>();
     private final Set<String> deniedDeletes = ConcurrentHashMap.newKeySet();
     private final List<Request> log = Collections.synchronizedList(new ArrayList<>());
+    /** Whether the GetObject being served answers only half its body (S3Fault.BODY_CUT_SHORT). */
+    private final ThreadLocal<Boolean> cutShort = new ThreadLocal<>();
     private volatile boolean ignoreConditionalWrites;
     private volatile Duration timeoutDelay = Duration.ZERO;
     private volatile Duration clockOffset = Duration.ZERO;
@@ -461,10 +478,57 @@ public final class MemoryS3 implements S3Fixture {
     }
 
     /**
-     * Serves one request: records it, applies the knobs (a fault instead of it, a hold before or after it), runs
+     * Serves one request as the SDK's retry layer would: each attempt as {@link #attempt} says, again after a failure
+     * that the request's own retry strategy (a plugin of its override configuration) retries; once without one.
+     * One attempt records the request, applies the knobs (a fault instead of it, a hold before or after it), runs
      * {@code work} (which takes the lock itself) and answers.
      */
     private <T> T serve(String op, String bucket, List<String> keys, S3Request request, Supplier<T> work) {
+        RetryStrategy retries = retryStrategy(request);
+        if (retries == null) {
+            return attempt(op, bucket, keys, request, work);
+        }
+        RetryToken token = retries.acquireInitialToken(AcquireInitialTokenRequest.create("MemoryS3")).token();
+        while (true) {
+            try {
+                T out = attempt(op, bucket, keys, request, work);
+                retries.recordSuccess(RecordSuccessRequest.create(token));
+                return out;
+            } catch (SdkException e) {
+                RefreshRetryTokenResponse next;
+                try {
+                    next = retries.refreshRetryToken(RefreshRetryTokenRequest.builder().token(token).failure(e).build());
+                } catch (TokenAcquisitionFailedException notRetried) {
+                    throw e;
+                }
+                token = next.token();
+                try {
+                    Thread.sleep(next.delay().toMillis());
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw SdkClientException.builder().message("MemoryS3: interrupted between attempts").cause(ie).build();
+                }
+            }
+        }
+    }
+
+    /**
+     * The retry strategy a request sets for itself through a plugin of its override configuration (as the SDK's client
+     * would apply it to its own configuration), or null for none.
+     */
+    private static RetryStrategy retryStrategy(S3Request request) {
+        List<SdkPlugin> plugins = request.overrideConfiguration().map(RequestOverrideConfiguration::plugins).orElse(List.of());
+        if (plugins.isEmpty()) {
+            return null;
+        }
+        S3ServiceClientConfiguration.Builder config = S3ServiceClientConfiguration.builder()
+                .overrideConfiguration(ClientOverrideConfiguration.builder().build());
+        plugins.forEach(p -> p.configureClient(config));
+        return config.overrideConfiguration().retryStrategy().orElse(null);
+    }
+
+    /** One attempt of a request: see {@link #serve}. */
+    private <T> T attempt(String op, String bucket, List<String> keys, S3Request request, Supplier<T> work) {
         log.add(new Request(op, bucket, keys.isEmpty() ? null : keys.get(0), request));
         int n = seen.computeIfAbsent(op, k -> new AtomicInteger()).incrementAndGet();
         S3Fault fault = null;
@@ -495,10 +559,19 @@ public final class MemoryS3 implements S3Fixture {
                 h.hold(op);
             }
         }
-        if (fault != null && fault != S3Fault.APPLIED_RESPONSE_LOST) {
-            throw inject(fault);
+        if (fault != null && fault != S3Fault.APPLIED_RESPONSE_LOST && fault != S3Fault.BODY_CUT_SHORT) {
+            throw inject(op, fault);
         }
-        T out = work.get();
+        if (fault == S3Fault.BODY_CUT_SHORT && !op.equals("GetObject")) {
+            throw new IllegalStateException("MemoryS3 models BODY_CUT_SHORT only for GetObject, not for " + op);
+        }
+        T out;
+        cutShort.set(fault == S3Fault.BODY_CUT_SHORT);
+        try {
+            out = work.get();
+        } finally {
+            cutShort.remove();
+        }
         for (Hold h : holds) {
             if (h.applied && h.matches(op, keys)) {
                 h.hold(op);
@@ -511,9 +584,17 @@ public final class MemoryS3 implements S3Fixture {
         return out;
     }
 
-    private RuntimeException inject(S3Fault fault) {
+    private RuntimeException inject(String op, S3Fault fault) {
         return switch (fault) {
             case INTERNAL_ERROR -> error(500, "InternalError", "We encountered an internal error. Please try again.");
+            // as the SDK makes it of a 200 answer whose body is an Error; it reads one only for these operations
+            case INTERNAL_ERROR_IN_200 -> {
+                if (!Set.of("CopyObject", "UploadPartCopy", "CompleteMultipartUpload").contains(op)) {
+                    throw new IllegalStateException("MemoryS3 models INTERNAL_ERROR_IN_200 only for CopyObject, UploadPartCopy and "
+                            + "CompleteMultipartUpload, the operations whose 200 answers the SDK reads for an error, not for " + op);
+                }
+                yield error(200, "InternalError", "We encountered an internal error. Please try again.");
+            }
             case SLOW_DOWN -> error(503, "SlowDown", "Please reduce your request rate.");
             case ACCESS_DENIED -> error(403, "AccessDenied", "Access Denied");
             case CONNECTION_RESET -> SdkClientException.builder().message("Unable to execute HTTP request: Connection reset (MemoryS3)")
@@ -614,7 +695,10 @@ public final class MemoryS3 implements S3Fixture {
 
         @Override
         public <T> T getObject(GetObjectRequest r, ResponseTransformer<GetObjectResponse, T> transformer) {
-            Object[] got = serve("GetObject", r.bucket(), keys(r.key()), r, () -> {
+            // The body is handed to the transformer within the attempt, as the SDK does: a transformer that throws a
+            // RetryableException (a body cut short) has the request sent again.
+            return serve("GetObject", r.bucket(), keys(r.key()), r, () -> {
+                Object[] got;
                 synchronized (lock) {
                     Obj o = store(r.bucket()).objects.get(r.key());
                     if (o == null) {
@@ -631,18 +715,27 @@ public final class MemoryS3 implements S3Fixture {
                     if (range != null) {
                         b.contentRange("bytes " + range[0] + "-" + range[1] + "/" + o.content.length);
                     }
-                    return new Object[] {answered(b, range == null ? 200 : 206).build(), bytes};
+                    got = new Object[] {answered(b, range == null ? 200 : 206).build(), bytes};
+                }
+                GetObjectResponse response = (GetObjectResponse) got[0];
+                byte[] slice = (byte[]) got[1];
+                InputStream body = new ByteArrayInputStream(slice);
+                if (Boolean.TRUE.equals(cutShort.get())) {
+                    body = new SequenceInputStream(new ByteArrayInputStream(slice, 0, slice.length / 2), new InputStream() {
+                        @Override
+                        public int read() throws IOException {
+                            throw new SocketException("Connection reset (MemoryS3: body cut short)");
+                        }
+                    });
+                }
+                try {
+                    return transformer.transform(response, AbortableInputStream.create(body));
+                } catch (RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw SdkClientException.builder().message("MemoryS3: the response transformer failed: " + e.getMessage()).cause(e).build();
                 }
             });
-            GetObjectResponse response = (GetObjectResponse) got[0];
-            byte[] slice = (byte[]) got[1];
-            try {
-                return transformer.transform(response, AbortableInputStream.create(new ByteArrayInputStream(slice)));
-            } catch (RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw SdkClientException.builder().message("MemoryS3: the response transformer failed: " + e.getMessage()).cause(e).build();
-            }
         }
 
         @Override
