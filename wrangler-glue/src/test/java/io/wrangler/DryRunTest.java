@@ -322,6 +322,9 @@ class DryRunTest {
                         + "delete the whole table. If the table should really be emptied, delete its objects explicitly; otherwise "
                         + "check the job's input.");
         assertThat(bucketContent()).isEqualTo(before);
+        PlannedWrite nothing = write(List.of(), WriteMode.APPEND).plan(table);
+        assertThat(nothing).isEqualTo(new PlannedWrite(table, WriteMode.APPEND, null, 0, List.of(), List.of(), Registration.REGISTERED,
+                List.of(), false));
     }
 
     @Test

@@ -66,8 +66,10 @@ public final class DryRun {
         S3Location location = S3Location.parse(spec.uri(), WriteStep.VALIDATE);
         if (input == null) {
             Writes.runEmpty(spec); // refuses an OVERWRITE with no rows, as the write does; else there is nothing to do
-            return new PlannedWrite(location.uri(), spec.mode(), spec.idempotencyKey(), 0, List.of(), List.of(),
-                    spec.catalog() == null ? Registration.NO_CATALOG : Registration.NEW, List.of(), false);
+            Registration registration = spec.catalog() == null ? Registration.NO_CATALOG
+                    : spec.catalog().columnTypes(location.uri(), WriteMode.APPEND).isEmpty() ? Registration.NEW : Registration.REGISTERED;
+            return new PlannedWrite(location.uri(), spec.mode(), spec.idempotencyKey(), 0, List.of(), List.of(), registration, List.of(),
+                    false);
         }
         Recorded recorded = spec.catalog() == null ? null : new Recorded(spec.catalog());
         WriteSpec planned = new WriteSpec(spec.uri(), spec.s3(), spec.write(), recorded, StepHook.NONE, spec.tuning(),
@@ -109,7 +111,14 @@ public final class DryRun {
         } catch (SdkException e) {
             throw Outcomes.bucketFailed(table, location.bucket(), e);
         }
-        boolean pending = store.firstEntries(location.tmpPrefix(), 8).stream().anyMatch(e -> e.endsWith("/"));
+        boolean pending;
+        try {
+            // as Writes.recoverAbandoned tells: a folder under _tmp/ is a write running or interrupted
+            pending = store.firstEntries(location.tmpPrefix(), 8).stream().anyMatch(e -> e.endsWith("/"));
+        } catch (SdkException e) {
+            throw Failures.storage(table, WriteStep.VALIDATE, "list the staging folder " + location.uriOf(location.tmpPrefix()), e,
+                    "Nothing was changed; rerun the plan.");
+        }
         Map<String, Long> old = plan.kind() == WriteKind.PLAIN_APPEND ? Map.of() : oldFiles(plan, store);
         List<PlannedWrite.File> replaced = new ArrayList<>();
         Map<String, List<PlannedWrite.File>> byFolder = new HashMap<>();
