@@ -2,8 +2,6 @@ package io.wrangler.spark;
 
 import io.wrangler.commit.Manifest;
 import io.wrangler.commit.StagedFiles;
-import io.wrangler.commit.TaskStager;
-import io.wrangler.commit.Transaction;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,6 @@ import io.wrangler.CommitMethod;
 import io.wrangler.WriteStep;
 import io.wrangler.commit.StagedFiles;
 import io.wrangler.commit.TaskStager;
-import io.wrangler.commit.Transaction;
 import io.wrangler.input.BatchSource;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;

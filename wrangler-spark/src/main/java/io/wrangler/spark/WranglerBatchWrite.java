@@ -9,7 +9,6 @@ import io.wrangler.WriteResult;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.commit.StepHook;
 import io.wrangler.commit.StagedFiles;
-import io.wrangler.commit.TaskStager;
 import io.wrangler.commit.Transaction;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.storage.RequestOptions;
