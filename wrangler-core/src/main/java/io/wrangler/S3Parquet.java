@@ -1,6 +1,7 @@
 package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
+import io.wrangler.commit.DryRun;
 import io.wrangler.commit.Writes;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.compact.Compaction;
@@ -222,11 +223,33 @@ public final class S3Parquet {
 
     /** Runs the write {@link WriteBuilder#to} configured. */
     static WriteResult run(WriteBuilder.Request r) {
-        String uri = r.uri();
+        WriteSpec spec = spec(r);
+        try (BatchSource checked = openInput(r, spec)) {
+            if (checked == null) {
+                return Writes.runEmpty(spec);
+            }
+            return Writes.run(spec, checked);
+        }
+    }
+
+    /** Plans the write {@link WriteBuilder#plan} configured, as {@link #run} would run it, without running it. */
+    static PlannedWrite plan(WriteBuilder.Request r) {
+        WriteSpec spec = spec(r);
+        try (BatchSource checked = openInput(r, spec)) {
+            return DryRun.plan(spec, checked);
+        }
+    }
+
+    private static WriteSpec spec(WriteBuilder.Request r) {
         WriteOptions o = r.options();
-        S3Client client = o.s3().orElseGet(() -> defaultClient("write", uri));
-        WriteSpec spec = new WriteSpec(uri, client, o, r.catalog(), r.hook(), r.tuning().withThreads(o.concurrency()), r.idempotencyKey(),
+        S3Client client = o.s3().orElseGet(() -> defaultClient("write", r.uri()));
+        return new WriteSpec(r.uri(), client, o, r.catalog(), r.hook(), r.tuning().withThreads(o.concurrency()), r.idempotencyKey(),
                 r.progress(), null);
+    }
+
+    /** The request's input opened, its read failures made {@link InputException}s; null for an input without a schema. */
+    private static BatchSource openInput(WriteBuilder.Request r, WriteSpec spec) {
+        String uri = r.uri();
         BatchSource source;
         try {
             source = r.input().open();
@@ -240,12 +263,7 @@ public final class S3Parquet {
         if (source instanceof ArrowSource arrow) {
             arrow.keepNanos(spec.keepNanos());
         }
-        try (BatchSource checked = source == null ? null : new InputFailures(source, uri)) {
-            if (checked == null) {
-                return Writes.runEmpty(spec);
-            }
-            return Writes.run(spec, checked);
-        }
+        return source == null ? null : new InputFailures(source, uri);
     }
 
     /** Opens the read {@link ReadBuilder#open} configured. */

@@ -390,6 +390,52 @@ public final class WriteBuilder {
     }
 
     /**
+     * The dry run of this write to {@code uri}: what {@link #to(String)} would do if it ran now, without doing it (as
+     * Iceberg's {@code apply()}). It runs the write's validation and planning (every value of the input is checked, each
+     * row assigned its partition and bucket, the catalog's table checked and its partitions' Locations read, dtype and
+     * the catalog's types applied) and the reads the write would make (HeadBucket, the listing of the old files of the
+     * partitions it replaces, the footers of marked files a keyed rerun would rewrite), and nothing else: it takes no
+     * lease, creates nothing under {@code _tmp/}, sends no PUT, POST or DELETE to S3, changes nothing in the catalog, and
+     * recovers no interrupted write. Bad input is refused with the exception and message the write would throw.
+     *
+     * <p>The builder is not used up: {@code to(uri)} may follow, and reads the input again.
+     *
+     * <pre>{@code
+     * WriteBuilder nightly = S3Parquet.write(orders).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS).catalog(glueTable);
+     * PlannedWrite plan = nightly.plan(uri);
+     * log.info(plan.describe());                 // the partitions, the files each would replace, the schema change
+     * if (plan.bytesToReplace() < limit) nightly.to(uri);
+     * }</pre>
+     *
+     * <p>What is atomic and what is not: the plan is a snapshot of the table, the catalog and the input when it was made,
+     * under no lease. A write run after it replaces what it finds then: a file that came into a touched partition
+     * meanwhile (another writer, a compaction) is replaced too, and a file that went is not. Before it starts, the write
+     * recovers the table's interrupted writes ({@link PlannedWrite#recoveryPending()} tells there are some), which can
+     * change the files it replaces. Nothing makes the write match the plan; compare its {@link WriteResult} with it.
+     *
+     * <p>An input that can be read only once ({@code S3Parquet.write(ArrowReader)}) is refused with an
+     * {@link InvalidWriteException}, after the checks of its schema and before any batch is read: its partitions, and so
+     * the files the write would replace, are known only by reading it, which would leave nothing for the write. A plan
+     * from its schema alone would list no partition and no file, which reads as "replaces nothing" for an
+     * OVERWRITE_PARTITIONS that may replace many. Load the stream into a {@code VectorSchemaRoot} (or records) and plan
+     * and write that.
+     *
+     * @throws InvalidWriteException the write would refuse its input, options or the catalog's table (same message), or
+     *     the input is a stream
+     * @throws InputException the input source failed while it was read
+     * @throws StorageException S3 failed while the bucket was checked or the old files listed
+     * @throws CatalogException the catalog could not be read
+     * @throws IllegalStateException this builder ran already
+     */
+    public PlannedWrite plan(String uri) {
+        if (used) {
+            throw new IllegalStateException("this write has run already: the input was consumed; start a new S3Parquet.write(...)");
+        }
+        ArrowMemory.check("write", uri);
+        return S3Parquet.plan(new Request(uri, input, options.values().build(), catalog, idempotencyKey, progress, hook, tuning));
+    }
+
+    /**
      * What {@link #to} hands {@link S3Parquet} to run: the input, the options and what belongs to this write alone, with
      * the engine's test hooks ({@code hook}, {@code tuning}).
      */

@@ -63,6 +63,13 @@ final class Outcomes {
                 "If the table should really be emptied, delete its objects explicitly; otherwise check the job's input.");
     }
 
+    /** Another table's staging lies inside this one ({@code nested}, its first key found): the write would replace its files. */
+    static InvalidWriteException nested(String table, String nested) {
+        return invalid(table, "another table lies inside this one: " + nested + " is the staging of a write to a table under " + table
+                + ", and tables must not nest (this write would replace that table's files)",
+                "Give each table a prefix of its own. Nothing of either table was changed.");
+    }
+
     /** The bucket could not be reached, or does not exist, before anything was written. */
     static RuntimeException bucketFailed(String table, String bucket, SdkException e) {
         if (e instanceof NoSuchBucketException || e instanceof S3Exception s && s.statusCode() == 404) {

@@ -41,8 +41,16 @@ final class Publisher {
     private final StepHook hook;
     /** The lease's check, run right before every step that the state table fences. */
     private final Runnable fence;
+    /** The size of every old file listed, by key, for a dry run ({@link DryRun}); null for a write. */
+    private final Map<String, Long> sizes;
 
     Publisher(TableContext context) {
+        this(context, null);
+    }
+
+    /** A Publisher whose listings also put the size of every old file they find in {@code sizes} (a concurrent map). */
+    Publisher(TableContext context, Map<String, Long> sizes) {
+        this.sizes = sizes;
         this.store = context.store();
         this.location = context.location();
         this.pool = context.pool();
@@ -276,6 +284,9 @@ final class Publisher {
             if (keyId == null || WriteIds.carriesKey(key, keyId)) {
                 out.add(key);
                 written.put(key, o.lastModified());
+                if (sizes != null) {
+                    sizes.put(key, o.size());
+                }
             } else if (WriteIds.marked(key)) {
                 String rel = key.substring(location.prefix().length());
                 marked.add(new Marked(key, o.size(), rel.substring(0, rel.lastIndexOf('/') + 1), o.lastModified()));

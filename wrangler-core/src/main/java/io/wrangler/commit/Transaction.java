@@ -295,9 +295,7 @@ public final class Transaction implements AutoCloseable {
         Publisher.Listing listing = listed.listing();
         if (!listing.nested().isEmpty()) {
             abandon(null);
-            throw outcomes.invalid("another table lies inside this one: " + location.uriOf(listing.nested().get(0)) + " is the "
-                    + "staging of a write to a table under " + table + ", and tables must not nest (this write would "
-                    + "replace that table's files)", "Give each table a prefix of its own. Nothing of either table was changed.");
+            throw Outcomes.nested(table, location.uriOf(listing.nested().get(0)));
         }
         Manifest committed = listed.manifest();
         commitPoint(committed.replacing(listing.old()));
