@@ -124,7 +124,7 @@ class PackageBoundaryTest {
         assertThat(refs.entrySet()).as("a class of io.wrangler.commit that names WriteOptions")
                 .anyMatch(e -> e.getKey().startsWith("io.wrangler.commit.") && e.getValue().contains("io.wrangler.WriteOptions"));
         assertThat(refs.get("io.wrangler.WriteBuilder")).contains("io.wrangler.catalog.CatalogTable")
-                .doesNotContain("io.wrangler.input.BatchSource", "io.wrangler.commit.TableWrite");
+                .doesNotContain("io.wrangler.input.BatchSource", "io.wrangler.commit.Writes");
         assertThat(CORE.cycles(SourceReferences::packageOf, (cls, name) -> ALLOWED.containsKey(cls) && ALLOWED.get(cls).allows(name),
                 PackageBoundaryTest::apiAndInternal,
                 PackageBoundaryTest::apiOrSpi, INTERNAL::contains))
