@@ -1,8 +1,7 @@
 package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
-import io.wrangler.commit.StepHook;
-import io.wrangler.commit.WriteSpec;
+import io.wrangler.spi.StepHook;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -62,7 +61,7 @@ public final class CompactBuilder {
     String dedupOrder;
     CatalogTable catalog;
     StepHook hook = StepHook.NONE;
-    WriteSpec.Tuning tuning = WriteSpec.Tuning.defaults();
+    S3Parquet.Tuning tuning = S3Parquet.Tuning.DEFAULTS;
     int batchRows = 65_536;
     UnaryOperator<Schema> outputSchema = s -> s;
     /** Whether the caller chose the codec (else the files' own is kept). */
@@ -215,8 +214,8 @@ public final class CompactBuilder {
         return this;
     }
 
-    /** For tests in this package. */
-    CompactBuilder tuning(WriteSpec.Tuning tuning) {
+    /** For tests in this package: smaller buffers and limits, a test clock. */
+    CompactBuilder tuning(S3Parquet.Tuning tuning) {
         this.tuning = Objects.requireNonNull(tuning);
         return this;
     }

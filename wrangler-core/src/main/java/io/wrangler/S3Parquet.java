@@ -2,6 +2,7 @@ package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.commit.DryRun;
+import io.wrangler.commit.StepHook;
 import io.wrangler.commit.Writes;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.compact.Compaction;
@@ -139,7 +140,7 @@ public final class S3Parquet {
         CompactionSpec.DedupBy dedup = b.dedupKeys == null ? null : new CompactionSpec.DedupBy(b.dedupKeys, b.dedupOrder);
         return Compaction.run(new CompactionSpec(location, client, o, requests(o), b.compressionSet,
                 new CompactionSpec.Choice(b.filter, b.moreFilesThan, b.smallerThan), dedup, b.catalog,
-                new CompactionSpec.Seams(b.hook, b.tuning, b.batchRows, b.outputSchema)));
+                new CompactionSpec.Seams(hook(b.hook), b.tuning.engine(), b.batchRows, b.outputSchema)));
     }
 
     /** Finishes or undoes the interrupted writes of the table at {@code uri}, with the default S3 client. */
@@ -166,12 +167,12 @@ public final class S3Parquet {
 
     /** Like {@link #recover(String, S3Client)}, and also runs the catalog step of interrupted writes made with {@code catalog}. */
     public static RecoveryResult recover(String uri, S3Client s3, CatalogTable catalog) {
-        return recover(uri, s3, catalog, WriteSpec.Tuning.defaults());
+        return recover(uri, s3, catalog, Tuning.DEFAULTS);
     }
 
     /** Recovery with other tunings: tests use it with a clock that has moved past every lease. */
-    static RecoveryResult recover(String uri, S3Client s3, CatalogTable catalog, WriteSpec.Tuning tuning) {
-        return Writes.recover(uri, Objects.requireNonNull(s3, "s3"), catalog, tuning, RequestOptions.defaults());
+    static RecoveryResult recover(String uri, S3Client s3, CatalogTable catalog, Tuning tuning) {
+        return Writes.recover(uri, Objects.requireNonNull(s3, "s3"), catalog, tuning.engine(), RequestOptions.defaults());
     }
 
     /**
@@ -203,6 +204,27 @@ public final class S3Parquet {
     }
 
     // ---- the bridge: what the builders of this package hand over, converted and run ----
+
+    /**
+     * The builders' test seam {@code tuning(...)} (package-private, for tests of this package): the engine's buffers,
+     * limits and test clock, held by a builder without being read and unwrapped here, so that no builder names the
+     * engine's types.
+     */
+    record Tuning(WriteSpec.Tuning engine) {
+        static final Tuning DEFAULTS = new Tuning(WriteSpec.Tuning.defaults());
+
+        Tuning {
+            Objects.requireNonNull(engine, "engine");
+        }
+    }
+
+    /**
+     * The builders' test seam {@code stepHook(...)}, an SPI hook (told the engine's step constants), as the engine's
+     * hook; {@link io.wrangler.spi.StepHook#NONE} as the engine's NONE, as {@code spi.Engine} does.
+     */
+    private static StepHook hook(io.wrangler.spi.StepHook hook) {
+        return hook == io.wrangler.spi.StepHook.NONE ? StepHook.NONE : hook::reached;
+    }
 
     /** A write's input, made when the write runs (not before: a builder may be dropped unused). */
     @FunctionalInterface
@@ -243,7 +265,7 @@ public final class S3Parquet {
     private static WriteSpec spec(WriteBuilder.Request r) {
         WriteOptions o = r.options();
         S3Client client = o.s3().orElseGet(() -> defaultClient("write", r.uri()));
-        return new WriteSpec(r.uri(), client, o, r.catalog(), r.hook(), r.tuning().withThreads(o.concurrency()), r.idempotencyKey(),
+        return new WriteSpec(r.uri(), client, o, r.catalog(), hook(r.hook()), r.tuning().engine().withThreads(o.concurrency()), r.idempotencyKey(),
                 r.progress(), null);
     }
 

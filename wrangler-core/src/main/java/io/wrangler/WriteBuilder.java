@@ -1,8 +1,7 @@
 package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
-import io.wrangler.commit.StepHook;
-import io.wrangler.commit.WriteSpec;
+import io.wrangler.spi.StepHook;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -34,7 +33,7 @@ public final class WriteBuilder {
     private final SettableOptions options = new SettableOptions("write");
     private CatalogTable catalog;
     private StepHook hook = StepHook.NONE;
-    private WriteSpec.Tuning tuning = WriteSpec.Tuning.defaults();
+    private S3Parquet.Tuning tuning = S3Parquet.Tuning.DEFAULTS;
     private String idempotencyKey;
     private Progress progress = new Progress() { };
     private boolean used;
@@ -350,8 +349,8 @@ public final class WriteBuilder {
         return this;
     }
 
-    /** For tests in this package: smaller buffers and limits. */
-    WriteBuilder tuning(WriteSpec.Tuning tuning) {
+    /** For tests in this package: smaller buffers and limits, a test clock. */
+    WriteBuilder tuning(S3Parquet.Tuning tuning) {
         this.tuning = Objects.requireNonNull(tuning);
         return this;
     }
@@ -437,9 +436,9 @@ public final class WriteBuilder {
 
     /**
      * What {@link #to} hands {@link S3Parquet} to run: the input, the options and what belongs to this write alone, with
-     * the engine's test hooks ({@code hook}, {@code tuning}).
+     * the test seams ({@code hook}, {@code tuning}), which S3Parquet converts to the engine's.
      */
     record Request(String uri, S3Parquet.Input input, WriteOptions options, CatalogTable catalog, String idempotencyKey, Progress progress,
-                   StepHook hook, WriteSpec.Tuning tuning) {
+                   StepHook hook, S3Parquet.Tuning tuning) {
     }
 }

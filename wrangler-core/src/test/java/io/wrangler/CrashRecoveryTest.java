@@ -22,7 +22,7 @@ class CrashRecoveryTest {
     static final class SimulatedCrash extends Error {
         private static final long serialVersionUID = 1L;
 
-        SimulatedCrash(Step step, int count) {
+        SimulatedCrash(Enum<?> step, int count) {
             super("simulated crash at " + step + " #" + count);
         }
     }

@@ -241,7 +241,7 @@ class DistributedAdversaryTest {
         task(uri, WriteMode.OVERWRITE, null, stalled.writeId(), "t00000-a0-", new String[] {"DE"}, new long[] {9});
         // a second distributed write takes the table over (its own driver with the test clock) and is mid-way
         WriteSpec s = spec(uri, WriteMode.OVERWRITE_PARTITIONS, "", null);
-        WriteSpec taker = new WriteSpec(s.uri(), s.s3(), s.write(), null, StepHook.NONE, Tunings.pastLeases(), null, new Progress() { },
+        WriteSpec taker = new WriteSpec(s.uri(), s.s3(), s.write(), null, StepHook.NONE, Tunings.pastLeases().engine(), null, new Progress() { },
                 null);
         try (Transaction second = Transaction.begin(taker, SCHEMA)) {
             StagedFiles b = task(uri, WriteMode.OVERWRITE_PARTITIONS, null, second.writeId(), "t00000-a0-", new String[] {"FR"},

@@ -35,10 +35,10 @@ class FencedCopyTest {
     private final String table = "s3://" + bucket + "/t/";
 
     /** Multipart copies for any file (one UploadPartCopy), with the given clock offset. */
-    private static WriteSpec.Tuning multipartCopies(java.time.Duration offset) {
+    private static S3Parquet.Tuning multipartCopies(java.time.Duration offset) {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
-        return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
-                d.deleteBatch(), 1, d.copyPartSize(), d.leaseTtl(), d.openBytes(), offset);
+        return new S3Parquet.Tuning(new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(),
+                d.maxOpenFiles(), d.deleteBatch(), 1, d.copyPartSize(), d.leaseTtl(), d.openBytes(), offset));
     }
 
     private static S3Client client(Consumer<SdkRequest> before) {

@@ -100,10 +100,10 @@ class FlatColumnsReadTest {
     }
 
     /** Small row groups (16 KiB) and pages (4 KiB): many of each. */
-    private static WriteSpec.Tuning smallGroups() {
+    private static S3Parquet.Tuning smallGroups() {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
-        return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), 16 * 1024, 4 * 1024, d.maxOpenFiles(), d.deleteBatch(),
-                d.singleCopyLimit(), d.copyPartSize(), d.leaseTtl(), d.openBytes(), Duration.ZERO);
+        return new S3Parquet.Tuning(new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), 16 * 1024, 4 * 1024, d.maxOpenFiles(),
+                d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), d.leaseTtl(), d.openBytes(), Duration.ZERO));
     }
 
     private static Map<String, String> types(Schema s) {

@@ -37,9 +37,9 @@ class ProtocolScenariosTest {
     }
 
     /** A hook that throws a simulated crash at its step. */
-    private record StepHookBuilder(Step at) implements io.wrangler.commit.StepHook {
+    private record StepHookBuilder(Step at) implements io.wrangler.spi.StepHook {
         @Override
-        public void reached(Step step, int count) {
+        public void reached(Enum<?> step, int count) {
             if (step == at) {
                 throw new CrashRecoveryTest.SimulatedCrash(step, count);
             }

@@ -78,9 +78,9 @@ class ReadGuaranteesTest {
         return new StepHookCrash(at, n);
     }
 
-    private record StepHookCrash(Step at, int n) implements io.wrangler.commit.StepHook {
+    private record StepHookCrash(Step at, int n) implements io.wrangler.spi.StepHook {
         @Override
-        public void reached(Step step, int count) {
+        public void reached(Enum<?> step, int count) {
             if (step == at && count == n) {
                 throw new Crash();
             }

@@ -21,6 +21,6 @@ public final class SmallPages {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
         WriteSpec.Tuning t = new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), rowGroupBytes, pageBytes, d.maxOpenFiles(),
                 d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), d.leaseTtl(), d.openBytes(), Duration.ZERO);
-        S3Parquet.write(root).tuning(t).compression(compression).s3(s3).to(table);
+        S3Parquet.write(root).tuning(new S3Parquet.Tuning(t)).compression(compression).s3(s3).to(table);
     }
 }

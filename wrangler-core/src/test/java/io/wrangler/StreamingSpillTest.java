@@ -110,13 +110,14 @@ class StreamingSpillTest {
         return new Schema(fields);
     }
 
-    private static WriteSpec.Tuning tuning(int maxOpenFiles, long openBytes) {
+    private static S3Parquet.Tuning tuning(int maxOpenFiles, long openBytes) {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
-        return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), maxOpenFiles,
-                d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), Tunings.longLease().leaseTtl(), openBytes, java.time.Duration.ZERO);
+        return new S3Parquet.Tuning(new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(),
+                maxOpenFiles, d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), Tunings.longLease().engine().leaseTtl(), openBytes,
+                java.time.Duration.ZERO));
     }
 
-    private WriteResult write(long rows, int batch, LongUnaryOperator partitionOf, boolean tags, WriteSpec.Tuning tuning,
+    private WriteResult write(long rows, int batch, LongUnaryOperator partitionOf, boolean tags, S3Parquet.Tuning tuning,
                               Path spill, S3Client client) {
         try (BufferAllocator a = new RootAllocator(); GeneratedReader stream = stream(a, rows, batch, partitionOf, tags)) {
             return S3Parquet.write(stream).partitionBy("day", "region").tuning(tuning).spillDirectory(spill).s3(client).to(table);

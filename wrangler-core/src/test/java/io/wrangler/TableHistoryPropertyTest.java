@@ -1,7 +1,7 @@
 package io.wrangler;
 
 import io.wrangler.commit.Step;
-import io.wrangler.commit.StepHook;
+import io.wrangler.spi.StepHook;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -168,7 +168,7 @@ class TableHistoryPropertyTest {
     static final class Crash extends Error {
         private static final long serialVersionUID = 1L;
 
-        Crash(Step step, int n) {
+        Crash(Enum<?> step, int n) {
             super("simulated crash at " + step + " #" + n);
         }
     }

@@ -3,7 +3,10 @@ package io.wrangler;
 import io.wrangler.commit.WriteSpec;
 import java.time.Duration;
 
-/** Tunings that make the multipart paths run with small test data, and the test clock of the table lease. */
+/**
+ * Tunings that make the multipart paths run with small test data, and the test clock of the table lease: values of the
+ * builders' package-private seam {@code tuning(S3Parquet.Tuning)}, each the engine's tuning wrapped.
+ */
 final class Tunings {
     private Tunings() {
     }
@@ -18,32 +21,32 @@ final class Tunings {
     static final Duration PAST_LEASES = WriteSpec.Tuning.defaults().leaseTtl().plusMinutes(1);
 
     /** 5 MiB parts (S3's minimum) and copies done part by part above 6 MiB. */
-    static WriteSpec.Tuning smallParts() {
+    static S3Parquet.Tuning smallParts() {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
-        return new WriteSpec.Tuning(d.threads(), 5 * MIB, d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
-                d.deleteBatch(), 6L * MIB, 5L * MIB, d.leaseTtl(), d.openBytes(), Duration.ZERO);
+        return new S3Parquet.Tuning(new WriteSpec.Tuning(d.threads(), 5 * MIB, d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(),
+                d.maxOpenFiles(), d.deleteBatch(), 6L * MIB, 5L * MIB, d.leaseTtl(), d.openBytes(), Duration.ZERO));
     }
 
     /** Deletes two keys per request, so that a crash can fall between delete batches; the test clock is past every lease. */
-    static WriteSpec.Tuning smallDeleteBatches() {
+    static S3Parquet.Tuning smallDeleteBatches() {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
-        return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
-                2, d.singleCopyLimit(), d.copyPartSize(), d.leaseTtl(), d.openBytes(), PAST_LEASES);
+        return new S3Parquet.Tuning(new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(),
+                d.maxOpenFiles(), 2, d.singleCopyLimit(), d.copyPartSize(), d.leaseTtl(), d.openBytes(), PAST_LEASES));
     }
 
     /**
      * The defaults with a lease of 2 minutes, renewed every 24 s instead of every 2 s: for tests that fail the n-th PUT of
      * a write, so that no renewal of the lease falls among the PUTs they count.
      */
-    static WriteSpec.Tuning longLease() {
+    static S3Parquet.Tuning longLease() {
         WriteSpec.Tuning d = WriteSpec.Tuning.defaults();
-        return new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(), d.maxOpenFiles(),
-                d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), Duration.ofMinutes(2), d.openBytes(), Duration.ZERO);
+        return new S3Parquet.Tuning(new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(),
+                d.maxOpenFiles(), d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), Duration.ofMinutes(2), d.openBytes(), Duration.ZERO));
     }
 
     /** The defaults with the test clock past every lease: a write or recovery after a simulated crash does not wait. */
-    static WriteSpec.Tuning pastLeases() {
-        return WriteSpec.Tuning.defaults().withClockOffset(PAST_LEASES);
+    static S3Parquet.Tuning pastLeases() {
+        return new S3Parquet.Tuning(WriteSpec.Tuning.defaults().withClockOffset(PAST_LEASES));
     }
 
     /** Recovery with the test clock past every lease. */

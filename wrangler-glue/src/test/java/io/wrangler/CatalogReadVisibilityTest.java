@@ -31,12 +31,12 @@ class CatalogReadVisibilityTest {
     private final GlueTable catalog = GlueCatalog.of(glue.client()).table(TestLakes.database(bucket), "t");
 
     /** Deletes one old file a batch, the test clock past every lease. */
-    private static final WriteSpec.Tuning ONE_DELETE_A_BATCH;
+    private static final S3Parquet.Tuning ONE_DELETE_A_BATCH;
 
     static {
-        WriteSpec.Tuning d = TestLakes.PAST_LEASES;
-        ONE_DELETE_A_BATCH = new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(), d.pageBytes(),
-                d.maxOpenFiles(), 1, d.singleCopyLimit(), d.copyPartSize(), d.leaseTtl(), d.openBytes(), d.clockOffset());
+        WriteSpec.Tuning d = TestLakes.PAST_LEASES.engine();
+        ONE_DELETE_A_BATCH = new S3Parquet.Tuning(new WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(), d.rowGroupBytes(),
+                d.pageBytes(), d.maxOpenFiles(), 1, d.singleCopyLimit(), d.copyPartSize(), d.leaseTtl(), d.openBytes(), d.clockOffset()));
     }
 
     public record Row(String id, LocalDate dt) {

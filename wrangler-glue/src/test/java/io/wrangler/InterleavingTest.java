@@ -3,10 +3,9 @@ package io.wrangler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.wrangler.commit.Step;
-import io.wrangler.commit.StepHook;
-import io.wrangler.commit.WriteSpec;
 import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
+import io.wrangler.spi.StepHook;
 import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.LocalGlue;
 import io.wrangler.testkit.S3Fixture;
@@ -60,7 +59,7 @@ class InterleavingTest {
     private static final LocalDate D2 = LocalDate.of(2024, 3, 2);
     private static final LocalDate D3 = LocalDate.of(2024, 3, 3);
     private static final String KEY = "nightly-2024-03";
-    private static final WriteSpec.Tuning TAKE_OVER = TestLakes.PAST_LEASES;
+    private static final S3Parquet.Tuning TAKE_OVER = TestLakes.PAST_LEASES;
     /** Pause points: every step boundary a write passes after it holds the lease (BEFORE_CLEANUP and STAGING_REMOVED are one point). */
     private static final List<Step> POINTS = List.of(Step.RECOVER, Step.STARTED, Step.STAGED_FILE, Step.LISTED_OLD_FILES,
             Step.MANIFEST_WRITTEN, Step.COPIED_FILE, Step.DELETED_BATCH, Step.BEFORE_CATALOG, Step.STAGING_REMOVED);
@@ -140,7 +139,7 @@ class InterleavingTest {
         }
 
         @Override
-        public void reached(Step step, int count) {
+        public void reached(Enum<?> step, int count) {
             if (step == Step.MANIFEST_WRITTEN) {
                 synchronized (commits) {
                     commits.add(name);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.wrangler.commit.Step;
-import io.wrangler.commit.WriteSpec;
 import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
 import io.wrangler.testkit.DuckReader;
@@ -43,7 +42,7 @@ class OperatorHistoryTest {
     private static final List<String> COUNTRIES = List.of("RU", "DE");
     private static final Step[] POINTS = {Step.STARTED, Step.STAGED_FILE, Step.LISTED_OLD_FILES, Step.MANIFEST_WRITTEN,
             Step.COPIED_FILE, Step.DELETED_BATCH, Step.BEFORE_CATALOG, Step.STAGING_REMOVED};
-    private static final WriteSpec.Tuning TUNING = TestLakes.PAST_LEASES;
+    private static final S3Parquet.Tuning TUNING = TestLakes.PAST_LEASES;
     private static final MemoryS3 s3 = TestLakes.memoryS3();
     private static final LocalGlue glue = TestLakes.glue();
 

@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class TestLakes {
     /** S3's clock read as past every lease's time to live: a stalled or crashed holder's lease is taken over at once. */
-    static final WriteSpec.Tuning PAST_LEASES = WriteSpec.Tuning.defaults()
-            .withClockOffset(WriteSpec.Tuning.defaults().leaseTtl().plusMinutes(1));
+    static final S3Parquet.Tuning PAST_LEASES = new S3Parquet.Tuning(WriteSpec.Tuning.defaults()
+            .withClockOffset(WriteSpec.Tuning.defaults().leaseTtl().plusMinutes(1)));
     private static final AtomicInteger N = new AtomicInteger();
     private static LocalS3 s3;
     private static LocalGlue glue;

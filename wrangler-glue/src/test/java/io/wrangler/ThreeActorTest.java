@@ -3,10 +3,9 @@ package io.wrangler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.wrangler.commit.Step;
-import io.wrangler.commit.StepHook;
-import io.wrangler.commit.WriteSpec;
 import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
+import io.wrangler.spi.StepHook;
 import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.LocalGlue;
 import io.wrangler.testkit.MemoryS3;
@@ -49,7 +48,7 @@ import software.amazon.awssdk.services.glue.model.Partition;
 class ThreeActorTest {
     private static final LocalDate D1 = LocalDate.of(2024, 3, 1);
     private static final LocalDate D2 = LocalDate.of(2024, 3, 2);
-    private static final WriteSpec.Tuning TAKE_OVER = TestLakes.PAST_LEASES;
+    private static final S3Parquet.Tuning TAKE_OVER = TestLakes.PAST_LEASES;
     /** W's idempotency key: a keyed append's and an overwrite's commit point is its manifest's CAS to COMMITTED. */
     private static final String KEY = "nightly-2024-03";
     private static final List<Step> POINTS = List.of(Step.RECOVER, Step.STARTED, Step.STAGED_FILE, Step.LISTED_OLD_FILES,
@@ -97,7 +96,7 @@ class ThreeActorTest {
         }
 
         @Override
-        public void reached(Step step, int count) {
+        public void reached(Enum<?> step, int count) {
             if (step == Step.MANIFEST_WRITTEN) {
                 synchronized (commits) {
                     commits.add(name);
