@@ -1,0 +1,122 @@
+package io.wrangler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.wrangler.glue.GlueCatalog;
+import io.wrangler.glue.GlueTable;
+import io.wrangler.testkit.DuckReader;
+import io.wrangler.testkit.LocalGlue;
+import io.wrangler.testkit.MemoryS3;
+import io.wrangler.testkit.S3Fault;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Adversarial cases of {@link WriteBuilder#plan}: failing reads, an Arrow root planned then written by the same builder,
+ * a table another tool wrote (foreign names, a deeper folder inside a partition's).
+ */
+class DryRunAdversaryTest {
+    private final MemoryS3 s3 = TestLakes.memoryS3();
+    private final LocalGlue glue = TestLakes.glue();
+    private final String bucket = TestLakes.bucket("planadv", s3);
+    private final String db = TestLakes.database(bucket);
+    private final String table = "s3://" + bucket + "/sales/";
+
+    public record Sale(String id, long cents, String dt) {
+    }
+
+    private GlueTable catalog() {
+        return GlueCatalog.of(glue.client()).table(db, "sales");
+    }
+
+    private WriteBuilder write(List<Sale> rows, WriteMode mode) {
+        return S3Parquet.write(rows).partitionBy("dt").mode(mode).catalog(catalog()).s3(s3.client());
+    }
+
+    private Map<String, String> bucketContent() {
+        Map<String, String> out = new TreeMap<>();
+        s3.snapshot(bucket, "").forEach((k, v) -> out.put(k, Base64.getEncoder().encodeToString(v)));
+        return out;
+    }
+
+    @Test
+    void aFailingListingGetsTheStorageErrorAndChangesNothing() {
+        write(List.of(new Sale("a", 1, "2024-01-15")), WriteMode.APPEND).to(table);
+        WriteBuilder replace = write(List.of(new Sale("b", 2, "2024-01-15")), WriteMode.OVERWRITE_PARTITIONS);
+        Map<String, String> before = bucketContent();
+        s3.failWhereKeyContains("ListObjectsV2", "_tmp/", S3Fault.ACCESS_DENIED);
+        Throwable tmp = catchThrowable(() -> replace.plan(table));
+        assertThat(tmp).isInstanceOf(StorageException.class).hasMessageStartingWith("Cannot list the staging folder " + table
+                + "_tmp/ for " + table + " (step: validate): S3 answered AccessDenied (HTTP 403), request id ")
+                .hasMessageEndingWith(". Nothing was changed; rerun the plan.");
+        s3.clearKeyFaults();
+        s3.failWhereKeyContains("ListObjectsV2", "dt=2024-01-15", S3Fault.INTERNAL_ERROR);
+        s3.clearRequests();
+        Throwable part = catchThrowable(() -> replace.plan(table));
+        // the listing's own error, as the write gets it (its wording names the write's step: see the report)
+        assertThat(part).isInstanceOf(StorageException.class).hasMessageStartingWith("Cannot list the old files for " + table)
+                .hasMessageContaining("S3 answered InternalError (HTTP 500)");
+        assertThat(s3.requests()).extracting(MemoryS3.Request::operation).allMatch(o -> o.equals("HeadBucket") || o.equals("ListObjectsV2"));
+        s3.clearKeyFaults();
+        assertThat(bucketContent()).isEqualTo(before);
+    }
+
+    @Test
+    void anArrowRootPlannedThenWrittenByTheSameBuilderWritesItsValues() {
+        write(List.of(new Sale("a", 1, "2024-01-15")), WriteMode.APPEND).to(table);
+        Schema schema = new Schema(List.of(Field.nullable("id", ArrowType.Utf8.INSTANCE), Field.nullable("cents", new ArrowType.Int(32, true)),
+                Field.nullable("dt", ArrowType.Utf8.INSTANCE)));
+        try (BufferAllocator allocator = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+            for (int i = 0; i < 3; i++) {
+                ((VarCharVector) root.getVector("id")).setSafe(i, ("r" + i).getBytes(StandardCharsets.UTF_8));
+                ((IntVector) root.getVector("cents")).setSafe(i, 10 * (i + 1));
+                ((VarCharVector) root.getVector("dt")).setSafe(i, (i == 2 ? "2024-01-16" : "2024-01-15").getBytes(StandardCharsets.UTF_8));
+            }
+            root.setRowCount(3);
+            WriteBuilder w = S3Parquet.write(root).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS).catalog(catalog()).s3(s3.client());
+            PlannedWrite p = w.plan(table);
+            assertThat(p.rows()).isEqualTo(3);
+            assertThat(p.columnChanges()).containsExactly(new PlannedWrite.ColumnChange("cents", PlannedWrite.ColumnChange.Kind.WIDENED, "int", "bigint"));
+            PlannedWrite again = w.plan(table);
+            assertThat(again).isEqualTo(p);
+            WriteResult r = w.to(table);
+            assertThat(r.rows()).isEqualTo(3);
+            assertThat(root.getRowCount()).isEqualTo(3);
+            assertThat(((IntVector) root.getVector("cents")).get(2)).isEqualTo(30);
+        }
+        assertThat(DuckReader.query(s3, bucket, "sales/", "SELECT id, cents, CAST(dt AS VARCHAR) FROM t ORDER BY id")).containsExactly(
+                List.of("r0", 10L, "2024-01-15"), List.of("r1", 20L, "2024-01-15"), List.of("r2", 30L, "2024-01-16"));
+    }
+
+    @Test
+    void aForeignTablesFilesArePlannedAndADeeperFolderIsLeftAsTheWriteLeavesIt() {
+        write(List.of(new Sale("a", 1, "2024-01-15")), WriteMode.APPEND).to(table);
+        String ours = s3.list(bucket, "sales/dt=2024-01-15/").keySet().iterator().next();
+        byte[] parquet = s3.get(bucket, ours);
+        s3.put(bucket, "sales/dt=2024-01-15/4f1c0e2a9b7d4c1e8a3f6b5d2c9e7a10.snappy.parquet", parquet); // awswrangler's naming
+        s3.put(bucket, "sales/dt=2024-01-15/b c=d:e/part.snappy.parquet", parquet); // awswrangler registers such folders inside
+        s3.put(bucket, "sales/dt=2024-01-15X/other.snappy.parquet", parquet);
+        WriteBuilder replace = write(List.of(new Sale("b", 2, "2024-01-15")), WriteMode.OVERWRITE_PARTITIONS);
+        PlannedWrite p = replace.plan(table);
+        assertThat(p.filesToReplace()).extracting(PlannedWrite.File::uri).containsExactlyInAnyOrder("s3://" + bucket + "/" + ours,
+                table + "dt=2024-01-15/4f1c0e2a9b7d4c1e8a3f6b5d2c9e7a10.snappy.parquet");
+        assertThat(p.partitions()).singleElement().satisfies(x -> assertThat(x.replaces()).hasSize(2));
+        WriteResult r = replace.to(table);
+        assertThat(r.deletedFiles()).containsExactlyInAnyOrderElementsOf(p.filesToReplace().stream().map(PlannedWrite.File::uri).toList());
+        assertThat(s3.list(bucket, "sales/").keySet()).contains("sales/dt=2024-01-15/b c=d:e/part.snappy.parquet",
+                "sales/dt=2024-01-15X/other.snappy.parquet");
+    }
+}
