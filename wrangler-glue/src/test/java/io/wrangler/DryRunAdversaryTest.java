@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
 import io.wrangler.testkit.DuckReader;
+import io.wrangler.testkit.GlueFault;
 import io.wrangler.testkit.LocalGlue;
 import io.wrangler.testkit.MemoryS3;
 import io.wrangler.testkit.S3Fault;
@@ -118,5 +119,47 @@ class DryRunAdversaryTest {
         assertThat(r.deletedFiles()).containsExactlyInAnyOrderElementsOf(p.filesToReplace().stream().map(PlannedWrite.File::uri).toList());
         assertThat(s3.list(bucket, "sales/").keySet()).contains("sales/dt=2024-01-15/b c=d:e/part.snappy.parquet",
                 "sales/dt=2024-01-15X/other.snappy.parquet");
+    }
+
+    @Test
+    void aKeyedRerunWhoseMarkedFilesFooterCannotBeReadGetsTheWritesError() {
+        write(List.of(new Sale("k1", 1, "2024-01-15")), WriteMode.APPEND).idempotencyKey("k1").to(table);
+        write(List.of(new Sale("k2", 2, "2024-01-15")), WriteMode.APPEND).idempotencyKey("k2").to(table);
+        S3Parquet.compact(table).catalog(catalog()).s3(s3.client()).run();
+        assertThat(s3.list(bucket, "sales/dt=2024-01-15/").keySet()).singleElement().asString().endsWith("_k.snappy.parquet");
+        WriteBuilder rerun = write(List.of(new Sale("k1b", 3, "2024-01-15")), WriteMode.APPEND).idempotencyKey("k1");
+        Map<String, String> before = bucketContent();
+        s3.failWhereKeyContains("GetObject", "_k.snappy.parquet", S3Fault.ACCESS_DENIED);
+        s3.clearRequests();
+        Throwable planned = catchThrowable(() -> rerun.plan(table));
+        assertThat(s3.requests()).extracting(MemoryS3.Request::operation).allMatch(o -> List.of("HeadBucket", "ListObjectsV2", "GetObject",
+                "HeadObject").contains(o));
+        assertThat(bucketContent()).isEqualTo(before);
+        Throwable written = catchThrowable(() -> rerun.to(table));
+        s3.clearKeyFaults();
+        // the write's own error (its wording names the write's stage step: see the report), the request id aside
+        String rest = ". Nothing of the table was changed; this write's staged files were removed. Rerun the write.";
+        String start = "Cannot rewrite the files that hold rows of this key for " + table + " (step: stage): S3 answered AccessDenied "
+                + "(HTTP 403), request id ";
+        assertThat(planned).isInstanceOf(StorageException.class).hasMessageStartingWith(start).hasMessageEndingWith(rest);
+        assertThat(written).isInstanceOf(StorageException.class).hasMessageStartingWith(start).hasMessageEndingWith(rest);
+        assertThat(bucketContent().keySet().stream().filter(k -> !k.endsWith("_lease.json")).toList())
+                .isEqualTo(before.keySet().stream().filter(k -> !k.endsWith("_lease.json")).toList());
+    }
+
+    @Test
+    void aFailingCatalogReadGetsTheWritesErrorAndChangesNothing() {
+        write(List.of(new Sale("a", 1, "2024-01-15")), WriteMode.APPEND).to(table);
+        WriteBuilder replace = write(List.of(new Sale("b", 2, "2024-01-15")), WriteMode.OVERWRITE_PARTITIONS);
+        Map<String, String> before = bucketContent();
+        glue.failNext("GetTable", 100, GlueFault.ACCESS_DENIED);
+        Throwable planned = catchThrowable(() -> replace.plan(table));
+        Throwable written = catchThrowable(() -> replace.to(table));
+        glue.failNext("GetTable", 0, GlueFault.ACCESS_DENIED);
+        assertThat(planned).isInstanceOf(CatalogException.class).hasMessage(written.getMessage()).hasMessage("Cannot read the Glue table "
+                + db + ".sales for " + table + " (step: validate): Glue answered AccessDeniedException (User is not authorized to "
+                + "perform this operation). Check the IAM permissions (glue:GetDatabase, glue:GetTable) and the client's region; "
+                + "nothing was written.");
+        assertThat(bucketContent()).isEqualTo(before);
     }
 }
