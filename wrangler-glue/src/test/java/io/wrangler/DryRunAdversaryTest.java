@@ -24,6 +24,8 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.glue.model.Partition;
+import software.amazon.awssdk.services.glue.model.PartitionInput;
 
 /**
  * Adversarial cases of {@link WriteBuilder#plan}: failing reads, an Arrow root planned then written by the same builder,
@@ -161,5 +163,53 @@ class DryRunAdversaryTest {
                 + "perform this operation). Check the IAM permissions (glue:GetDatabase, glue:GetTable) and the client's region; "
                 + "nothing was written.");
         assertThat(bucketContent()).isEqualTo(before);
+    }
+
+    @Test
+    void aPartitionRegisteredOutsideTheTableGetsTheWritesErrorFromThePlan() {
+        write(List.of(new Sale("a", 1, "2024-01-15")), WriteMode.APPEND).to(table);
+        s3.put(bucket, "elsewhere/dt=2024-01-15/keep.parquet", new byte[] {1});
+        moveOutside();
+        for (WriteMode mode : List.of(WriteMode.APPEND, WriteMode.OVERWRITE_PARTITIONS, WriteMode.OVERWRITE)) {
+            WriteBuilder w = write(List.of(new Sale("b", 2, "2024-01-15")), mode);
+            Map<String, String> before = bucketContent();
+            s3.clearRequests();
+            Throwable planned = catchThrowable(() -> w.plan(table));
+            assertThat(s3.requests()).extracting(MemoryS3.Request::operation).allMatch(o -> List.of("HeadBucket", "ListObjectsV2",
+                    "GetObject", "HeadObject").contains(o));
+            assertThat(bucketContent()).isEqualTo(before);
+            Throwable written = catchThrowable(() -> w.to(table));
+            if (mode != WriteMode.OVERWRITE) {
+                assertThat(planned).as(mode.name()).isInstanceOf(InvalidWriteException.class).hasMessage(written.getMessage())
+                        .hasMessageContaining("which is outside the table root " + table);
+                continue;
+            }
+            // OVERWRITE redefines the table: the plan says the partition goes to its Hive folder, and the write does that
+            assertThat(planned).isNull();
+            assertThat(written).isNull();
+            assertThat(glue.client().getPartition(g -> g.databaseName(db).tableName("sales").partitionValues("2024-01-15")).partition()
+                    .storageDescriptor().location()).isEqualTo(table + "dt=2024-01-15/");
+        }
+        assertThat(s3.list(bucket, "elsewhere/").keySet()).containsExactly("elsewhere/dt=2024-01-15/keep.parquet");
+        WriteBuilder redefine = write(List.of(new Sale("c", 3, "2024-01-15")), WriteMode.OVERWRITE);
+        moveOutside();
+        PlannedWrite p = redefine.plan(table);
+        assertThat(p.partitions()).singleElement().satisfies(x -> {
+            assertThat(x.location()).isEqualTo(table + "dt=2024-01-15/");
+            assertThat(x.registeredElsewhere()).isFalse();
+            assertThat(x.registration()).isEqualTo(PlannedWrite.Registration.REGISTERED);
+        });
+        WriteResult r = redefine.to(table);
+        assertThat(r.deletedFiles()).containsExactlyInAnyOrderElementsOf(p.filesToReplace().stream().map(PlannedWrite.File::uri).toList());
+        assertThat(s3.list(bucket, "elsewhere/").keySet()).containsExactly("elsewhere/dt=2024-01-15/keep.parquet");
+    }
+
+    /** Registers dt=2024-01-15 at a Location outside the table, as another tool may. */
+    private void moveOutside() {
+        Partition old = glue.client().getPartition(g -> g.databaseName(db).tableName("sales").partitionValues("2024-01-15")).partition();
+        glue.client().deletePartition(d -> d.databaseName(db).tableName("sales").partitionValues("2024-01-15"));
+        glue.client().createPartition(c -> c.databaseName(db).tableName("sales").partitionInput(PartitionInput.builder().values("2024-01-15")
+                .storageDescriptor(old.storageDescriptor().toBuilder().location("s3://" + bucket + "/elsewhere/dt=2024-01-15/").build())
+                .build()));
     }
 }
