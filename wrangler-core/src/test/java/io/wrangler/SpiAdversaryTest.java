@@ -35,9 +35,11 @@ class SpiAdversaryTest {
     private static final Schema SCHEMA = new Schema(List.of(
             Field.nullable("country", ArrowType.Utf8.INSTANCE), Field.nullable("n", new ArrowType.Int(64, true))));
 
+    private static CommitMethod method = CommitMethod.STAGE_AND_COPY;
+
     private static WriteOptions options(WriteMode mode, String prefix, boolean lease) {
         return WriteOptions.builder().mode(mode).partitionBy("country").leaseWait(Duration.ofSeconds(30))
-                .lease(lease).concurrency(4).filenamePrefix(prefix).build();
+                .lease(lease).concurrency(4).filenamePrefix(prefix).commitMethod(method).build();
     }
 
     private static StagedFiles stage(String uri, WriteMode mode, String writeId, String attempt, String[] countries, long[] ns) {
@@ -156,5 +158,43 @@ class SpiAdversaryTest {
         assertThat(refused).isNull();
         assertThat(duck(bucket)).containsExactly("RU:1");
         assertThat(TestLake.keys(bucket, "t/")).noneMatch(k -> k.contains("_tmp/") && !k.endsWith("_lease.json"));
+    }
+
+    @Test
+    void deferredMessagesSurviveSerializationAndADuplicatedOneAddsItsRowsOnce() {
+        method = CommitMethod.DEFERRED_UPLOADS;
+        try {
+            String bucket = TestLake.bucket();
+            String uri = "s3://" + bucket + "/t/";
+            seed(uri);
+            WriteTarget driver = new WriteTarget(uri, TestLake.s3().client(), options(WriteMode.OVERWRITE_PARTITIONS, "", true), null, null);
+            try (DistributedWrite w = DistributedWrite.begin(driver, SCHEMA)) {
+                StagedFiles ru = stage(uri, WriteMode.OVERWRITE_PARTITIONS, w.writeId(), "t00000-a0-", new String[] {"RU"}, new long[] {10});
+                assertThat(ru.files()).singleElement().satisfies(f -> {
+                    assertThat(f.stagedKey()).isNull();
+                    assertThat(f.uploadId()).isNotNull();
+                    assertThat(f.etags()).isNotEmpty();
+                });
+                assertThat(roundTrip(ru)).isEqualTo(ru);
+                // a forged message: the same upload named with other part ETags is refused, nothing applied
+                StagedFiles.File f = ru.files().get(0);
+                StagedFiles forged = new StagedFiles(ru.partitions(), List.of(new StagedFiles.File(f.folder(), null, f.finalKey(), f.bytes(),
+                        f.rows(), f.uploadId(), List.of("\"forged\""))));
+                Throwable refused = catchThrowable(() -> w.commit(List.of(ru, forged)));
+                assertThat(refused).isInstanceOf(InvalidWriteException.class).hasMessageContaining("was not staged by the write "
+                        + w.writeId() + " as described");
+            }
+            assertThat(duck(bucket)).containsExactly("DE:2", "RU:1");
+            assertThat(TestLake.s3().client().listMultipartUploads(b -> b.bucket(bucket)).uploads()).isEmpty();
+            assertThat(TestLake.keys(bucket, "t/")).noneMatch(k -> k.contains("_tmp/") && !k.endsWith("_lease.json"));
+            try (DistributedWrite w = DistributedWrite.begin(driver, SCHEMA)) {
+                StagedFiles ru = stage(uri, WriteMode.OVERWRITE_PARTITIONS, w.writeId(), "t00000-a0-", new String[] {"RU"}, new long[] {10});
+                WriteResult r = w.commit(List.of(ru, roundTrip(ru)));
+                assertThat(r.rows()).isEqualTo(1);
+            }
+            assertThat(duck(bucket)).containsExactly("DE:2", "RU:10");
+        } finally {
+            method = CommitMethod.STAGE_AND_COPY;
+        }
     }
 }
