@@ -204,6 +204,46 @@ class DryRunAdversaryTest {
         assertThat(s3.list(bucket, "elsewhere/").keySet()).containsExactly("elsewhere/dt=2024-01-15/keep.parquet");
     }
 
+    @Test
+    void aFileNamedAsMarkedWithoutKeyRunsGetsTheWritesErrorFromAKeyedRerunsPlan() {
+        write(List.of(new Sale("a", 1, "2024-01-15")), WriteMode.APPEND).to(table);
+        String plain = s3.list(bucket, "sales/dt=2024-01-15/").keySet().iterator().next();
+        String writeId = plain.substring(plain.indexOf("-000-") + 5, plain.indexOf(".snappy"));
+        s3.put(bucket, "sales/dt=2024-01-15/part-00000-000-" + writeId + "_k.snappy.parquet", s3.get(bucket, plain));
+        WriteBuilder rerun = write(List.of(new Sale("k", 2, "2024-01-15")), WriteMode.APPEND).idempotencyKey("k1");
+        Map<String, String> before = bucketContent();
+        Throwable planned = catchThrowable(() -> rerun.plan(table));
+        assertThat(bucketContent()).isEqualTo(before);
+        Throwable written = catchThrowable(() -> rerun.to(table));
+        assertThat(written).isInstanceOf(InvalidWriteException.class).hasMessageContaining("is marked as recording its rows' keys but "
+                + "its footer has no wrangler.keys");
+        assertThat(planned).isInstanceOf(InvalidWriteException.class).hasMessage(written.getMessage());
+    }
+
+    @Test
+    void aBucketedKeyedRerunAfterACompactionPlansTheMarkedBucketFilesItRewrites() {
+        for (String k : List.of("k1", "k2")) {
+            write(List.of(new Sale(k + "-a", 1, "2024-01-15"), new Sale(k + "-b", 2, "2024-01-15"), new Sale(k + "-c", 3, "2024-01-15")),
+                    WriteMode.APPEND).bucketBy(List.of("id"), 2).idempotencyKey(k).to(table);
+        }
+        S3Parquet.compact(table).catalog(catalog()).s3(s3.client()).run();
+        List<String> marked = s3.list(bucket, "sales/dt=2024-01-15/").keySet().stream().toList();
+        assertThat(marked).isNotEmpty().allMatch(k -> k.contains("_k_bucket-"));
+        WriteBuilder rerun = write(List.of(new Sale("k1-z", 9, "2024-01-15")), WriteMode.APPEND).bucketBy(List.of("id"), 2)
+                .idempotencyKey("k1");
+        s3.clearRequests();
+        Map<String, String> before = bucketContent();
+        PlannedWrite p = rerun.plan(table);
+        assertThat(bucketContent()).isEqualTo(before);
+        assertThat(s3.requests()).extracting(MemoryS3.Request::operation).allMatch(o -> List.of("HeadBucket", "ListObjectsV2", "GetObject",
+                "HeadObject").contains(o));
+        WriteResult r = rerun.to(table);
+        assertThat(r.deletedFiles()).isNotEmpty()
+                .containsExactlyInAnyOrderElementsOf(p.filesToReplace().stream().map(PlannedWrite.File::uri).toList());
+        assertThat(DuckReader.query(s3, bucket, "sales/", "SELECT id, cents FROM t ORDER BY id")).containsExactly(
+                List.of("k1-z", 9L), List.of("k2-a", 1L), List.of("k2-b", 2L), List.of("k2-c", 3L));
+    }
+
     /** Registers dt=2024-01-15 at a Location outside the table, as another tool may. */
     private void moveOutside() {
         Partition old = glue.client().getPartition(g -> g.databaseName(db).tableName("sales").partitionValues("2024-01-15")).partition();
