@@ -244,6 +244,33 @@ class DryRunAdversaryTest {
                 List.of("k1-z", 9L), List.of("k2-a", 1L), List.of("k2-b", 2L), List.of("k2-c", 3L));
     }
 
+    @Test
+    void aPlanWhileAnotherWriteHoldsTheLeaseNeitherWaitsNorTouchesTheLease() throws Exception {
+        write(List.of(new Sale("a", 1, "2024-01-15")), WriteMode.APPEND).to(table);
+        MemoryS3.Hold copies = s3.holdWhereKeyContains("CopyObject", "dt=2024-01-15/");
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.Future<WriteResult> running = other.submit(
+                    () -> write(List.of(new Sale("b", 2, "2024-01-15")), WriteMode.OVERWRITE_PARTITIONS).to(table));
+            assertThat(copies.awaitHeld(java.time.Duration.ofSeconds(60))).as("the other write reached its publish step").isTrue();
+            Map<String, String> before = bucketContent();
+            s3.clearRequests();
+            PlannedWrite p = write(List.of(new Sale("c", 3, "2024-01-16")), WriteMode.OVERWRITE_PARTITIONS).plan(table);
+            assertThat(p.recoveryPending()).isTrue();
+            assertThat(p.filesToReplace()).isEmpty();
+            assertThat(s3.requests()).noneMatch(r -> r.key() != null && r.key().contains("_lease"))
+                    .extracting(MemoryS3.Request::operation).allMatch(o -> List.of("HeadBucket", "ListObjectsV2", "GetObject",
+                            "HeadObject").contains(o));
+            assertThat(bucketContent()).isEqualTo(before);
+            copies.release();
+            assertThat(running.get(60, java.util.concurrent.TimeUnit.SECONDS).rows()).isEqualTo(1);
+        } finally {
+            copies.release();
+            other.shutdownNow();
+        }
+        assertThat(DuckReader.query(s3, bucket, "sales/", "SELECT id FROM t")).containsExactly(List.of("b"));
+    }
+
     /** Registers dt=2024-01-15 at a Location outside the table, as another tool may. */
     private void moveOutside() {
         Partition old = glue.client().getPartition(g -> g.databaseName(db).tableName("sales").partitionValues("2024-01-15")).partition();
