@@ -197,4 +197,23 @@ class SpiAdversaryTest {
             method = CommitMethod.STAGE_AND_COPY;
         }
     }
+
+    @Test
+    void aSecondCommitOrAnAbortAfterTheCommitDoesNotDoubleOrRemoveRows() {
+        String bucket = TestLake.bucket();
+        String uri = "s3://" + bucket + "/t/";
+        WriteTarget driver = new WriteTarget(uri, TestLake.s3().client(), options(WriteMode.APPEND, "", true), null, null);
+        Throwable again;
+        Throwable aborted;
+        try (DistributedWrite w = DistributedWrite.begin(driver, SCHEMA)) {
+            StagedFiles ru = stage(uri, WriteMode.APPEND, w.writeId(), "t00000-a0-", new String[] {"RU"}, new long[] {1});
+            assertThat(w.commit(List.of(ru)).rows()).isEqualTo(1);
+            again = catchThrowable(() -> w.commit(List.of(ru)));
+            aborted = catchThrowable(() -> w.abort(new RuntimeException("late")));
+        }
+        assertThat(again).isInstanceOf(IllegalStateException.class).hasMessageEndingWith(" has ended");
+        assertThat(aborted).as("an abort after the commit changes nothing").isNull();
+        assertThat(TestLake.keys(bucket, "t/")).noneMatch(k -> k.contains("_tmp/") && !k.endsWith("_lease.json"));
+        assertThat(duck(bucket)).containsExactly("RU:1");
+    }
 }
