@@ -2,7 +2,7 @@ package io.wrangler;
 
 /**
  * How a write's files reach their final keys. Both keep every guarantee of the commit protocol (see the README's
- * "Commit protocol"): files appear whole or not at all, nothing is deleted before every new file is in place, a crash
+ * "The commit protocol and its guarantees"): files appear whole or not at all, nothing is deleted before every new file is in place, a crash
  * anywhere is finished or undone by the next write or {@link S3Parquet#recover}.
  */
 public enum CommitMethod {

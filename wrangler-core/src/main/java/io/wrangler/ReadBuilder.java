@@ -99,8 +99,8 @@ public final class ReadBuilder {
      * Reads the partitions this catalog table registers, each from its Location, with the partition columns typed as the
      * catalog types them, and the data columns in the catalog's order and spelling (then any column only the files hold;
      * a column only the catalog declares reads as nulls). Without a catalog the partitions are the table's Hive folders,
-     * their columns' types are inferred from the folder names, and the data columns are the union of the files' (see the
-     * README).
+     * their columns' types are inferred from the folder names, and the data columns are the union of the files' (see
+     * docs/reading.md).
      */
     public ReadBuilder catalog(CatalogTable table) {
         this.catalog = Objects.requireNonNull(table, "catalog table");
@@ -163,7 +163,7 @@ public final class ReadBuilder {
      * Every row of the read as a record of {@code recordType}, in the read's order: the mirror of
      * {@code S3Parquet.write(records)}. Each component takes the column of its name (exactly, else ignoring case: Glue
      * lowercases names, so {@code orderId} reads {@code orderid}), partition columns included; only those columns are
-     * fetched. A column becomes the component's type only without loss (see the README); a component without a column,
+     * fetched. A column becomes the component's type only without loss (see docs/reading.md); a component without a column,
      * or whose column it cannot hold, is refused before any row is read. The rows are held in memory: for a table larger
      * than the heap, stream its batches with {@link #open()}.
      *

@@ -27,7 +27,7 @@ import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * What a read sees (README, "Reading a table back"): the default partition named once by null and "", filters checked
+ * What a read sees (docs/reading.md): the default partition named once by null and "", filters checked
  * against the partition columns, every write exactly before or after over the whole scope of the read (partitions an
  * overwrite emptied included), a manifest that cannot be read failing the read, and a prefix without a table refused.
  */

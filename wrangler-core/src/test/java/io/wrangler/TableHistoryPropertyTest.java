@@ -55,7 +55,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>a reader, while an operation is paused at any step or crashed and not yet recovered, sees the table exactly as
  *       before it or exactly as after it;</li>
  *   <li>a compaction that is the next operation after a crash lists the table before its own recovery runs: it either
- *       compacts the recovered table, or (README: a file that came into a partition after the compaction listed it is not
+ *       compacts the recovered table, or (docs/compaction.md: a file that came into a partition after the compaction listed it is not
  *       deleted) the table as it listed it, with the recovered write's new files beside the compacted ones, or is refused
  *       with a {@code WriteNotAppliedException}, nothing changed; any other failure is a defect.</li>
  * </ul>
@@ -485,7 +485,7 @@ class TableHistoryPropertyTest {
             if (pending != null && op.compaction() && pending.committed && !pending.op.compaction() && !compacted.isEmpty()) {
                 // A compaction lists the table before it takes the lease and recovers the crashed write, then replaces exactly
                 // the files it listed: when it listed the table as before that write, the write's files come in after its
-                // listing and stay beside the compacted ones (README: a file that came into a partition after the compaction
+                // listing and stay beside the compacted ones (docs/compaction.md: a file that came into a partition after the compaction
                 // listed it is not deleted), so its rows are not deduplicated against them.
                 listedBefore = apply(pending.op, apply(op, pending.before, compacted), null);
             }

@@ -24,7 +24,7 @@ import org.apache.arrow.vector.util.Text;
 
 /**
  * Dedup is the rule by which {@code dedupBy} picks the row it keeps of a key: the values it compares and the order of
- * commits that breaks a tie. One place, so that the javadoc, the README and the code say the same.
+ * commits that breaks a tie. One place, so that the javadoc, docs/compaction.md and the code say the same.
  *
  * <p>Keys are equal by value, as SQL's {@code PARTITION BY} groups them: strings and binary by their bytes, unsigned
  * integers by their unsigned value, decimals by their numeric value (1.5 = 1.50), floats as {@link Double#equals}

@@ -170,7 +170,7 @@ public final class ArrowSchemas {
                 throw unsupported(path, "null (a column with no type)",
                         "give the column a type, for example a nullable Utf8 or Int, so that the catalog and readers know what it holds");
             default:
-                throw unsupported(path, t.toString(), "cast it to a supported type (see the README's type table)");
+                throw unsupported(path, t.toString(), "cast it to a supported type (see docs/types.md)");
         }
     }
 

@@ -510,7 +510,7 @@ public final class RecordRows<R extends Record> {
         }
         return a instanceof ArrowType.Utf8 ? "String" : a instanceof ArrowType.Bool ? "boolean" : a instanceof ArrowType.Decimal ? "BigDecimal"
                 : a instanceof ArrowType.Date ? "LocalDate" : a instanceof ArrowType.Binary || a instanceof ArrowType.FixedSizeBinary ? "byte[]"
-                : a instanceof ArrowType.Struct ? "a record of its fields" : "a type wrangler maps (see the README)";
+                : a instanceof ArrowType.Struct ? "a record of its fields" : "a type wrangler maps (see docs/reading.md)";
     }
 
     private static String boxed(String java) {

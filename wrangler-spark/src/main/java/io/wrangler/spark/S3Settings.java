@@ -165,7 +165,7 @@ public final class S3Settings implements Serializable {
         return DefaultCredentialsProvider.builder().build();
     }
 
-    /** The settings the data source's {@code s3.*} options give (see README); absent ones keep their defaults. */
+    /** The settings the data source's {@code s3.*} options give (see docs/spark.md, "Options of the data source"); absent ones keep their defaults. */
     static S3Settings fromOptions(Map<String, String> o) {
         S3Settings s = defaults();
         if (o.get("s3.endpoint") != null) {

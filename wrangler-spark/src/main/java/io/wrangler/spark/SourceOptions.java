@@ -27,7 +27,7 @@ import software.amazon.awssdk.services.glue.GlueClientBuilder;
 /**
  * SourceOptions read the data source's string options (case-insensitive, as Spark passes them) into a write's settings;
  * a bad option is refused with an {@link InvalidWriteException} naming the table, before anything is written. The
- * option names are the fluent builder's methods (see README, "wrangler-spark").
+ * option names are the fluent builder's methods (see docs/spark.md, "Options of the data source").
  */
 final class SourceOptions {
     final String uri;
@@ -275,7 +275,7 @@ final class SourceOptions {
         try {
             return S3Settings.fromOptions(o);
         } catch (RuntimeException e) {
-            throw invalid("the s3.* options are not usable (" + e.getMessage() + ")", "See README, wrangler-spark options.");
+            throw invalid("the s3.* options are not usable (" + e.getMessage() + ")", "See docs/spark.md, 'Options of the data source'.");
         }
     }
 

@@ -24,7 +24,7 @@ import org.apache.spark.sql.SaveMode;
 
 /**
  * The options of one Spark write, named as {@code S3Parquet}'s; {@link #to} runs it. Each option is also a string option
- * of the {@code wrangler} data source (README lists them).
+ * of the {@code wrangler} data source (docs/spark.md lists them).
  */
 public final class SparkWriteBuilder {
     private final Dataset<Row> df;
