@@ -69,9 +69,9 @@ class DryRunAdversaryTest {
         s3.failWhereKeyContains("ListObjectsV2", "dt=2024-01-15", S3Fault.INTERNAL_ERROR);
         s3.clearRequests();
         Throwable part = catchThrowable(() -> replace.plan(table));
-        // the listing's own error, as the write gets it (its wording names the write's step: see the report)
-        assertThat(part).isInstanceOf(StorageException.class).hasMessageStartingWith("Cannot list the old files for " + table)
-                .hasMessageContaining("S3 answered InternalError (HTTP 500)");
+        // the listing's error in the plan's words (the write's name its publish step and tell to rerun the write)
+        assertThat(part).isInstanceOf(StorageException.class).hasMessageStartingWith("Cannot list the old files for " + table
+                + " (step: validate): S3 answered InternalError (HTTP 500)").hasMessageEndingWith(". Nothing was changed; rerun the plan.");
         assertThat(s3.requests()).extracting(MemoryS3.Request::operation).allMatch(o -> o.equals("HeadBucket") || o.equals("ListObjectsV2"));
         s3.clearKeyFaults();
         assertThat(bucketContent()).isEqualTo(before);
@@ -124,7 +124,7 @@ class DryRunAdversaryTest {
     }
 
     @Test
-    void aKeyedRerunWhoseMarkedFilesFooterCannotBeReadGetsTheWritesError() {
+    void aKeyedRerunWhoseMarkedFilesFooterCannotBeReadFailsThePlanInItsOwnWords() {
         write(List.of(new Sale("k1", 1, "2024-01-15")), WriteMode.APPEND).idempotencyKey("k1").to(table);
         write(List.of(new Sale("k2", 2, "2024-01-15")), WriteMode.APPEND).idempotencyKey("k2").to(table);
         S3Parquet.compact(table).catalog(catalog()).s3(s3.client()).run();
@@ -139,11 +139,13 @@ class DryRunAdversaryTest {
         assertThat(bucketContent()).isEqualTo(before);
         Throwable written = catchThrowable(() -> rerun.to(table));
         s3.clearKeyFaults();
-        // the write's own error (its wording names the write's stage step: see the report), the request id aside
+        // the plan's failed read in its own words; the write's in the write's, the request id aside
+        assertThat(planned).isInstanceOf(StorageException.class).hasMessageStartingWith("Cannot read the key runs of " + table
+                + "dt=2024-01-15/").hasMessageContaining("_k.snappy.parquet for " + table + " (step: validate): S3 answered "
+                + "AccessDenied (HTTP 403), request id ").hasMessageEndingWith(". Nothing was changed; rerun the plan.");
         String rest = ". Nothing of the table was changed; this write's staged files were removed. Rerun the write.";
         String start = "Cannot rewrite the files that hold rows of this key for " + table + " (step: stage): S3 answered AccessDenied "
                 + "(HTTP 403), request id ";
-        assertThat(planned).isInstanceOf(StorageException.class).hasMessageStartingWith(start).hasMessageEndingWith(rest);
         assertThat(written).isInstanceOf(StorageException.class).hasMessageStartingWith(start).hasMessageEndingWith(rest);
         assertThat(bucketContent().keySet().stream().filter(k -> !k.endsWith("_lease.json")).toList())
                 .isEqualTo(before.keySet().stream().filter(k -> !k.endsWith("_lease.json")).toList());
@@ -155,9 +157,14 @@ class DryRunAdversaryTest {
         WriteBuilder replace = write(List.of(new Sale("b", 2, "2024-01-15")), WriteMode.OVERWRITE_PARTITIONS);
         Map<String, String> before = bucketContent();
         glue.failNext("GetTable", 100, GlueFault.ACCESS_DENIED);
-        Throwable planned = catchThrowable(() -> replace.plan(table));
-        Throwable written = catchThrowable(() -> replace.to(table));
-        glue.failNext("GetTable", 0, GlueFault.ACCESS_DENIED);
+        Throwable planned;
+        Throwable written;
+        try {
+            planned = catchThrowable(() -> replace.plan(table));
+            written = catchThrowable(() -> replace.to(table));
+        } finally {
+            glue.clearFaults(); // the faults not met would fail the next test's Glue reads (the LocalGlue is shared)
+        }
         assertThat(planned).isInstanceOf(CatalogException.class).hasMessage(written.getMessage()).hasMessage("Cannot read the Glue table "
                 + db + ".sales for " + table + " (step: validate): Glue answered AccessDeniedException (User is not authorized to "
                 + "perform this operation). Check the IAM permissions (glue:GetDatabase, glue:GetTable) and the client's region; "

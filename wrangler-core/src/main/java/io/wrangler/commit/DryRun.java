@@ -4,6 +4,7 @@ import io.wrangler.InvalidWriteException;
 import io.wrangler.PlannedWrite;
 import io.wrangler.PlannedWrite.ColumnChange;
 import io.wrangler.PlannedWrite.Registration;
+import io.wrangler.StorageException;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogCommit;
@@ -143,6 +144,9 @@ public final class DryRun {
         try {
             TableContext context = new TableContext(location, store, pool, spec.tuning(), StepHook.NONE, () -> { });
             listing = new Publisher(context, sizes).listOldFiles(plan.touched(), null);
+        } catch (StorageException e) {
+            // the listing's failure in the plan's words: the write's ones name its publish step and tell to rerun the write
+            throw e.getCause() instanceof SdkException sdk ? planReadFailed("list the old files", sdk) : e;
         } finally {
             Pools.shutdown(pool);
         }
@@ -163,9 +167,17 @@ public final class DryRun {
     private boolean holdsKey(Publisher.Marked m, String keyId) {
         try {
             return KeyRuns.totals(Footers.keyed(spec.s3(), spec.options(), location.bucket(), m.key(), m.size()).runs()).containsKey(keyId);
+        } catch (SdkException e) {
+            throw planReadFailed("read the key runs of " + location.uriOf(m.key()), e);
         } catch (IOException | RuntimeException e) {
-            throw new Outcomes(table, WriteKind.KEYED_APPEND).keyedRewrite(e); // as the write's rerun would fail
+            // a file that cannot be what its name says: the write's own refusal, word for word, is what the plan reports
+            throw new Outcomes(table, WriteKind.KEYED_APPEND).keyedRewrite(e);
         }
+    }
+
+    /** A read of the plan failed in S3: nothing was written, so the plan is simply run again. */
+    private StorageException planReadFailed(String doing, SdkException e) {
+        return Failures.storage(table, WriteStep.VALIDATE, doing, e, "Nothing was changed; rerun the plan.");
     }
 
     /** Every partition the input touches, in the order it first has them, with its rows and the files of its folder. */

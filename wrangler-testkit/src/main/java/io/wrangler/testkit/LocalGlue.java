@@ -164,6 +164,11 @@ public final class LocalGlue implements AutoCloseable {
         enqueue(operation, 0, times, new Fault(fault, false));
     }
 
+    /** Drops every fault queued and not yet met (by {@link #failNext}, {@link #failNth}, {@link #failNextAfterApplying}). */
+    public void clearFaults() {
+        faults.clear();
+    }
+
     /** Answers the {@code nth} call of {@code operation} from now on (1 for the next) with {@code fault}, letting the others through. */
     public void failNth(String operation, int nth, GlueFault fault) {
         enqueue(operation, nth - 1, 1, new Fault(fault, false));
