@@ -1,8 +1,8 @@
 package io.wrangler.spi;
 
 /**
- * A StepHook is told each time a write passes a step of the commit protocol, for an engine's tests: to crash or hold
- * the write at a step, as core's own tests do. The step is the engine's own enum constant (its name is the protocol
+ * A StepHook is told each time a write passes a step of the commit protocol, for tests (an engine's, and core's own
+ * through the builders' package-private seam): to crash or hold the write at a step. The step is the engine's own enum constant (its name is the protocol
  * step's: {@code MANIFEST_WRITTEN}, {@code BEFORE_CLEANUP}, ...; see the state table of the commit protocol), so that a
  * test compares it with the constant it waits for; what the constants are may change in any release.
  */
