@@ -43,6 +43,14 @@ class EngineSpiTest {
     }
 
     private static StagedFiles stage(String uri, String writeId, String attempt, String[] countries, long[] ns) {
+        return stage(new WriteTarget(uri, TestLake.s3().client(), options(attempt, false), null, null), writeId, countries, ns);
+    }
+
+    /**
+     * One task attempt of {@code task} staging one batch of (country, n) rows through the SPI, and its message as the
+     * driver gets it (after a Java serialization round trip); SpiAdversaryTest stages through it too.
+     */
+    static StagedFiles stage(WriteTarget task, String writeId, String[] countries, long[] ns) {
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
             VarCharVector c = (VarCharVector) root.getVector("country");
             BigIntVector n = (BigIntVector) root.getVector("n");
@@ -71,13 +79,12 @@ class EngineSpiTest {
                     return root;
                 }
             };
-            WriteTarget task = new WriteTarget(uri, TestLake.s3().client(), options(attempt, false), null, null);
             return roundTrip(DistributedWrite.stage(task, writeId, 2, one));
         }
     }
 
     /** What crosses the wire from a task to the driver. */
-    private static StagedFiles roundTrip(StagedFiles staged) {
+    static StagedFiles roundTrip(StagedFiles staged) {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {

@@ -213,15 +213,7 @@ class EvolvedSchemaTest {
         read.addAll(TestLake.keys(bucket, "t/region=US/"));
         List<String> before = TestLake.query(bucket, "t/", DUCK).stream().map(Object::toString).toList();
         List<String> gets = Collections.synchronizedList(new ArrayList<>());
-        S3Client counting = TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c
-                .addExecutionInterceptor(new ExecutionInterceptor() {
-                    @Override
-                    public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
-                        if (context.request() instanceof GetObjectRequest g) {
-                            gets.add(g.key());
-                        }
-                    }
-                })));
+        S3Client counting = TestLake.recordingGets(gets);
 
         CompactionResult r = S3Parquet.compact(table).s3(counting).run();
 

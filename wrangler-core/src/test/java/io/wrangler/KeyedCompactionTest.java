@@ -21,11 +21,7 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 
 /**
  * Keyed runs stay keyed through compaction: a compaction merges the files of several keys (and unkeyed rows) into one
@@ -214,15 +210,7 @@ class KeyedCompactionTest {
         // One marked file per day (the first compaction's), one keyed file per day (batch-c's).
         assertThat(read.stream().filter(k -> k.contains("_k.")).count()).as(read.toString()).isEqualTo(3);
         List<String> gets = Collections.synchronizedList(new ArrayList<>());
-        S3Client counting = TestLake.s3().newClient(b -> b.overrideConfiguration(c -> c
-                .addExecutionInterceptor(new ExecutionInterceptor() {
-                    @Override
-                    public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
-                        if (context.request() instanceof GetObjectRequest g) {
-                            gets.add(g.key());
-                        }
-                    }
-                })));
+        S3Client counting = TestLake.recordingGets(gets);
 
         CompactionResult second = S3Parquet.compact(table).s3(counting).run();
 

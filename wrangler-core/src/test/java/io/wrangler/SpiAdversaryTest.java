@@ -5,23 +5,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.wrangler.spi.DistributedWrite;
 import io.wrangler.spi.StagedFiles;
-import io.wrangler.spi.TaskBatches;
 import io.wrangler.spi.WriteTarget;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.ObjectInputStream;
-import java.io.ObjectOutputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -43,53 +30,12 @@ class SpiAdversaryTest {
     }
 
     private static StagedFiles stage(String uri, WriteMode mode, String writeId, String attempt, String[] countries, long[] ns) {
-        try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
-            VarCharVector c = (VarCharVector) root.getVector("country");
-            BigIntVector n = (BigIntVector) root.getVector("n");
-            for (int i = 0; i < countries.length; i++) {
-                c.setSafe(i, countries[i].getBytes(StandardCharsets.UTF_8));
-                n.setSafe(i, ns[i]);
-            }
-            root.setRowCount(countries.length);
-            TaskBatches one = new TaskBatches() {
-                private boolean read;
-
-                @Override
-                public Schema schema() {
-                    return SCHEMA;
-                }
-
-                @Override
-                public boolean next() {
-                    boolean more = !read;
-                    read = true;
-                    return more;
-                }
-
-                @Override
-                public VectorSchemaRoot current() {
-                    return root;
-                }
-            };
-            WriteTarget task = new WriteTarget(uri, TestLake.s3().client(), options(mode, attempt, false), null, null);
-            return roundTrip(DistributedWrite.stage(task, writeId, 2, one));
-        }
+        return EngineSpiTest.stage(new WriteTarget(uri, TestLake.s3().client(), options(mode, attempt, false), null, null), writeId,
+                countries, ns);
     }
 
     private static StagedFiles roundTrip(StagedFiles staged) {
-        try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
-                out.writeObject(staged);
-            }
-            try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
-                return (StagedFiles) in.readObject();
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (ClassNotFoundException e) {
-            throw new IllegalStateException(e);
-        }
+        return EngineSpiTest.roundTrip(staged);
     }
 
     private static List<String> duck(String bucket) {

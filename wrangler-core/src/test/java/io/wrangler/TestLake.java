@@ -10,6 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 
 /**
  * The tests' lake: a fresh bucket per test, and DuckDB (through the testkit's DuckReader) as the independent reader of
@@ -54,6 +59,18 @@ final class TestLake {
     /** A new, empty bucket in the LocalS3. */
     static String bucket() {
         return bucket(s3());
+    }
+
+    /** A new client of the LocalS3 that adds the key of every GetObject it sends (each attempt) to {@code gets}. */
+    static S3Client recordingGets(List<String> gets) {
+        return s3().newClient(b -> b.overrideConfiguration(c -> c.addExecutionInterceptor(new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                if (context.request() instanceof GetObjectRequest g) {
+                    gets.add(g.key());
+                }
+            }
+        })));
     }
 
     /** A new, empty bucket in the MemoryS3. */
