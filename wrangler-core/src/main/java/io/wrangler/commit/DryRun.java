@@ -114,8 +114,7 @@ public final class DryRun {
         }
         boolean pending;
         try {
-            // as Writes.recoverAbandoned tells: a folder under _tmp/ is a write running or interrupted
-            pending = store.firstEntries(location.tmpPrefix(), 8).stream().anyMatch(e -> e.endsWith("/"));
+            pending = Recovery.hasWriteFolders(store, location); // as Writes.recoverAbandoned tells
         } catch (SdkException e) {
             throw Failures.storage(table, WriteStep.VALIDATE, "list the staging folder " + location.uriOf(location.tmpPrefix()), e,
                     "Nothing was changed; rerun the plan.");

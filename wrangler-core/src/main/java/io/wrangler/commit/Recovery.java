@@ -338,6 +338,14 @@ final class Recovery {
     }
 
     /**
+     * Whether the table's {@code _tmp/} holds a write's folder: a write running or interrupted. One LIST of its first
+     * entries: write ids start with digits (or {@code k-}), so their folders sort before {@code _lease.json}.
+     */
+    static boolean hasWriteFolders(S3Store store, S3Location location) {
+        return store.firstEntries(location.tmpPrefix(), 8).stream().anyMatch(e -> e.endsWith("/"));
+    }
+
+    /**
      * The write id of an open upload at a final key of the table (a deferred upload, {@code CommitMethod.DEFERRED_UPLOADS}):
      * the id its file name carries, or null for an upload under a {@code _tmp/} (staging, this table's or a nested one's)
      * or one whose name is not a wrangler data file's.

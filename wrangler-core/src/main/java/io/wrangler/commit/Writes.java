@@ -106,8 +106,7 @@ public final class Writes {
                                                   RequestOptions options) {
         S3Location location = S3Location.parse(uri, WriteStep.RECOVER);
         S3Store store = new S3Store(s3, location.bucket(), options);
-        boolean folders = store.firstEntries(location.tmpPrefix(), 8).stream().anyMatch(e -> e.endsWith("/"));
-        if (!folders || TableLease.heldLive(store, location, tuning.clockOffset())) {
+        if (!Recovery.hasWriteFolders(store, location) || TableLease.heldLive(store, location, tuning.clockOffset())) {
             return null;
         }
         return recover(uri, s3, catalog, tuning, options);
