@@ -40,7 +40,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * read from their footers.
  * <p>Keyed runs stay keyed: when a partition holds rows of {@code idempotencyKey} writes, the new files record in their
  * footers which rows came from which key ({@code KeyedInput}), so that a later rerun of any of those keys replaces
- * exactly its own rows (see the README, "Compaction").
+ * exactly its own rows (see docs/compaction.md).
  *
  * <p>Memory: batches stream from the files read to the files written; {@code dedupBy} also keeps, per partition, each
  * distinct key and the order value of its last row, and reads the partition twice. Keys are deduplicated within a
@@ -136,7 +136,7 @@ public final class CompactBuilder {
      * (the file of the later write by the files' LastModified, then their write ids' times; within a file, the later
      * row). Keys are equal by value, as SQL's {@code PARTITION BY} groups them: strings and binary by content, unsigned
      * integers by their unsigned value, decimals by numeric value; null keys are one key. The others are dropped and
-     * counted in {@link CompactionResult#duplicatesDropped()}. The exact rule is {@code Dedup}'s, stated in the README.
+     * counted in {@link CompactionResult#duplicatesDropped()}. The exact rule is {@code Dedup}'s, stated in docs/compaction.md.
      */
     public CompactBuilder dedupBy(List<String> keys, String orderBy) {
         if (keys.isEmpty()) {

@@ -89,7 +89,7 @@ public final class S3Parquet {
     }
 
     /**
-     * A write of Java records, one column per record component (see the README's type table). All records must be
+     * A write of Java records, one column per record component (see docs/types.md for the types). All records must be
      * of one class; every value is validated before any I/O.
      */
     public static WriteBuilder write(Collection<? extends Record> records) {

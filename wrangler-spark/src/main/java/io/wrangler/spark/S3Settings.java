@@ -32,7 +32,7 @@ import software.amazon.awssdk.services.s3.S3Configuration;
  * S3Settings.defaults()                                   // AWS, default chains
  * S3Settings.defaults().region("eu-west-1")
  * S3Settings.defaults().endpoint(URI.create("http://127.0.0.1:9000")).pathStyle(true)
- *     .staticCredentials("key", "secret").chunkedEncoding(false).checksumsWhenRequired(true)   // a local S3
+ *     .staticCredentials("key", "secret", null).chunkedEncoding(false).checksumsWhenRequired(true)   // a local S3
  * }</pre>
  */
 public final class S3Settings implements Serializable {
