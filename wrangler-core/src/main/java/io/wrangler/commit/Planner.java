@@ -148,6 +148,20 @@ final class Planner {
                 : plan.withTouched(plan.manifest(partitioner.keys(), List.of(), folders, true));
     }
 
+    /**
+     * The plan that creates the table from an input with no rows ({@link WritePlan#empty}): an APPEND (whatever the
+     * write's mode: should another writer create the table meanwhile, the write adds to it a file of no rows and replaces
+     * nothing) of the file of no rows an unpartitioned table gets ({@link TaskStager}), and the catalog's table.
+     */
+    WritePlan forNewTable(WritePlan empty) {
+        WriteSpec s = spec;
+        WriteSpec append = new WriteSpec(s.uri(), s.s3(), s.write().toBuilder().mode(WriteMode.APPEND).build(), s.catalog(), s.hook(),
+                s.tuning(), s.idempotencyKey(), s.progress(), s.replacement());
+        Planner planner = new Planner(append, location);
+        return new WritePlan(append, location, empty.schema(), empty.columns(), empty.writeId(), empty.keyId(), empty.settings(),
+                empty.folders(), empty.partitioner(), empty.buckets(), empty.validator(), empty.prepass(),
+                planner.prepareCatalog(empty.columns()), null);
+    }
 
     private String outputName(String name) {
         return spec.catalog() == null ? name : spec.catalog().columnName(name);

@@ -42,11 +42,17 @@ public final class Writes {
         try {
             WritePlan plan = planner.plan(source);
             if (plan.empty()) {
-                return empty(plan, null);
+                EmptyInput.Outcome outcome = EmptyInput.decide(plan);
+                if (outcome != EmptyInput.Outcome.CREATE) {
+                    return EmptyInput.warned(plan, outcome, empty(plan, null));
+                }
+                plan = planner.forNewTable(plan);
+                source.rewind();
             }
             try (Transaction transaction = Transaction.begin(plan)) {
                 StagedFiles staged = transaction.stage(source);
-                return transaction.commit(List.of(staged));
+                WriteResult result = transaction.commit(List.of(staged));
+                return plan.empty() ? EmptyInput.warned(plan, EmptyInput.Outcome.CREATE, result) : result;
             }
         } finally {
             if (source != input) {
@@ -58,7 +64,10 @@ public final class Writes {
     /** A write of an input with no rows and no schema (an empty collection of records): nothing to do, unless it is an OVERWRITE. */
     public static WriteResult runEmpty(WriteSpec spec) {
         S3Location location = S3Location.parse(spec.uri(), WriteStep.VALIDATE);
-        return empty(spec, location.uri(), WriteIds.next(), null);
+        WriteResult result = empty(spec, location.uri(), WriteIds.next(), null);
+        EmptyInput.warn(result.table(), "the input has no rows and no schema (an empty collection of records), so no table is "
+                + "created and nothing is changed");
+        return result;
     }
 
     /** The result of a write with nothing to write; {@code recovered} null when it recovered nothing (took no lease). */
