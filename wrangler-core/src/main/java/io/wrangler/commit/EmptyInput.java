@@ -32,11 +32,16 @@ final class EmptyInput {
      */
     static Outcome decide(WritePlan plan) {
         WriteSpec spec = plan.spec();
-        boolean fileOfNoRows = plan.columns().partitions().isEmpty() && plan.buckets() == null;
+        boolean fileOfNoRows = fileOfNoRows(plan);
         S3Store store = new S3Store(spec.s3(), plan.location().bucket(), spec.options());
         boolean exists = !store.firstEntries(plan.location().prefix(), 1).isEmpty()
                 || spec.catalog() != null && !spec.catalog().columnTypes(plan.table(), WriteMode.APPEND).isEmpty();
         return exists ? Outcome.EXISTS : fileOfNoRows || spec.catalog() != null ? Outcome.CREATE : Outcome.NOWHERE;
+    }
+
+    /** True when the table gets a file of no rows: it is unpartitioned and unbucketed. */
+    static boolean fileOfNoRows(WritePlan plan) {
+        return plan.columns().partitions().isEmpty() && plan.buckets() == null;
     }
 
     /** Logs the WARN line of the write of an empty input, which had {@code outcome}, and returns its result. */

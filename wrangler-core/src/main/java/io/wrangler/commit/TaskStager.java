@@ -46,8 +46,7 @@ public final class TaskStager {
         Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
         Stager stager = new Stager(WritePlan.stagingContext(spec, plan.location(), store, plan.writeId(), plan.settings()), uploads,
                 plan.partitioner(), plan.buckets(), plan.validator(), encoders, plan.folders()::folderOf);
-        return new TaskStager(stager, plan.columns().partitionNames(), plan.empty() && plan.columns().partitions().isEmpty()
-                && plan.buckets() == null);
+        return new TaskStager(stager, plan.columns().partitionNames(), plan.empty() && EmptyInput.fileOfNoRows(plan));
     }
 
     /** Stages {@code source}; {@code assigned}: each batch's partition ids from the prepass, or null. */

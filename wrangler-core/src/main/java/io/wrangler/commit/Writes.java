@@ -47,6 +47,11 @@ public final class Writes {
                     return EmptyInput.warned(plan, outcome, empty(plan, null));
                 }
                 plan = planner.forNewTable(plan);
+                if (!EmptyInput.fileOfNoRows(plan)) {
+                    // nothing goes to S3: the catalog's table is all there is to create (its commit checks for a concurrent change)
+                    plan.catalogCommit().commit(List.of());
+                    return EmptyInput.warned(plan, EmptyInput.Outcome.CREATE, empty(plan, null));
+                }
                 source.rewind();
             }
             try (Transaction transaction = Transaction.begin(plan)) {
