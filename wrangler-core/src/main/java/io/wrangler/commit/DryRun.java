@@ -262,7 +262,7 @@ public final class DryRun {
         if (existing.isEmpty()) {
             return out;
         }
-        List<Field> columns = new ArrayList<>(plan.columns().dataOut());
+        List<Field> columns = new ArrayList<>(plan.columns().dataCatalog());
         columns.addAll(plan.columns().partitionsOut());
         for (Field f : columns) {
             String was = existing.remove(f.getName().toLowerCase(Locale.ROOT));

@@ -103,7 +103,7 @@ record WritePlan(WriteSpec spec, S3Location location, Schema schema, Columns col
                 partitions.add(new Manifest.Partition(folder, key.values(), t[0], t[1]));
             }
         }
-        List<Field> ordered = new ArrayList<>(columns.dataOut());
+        List<Field> ordered = new ArrayList<>(columns.dataCatalog());
         ordered.addAll(columns.partitionsOut());
         return new Manifest(Manifest.FORMAT, writeId, table(), spec.mode(), Manifest.State.COMMITTED, keyId, Instant.now().toString(),
                 columns.partitionNames(), partitions, files, spec.catalog() == null ? null : spec.catalog().describe(),
