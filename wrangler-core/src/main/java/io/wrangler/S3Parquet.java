@@ -9,7 +9,6 @@ import io.wrangler.compact.Compaction;
 import io.wrangler.compact.CompactionSpec;
 import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
-import io.wrangler.input.HiveTypes;
 import io.wrangler.input.InputFailures;
 import io.wrangler.input.RecordSource;
 import io.wrangler.read.TableRead;
@@ -231,11 +230,6 @@ public final class S3Parquet {
     interface Input {
         /** The input as batches, or null for an input without a schema (no records): the write is a no-op. */
         BatchSource open();
-    }
-
-    /** Checks that {@code type} is a Hive type wrangler writes ({@link WriteOptions.Builder#dtype}). */
-    static void checkHiveType(String column, String type) {
-        HiveTypes.parse(column, type);
     }
 
     /** The request options every S3 request of a write with these options carries. */

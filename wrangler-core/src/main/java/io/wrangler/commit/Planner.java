@@ -14,7 +14,7 @@ import io.wrangler.encoding.UnsupportedTypeException;
 import io.wrangler.input.BatchSource;
 import io.wrangler.input.CastingSource;
 import io.wrangler.input.Casts;
-import io.wrangler.input.HiveTypes;
+import io.wrangler.hive.HiveTypes;
 import io.wrangler.partition.Buckets;
 import io.wrangler.partition.ColumnNames;
 import io.wrangler.partition.PartitionKey;

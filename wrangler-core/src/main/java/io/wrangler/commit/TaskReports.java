@@ -1,6 +1,6 @@
 package io.wrangler.commit;
 
-import io.wrangler.partition.HivePaths;
+import io.wrangler.hive.HivePaths;
 import io.wrangler.partition.PartitionKey;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -4,7 +4,7 @@ import io.wrangler.WriteStep;
 import io.wrangler.encoding.FileEncoder;
 import io.wrangler.input.BatchSource;
 import io.wrangler.partition.Buckets;
-import io.wrangler.partition.HivePaths;
+import io.wrangler.hive.HivePaths;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.Partitioner;
 import io.wrangler.staging.StagedFile;

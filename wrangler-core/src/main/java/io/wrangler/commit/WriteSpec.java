@@ -168,15 +168,8 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
     public record Tuning(int threads, int partSize, int maxPendingParts, long rowGroupBytes, int pageBytes, int maxOpenFiles,
                          int deleteBatch, long singleCopyLimit, long copyPartSize, Duration leaseTtl, long openBytes,
                          Duration clockOffset) {
-        /**
-         * 48 requests in flight. Against S3 each request waits tens of milliseconds before its first byte, so a write of
-         * many small files is bound by its request rate, about threads / latency: 48 at 30 ms is about 1,600 requests a
-         * second, under S3's 3,500 PUT/COPY/DELETE and 5,500 GET per second per prefix (no throttling, with room for
-         * another writer on the prefix), and 48 connections at S3's 80 to 90 MB/s each is more than most machines'
-         * network. The SDK's default HTTP client pools 50 connections: 48 never wait for one, and leave room for the
-         * lease's renewal.
-         */
-        public static final int DEFAULT_THREADS = 48;
+        /** The requests in flight of a write by default: the default of {@code WriteOptions.concurrency}, declared there. */
+        public static final int DEFAULT_THREADS = WriteOptions.defaults().concurrency();
 
         /**
          * 10 s: a crashed writer's table is taken over 11 to 13 s after its last renewal (Last-Modified has whole seconds,

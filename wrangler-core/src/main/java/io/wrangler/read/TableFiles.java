@@ -9,7 +9,7 @@ import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.Manifest;
 import io.wrangler.commit.Visibility;
 import io.wrangler.partition.ColumnNames;
-import io.wrangler.partition.HivePaths;
+import io.wrangler.hive.HivePaths;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.time.Instant;
