@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.spi.StepHook;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.PlannedWrite;
 import io.wrangler.PlannedWrite.ColumnChange;

@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.spi.StepHook;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.WriteIncompleteException;
 import io.wrangler.WriteMode;

@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.spi.StepHook;
 import io.wrangler.CommitMethod;
 import io.wrangler.Compression;
 import io.wrangler.Progress;
