@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.staging.StagedFile;
 import io.wrangler.spi.StepHook;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.RecoveryResult;
@@ -371,7 +372,7 @@ final class Recovery {
      * (roll back, roll forward) and by a distributed write before its commit point (the uploads of task attempts that did
      * not count).
      */
-    static List<String> abortStray(S3Store store, List<MultipartUpload> uploads, List<Manifest.File> listed) {
+    static List<String> abortStray(S3Store store, List<MultipartUpload> uploads, List<StagedFile> listed) {
         List<String> out = new ArrayList<>();
         Set<String> ids = new HashSet<>();
         listed.forEach(f -> {

@@ -55,10 +55,9 @@ public final class TaskStager {
         if (staged.isEmpty() && emptyFile) {
             staged = stager.stageEmptyFile(folderNames);
         }
-        List<Manifest.File> files = Manifest.File.of(staged);
         List<List<String>> keys = new ArrayList<>();
         stager.partitions().forEach(k -> keys.add(k.values()));
-        return new StagedFiles(keys, files);
+        return new StagedFiles(keys, staged);
     }
 
     /**

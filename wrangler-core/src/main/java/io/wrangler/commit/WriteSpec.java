@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.staging.StagedFile;
 import io.wrangler.spi.StepHook;
 import io.wrangler.CommitMethod;
 import io.wrangler.Compression;
@@ -135,13 +136,13 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
      *     the files record it in their footers and are marked in their names, never as a column ({@link
      *     io.wrangler.encoding.KeyRuns})
      */
-    public record Replacement(List<String> keys, Consumer<List<Manifest.File>> check, IntSupplier bucketOfBatch, boolean keyRuns) {
+    public record Replacement(List<String> keys, Consumer<List<StagedFile>> check, IntSupplier bucketOfBatch, boolean keyRuns) {
         public Replacement {
             keys = List.copyOf(keys);
         }
 
         /** A replacement of files without bucket numbers or key runs. */
-        public Replacement(List<String> keys, Consumer<List<Manifest.File>> check) {
+        public Replacement(List<String> keys, Consumer<List<StagedFile>> check) {
             this(keys, check, null, false);
         }
     }

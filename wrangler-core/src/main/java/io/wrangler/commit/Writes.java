@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.staging.StagedFile;
 import io.wrangler.spi.StepHook;
 import io.wrangler.CommitConflictException;
 import io.wrangler.CommitStateUnknownException;
@@ -97,7 +98,7 @@ public final class Writes {
         long rows = 0;
         // grouped once: a filter per partition would cost partitions x files, minutes at 50,000 partitions
         Map<String, List<String>> byFolder = new HashMap<>();
-        for (Manifest.File f : m.files()) {
+        for (StagedFile f : m.files()) {
             byFolder.computeIfAbsent(f.folder(), k -> new ArrayList<>()).add(location.uriOf(f.finalKey()));
         }
         for (Manifest.Partition p : m.partitions()) {

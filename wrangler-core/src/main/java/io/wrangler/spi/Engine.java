@@ -1,5 +1,6 @@
 package io.wrangler.spi;
 
+import io.wrangler.staging.StagedFile;
 import io.wrangler.CommitMethod;
 import io.wrangler.Progress;
 import io.wrangler.WriteResult;
@@ -39,11 +40,16 @@ final class Engine implements DistributedWrite {
     static StagedFiles stage(WriteTarget task, String writeId, int slots, TaskBatches batches) {
         WriteSpec spec = spec(task, StepHook.NONE, share(WriteSpec.Tuning.defaults(), Runtime.getRuntime().maxMemory(), slots));
         io.wrangler.commit.StagedFiles staged = TaskStager.stageTask(spec, batches.schema(), writeId, source(batches));
-        List<StagedFiles.File> files = new ArrayList<>();
-        for (Manifest.File f : staged.files()) {
-            files.add(new StagedFiles.File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags()));
-        }
-        return new StagedFiles(staged.partitions(), files);
+        return new StagedFiles(staged.partitions(), staged.files().stream().map(Engine::toSpi).toList());
+    }
+
+    /** The engine's record of a staged file as the SPI carries it: the one conversion, with {@link #fromSpi}. */
+    private static StagedFiles.File toSpi(StagedFile f) {
+        return new StagedFiles.File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags());
+    }
+
+    private static StagedFile fromSpi(StagedFiles.File f) {
+        return new StagedFile(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags());
     }
 
     @Override
@@ -60,11 +66,7 @@ final class Engine implements DistributedWrite {
     public WriteResult commit(List<StagedFiles> tasks) {
         List<io.wrangler.commit.StagedFiles> staged = new ArrayList<>();
         for (StagedFiles t : tasks) {
-            List<Manifest.File> files = new ArrayList<>();
-            for (StagedFiles.File f : t.files()) {
-                files.add(new Manifest.File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags()));
-            }
-            staged.add(new io.wrangler.commit.StagedFiles(t.partitions(), files));
+            staged.add(new io.wrangler.commit.StagedFiles(t.partitions(), t.files().stream().map(Engine::fromSpi).toList()));
         }
         return write.commit(staged);
     }
