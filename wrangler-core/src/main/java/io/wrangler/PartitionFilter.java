@@ -1,5 +1,6 @@
 package io.wrangler;
 
+import java.util.AbstractMap;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -84,9 +85,28 @@ public final class PartitionFilter {
         return new PartitionFilter(Collections.unmodifiableMap(m), p -> mine.test(p) && other.test.test(p));
     }
 
-    /** The values {@code column} is fixed to, or null when this filter does not fix it. */
+    /**
+     * The values {@code column} is fixed to, or null when this filter does not fix it. A column matches as a table's
+     * column matches a name given to wrangler: spelled exactly so, else equal ignoring case ({@code in("DT", ...)} fixes
+     * the column {@code dt}); a filter that fixes both {@code dt} and {@code DT} fixes the column {@code dt} to the values
+     * spelled {@code dt}.
+     */
     public Set<String> fixedValues(String column) {
-        return fixed.get(column);
+        String key = find(fixed.keySet(), column);
+        return key == null ? null : fixed.get(key);
+    }
+
+    /** The key of {@code keys} spelled as {@code name}, else the first equal to it ignoring case, else null. */
+    private static String find(Set<String> keys, String name) {
+        if (keys.contains(name)) {
+            return name;
+        }
+        for (String k : keys) {
+            if (k.equalsIgnoreCase(name)) {
+                return k;
+            }
+        }
+        return null;
     }
 
     /** The columns this filter fixes with {@link #in}. */
@@ -94,13 +114,49 @@ public final class PartitionFilter {
         return fixed.keySet();
     }
 
-    /** True when the partition with these values passes. */
+    /**
+     * True when the partition with these values (the table's partition columns to their values) passes. The fixed
+     * columns, and the names a {@link #where} predicate asks its map for, match the table's columns ignoring case.
+     */
     public boolean test(Map<String, String> values) {
+        Map<String, String> named = new CaseInsensitiveView(values);
         for (Map.Entry<String, Set<String>> e : fixed.entrySet()) {
-            if (!e.getValue().contains(values.get(e.getKey()))) {
+            if (!e.getValue().contains(named.get(e.getKey()))) {
                 return false;
             }
         }
-        return test.test(Collections.unmodifiableMap(values));
+        return test.test(named);
+    }
+
+    /** {@code values}, unmodifiable, whose {@code get} and {@code containsKey} find a key spelled otherwise by its case. */
+    private static final class CaseInsensitiveView extends AbstractMap<String, String> {
+        private final Map<String, String> values;
+
+        CaseInsensitiveView(Map<String, String> values) {
+            this.values = values;
+        }
+
+        private Object key(Object key) {
+            if (key instanceof String name && !values.containsKey(name)) {
+                String found = find(values.keySet(), name);
+                return found == null ? name : found;
+            }
+            return key;
+        }
+
+        @Override
+        public Set<Map.Entry<String, String>> entrySet() {
+            return Collections.unmodifiableMap(values).entrySet();
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            return values.containsKey(key(key));
+        }
+
+        @Override
+        public String get(Object key) {
+            return values.get(key(key)); // a column the table is not partitioned by: the table's map refuses it
+        }
     }
 }

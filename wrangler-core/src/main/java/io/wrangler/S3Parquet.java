@@ -2,14 +2,12 @@ package io.wrangler;
 
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.commit.DryRun;
-import io.wrangler.commit.StepHook;
 import io.wrangler.commit.Writes;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.compact.Compaction;
 import io.wrangler.compact.CompactionSpec;
 import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
-import io.wrangler.input.HiveTypes;
 import io.wrangler.input.InputFailures;
 import io.wrangler.input.RecordSource;
 import io.wrangler.read.TableRead;
@@ -140,7 +138,7 @@ public final class S3Parquet {
         CompactionSpec.DedupBy dedup = b.dedupKeys == null ? null : new CompactionSpec.DedupBy(b.dedupKeys, b.dedupOrder);
         return Compaction.run(new CompactionSpec(location, client, o, requests(o), b.compressionSet,
                 new CompactionSpec.Choice(b.filter, b.moreFilesThan, b.smallerThan), dedup, b.catalog,
-                new CompactionSpec.Seams(hook(b.hook), b.tuning.engine(), b.batchRows, b.outputSchema)));
+                new CompactionSpec.Seams(b.hook, b.tuning.engine(), b.batchRows, b.outputSchema)));
     }
 
     /** Finishes or undoes the interrupted writes of the table at {@code uri}, with the default S3 client. */
@@ -218,24 +216,11 @@ public final class S3Parquet {
         }
     }
 
-    /**
-     * The builders' test seam {@code stepHook(...)}, an SPI hook (told the engine's step constants), as the engine's
-     * hook; {@link io.wrangler.spi.StepHook#NONE} as the engine's NONE, as {@code spi.Engine} does.
-     */
-    private static StepHook hook(io.wrangler.spi.StepHook hook) {
-        return hook == io.wrangler.spi.StepHook.NONE ? StepHook.NONE : hook::reached;
-    }
-
     /** A write's input, made when the write runs (not before: a builder may be dropped unused). */
     @FunctionalInterface
     interface Input {
         /** The input as batches, or null for an input without a schema (no records): the write is a no-op. */
         BatchSource open();
-    }
-
-    /** Checks that {@code type} is a Hive type wrangler writes ({@link WriteOptions.Builder#dtype}). */
-    static void checkHiveType(String column, String type) {
-        HiveTypes.parse(column, type);
     }
 
     /** The request options every S3 request of a write with these options carries. */
@@ -265,7 +250,7 @@ public final class S3Parquet {
     private static WriteSpec spec(WriteBuilder.Request r) {
         WriteOptions o = r.options();
         S3Client client = o.s3().orElseGet(() -> defaultClient("write", r.uri()));
-        return new WriteSpec(r.uri(), client, o, r.catalog(), hook(r.hook()), r.tuning().engine().withThreads(o.concurrency()), r.idempotencyKey(),
+        return new WriteSpec(r.uri(), client, o, r.catalog(), r.hook(), r.tuning().engine().withThreads(o.concurrency()), r.idempotencyKey(),
                 r.progress(), null);
     }
 

@@ -1,5 +1,6 @@
 package io.wrangler;
 
+import io.wrangler.hive.HiveTypes;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
@@ -45,7 +46,15 @@ import software.amazon.awssdk.services.s3.S3Client;
  * ({@link #s3()} compares the client by identity).
  */
 public final class WriteOptions {
-    /** S3 requests in flight by default: the engine's default number of threads, see {@link WriteBuilder#concurrency}. */
+    /**
+     * S3 requests in flight by default, see {@link WriteBuilder#concurrency}; declared here only (the engine's default
+     * threads and wrangler-spark's option take it from {@link #defaults()}). Against S3 each request waits tens of
+     * milliseconds before its first byte, so a write of many small files is bound by its request rate, about requests in
+     * flight / latency: 48 at 30 ms is about 1,600 requests a second, under S3's 3,500 PUT/COPY/DELETE and 5,500 GET per
+     * second per prefix (no throttling, with room for another writer on the prefix), and 48 connections at S3's 80 to
+     * 90 MB/s each is more than most machines' network. The SDK's default HTTP client pools 50 connections: 48 never wait
+     * for one, and leave room for the lease's renewal.
+     */
     static final int DEFAULT_CONCURRENCY = 48;
     private static final WriteOptions DEFAULTS = new Builder().build();
 
@@ -460,7 +469,7 @@ public final class WriteOptions {
                 Objects.requireNonNull(e.getKey(), "dtype column");
                 Objects.requireNonNull(e.getValue(), "type of " + e.getKey());
                 try {
-                    S3Parquet.checkHiveType(e.getKey(), e.getValue());
+                    HiveTypes.parse(e.getKey(), e.getValue());
                 } catch (IllegalArgumentException bad) {
                     throw new IllegalArgumentException("dtype of '" + e.getKey() + "': " + bad.getMessage(), bad);
                 }

@@ -24,6 +24,15 @@ public record WriteResult(String table, String writeId, WriteMode mode, long row
         deletedFiles = List.copyOf(deletedFiles);
     }
 
+    /**
+     * True when the write's input had no rows. Into a table that did not exist, such a write created it, empty with the
+     * input's columns (an unpartitioned table holds one file of no rows; a catalog registers the table); into a table that
+     * exists, it changed nothing. A WARN line says which (docs/writing.md, "An input with no rows").
+     */
+    public boolean emptyInput() {
+        return rows == 0;
+    }
+
     /** The {@code s3://} URIs of the data files this write added, at their final keys, in partition order. */
     public List<String> paths() {
         return partitions.stream().flatMap(p -> p.files().stream()).toList();

@@ -102,6 +102,25 @@ class CompactionTest {
         assertThat(filesPerFolder(bucket)).containsEntry("dt=2024-01-16/country=DE/", 1L).containsEntry("dt=2024-01-15/country=DE/", 8L);
     }
 
+    @Test
+    void whenFilesSmallerThanCompactsOnlyPartitionsWithASmallFileAmongSeveral() {
+        String bucket = TestLake.memoryBucket();
+        String table = smallFiles(bucket);
+        long smallest = TestLake.keys(bucket, "t/").stream().filter(k -> !k.startsWith("t/_tmp/"))
+                .mapToLong(k -> TestLake.memory().client().headObject(b -> b.bucket(bucket).key(k)).contentLength()).min().orElseThrow();
+        CompactionResult none = S3Parquet.compact(table).s3(TestLake.memory().client()).whenFilesSmallerThan(smallest).run();
+        assertThat(none.partitions()).isEmpty();
+        assertThat(filesPerFolder(bucket)).containsEntry("dt=2024-01-15/country=DE/", 8L);
+
+        // every file is smaller than this; the single file of 2024-01-17/RU is not compacted (a partition needs two)
+        CompactionResult some = S3Parquet.compact(table).s3(TestLake.memory().client()).whenFilesSmallerThan(smallest + 1_000_000).run();
+        assertThat(some.partitions()).containsExactlyInAnyOrder(table + "dt=2024-01-15/country=DE/", table + "dt=2024-01-15/country=RU/",
+                table + "dt=2024-01-16/country=DE/", table + "dt=2024-01-16/country=RU/");
+        assertThat(filesPerFolder(bucket)).containsEntry("dt=2024-01-15/country=DE/", 1L).containsEntry("dt=2024-01-17/country=RU/", 1L);
+        assertThatThrownBy(() -> S3Parquet.compact(table).whenFilesSmallerThan(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("whenFilesSmallerThan must be at least 1 byte, got 0");
+    }
+
     record Event(long id, String payload, long version, String region) {
     }
 

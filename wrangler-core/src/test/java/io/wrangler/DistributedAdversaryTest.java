@@ -1,9 +1,10 @@
 package io.wrangler;
 
+import io.wrangler.staging.StagedFile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.wrangler.commit.StepHook;
+import io.wrangler.spi.StepHook;
 import io.wrangler.commit.StagedFiles;
 import io.wrangler.commit.TaskStager;
 import io.wrangler.commit.Transaction;
@@ -199,9 +200,9 @@ class DistributedAdversaryTest {
         Map<String, byte[]> before = TestLake.snapshot(bucket, "t/country=");
         try (Transaction w = Transaction.begin(spec(uri, WriteMode.APPEND, "", null), SCHEMA)) {
             StagedFiles a = task(uri, WriteMode.APPEND, null, w.writeId(), "t00000-a0-", new String[] {"RU"}, new long[] {9});
-            io.wrangler.commit.Manifest.File f = a.files().get(0);
+            StagedFile f = a.files().get(0);
             // a corrupt or forged message: its final key is another write's published file
-            StagedFiles forged = new StagedFiles(a.partitions(), List.of(new io.wrangler.commit.Manifest.File(
+            StagedFiles forged = new StagedFiles(a.partitions(), List.of(new StagedFile(
                     f.folder(), f.stagedKey(), existing, f.bytes(), f.rows(), null, null)));
             assertThatThrownBy(() -> w.commit(List.of(forged))).isInstanceOf(InvalidWriteException.class);
         }

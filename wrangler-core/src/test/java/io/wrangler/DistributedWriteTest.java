@@ -3,7 +3,7 @@ package io.wrangler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.wrangler.commit.StepHook;
+import io.wrangler.spi.StepHook;
 import io.wrangler.commit.StagedFiles;
 import io.wrangler.commit.TaskStager;
 import io.wrangler.commit.Transaction;

@@ -92,6 +92,12 @@ class OptionParityTest {
     }
 
     @Test
+    void aWriteGivenNoOptionTakesEveryDefaultFromWriteOptionsAndTheEngineItsThreads() {
+        assertThat(S3Parquet.write(List.of()).writeOptions()).isEqualTo(WriteOptions.defaults()).isEqualTo(WriteOptions.builder().build());
+        assertThat(io.wrangler.commit.WriteSpec.Tuning.defaults().threads()).isEqualTo(WriteOptions.defaults().concurrency());
+    }
+
+    @Test
     void everyOptionReachesTheWriteThroughItsWriteBuilderSetterAndThroughOptionsConsumer() throws ReflectiveOperationException {
         SoftAssertions soft = new SoftAssertions();
         for (Map.Entry<String, Method> e : setters().entrySet()) {

@@ -26,6 +26,11 @@ import org.junit.jupiter.api.Test;
 class PackageBoundaryTest {
     static final Set<String> API = Set.of("io.wrangler");
     static final Set<String> SPI = Set.of("io.wrangler.catalog", "io.wrangler.spi");
+    /**
+     * The grammar every layer speaks (Hive types and paths): a leaf that names no other package of wrangler, so the API,
+     * the SPI and the internals may all name it without a bridge, and no cycle can run through it.
+     */
+    static final Set<String> SHARED = Set.of("io.wrangler.hive");
     static final Set<String> INTERNAL = Set.of("io.wrangler.commit", "io.wrangler.compact", "io.wrangler.encoding", "io.wrangler.input",
             "io.wrangler.partition", "io.wrangler.read", "io.wrangler.staging", "io.wrangler.storage");
     /** The classes allowed to name internal packages: the bridge of the API and the adapter of the SPI. */
@@ -40,7 +45,8 @@ class PackageBoundaryTest {
         packages.removeAll(API);
         packages.removeAll(SPI);
         packages.removeAll(INTERNAL);
-        assertThat(packages).as("packages of wrangler-core that PackageBoundaryTest does not classify as API, SPI or internal: add "
+        packages.removeAll(SHARED);
+        assertThat(packages).as("packages of wrangler-core that PackageBoundaryTest does not classify as API, SPI, shared or internal: add "
                 + "each to one of its lists, and say so in its package-info").isEmpty();
     }
 
@@ -60,6 +66,21 @@ class PackageBoundaryTest {
         });
         assertThat(violations).as("API and SPI classes naming an internal package (only " + BRIDGES + " may: give the value to "
                 + "S3Parquet, which converts it and calls the engine)").isEmpty();
+    }
+
+    @Test
+    void theSharedGrammarNamesNoOtherPackageOfWrangler() {
+        List<String> violations = new ArrayList<>();
+        CORE.references().forEach((cls, names) -> {
+            if (SHARED.contains(SourceReferences.packageOf(cls))) {
+                names.stream().filter(n -> n.startsWith("io.wrangler.") && !SHARED.contains(SourceReferences.packageOf(n)))
+                        .forEach(n -> violations.add(cls + " names " + n));
+            }
+        });
+        assertThat(violations).isEmpty();
+        // WriteOptions.Builder.dtype checks a Hive type here, not through the bridge
+        assertThat(CORE.references().get("io.wrangler.WriteOptions")).contains("io.wrangler.hive.HiveTypes")
+                .doesNotContain("io.wrangler.S3Parquet");
     }
 
     @Test

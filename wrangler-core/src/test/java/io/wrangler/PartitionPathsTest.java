@@ -2,7 +2,7 @@ package io.wrangler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.wrangler.partition.HivePaths;
+import io.wrangler.hive.HivePaths;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;

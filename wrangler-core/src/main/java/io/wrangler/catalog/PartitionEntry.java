@@ -1,5 +1,6 @@
 package io.wrangler.catalog;
 
+import io.wrangler.hive.HivePaths;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -18,7 +19,7 @@ public record PartitionEntry(List<String> values, String location) {
      * The name Hive gives a null or empty partition value: its folder name in the table, and its value in a catalog.
      * The one definition wrangler has; paths, recovery, readers and catalogs all use it.
      */
-    public static final String DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__";
+    public static final String DEFAULT_PARTITION = HivePaths.DEFAULT_PARTITION;
 
     public PartitionEntry {
         values = Collections.unmodifiableList(new ArrayList<>(values));

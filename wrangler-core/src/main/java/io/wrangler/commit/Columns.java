@@ -5,10 +5,12 @@ import org.apache.arrow.vector.types.pojo.Field;
 
 /**
  * A write's columns ({@link Planner#validateSchema}): {@code data} and {@code partitions} as the input names them (to find
- * the vectors), {@code dataOut}, {@code partitionsOut} and {@code bucketOut} as the files, paths and catalog name them.
+ * the vectors); {@code dataOut} as the files name them (the input's spelling, or the catalog's name where it differs by
+ * more than case, docs/glue.md "Names"); {@code dataCatalog}, {@code partitionsOut} and {@code bucketOut} as the
+ * catalog names them (and the partition folders: without a catalog, the input's names).
  */
-record Columns(List<Field> data, List<Field> partitions, List<Field> dataOut, List<Field> partitionsOut, List<Field> bucket,
-               List<String> bucketOut) {
+record Columns(List<Field> data, List<Field> partitions, List<Field> dataOut, List<Field> dataCatalog, List<Field> partitionsOut,
+               List<Field> bucket, List<String> bucketOut) {
     List<String> partitionNames() {
         return partitionsOut.stream().map(Field::getName).toList();
     }

@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.spi.StepHook;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.PlannedWrite;
 import io.wrangler.PlannedWrite.ColumnChange;
@@ -13,8 +14,8 @@ import io.wrangler.catalog.TableDefinition;
 import io.wrangler.catalog.TableLayout;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.input.BatchSource;
-import io.wrangler.input.HiveTypes;
-import io.wrangler.partition.HivePaths;
+import io.wrangler.hive.HiveTypes;
+import io.wrangler.hive.HivePaths;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.read.Footers;
 import io.wrangler.storage.S3Location;
@@ -262,7 +263,7 @@ public final class DryRun {
         if (existing.isEmpty()) {
             return out;
         }
-        List<Field> columns = new ArrayList<>(plan.columns().dataOut());
+        List<Field> columns = new ArrayList<>(plan.columns().dataCatalog());
         columns.addAll(plan.columns().partitionsOut());
         for (Field f : columns) {
             String was = existing.remove(f.getName().toLowerCase(Locale.ROOT));

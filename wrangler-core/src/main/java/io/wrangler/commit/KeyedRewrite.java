@@ -41,7 +41,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 final class KeyedRewrite {
     /** The rewrites staged and the marked files they replace. */
-    record Result(List<Manifest.File> files, List<String> replaced) {
+    record Result(List<StagedFile> files, List<String> replaced) {
     }
 
     private KeyedRewrite() {
@@ -56,7 +56,7 @@ final class KeyedRewrite {
         WriteSpec spec = plan.spec();
         S3Location location = plan.location();
         String keyId = plan.keyId();
-        List<Manifest.File> files = new ArrayList<>();
+        List<StagedFile> files = new ArrayList<>();
         List<String> replaced = new ArrayList<>();
         int n = 0;
         for (Publisher.Marked m : marked) {
@@ -72,8 +72,8 @@ final class KeyedRewrite {
             if (rows == mine) {
                 continue; // every row is the key's: the file goes, nothing is kept
             }
-            List<Manifest.File> staged = rewrite(plan, context, m, footer, n++);
-            long kept = staged.stream().mapToLong(Manifest.File::rows).sum();
+            List<StagedFile> staged = rewrite(plan, context, m, footer, n++);
+            long kept = staged.stream().mapToLong(StagedFile::rows).sum();
             if (kept != rows - mine) {
                 throw new IOException("rewriting " + location.uriOf(m.key()) + " without the rows of " + keyId + " kept " + kept
                         + " rows, not " + (rows - mine));
@@ -84,7 +84,7 @@ final class KeyedRewrite {
     }
 
     /** Stages the rows of {@code m} that are not {@code keyId}'s, with their keys, as one marked file (or more, by size). */
-    private static List<Manifest.File> rewrite(WritePlan plan, TableContext tableContext, Publisher.Marked m, Footers.Keyed footer, int n)
+    private static List<StagedFile> rewrite(WritePlan plan, TableContext tableContext, Publisher.Marked m, Footers.Keyed footer, int n)
             throws IOException {
         WriteSpec spec = plan.spec();
         S3Location location = plan.location();
@@ -118,7 +118,7 @@ final class KeyedRewrite {
             Stager stager = new Stager(context, uploads, one, null, key -> { }, encoders, key -> m.folder());
             try (Without source = new Without(reader, new Schema(all), runs, keyId, allocator)) {
                 List<StagedFile> staged = stager.stage(source, allocator, List.of(), null);
-                return Manifest.File.of(staged);
+                return staged;
             }
         } finally {
             Pools.shutdown(encoders);

@@ -40,7 +40,7 @@ import java.util.List;
  *     that predate it)
  */
 public record Manifest(int format, String writeId, String table, WriteMode mode, State state, String keyId, String createdAt,
-                       List<String> partitionColumns, List<Partition> partitions, List<File> files,
+                       List<String> partitionColumns, List<Partition> partitions, List<StagedFile> files,
                        String catalog, String schema, Compression compression, Requests requests, List<String> replaces,
                        Bucketing bucketing) {
     static final String FILE_NAME = "_manifest.json";
@@ -83,34 +83,6 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
     }
 
     /**
-     * One data file.
-     *
-     * @param folder its partition's folder
-     * @param stagedKey where it was staged; null for a deferred upload
-     * @param finalKey where it is published
-     * @param bytes its size
-     * @param rows its rows
-     * @param uploadId for a deferred upload ({@code CommitMethod.DEFERRED_UPLOADS}), the open multipart upload at
-     *     {@code finalKey} that publishing completes; else null
-     * @param etags the ETags of that upload's parts, in part order; else null
-     */
-    public record File(String folder, String stagedKey, String finalKey, long bytes, long rows, String uploadId, List<String> etags) {
-        public File {
-            etags = etags == null ? null : List.copyOf(etags);
-        }
-
-        boolean deferred() {
-            return uploadId != null;
-        }
-
-        /** The files a stager finished, as the manifest records them. */
-        static List<File> of(List<StagedFile> staged) {
-            return staged.stream().map(f -> new File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags()))
-                    .toList();
-        }
-    }
-
-    /**
      * A write's bucketing.
      *
      * @param columns the bucket columns as the catalog names them
@@ -148,7 +120,7 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
     }
 
     /** This manifest with other files (a keyed rerun's rewrites added to its own). */
-    Manifest withFiles(List<File> files) {
+    Manifest withFiles(List<StagedFile> files) {
         return new Manifest(FORMAT, writeId, table, mode, state, keyId, createdAt, partitionColumns, partitions, files, catalog, schema,
                 compression, requests, replaces, bucketing);
     }

@@ -2,7 +2,7 @@ package io.wrangler.commit;
 
 import io.wrangler.InvalidWriteException;
 import io.wrangler.WriteStep;
-import io.wrangler.partition.HivePaths;
+import io.wrangler.hive.HivePaths;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.PartitionValues;
 import java.nio.charset.StandardCharsets;

@@ -14,8 +14,9 @@ import io.wrangler.encoding.UnsupportedTypeException;
 import io.wrangler.input.BatchSource;
 import io.wrangler.input.CastingSource;
 import io.wrangler.input.Casts;
-import io.wrangler.input.HiveTypes;
+import io.wrangler.hive.HiveTypes;
 import io.wrangler.partition.Buckets;
+import io.wrangler.partition.ColumnNames;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.PartitionValues;
 import io.wrangler.partition.Partitioner;
@@ -148,6 +149,20 @@ final class Planner {
                 : plan.withTouched(plan.manifest(partitioner.keys(), List.of(), folders, true));
     }
 
+    /**
+     * The plan that creates the table from an input with no rows ({@link WritePlan#empty}): an APPEND (whatever the
+     * write's mode: should another writer create the table meanwhile, the write adds to it a file of no rows and replaces
+     * nothing) of the file of no rows an unpartitioned table gets ({@link TaskStager}), and the catalog's table.
+     */
+    WritePlan forNewTable(WritePlan empty) {
+        WriteSpec s = spec;
+        WriteSpec append = new WriteSpec(s.uri(), s.s3(), s.write().toBuilder().mode(WriteMode.APPEND).build(), s.catalog(), s.hook(),
+                s.tuning(), s.idempotencyKey(), s.progress(), s.replacement());
+        Planner planner = new Planner(append, location);
+        return new WritePlan(append, location, empty.schema(), empty.columns(), empty.writeId(), empty.keyId(), empty.settings(),
+                empty.folders(), empty.partitioner(), empty.buckets(), empty.validator(), empty.prepass(),
+                planner.prepareCatalog(empty.columns()), null);
+    }
 
     private String outputName(String name) {
         return spec.catalog() == null ? name : spec.catalog().columnName(name);
@@ -156,6 +171,16 @@ final class Planner {
     private Field renamed(Field f) {
         String name = outputName(f.getName());
         return name.equals(f.getName()) ? f : new Field(name, f.getFieldType(), f.getChildren());
+    }
+
+    /**
+     * A data column as the files name it: the input's spelling whenever the catalog's name for it differs only by case
+     * ({@code orderId}, which Glue registers as {@code orderid}: every reader matches the two ignoring case), so that a
+     * write gives the same files with and without a catalog; the catalog's name where it differs by more (a space, a
+     * dash, an accent), which Athena would not find under the input's spelling.
+     */
+    private Field fileField(Field f) {
+        return outputName(f.getName()).equalsIgnoreCase(f.getName()) ? f : renamed(f);
     }
 
     /** True when the input's last column is each row's key id ({@link KeyRuns}), a compaction's of keyed runs. */
@@ -184,11 +209,12 @@ final class Planner {
             throw invalid(e.getMessage(), "Nothing was written.");
         }
         List<Field> bucket = bucketColumns(schema, parts);
-        List<Field> dataOut = data.stream().map(this::renamed).toList();
+        List<Field> dataOut = data.stream().map(this::fileField).toList();
+        List<Field> dataCatalog = data.stream().map(this::renamed).toList();
         if (keyColumn != null) {
             data.add(keyColumn);
         }
-        return new Columns(data, parts, dataOut, parts.stream().map(this::renamed).toList(), bucket,
+        return new Columns(data, parts, dataOut, dataCatalog, parts.stream().map(this::renamed).toList(), bucket,
                 bucket.stream().map(f -> outputName(f.getName())).toList());
     }
 
@@ -291,12 +317,15 @@ final class Planner {
     }
 
     /**
-     * The input column that {@code partitionBy} names: by its input name, or else by the name the catalog gives it
-     * ({@code partitionBy("par")} for an input column {@code Par}, as awswrangler accepts its sanitized partition columns).
+     * The input column that {@code partitionBy} (or {@code bucketBy}) names, by {@link ColumnNames}' rule: by its input
+     * name, exactly or else ignoring case ({@code partitionBy("DT")} for an input column {@code dt}); or else by the name
+     * the catalog gives it ({@code partitionBy("par")} for an input column {@code Par}, as awswrangler accepts its
+     * sanitized partition columns).
      */
     private Field partitionField(Schema schema, String name) {
+        String found = ColumnNames.find(names(schema.getFields()), name);
         for (Field f : schema.getFields()) {
-            if (f.getName().equals(name)) {
+            if (f.getName().equals(found)) {
                 return f;
             }
         }
@@ -437,7 +466,7 @@ final class Planner {
         if (catalog == null) {
             return null;
         }
-        return catalog.prepare(new TableDefinition(table, columns.dataOut(), columns.partitionsOut(), spec.mode(), spec.compression(),
+        return catalog.prepare(new TableDefinition(table, columns.dataCatalog(), columns.partitionsOut(), spec.mode(), spec.compression(),
                 columns.bucketOut(), columns.bucket().isEmpty() ? 0 : spec.buckets()));
     }
 

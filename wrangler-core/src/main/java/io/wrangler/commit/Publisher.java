@@ -1,5 +1,7 @@
 package io.wrangler.commit;
 
+import io.wrangler.staging.StagedFile;
+import io.wrangler.spi.StepHook;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.WriteIncompleteException;
 import io.wrangler.WriteMode;
@@ -298,7 +300,7 @@ final class Publisher {
     private void copyAll(Manifest m) {
         AtomicInteger copied = new AtomicInteger();
         List<CompletableFuture<Void>> copies = new ArrayList<>();
-        for (Manifest.File f : m.files()) {
+        for (StagedFile f : m.files()) {
             copies.add(CompletableFuture.runAsync(() -> {
                 copyOne(m, f);
                 hook.reached(Step.COPIED_FILE, copied.incrementAndGet());
@@ -334,7 +336,7 @@ final class Publisher {
         }
     }
 
-    private void copyOne(Manifest m, Manifest.File f) {
+    private void copyOne(Manifest m, StagedFile f) {
         if (f.deferred()) {
             if (!store.completeDeferred(f.finalKey(), f.uploadId(), f.etags(), f.bytes())) {
                 throw new UploadsLost(List.of(f.finalKey()));
@@ -379,7 +381,7 @@ final class Publisher {
      * @return the final keys S3 refused to delete
      */
     static List<S3Error> unpublish(S3Store store, Manifest m) {
-        for (Manifest.File f : m.files()) {
+        for (StagedFile f : m.files()) {
             if (f.deferred()) {
                 try {
                     store.abort(f.finalKey(), f.uploadId());
@@ -391,11 +393,11 @@ final class Publisher {
                 }
             }
         }
-        return store.delete(m.files().stream().map(Manifest.File::finalKey).toList());
+        return store.delete(m.files().stream().map(StagedFile::finalKey).toList());
     }
 
     /** A staged file is gone: fine if it was copied before (a repeated publish), lost otherwise. */
-    private void missingStaged(Manifest m, Manifest.File f, S3Exception e) {
+    private void missingStaged(Manifest m, StagedFile f, S3Exception e) {
         if (store.size(f.finalKey()).orElse(-1L) == f.bytes()) {
             return;
         }

@@ -1,5 +1,7 @@
 package io.wrangler.commit;
 
+import io.wrangler.staging.StagedFile;
+import io.wrangler.spi.StepHook;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.RecoveryResult;
 import io.wrangler.WriteMode;
@@ -7,7 +9,7 @@ import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.PartitionEntry;
-import io.wrangler.partition.HivePaths;
+import io.wrangler.hive.HivePaths;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.lang.System.Logger.Level;
@@ -370,7 +372,7 @@ final class Recovery {
      * (roll back, roll forward) and by a distributed write before its commit point (the uploads of task attempts that did
      * not count).
      */
-    static List<String> abortStray(S3Store store, List<MultipartUpload> uploads, List<Manifest.File> listed) {
+    static List<String> abortStray(S3Store store, List<MultipartUpload> uploads, List<StagedFile> listed) {
         List<String> out = new ArrayList<>();
         Set<String> ids = new HashSet<>();
         listed.forEach(f -> {

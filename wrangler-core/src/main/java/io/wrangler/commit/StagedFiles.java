@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.staging.StagedFile;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -10,7 +11,7 @@ import java.util.List;
  * keys). What a task reports to the process that commits ({@link Transaction#commit}); a single-process write is one
  * such task. Engines carry it between processes in their own messages (wrangler-spark's {@code TaskMessage}).
  */
-public record StagedFiles(List<List<String>> partitions, List<Manifest.File> files) {
+public record StagedFiles(List<List<String>> partitions, List<StagedFile> files) {
     public StagedFiles {
         List<List<String>> copy = new ArrayList<>();
         partitions.forEach(v -> copy.add(Collections.unmodifiableList(new ArrayList<>(v))));

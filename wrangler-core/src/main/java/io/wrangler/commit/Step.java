@@ -1,6 +1,6 @@
 package io.wrangler.commit;
 
-import io.wrangler.WriteStep;
+import io.wrangler.spi.StepHook;
 import java.util.Locale;
 
 /**
@@ -33,19 +33,6 @@ public enum Step {
      * step): the last point before the manifest's conditional delete. Kept apart so that tests name that point.
      */
     STAGING_REMOVED;
-
-    /** The public step an error at this point reports. */
-    public WriteStep writeStep() {
-        return switch (this) {
-            case VALIDATE -> WriteStep.VALIDATE;
-            case RECOVER -> WriteStep.RECOVER;
-            case STARTED, STAGED_FILE, LISTED_OLD_FILES -> WriteStep.STAGE;
-            case MANIFEST_WRITTEN -> WriteStep.COMMIT;
-            case COPIED_FILE, DELETED_BATCH -> WriteStep.PUBLISH;
-            case BEFORE_CATALOG -> WriteStep.CATALOG;
-            case BEFORE_CLEANUP, STAGING_REMOVED -> WriteStep.CLEANUP;
-        };
-    }
 
     @Override
     public String toString() {

@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.spi.StepHook;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.util.concurrent.ExecutorService;

@@ -1,6 +1,7 @@
 package io.wrangler.commit;
 
-import io.wrangler.partition.HivePaths;
+import io.wrangler.staging.StagedFile;
+import io.wrangler.hive.HivePaths;
 import io.wrangler.partition.PartitionKey;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,7 +30,7 @@ final class TaskReports {
     }
 
     /** The partitions (in order of first appearance) and files of the messages, each file once. */
-    record Checked(List<PartitionKey> keys, List<Manifest.File> files) {
+    record Checked(List<PartitionKey> keys, List<StagedFile> files) {
     }
 
     /**
@@ -39,14 +40,14 @@ final class TaskReports {
      */
     Checked check(List<StagedFiles> tasks) {
         Map<List<String>, PartitionKey> seen = new LinkedHashMap<>();
-        Map<String, Manifest.File> byStaged = new LinkedHashMap<>();
+        Map<String, StagedFile> byStaged = new LinkedHashMap<>();
         Set<String> finals = new HashSet<>();
         for (StagedFiles t : tasks) {
             t.partitions().forEach(v -> seen.computeIfAbsent(v, PartitionKey::new));
-            for (Manifest.File f : t.files()) {
+            for (StagedFile f : t.files()) {
                 boolean placed = placed(f);
                 String id = placed ? (plan.deferred() ? f.finalKey() : f.stagedKey()) : null;
-                Manifest.File before = placed ? byStaged.get(id) : null;
+                StagedFile before = placed ? byStaged.get(id) : null;
                 if (!placed || (before == null ? !finals.add(f.finalKey()) : !before.equals(f))) {
                     throw outcomes.unstaged("the file " + (f.stagedKey() == null ? f.finalKey() + " (upload "
                             + f.uploadId() + ")" : f.stagedKey() + " (to " + f.finalKey() + ")") + " was not staged by the write "
@@ -66,7 +67,7 @@ final class TaskReports {
      * carries this write's id exactly as recovery reads it (so that a recovery finds it by that id) and lies outside
      * every {@code _tmp/}; a staged file is under this write's staging folder, its final key the same relative path.
      */
-    private boolean placed(Manifest.File f) {
+    private boolean placed(StagedFile f) {
         String writeId = plan.writeId();
         String prefix = plan.location().prefix();
         String stagingFolder = plan.stagingFolder();
@@ -95,7 +96,7 @@ final class TaskReports {
             }
             folders.add(HivePaths.folder(names, k.values()));
         }
-        for (Manifest.File f : checked.files()) {
+        for (StagedFile f : checked.files()) {
             String name = f.finalKey().substring(f.finalKey().lastIndexOf('/') + 1);
             if (f.folder() == null || !folders.contains(f.folder())
                     || !f.finalKey().equals(plan.location().prefix() + f.folder() + name)) {
@@ -109,14 +110,14 @@ final class TaskReports {
      * Checks that every staged file is in place with its size before the commit point: past it, an overwrite whose
      * staged file is gone could be neither finished nor undone (recovery would fail on it every time).
      */
-    void checkStaged(List<Manifest.File> files) {
+    void checkStaged(List<StagedFile> files) {
         Map<String, Long> staged = new HashMap<>();
         try {
             context.store().list(plan.stagingFolder()).forEach(o -> staged.put(o.key(), o.size()));
         } catch (SdkException e) {
             throw outcomes.checkFailed("list the staged files of the write " + plan.writeId(), e);
         }
-        for (Manifest.File f : files) {
+        for (StagedFile f : files) {
             if (!Long.valueOf(f.bytes()).equals(staged.get(f.stagedKey()))) {
                 fence();
                 throw outcomes.stagedGone("staged file " + f.stagedKey() + " that a task attempt reported "
@@ -131,7 +132,7 @@ final class TaskReports {
      * for the same reason as {@link #checkStaged}, and returns the open uploads carrying this write's id that the
      * files do not name: those of attempts that did not count.
      */
-    List<MultipartUpload> checkUploads(List<Manifest.File> files) {
+    List<MultipartUpload> checkUploads(List<StagedFile> files) {
         Map<String, String> open = new HashMap<>();
         List<MultipartUpload> own = new ArrayList<>();
         for (MultipartUpload u : context.store().openUploads(plan.location().prefix())) {
@@ -140,7 +141,7 @@ final class TaskReports {
                 open.put(u.uploadId(), u.key());
             }
         }
-        for (Manifest.File f : files) {
+        for (StagedFile f : files) {
             if (!f.finalKey().equals(open.get(f.uploadId()))) {
                 fence();
                 throw outcomes.uploadGone(f.finalKey());

@@ -4,9 +4,10 @@ import io.wrangler.WriteStep;
 import io.wrangler.encoding.FileEncoder;
 import io.wrangler.input.BatchSource;
 import io.wrangler.partition.Buckets;
-import io.wrangler.partition.HivePaths;
+import io.wrangler.hive.HivePaths;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.Partitioner;
+import io.wrangler.staging.StagedFile;
 import io.wrangler.staging.Stager;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
@@ -30,10 +31,13 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public final class TaskStager {
     private final Stager stager;
     private final List<String> folderNames;
+    /** Stage a file of no rows when the input has none: the write creates an unpartitioned table from an empty input. */
+    private final boolean emptyFile;
 
-    private TaskStager(Stager stager, List<String> folderNames) {
+    private TaskStager(Stager stager, List<String> folderNames, boolean emptyFile) {
         this.stager = stager;
         this.folderNames = folderNames;
+        this.emptyFile = emptyFile;
     }
 
     /** The stager of a single-process write: its plan's partitioner, buckets and folders, the transaction's pools. */
@@ -42,15 +46,18 @@ public final class TaskStager {
         Uploads uploads = new Uploads(pool, spec.tuning().maxPendingParts(), spec.tuning().partSize());
         Stager stager = new Stager(WritePlan.stagingContext(spec, plan.location(), store, plan.writeId(), plan.settings()), uploads,
                 plan.partitioner(), plan.buckets(), plan.validator(), encoders, plan.folders()::folderOf);
-        return new TaskStager(stager, plan.columns().partitionNames());
+        return new TaskStager(stager, plan.columns().partitionNames(), plan.empty() && EmptyInput.fileOfNoRows(plan));
     }
 
     /** Stages {@code source}; {@code assigned}: each batch's partition ids from the prepass, or null. */
     StagedFiles stage(BatchSource source, BufferAllocator allocator, List<int[]> assigned) throws IOException {
-        List<Manifest.File> files = Manifest.File.of(stager.stage(source, allocator, folderNames, assigned));
+        List<StagedFile> staged = stager.stage(source, allocator, folderNames, assigned);
+        if (staged.isEmpty() && emptyFile) {
+            staged = stager.stageEmptyFile(folderNames);
+        }
         List<List<String>> keys = new ArrayList<>();
         stager.partitions().forEach(k -> keys.add(k.values()));
-        return new StagedFiles(keys, files);
+        return new StagedFiles(keys, staged);
     }
 
     /**
@@ -96,7 +103,7 @@ public final class TaskStager {
         Buckets buckets = columns.bucket().isEmpty() ? null : new Buckets(names(columns.bucket()), spec.buckets());
         Stager stager = new Stager(WritePlan.stagingContext(spec, location, store, writeId, settings), uploads, partitioner, buckets,
                 validator, encoders, (PartitionKey key) -> HivePaths.folder(folderNames, key.values()));
-        return new TaskStager(stager, folderNames);
+        return new TaskStager(stager, folderNames, false);
     }
 
     private static List<String> names(List<Field> fields) {

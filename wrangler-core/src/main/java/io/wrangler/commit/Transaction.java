@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.staging.StagedFile;
 import io.wrangler.RecoveryResult;
 import io.wrangler.WriteResult;
 import io.wrangler.WriteStep;
@@ -276,7 +277,7 @@ public final class Transaction implements AutoCloseable {
      * @param keys the partitions staged, in order of first appearance
      * @param folders where each partition goes
      */
-    private WriteResult afterStaging(List<PartitionKey> keys, List<Manifest.File> files, PartitionFolders folders) {
+    private WriteResult afterStaging(List<PartitionKey> keys, List<StagedFile> files, PartitionFolders folders) {
         if (files.isEmpty()) {
             Besides.awaitQuietly(early);
             abandon(null);
@@ -352,7 +353,7 @@ public final class Transaction implements AutoCloseable {
             abandon(e);
             throw outcomes.keyedRewrite(e);
         }
-        List<Manifest.File> all = new ArrayList<>(listed.manifest().files());
+        List<StagedFile> all = new ArrayList<>(listed.manifest().files());
         all.addAll(rewritten.files());
         List<String> old = new ArrayList<>(listed.listing().old());
         old.addAll(rewritten.replaced());

@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.staging.StagedFile;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteStep;
@@ -127,7 +128,7 @@ final class WriteLog {
             return "it records the write " + m.writeId() + " in the folder of " + writeId;
         }
         String staging = folder(location, writeId);
-        for (Manifest.File f : m.files()) {
+        for (StagedFile f : m.files()) {
             if (!f.finalKey().startsWith(location.prefix()) || f.finalKey().startsWith(location.tmpPrefix())) {
                 return "it names the file " + f.finalKey() + " outside the table";
             }

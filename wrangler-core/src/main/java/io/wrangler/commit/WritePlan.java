@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.staging.StagedFile;
 import io.wrangler.CommitMethod;
 import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.encoding.FileEncoder;
@@ -88,9 +89,9 @@ record WritePlan(WriteSpec spec, S3Location location, Schema schema, Columns col
      * {@code everyKey}, every partition of {@code keys} is in it whether or not it has a file yet: the partitions an
      * input known in advance touches, for listing their old files early.
      */
-    Manifest manifest(List<PartitionKey> keys, List<Manifest.File> files, PartitionFolders folders, boolean everyKey) {
+    Manifest manifest(List<PartitionKey> keys, List<StagedFile> files, PartitionFolders folders, boolean everyKey) {
         Map<String, long[]> totals = new LinkedHashMap<>();
-        for (Manifest.File f : files) {
+        for (StagedFile f : files) {
             long[] t = totals.computeIfAbsent(f.folder(), k -> new long[2]);
             t[0] += f.rows();
             t[1] += f.bytes();
@@ -103,7 +104,7 @@ record WritePlan(WriteSpec spec, S3Location location, Schema schema, Columns col
                 partitions.add(new Manifest.Partition(folder, key.values(), t[0], t[1]));
             }
         }
-        List<Field> ordered = new ArrayList<>(columns.dataOut());
+        List<Field> ordered = new ArrayList<>(columns.dataCatalog());
         ordered.addAll(columns.partitionsOut());
         return new Manifest(Manifest.FORMAT, writeId, table(), spec.mode(), Manifest.State.COMMITTED, keyId, Instant.now().toString(),
                 columns.partitionNames(), partitions, files, spec.catalog() == null ? null : spec.catalog().describe(),

@@ -1,5 +1,7 @@
 package io.wrangler.commit;
 
+import io.wrangler.staging.StagedFile;
+import io.wrangler.spi.StepHook;
 import io.wrangler.CommitMethod;
 import io.wrangler.Compression;
 import io.wrangler.Progress;
@@ -134,13 +136,13 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
      *     the files record it in their footers and are marked in their names, never as a column ({@link
      *     io.wrangler.encoding.KeyRuns})
      */
-    public record Replacement(List<String> keys, Consumer<List<Manifest.File>> check, IntSupplier bucketOfBatch, boolean keyRuns) {
+    public record Replacement(List<String> keys, Consumer<List<StagedFile>> check, IntSupplier bucketOfBatch, boolean keyRuns) {
         public Replacement {
             keys = List.copyOf(keys);
         }
 
         /** A replacement of files without bucket numbers or key runs. */
-        public Replacement(List<String> keys, Consumer<List<Manifest.File>> check) {
+        public Replacement(List<String> keys, Consumer<List<StagedFile>> check) {
             this(keys, check, null, false);
         }
     }
@@ -168,15 +170,8 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
     public record Tuning(int threads, int partSize, int maxPendingParts, long rowGroupBytes, int pageBytes, int maxOpenFiles,
                          int deleteBatch, long singleCopyLimit, long copyPartSize, Duration leaseTtl, long openBytes,
                          Duration clockOffset) {
-        /**
-         * 48 requests in flight. Against S3 each request waits tens of milliseconds before its first byte, so a write of
-         * many small files is bound by its request rate, about threads / latency: 48 at 30 ms is about 1,600 requests a
-         * second, under S3's 3,500 PUT/COPY/DELETE and 5,500 GET per second per prefix (no throttling, with room for
-         * another writer on the prefix), and 48 connections at S3's 80 to 90 MB/s each is more than most machines'
-         * network. The SDK's default HTTP client pools 50 connections: 48 never wait for one, and leave room for the
-         * lease's renewal.
-         */
-        public static final int DEFAULT_THREADS = 48;
+        /** The requests in flight of a write by default: the default of {@code WriteOptions.concurrency}, declared there. */
+        public static final int DEFAULT_THREADS = WriteOptions.defaults().concurrency();
 
         /**
          * 10 s: a crashed writer's table is taken over 11 to 13 s after its last renewal (Last-Modified has whole seconds,

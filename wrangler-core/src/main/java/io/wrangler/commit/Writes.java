@@ -1,5 +1,7 @@
 package io.wrangler.commit;
 
+import io.wrangler.staging.StagedFile;
+import io.wrangler.spi.StepHook;
 import io.wrangler.CommitConflictException;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.PartitionResult;
@@ -42,11 +44,22 @@ public final class Writes {
         try {
             WritePlan plan = planner.plan(source);
             if (plan.empty()) {
-                return empty(plan, null);
+                EmptyInput.Outcome outcome = EmptyInput.decide(plan);
+                if (outcome != EmptyInput.Outcome.CREATE) {
+                    return EmptyInput.warned(plan, outcome, empty(plan, null));
+                }
+                plan = planner.forNewTable(plan);
+                if (!EmptyInput.fileOfNoRows(plan)) {
+                    // nothing goes to S3: the catalog's table is all there is to create (its commit checks for a concurrent change)
+                    plan.catalogCommit().commit(List.of());
+                    return EmptyInput.warned(plan, EmptyInput.Outcome.CREATE, empty(plan, null));
+                }
+                source.rewind();
             }
             try (Transaction transaction = Transaction.begin(plan)) {
                 StagedFiles staged = transaction.stage(source);
-                return transaction.commit(List.of(staged));
+                WriteResult result = transaction.commit(List.of(staged));
+                return plan.empty() ? EmptyInput.warned(plan, EmptyInput.Outcome.CREATE, result) : result;
             }
         } finally {
             if (source != input) {
@@ -58,7 +71,10 @@ public final class Writes {
     /** A write of an input with no rows and no schema (an empty collection of records): nothing to do, unless it is an OVERWRITE. */
     public static WriteResult runEmpty(WriteSpec spec) {
         S3Location location = S3Location.parse(spec.uri(), WriteStep.VALIDATE);
-        return empty(spec, location.uri(), WriteIds.next(), null);
+        WriteResult result = empty(spec, location.uri(), WriteIds.next(), null);
+        EmptyInput.warn(result.table(), "the input has no rows and no schema (an empty collection of records), so no table is "
+                + "created and nothing is changed");
+        return result;
     }
 
     /** The result of a write with nothing to write; {@code recovered} null when it recovered nothing (took no lease). */
@@ -82,7 +98,7 @@ public final class Writes {
         long rows = 0;
         // grouped once: a filter per partition would cost partitions x files, minutes at 50,000 partitions
         Map<String, List<String>> byFolder = new HashMap<>();
-        for (Manifest.File f : m.files()) {
+        for (StagedFile f : m.files()) {
             byFolder.computeIfAbsent(f.folder(), k -> new ArrayList<>()).add(location.uriOf(f.finalKey()));
         }
         for (Manifest.Partition p : m.partitions()) {

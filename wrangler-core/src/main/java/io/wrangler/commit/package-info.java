@@ -101,9 +101,12 @@
  *       re-read and retry (GlueTable re-reads on a ConcurrentModificationException). It stays here all the same: its
  *       refusals (a table registered at another location, a column type the input does not widen to) are bad input,
  *       refused before any object is written, and the lease and the recovery write objects. For an in-memory input (a root, records) every
- *       partition value, key length and timestamp is checked here too, and an empty input is decided: no-op for
- *       {@code APPEND} and {@code OVERWRITE_PARTITIONS}, refused for {@code OVERWRITE} (it would empty the
- *       table). Then a HeadBucket: a missing bucket is refused.
+ *       partition value, key length and timestamp is checked here too, and an empty input is decided
+ *       ({@link io.wrangler.commit.EmptyInput}): refused for {@code OVERWRITE} (it would empty the table); for
+ *       {@code APPEND} and {@code OVERWRITE_PARTITIONS} a no-op into a table that exists, and into one that does not
+ *       (no object under its prefix, no catalog table) an {@code APPEND} of one file of no rows that carries the
+ *       columns (unpartitioned; through every step below) or, partitioned with a catalog, the catalog's commit alone.
+ *       Then a HeadBucket: a missing bucket is refused.
  *       <br><i>Crash:</i> nothing written.</li>
  *   <li><b>Lease</b>: the table's lease is taken (see Guarantees) and held until after cleanup; a write that cannot
  *       get it writes nothing. Modes that delete ({@code OVERWRITE}, {@code OVERWRITE_PARTITIONS}, partitioned or not: an

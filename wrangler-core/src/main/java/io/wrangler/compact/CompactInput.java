@@ -1,5 +1,6 @@
 package io.wrangler.compact;
 
+import io.wrangler.staging.StagedFile;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.ReadException;
 import io.wrangler.VerificationException;
@@ -385,15 +386,15 @@ final class CompactInput extends ArrowReader {
     }
 
     /** Checks the staged files: read back, they must hold exactly the rows passed on. */
-    void verify(List<Manifest.File> staged, Map<String, List<String>> valuesByFolder, S3Location location) {
-        long rows = staged.stream().mapToLong(Manifest.File::rows).sum();
+    void verify(List<StagedFile> staged, Map<String, List<String>> valuesByFolder, S3Location location) {
+        long rows = staged.stream().mapToLong(StagedFile::rows).sum();
         long expected = rowsRead - dropped;
         if (rows != expected) {
             throw refused("its new files hold " + rows + " rows where " + expected + " were read"
                     + (dropped > 0 ? " and kept (" + dropped + " duplicates dropped)" : ""));
         }
         List<TableFiles.DataFile> files = new ArrayList<>();
-        for (Manifest.File f : staged) {
+        for (StagedFile f : staged) {
             List<String> values = valuesByFolder.get(f.folder());
             if (values == null || f.stagedKey() == null) {
                 throw refused("it staged " + f.finalKey() + ", outside the partitions it read");

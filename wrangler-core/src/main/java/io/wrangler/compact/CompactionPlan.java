@@ -5,7 +5,7 @@ import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.KeyedFiles;
 import io.wrangler.encoding.KeyRuns;
-import io.wrangler.input.HiveTypes;
+import io.wrangler.hive.HiveTypes;
 import io.wrangler.read.FileFooters;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;

@@ -3,7 +3,7 @@ package io.wrangler.compact;
 import io.wrangler.PartitionFilter;
 import io.wrangler.WriteOptions;
 import io.wrangler.catalog.CatalogTable;
-import io.wrangler.commit.StepHook;
+import io.wrangler.spi.StepHook;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.read.TableFiles;
 import io.wrangler.storage.RequestOptions;

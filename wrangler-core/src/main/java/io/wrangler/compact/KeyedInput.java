@@ -1,5 +1,6 @@
 package io.wrangler.compact;
 
+import io.wrangler.staging.StagedFile;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.WriteStep;
 import io.wrangler.commit.KeyedFiles;
@@ -136,9 +137,9 @@ final class KeyedInput {
     }
 
     /** How the staged files' key runs differ from the rows passed (per key), or null when they agree. */
-    String difference(List<Manifest.File> staged, S3Client s3, RequestOptions options, String bucket) throws IOException {
+    String difference(List<StagedFile> staged, S3Client s3, RequestOptions options, String bucket) throws IOException {
         Map<String, Long> written = new HashMap<>();
-        for (Manifest.File f : staged) {
+        for (StagedFile f : staged) {
             if (!KeyedFiles.marked(f.finalKey())) {
                 return f.finalKey() + " is not marked as recording its rows' keys";
             }

@@ -1,5 +1,6 @@
 package io.wrangler.input;
 
+import io.wrangler.hive.HiveTypes;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;

@@ -74,11 +74,20 @@ final class ValueChecks {
         }
     }
 
-    /** Checks that every column holds exactly the batch's rows. */
+    /**
+     * Checks that every column holds exactly the batch's rows, and that a batch of no rows has no value set: Arrow's
+     * {@code setSafe} sets a value without counting it, so a root filled with {@code setSafe} whose {@code setRowCount}
+     * was never called has a row count and value counts of 0, and would otherwise be written as an empty batch.
+     */
     static void checkCounts(VectorSchemaRoot batch) {
         int rows = batch.getRowCount();
         List<FieldVector> vectors = batch.getFieldVectors();
         for (FieldVector v : vectors) {
+            if (rows == 0 && v.getValueCount() == 0 && holdsValues(v)) {
+                throw new IllegalArgumentException("the batch's row count is 0 but its column '" + v.getName() + "' has values set "
+                        + "(with setSafe, which does not count them): call setRowCount(<rows>) on the VectorSchemaRoot after filling it, "
+                        + "or reset() its vectors to send a batch of no rows");
+            }
             if (v.getValueCount() != rows) {
                 if (rows == 0) {
                     throw new IllegalArgumentException("the batch's row count is 0 but its column '" + v.getName() + "' holds "
@@ -90,6 +99,34 @@ final class ValueChecks {
                         + "after filling the vectors)");
             }
         }
+    }
+
+    /** True when a validity bit of {@code v} (or of a variable-width vector, a last set slot) is set: a value was set. */
+    private static boolean holdsValues(FieldVector v) {
+        if (v instanceof BaseVariableWidthVector w && w.getLastSet() >= 0 || v instanceof BaseLargeVariableWidthVector l && l.getLastSet() >= 0) {
+            return true;
+        }
+        ArrowBuf validity;
+        try {
+            validity = v.getValidityBuffer();
+        } catch (UnsupportedOperationException e) {
+            return false; // a null or union vector: no validity buffer
+        }
+        if (validity == null) {
+            return false;
+        }
+        long bytes = validity.capacity();
+        for (long i = 0; i + 8 <= bytes; i += 8) {
+            if (validity.getLong(i) != 0) {
+                return true;
+            }
+        }
+        for (long i = bytes & ~7L; i < bytes; i++) {
+            if (validity.getByte(i) != 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.wrangler.partition;
 
+import io.wrangler.hive.HivePaths;
 import io.wrangler.input.Utf8;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;

@@ -8,7 +8,8 @@ import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.Manifest;
 import io.wrangler.commit.Visibility;
-import io.wrangler.partition.HivePaths;
+import io.wrangler.partition.ColumnNames;
+import io.wrangler.hive.HivePaths;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.time.Instant;
@@ -163,11 +164,11 @@ public final class TableFiles {
         boolean complete = level.stream().anyMatch(f -> holding.contains(f.folder));
         if (known) {
             List<String> all = columns;
-            if (!complete && !columns.containsAll(filter.fixedColumns())) {
+            if (!complete && !filter.fixedColumns().stream().allMatch(c -> ColumnNames.names(columns, c))) {
                 all = probeColumns();
             }
             for (String c : filter.fixedColumns()) {
-                if (!all.contains(c)) {
+                if (!ColumnNames.names(all, c)) {
                     throw notPartitionColumn("names", c, all);
                 }
             }
@@ -320,7 +321,7 @@ public final class TableFiles {
     public Listing list(TableLayout layout, PartitionFilter filter, Function<String, S3Store> stores) {
         List<String> columns = layout.partitionColumns();
         for (String c : filter.fixedColumns()) {
-            if (!columns.contains(c)) {
+            if (!ColumnNames.names(columns, c)) {
                 throw notPartitionColumn("names", c, columns);
             }
         }

@@ -7,7 +7,7 @@ import io.wrangler.ReadException;
 import io.wrangler.RetryPolicy;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableLayout;
-import io.wrangler.input.HiveTypes;
+import io.wrangler.hive.HiveTypes;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;

@@ -1,5 +1,6 @@
 package io.wrangler.spi;
 
+import io.wrangler.staging.StagedFile;
 import io.wrangler.CommitMethod;
 import io.wrangler.Progress;
 import io.wrangler.WriteResult;
@@ -32,19 +33,23 @@ final class Engine implements DistributedWrite {
     }
 
     static DistributedWrite begin(WriteTarget target, Schema schema, StepHook hook, Duration clockOffset) {
-        io.wrangler.commit.StepHook h = hook == null || hook == StepHook.NONE ? io.wrangler.commit.StepHook.NONE : hook::reached;
-        WriteSpec spec = spec(target, h, WriteSpec.Tuning.defaults().withClockOffset(clockOffset));
+        WriteSpec spec = spec(target, hook == null ? StepHook.NONE : hook, WriteSpec.Tuning.defaults().withClockOffset(clockOffset));
         return new Engine(Transaction.begin(spec, schema));
     }
 
     static StagedFiles stage(WriteTarget task, String writeId, int slots, TaskBatches batches) {
-        WriteSpec spec = spec(task, io.wrangler.commit.StepHook.NONE, share(WriteSpec.Tuning.defaults(), Runtime.getRuntime().maxMemory(), slots));
+        WriteSpec spec = spec(task, StepHook.NONE, share(WriteSpec.Tuning.defaults(), Runtime.getRuntime().maxMemory(), slots));
         io.wrangler.commit.StagedFiles staged = TaskStager.stageTask(spec, batches.schema(), writeId, source(batches));
-        List<StagedFiles.File> files = new ArrayList<>();
-        for (Manifest.File f : staged.files()) {
-            files.add(new StagedFiles.File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags()));
-        }
-        return new StagedFiles(staged.partitions(), files);
+        return new StagedFiles(staged.partitions(), staged.files().stream().map(Engine::toSpi).toList());
+    }
+
+    /** The engine's record of a staged file as the SPI carries it: the one conversion, with {@link #fromSpi}. */
+    private static StagedFiles.File toSpi(StagedFile f) {
+        return new StagedFiles.File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags());
+    }
+
+    private static StagedFile fromSpi(StagedFiles.File f) {
+        return new StagedFile(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags());
     }
 
     @Override
@@ -61,11 +66,7 @@ final class Engine implements DistributedWrite {
     public WriteResult commit(List<StagedFiles> tasks) {
         List<io.wrangler.commit.StagedFiles> staged = new ArrayList<>();
         for (StagedFiles t : tasks) {
-            List<Manifest.File> files = new ArrayList<>();
-            for (StagedFiles.File f : t.files()) {
-                files.add(new Manifest.File(f.folder(), f.stagedKey(), f.finalKey(), f.bytes(), f.rows(), f.uploadId(), f.etags()));
-            }
-            staged.add(new io.wrangler.commit.StagedFiles(t.partitions(), files));
+            staged.add(new io.wrangler.commit.StagedFiles(t.partitions(), t.files().stream().map(Engine::fromSpi).toList()));
         }
         return write.commit(staged);
     }
@@ -81,7 +82,7 @@ final class Engine implements DistributedWrite {
     }
 
     /** The engine's spec of a target: its threads are its options' concurrency; no progress listener, no replacement. */
-    private static WriteSpec spec(WriteTarget t, io.wrangler.commit.StepHook hook, WriteSpec.Tuning tuning) {
+    private static WriteSpec spec(WriteTarget t, StepHook hook, WriteSpec.Tuning tuning) {
         return new WriteSpec(t.uri(), t.s3(), t.options(), t.catalog(), hook, tuning.withThreads(t.options().concurrency()),
                 t.idempotencyKey(), new Progress() { }, null);
     }
@@ -140,7 +141,7 @@ final class Engine implements DistributedWrite {
     static void discardAttempt(WriteTarget task, String writeId, String attemptPrefix) {
         try {
             S3Location table = S3Location.parse(task.uri(), WriteStep.STAGE);
-            S3Store store = new S3Store(task.s3(), table.bucket(), spec(task, io.wrangler.commit.StepHook.NONE,
+            S3Store store = new S3Store(task.s3(), table.bucket(), spec(task, StepHook.NONE,
                     WriteSpec.Tuning.defaults()).options());
             List<String> keys = new ArrayList<>();
             for (S3Object o : store.list(table.tmpPrefix() + writeId + "/")) {

@@ -235,16 +235,7 @@ public final class Stager {
             if (spill != null) {
                 encodeSpilled(allocator, folderNames);
             }
-            finished.sort(Comparator.comparingInt((Pending p) -> partitionOf(p.partition())).thenComparingInt(p -> bucketOf(p.partition()))
-                    .thenComparingInt(Pending::number));
-            List<StagedFile> files = new ArrayList<>();
-            for (Pending p : finished) {
-                long size = p.size.join();
-                files.add(deferred
-                        ? new StagedFile(p.folder, null, tablePrefix + p.relative, size, p.rows, p.out.uploadId(), p.out.etags())
-                        : new StagedFile(p.folder, stagingPrefix + p.relative, tablePrefix + p.relative, size, p.rows, null, null));
-            }
-            return files;
+            return finishedFiles();
         } catch (RuntimeException | IOException e) {
             abortAll();
             throw e;
@@ -252,6 +243,40 @@ public final class Stager {
             if (spill != null) {
                 spill.close();
             }
+        }
+    }
+
+    /** The finished files, in partition then file order, once all uploads have completed. */
+    private List<StagedFile> finishedFiles() {
+        finished.sort(Comparator.comparingInt((Pending p) -> partitionOf(p.partition())).thenComparingInt(p -> bucketOf(p.partition()))
+                .thenComparingInt(Pending::number));
+        List<StagedFile> files = new ArrayList<>();
+        for (Pending p : finished) {
+            long size = p.size.join();
+            files.add(deferred
+                    ? new StagedFile(p.folder, null, tablePrefix + p.relative, size, p.rows, p.out.uploadId(), p.out.etags())
+                    : new StagedFile(p.folder, stagingPrefix + p.relative, tablePrefix + p.relative, size, p.rows, null, null));
+        }
+        return files;
+    }
+
+    /**
+     * Stages one file of no rows that carries the write's columns, in the table root: what a write of no rows leaves in a
+     * new unpartitioned, unbucketed table, so that every reader finds the table and its schema (as Spark and DuckDB's
+     * {@code COPY} write a file of no rows for an empty result). Only after {@link #stage} staged nothing.
+     */
+    public List<StagedFile> stageEmptyFile(List<String> folderNames) throws IOException {
+        if (buckets != null || !finished.isEmpty() || !open.isEmpty()) {
+            throw new IllegalStateException("a file of no rows is staged only for an unbucketed write that staged nothing");
+        }
+        try {
+            partitioner.assign(new VectorSchemaRoot(List.of()), validator); // the table root, the one partition of an unpartitioned table
+            fileFor(0, folderNames);
+            finish(0);
+            return finishedFiles();
+        } catch (RuntimeException | IOException e) {
+            abortAll();
+            throw e;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.staging.StagedFile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,7 +23,7 @@ class ManifestTest {
                 null, "2024-01-15T00:00:00Z", List.of("dt", "country"),
                 List.of(new Manifest.Partition("dt=2024-01-15/country=RU/", List.of("2024-01-15", "RU"), 10, 1000),
                         new Manifest.Partition("dt=2024-01-15/country=__HIVE_DEFAULT_PARTITION__/", Arrays.asList("2024-01-15", null), 2, 200)),
-                List.of(new Manifest.File("dt=2024-01-15/country=RU/", "t/_tmp/w/a.parquet", "t/dt=2024-01-15/country=RU/a.parquet",
+                List.of(new StagedFile("dt=2024-01-15/country=RU/", "t/_tmp/w/a.parquet", "t/dt=2024-01-15/country=RU/a.parquet",
                         1000, 10, "upload-1", List.of("\"e1\"", "\"e2\""))),
                 "glue:analytics.orders", "{}", Compression.ZSTD, new Manifest.Requests("aws:kms", "key-1", null, "123456789012"),
                 state == Manifest.State.STARTED ? null : List.of("t/dt=2024-01-15/country=RU/old.parquet"),

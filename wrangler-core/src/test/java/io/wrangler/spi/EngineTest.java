@@ -2,7 +2,6 @@ package io.wrangler.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.wrangler.WriteOptions;
 import io.wrangler.commit.WriteSpec;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -24,11 +23,5 @@ class EngineTest {
 
         assertThat(Engine.share(caps, 4096 * MIB, 2)).isEqualTo(caps);
         assertThat(Engine.share(caps, 768 * MIB, 1)).isEqualTo(caps);
-    }
-
-    @Test
-    void theApisConcurrencyDefaultIsTheEnginesThreads() {
-        // WriteOptions declares its default itself (the API names no internal package); it must stay the engine's.
-        assertThat(WriteOptions.defaults().concurrency()).isEqualTo(WriteSpec.Tuning.DEFAULT_THREADS);
     }
 }

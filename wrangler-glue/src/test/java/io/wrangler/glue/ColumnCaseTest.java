@@ -21,9 +21,10 @@ import software.amazon.awssdk.services.glue.model.Column;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * A table first written without a catalog (its files keep {@code orderId}), then appended through Glue (whose names
- * are lower case, so its files get {@code orderid}): the columns are one, matched case-insensitively as Hive, Glue and
- * Athena match them, and every row's values are read, as DuckDB's {@code union_by_name} reads them.
+ * A table first written without a catalog, then appended through Glue (whose names are lower case: it registers
+ * {@code orderid}); both writes' files keep {@code orderId}, and a compaction through the catalog writes the catalog's
+ * names: the columns are one, matched case-insensitively as Hive, Glue and Athena match them, and every row's values are
+ * read, as DuckDB's {@code union_by_name} reads them.
  */
 class ColumnCaseTest {
     private final String bucket = Lake.fresh();
@@ -71,7 +72,8 @@ class ColumnCaseTest {
                 .catalog(catalog()).s3(s3).to(table);
         byte[] appended = Lake.s3().get(bucket, Lake.s3().list(bucket, "orders/region=EU/b").keySet().iterator().next());
         assertThat(DuckReader.queryFile(appended, "SELECT name FROM parquet_schema($file) WHERE name LIKE '%order%'"))
-                .as("the append through Glue wrote the catalog's lower-case names").isEqualTo(List.of(List.of("orderid")));
+                .as("the append through Glue keeps the input's spelling in its files, as a write without it does")
+                .isEqualTo(List.of(List.of("orderId")));
 
         List<List<Object>> expected = List.of(List.of("o1", 100L, "EU"), List.of("o2", 200L, "EU"), List.of("o3", 300L, "EU"));
         assertThat(Lake.query(bucket, "orders/", "SELECT orderid, amountcents, region FROM t ORDER BY orderid")).isEqualTo(expected);
@@ -92,6 +94,26 @@ class ColumnCaseTest {
                 .isEqualTo(List.of(List.of("orderid"), List.of("amountcents")));
         assertThat(rows(S3Parquet.read(table).catalog(catalog()).s3(s3).open(), List.of("orderid", "amountcents", "region")))
                 .isEqualTo(expected);
+    }
+
+    record Named(String orderId, long amountCents, String ship_to, String DT) {
+    }
+
+    @Test
+    void aWriteGivesTheSameFileSchemaWithAndWithoutTheCatalogAndPartitionByMatchesIgnoringCase() {
+        String plain = "s3://" + bucket + "/plain/";
+        List<Named> rows = List.of(new Named("o1", 100, "x", "2024-01-15"));
+        S3Parquet.write(rows).partitionBy("dt").s3(s3).to(plain);
+        S3Parquet.write(rows).partitionBy("dt").catalog(catalog()).s3(s3).to(table);
+        String sql = "SELECT name, type FROM parquet_schema($file) WHERE name <> 'schema' ORDER BY name";
+        byte[] without = Lake.s3().get(bucket, Lake.s3().list(bucket, "plain/DT=2024-01-15/").keySet().iterator().next());
+        byte[] with = Lake.s3().get(bucket, Lake.s3().list(bucket, "orders/dt=2024-01-15/").keySet().iterator().next());
+        assertThat(DuckReader.queryFile(with, sql)).isEqualTo(DuckReader.queryFile(without, sql))
+                .isEqualTo(List.of(List.of("amountCents", "INT64"), List.of("orderId", "BYTE_ARRAY"), List.of("ship_to", "BYTE_ARRAY")));
+        assertThat(glue.getTable(b -> b.databaseName(db).name("orders")).table().storageDescriptor().columns()).extracting(Column::name)
+                .containsExactly("orderid", "amountcents", "ship_to");
+        assertThat(Lake.query(bucket, "orders/", "SELECT orderid, amountcents, ship_to, CAST(dt AS VARCHAR) FROM t"))
+                .isEqualTo(List.of(List.of("o1", 100L, "x", "2024-01-15")));
     }
 
     @Test

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.S3Parquet;
 import io.wrangler.input.Casts;
-import io.wrangler.input.HiveTypes;
+import io.wrangler.hive.HiveTypes;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -30,6 +30,12 @@ import software.amazon.awssdk.services.glue.GlueClientBuilder;
  * option names are the fluent builder's methods (see docs/spark.md, "Options of the data source").
  */
 final class SourceOptions {
+    /**
+     * Where every default of an option that is a {@link WriteOptions.Builder} method comes from: an absent string option
+     * leaves the builder's default, declared once, in WriteOptions (OptionParityTest compares them).
+     */
+    private static final WriteOptions DEFAULTS = WriteOptions.defaults();
+
     final String uri;
     final Map<String, String> o;
     /** The Glue client {@link #glue} built, closed by {@link #close}; null without one. */
@@ -99,7 +105,7 @@ final class SourceOptions {
     Compression compression() {
         String v = get("compression");
         if (v == null) {
-            return Compression.SNAPPY;
+            return DEFAULTS.compression();
         }
         for (Compression c : Compression.values()) {
             if (c.name().equalsIgnoreCase(v) || (c == Compression.LZ4_RAW && (v.equalsIgnoreCase("lz4") || v.equalsIgnoreCase("lz4raw")))) {
@@ -110,17 +116,17 @@ final class SourceOptions {
     }
 
     long maxRowsPerFile() {
-        return longOption("maxRowsPerFile", Long.MAX_VALUE);
+        return longOption("maxRowsPerFile", DEFAULTS.maxRowsPerFile());
     }
 
     long targetFileSize() {
-        return longOption("targetFileSize", Long.MAX_VALUE);
+        return longOption("targetFileSize", DEFAULTS.targetFileSize());
     }
 
     String filenamePrefix() {
         String p = get("filenamePrefix");
         if (p == null) {
-            return "";
+            return DEFAULTS.filenamePrefix();
         }
         if (p.startsWith("_") || p.startsWith(".")) {
             throw invalid("the option filenamePrefix '" + p + "' starts with '" + p.charAt(0) + "', which makes Hive, Spark, Athena and "
@@ -150,7 +156,7 @@ final class SourceOptions {
     }
 
     int concurrency() {
-        return (int) Math.min(1024, longOption("concurrency", 48));
+        return (int) Math.min(1024, longOption("concurrency", DEFAULTS.concurrency()));
     }
 
     int taskConcurrency() {
@@ -165,30 +171,30 @@ final class SourceOptions {
     }
 
     int retryAttempts() {
-        return (int) longOption("retryAttempts", 4);
+        return (int) longOption("retryAttempts", DEFAULTS.retryPolicy().attempts());
     }
 
     long retryBaseMillis() {
-        return longOption("retryBaseMillis", 200);
+        return longOption("retryBaseMillis", DEFAULTS.retryPolicy().base().toMillis());
     }
 
     long retryCapMillis() {
-        return longOption("retryCapMillis", 10_000);
+        return longOption("retryCapMillis", DEFAULTS.retryPolicy().cap().toMillis());
     }
 
     boolean lease() {
-        return boolOption("lease", true);
+        return boolOption("lease", DEFAULTS.lease());
     }
 
     Duration leaseWait() {
-        return Duration.ofSeconds(longOption("leaseWaitSeconds", 180));
+        return Duration.ofSeconds(longOption("leaseWaitSeconds", DEFAULTS.leaseWait().toSeconds()));
     }
 
     /** {@code STAGE_AND_COPY} (default) or {@code DEFERRED_UPLOADS}, as {@code S3Parquet}'s {@code commitMethod}. */
     CommitMethod commitMethod() {
         String v = get("commitMethod");
         if (v == null) {
-            return CommitMethod.STAGE_AND_COPY;
+            return DEFAULTS.commitMethod();
         }
         try {
             return CommitMethod.valueOf(v.trim().toUpperCase(Locale.ROOT));
@@ -207,7 +213,7 @@ final class SourceOptions {
             throw invalid("the option spillDirectory is not supported by wrangler-spark: each executor spills into its own temporary "
                     + "directory", "Remove the option.");
         }
-        if (boolOption("timestampsAsInt96", false)) {
+        if (boolOption("timestampsAsInt96", DEFAULTS.timestampsAsInt96())) {
             throw invalid("the option timestampsAsInt96 is not supported by wrangler-spark: it writes timestamps as INT64 microseconds",
                     "Remove the option.");
         }
@@ -227,7 +233,7 @@ final class SourceOptions {
                     .retryPolicy(RetryPolicy.of(retryAttempts(), Duration.ofMillis(retryBaseMillis()), Duration.ofMillis(retryCapMillis())))
                     .concurrency(concurrency()).commitMethod(commitMethod()).filenamePrefix(filenamePrefix())
                     // Spark's timestamps hold microseconds: kept so that the options are the ones given, it changes no file
-                    .preserveNanoseconds(boolOption("preserveNanoseconds", false));
+                    .preserveNanoseconds(boolOption("preserveNanoseconds", DEFAULTS.preserveNanoseconds()));
             if (!bucketBy.isEmpty()) {
                 b.bucketBy(bucketBy, buckets);
             }

@@ -101,6 +101,17 @@ class OptionParityTest {
     }
 
     @Test
+    void absentOptionsTakeTheDefaultsOfWriteOptions() {
+        // the string options declare no default of their own: each absent one is WriteOptions.builder()'s
+        SourceOptions none = new SourceOptions(URI, Map.of());
+        assertThat(none.writeOptions(WriteMode.APPEND, List.of(), List.of(), 0)).isEqualTo(WriteOptions.defaults());
+        assertThat(none.concurrency()).isEqualTo(WriteOptions.defaults().concurrency());
+        assertThat(none.leaseWait()).isEqualTo(WriteOptions.defaults().leaseWait());
+        assertThat(none.commitMethod()).isEqualTo(WriteOptions.defaults().commitMethod());
+        assertThat(sparkWriteOptions(SparkParquet.write(SparkLake.spark().emptyDataFrame()))).isEqualTo(WriteOptions.defaults());
+    }
+
+    @Test
     void everyOptionReachesTheSparkWriteOrIsRefusedNeverDropped() throws ReflectiveOperationException {
         assertThat(values().keySet()).isEqualTo(setters().keySet());
         Dataset<Row> df = SparkLake.spark().emptyDataFrame();

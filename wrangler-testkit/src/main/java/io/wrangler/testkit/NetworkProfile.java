@@ -91,11 +91,6 @@ public final class NetworkProfile {
         return maxConcurrentRequests;
     }
 
-    /** Whether this profile changes anything at all. */
-    public boolean isNone() {
-        return bytesPerSecond == 0 && maxConcurrentRequests == 0 && firstByte.values().stream().allMatch(Duration::isZero);
-    }
-
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("NetworkProfile[firstByte ");

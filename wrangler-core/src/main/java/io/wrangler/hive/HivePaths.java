@@ -1,6 +1,5 @@
-package io.wrangler.partition;
+package io.wrangler.hive;
 
-import io.wrangler.catalog.PartitionEntry;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -12,6 +11,9 @@ import java.util.List;
  * DuckDB produce and parse them.
  */
 public final class HivePaths {
+    /** The folder value of a null or empty partition value, as Hive, Spark and Athena write and read it. */
+    public static final String DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__";
+
     private static final boolean[] ESCAPED = new boolean[128];
 
     static {
@@ -73,7 +75,7 @@ public final class HivePaths {
         for (int i = 0; i < columns.size(); i++) {
             String v = values.get(i);
             sb.append(escape(columns.get(i))).append('=')
-                    .append(v == null || v.isEmpty() ? PartitionEntry.DEFAULT_PARTITION : escape(v)).append('/');
+                    .append(v == null || v.isEmpty() ? DEFAULT_PARTITION : escape(v)).append('/');
         }
         return sb.toString();
     }

@@ -1,4 +1,4 @@
-package io.wrangler.input;
+package io.wrangler.hive;
 
 import java.util.ArrayList;
 import java.util.List;
