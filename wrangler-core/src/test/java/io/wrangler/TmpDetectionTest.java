@@ -111,4 +111,24 @@ class TmpDetectionTest {
         assertThat(TestLake.keys(bucket, "t/").stream().filter(k -> !k.contains("-note-")).toList())
                 .allMatch(k -> k.startsWith("t/dt=2024-01-16/country=RU/part-")).hasSize(1);
     }
+
+    record Flat(String id, long n) {
+    }
+
+    /**
+     * A read's partition columns are not told from the first entries of one LIST of the root: a table without partition
+     * columns whose root starts with more hidden objects ({@code _...}, sorting before {@code part-}) than that LIST
+     * returns still refuses a filter on a column it is not partitioned by, as it does without them.
+     */
+    @Test
+    void aFilterOnATableWithoutPartitionColumnsIsRefusedWhateverHiddenObjectsSortFirst() {
+        S3Parquet.write(List.of(new Flat("a", 1))).s3(TestLake.memory().client()).to(table);
+        for (int i = 0; i < 20; i++) {
+            TestLake.memory().put(bucket, String.format("t/_note-%02d.txt", i), "x".getBytes(StandardCharsets.UTF_8));
+        }
+        assertThatThrownBy(() -> S3Parquet.read(table).s3(TestLake.memory().client()).filter(PartitionFilter.in("n", "1")).open())
+                .isInstanceOf(InvalidReadException.class)
+                .hasMessage("Cannot read " + table + " (step: list): the partition filter names the column 'n', which is not a partition "
+                        + "column of the table (it has none). Filter on partition columns only.");
+    }
 }

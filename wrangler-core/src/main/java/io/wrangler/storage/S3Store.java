@@ -250,6 +250,16 @@ public final class S3Store {
         return out;
     }
 
+    /** Every entry directly below {@code prefix}, folders (ending with {@code /}) and objects, every page. */
+    public List<String> listEntries(String prefix) {
+        List<String> out = new ArrayList<>();
+        for (ListObjectsV2Response page : pages(prefix, "/")) {
+            page.commonPrefixes().forEach(p -> out.add(p.prefix()));
+            page.contents().forEach(o -> out.add(o.key()));
+        }
+        return out;
+    }
+
     /** The "folders" directly below {@code prefix}: common prefixes for delimiter {@code /}, each ending with {@code /}. */
     public List<String> listFolders(String prefix) {
         List<String> out = new ArrayList<>();
