@@ -79,7 +79,9 @@ class LiveWriterFencedTest {
                             throw new IllegalStateException("the test never let the stalled renewal through");
                         }
                     } catch (InterruptedException e) {
+                        // the client gave the attempt up (its timeout): a request stalled in the network never arrives
                         Thread.currentThread().interrupt();
+                        throw new java.io.UncheckedIOException(new java.io.InterruptedIOException("stalled in the network"));
                     }
                 }
             }

@@ -162,4 +162,50 @@ class SpiAdversaryTest {
         assertThat(TestLake.keys(bucket, "t/")).noneMatch(k -> k.contains("_tmp/") && !k.endsWith("_lease.json"));
         assertThat(duck(bucket)).containsExactly("RU:1");
     }
+
+    /**
+     * Two attempts of one task (a retried task whose first attempt also reported, a speculative pair) handed to commit
+     * together: refused before the commit point, nothing of either published, the staging removed; a task reported by
+     * its second attempt alone (the first failed) and another task's first attempt commit as usual.
+     */
+    @Test
+    void twoAttemptsOfOneTaskAreRefusedAndARetriedTaskAloneCommits() {
+        for (CommitMethod m : CommitMethod.values()) {
+            method = m;
+            try {
+                String bucket = TestLake.bucket();
+                String uri = "s3://" + bucket + "/t/";
+                seed(uri);
+                WriteTarget driver = new WriteTarget(uri, TestLake.s3().client(), options(WriteMode.APPEND, "", true), null, null);
+                try (DistributedWrite w = DistributedWrite.begin(driver, SCHEMA)) {
+                    StagedFiles a0 = stage(uri, WriteMode.APPEND, w.writeId(), "t00001-a0-", new String[] {"RU"}, new long[] {5});
+                    StagedFiles a1 = stage(uri, WriteMode.APPEND, w.writeId(), "t00001-a1-", new String[] {"RU"}, new long[] {5});
+                    String n0 = name(a0);
+                    String n1 = name(a1);
+                    Throwable refused = catchThrowable(() -> w.commit(List.of(a0, a1)));
+                    assertThat(refused).as(m.name()).isInstanceOf(InvalidWriteException.class).hasMessage("Cannot write " + uri
+                            + " (step: commit): the task t00001 is reported by two attempts, a0 (" + n0 + ") and a1 (" + n1 + "), whose "
+                            + "rows would be published twice; an engine commits exactly one attempt of each task. Nothing of the table "
+                            + "was changed. The messages given to commit must be exactly those stageTask returned for this write's "
+                            + "committed task attempts; rerun the write.");
+                }
+                assertThat(duck(bucket)).as(m.name()).containsExactly("DE:2", "RU:1");
+                assertThat(TestLake.s3().client().listMultipartUploads(b -> b.bucket(bucket)).uploads()).isEmpty();
+                assertThat(TestLake.keys(bucket, "t/")).noneMatch(k -> k.contains("_tmp/") && !k.endsWith("_lease.json"));
+                try (DistributedWrite w = DistributedWrite.begin(driver, SCHEMA)) {
+                    StagedFiles retried = stage(uri, WriteMode.APPEND, w.writeId(), "t00001-a1-", new String[] {"RU"}, new long[] {5});
+                    StagedFiles other = stage(uri, WriteMode.APPEND, w.writeId(), "t00002-a0-", new String[] {"DE"}, new long[] {6});
+                    assertThat(w.commit(List.of(retried, other, roundTrip(retried))).rows()).isEqualTo(2);
+                }
+                assertThat(duck(bucket)).as(m.name()).containsExactly("DE:2", "DE:6", "RU:1", "RU:5");
+            } finally {
+                method = CommitMethod.STAGE_AND_COPY;
+            }
+        }
+    }
+
+    private static String name(StagedFiles staged) {
+        String key = staged.files().get(0).finalKey();
+        return key.substring(key.lastIndexOf('/') + 1);
+    }
 }

@@ -340,11 +340,16 @@ final class Recovery {
     }
 
     /**
-     * Whether the table's {@code _tmp/} holds a write's folder: a write running or interrupted. One LIST of its first
-     * entries: write ids start with digits (or {@code k-}), so their folders sort before {@code _lease.json}.
+     * Whether the table's {@code _tmp/} holds a write's folder: a write running or interrupted. Relies on every folder
+     * directly below {@code _tmp/} (a LIST with delimiter, every page) and on the folder's name being a write id of any
+     * form, as {@link #run} finds them: not on how many other objects lie there nor on how names sort (another tool's or a
+     * user's objects there, even pages of them, hide nothing; a folder not named like a write id is not one). A write cut
+     * short in its very first upload (an open upload, no object yet) is not counted: nothing of the table depends on it,
+     * and the next write's recovery aborts it.
      */
     static boolean hasWriteFolders(S3Store store, S3Location location) {
-        return store.firstEntries(location.tmpPrefix(), 8).stream().anyMatch(e -> e.endsWith("/"));
+        String tmp = location.tmpPrefix();
+        return store.listFolders(tmp).stream().anyMatch(f -> WriteIds.isWriteId(f.substring(tmp.length(), f.length() - 1)));
     }
 
     /**

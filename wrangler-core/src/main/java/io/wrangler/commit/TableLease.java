@@ -13,9 +13,15 @@ import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
@@ -25,9 +31,17 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * <p>Each acquisition writes a token of its own (128 random bits) into the lease, so the lease's ETag differs from
  * every other acquisition's, even two runs of one keyed write. Renewal (every fifth of the time to live, in the
  * background: a live holder keeps its lease through four renewals in a row that fail or are late) and fencing
- * ({@link #check}, before every destructive step) are a compare-and-swap on the ETag this acquisition last wrote:
+ * ({@link #check}, before every destructive step) are a compare-and-swap on the ETag this acquisition last learned:
  * once another holder has taken the lease over, they fail, and the writer stops. Release is a conditional delete on
  * that ETag, so it never removes a lease someone else took.
+ *
+ * <p>One slow request costs nothing: every lease request gives up an attempt after {@link #attemptTimeout} (half a
+ * renewal interval) and retries it on another connection; each renewal is sent on a thread of its own at its interval,
+ * whether or not an earlier one is still in flight (at most {@link #RENEWALS_PER_TTL} at once); a fence sends its own
+ * request and never waits for a renewal. So several requests of one holder can be in flight: a refusal counts as a
+ * takeover only when the lease no longer holds this acquisition's token, and a success counts only when it was answered
+ * within half the time to live of being sent (it was applied while the lease was this holder's; a takeover needs the
+ * whole time to live to pass after it).
  *
  * <p>A lease whose holder stopped renewing (a crashed or stalled writer) expires after its time to live. Its age is
  * measured with S3's clock alone (the object's Last-Modified against the Date of the answer), so clock skew between
@@ -53,8 +67,12 @@ final class TableLease implements AutoCloseable {
     private final String owner;
     private final String token;
     private final Duration ttl;
-    private final ScheduledExecutorService renewer;
-    private volatile String etag;
+    /** Sends a renewal every interval, on a thread of {@link #senders}: it never waits for one. */
+    private final ScheduledExecutorService ticker;
+    private final ExecutorService senders;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    /** The ETag of the lease as this holder last learned it; moves only from the value a request was sent with. */
+    private final AtomicReference<String> etag;
     private volatile boolean lost;
     private volatile boolean released;
 
@@ -74,14 +92,28 @@ final class TableLease implements AutoCloseable {
         this.owner = owner;
         this.token = token;
         this.ttl = ttl;
-        this.etag = etag;
-        this.renewer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "wrangler-lease");
+        this.etag = new AtomicReference<>(etag);
+        this.ticker = Executors.newSingleThreadScheduledExecutor(daemon("wrangler-lease"));
+        this.senders = Executors.newCachedThreadPool(daemon("wrangler-lease-renewal"));
+        long every = Math.max(50, ttl.toMillis() / RENEWALS_PER_TTL);
+        ticker.scheduleAtFixedRate(this::sendRenewal, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
             t.setDaemon(true);
             return t;
-        });
-        long every = Math.max(50, ttl.toMillis() / RENEWALS_PER_TTL);
-        renewer.scheduleWithFixedDelay(this::renewQuietly, every, every, TimeUnit.MILLISECONDS);
+        };
+    }
+
+    /**
+     * The attempt timeout of every lease request: half a renewal interval (1 s of the default 10 s time to live), so
+     * that a request stuck in the network is given up and sent again (another connection) long before the lease ages
+     * out, and a renewal's answer that counts is at most that old.
+     */
+    static Duration attemptTimeout(Duration ttl) {
+        return Duration.ofMillis(Math.max(100, ttl.toMillis() / RENEWALS_PER_TTL / 2));
     }
 
     /**
@@ -90,7 +122,8 @@ final class TableLease implements AutoCloseable {
      * @throws CommitConflictException when another holder keeps it beyond {@code wait}: rerunning later is safe
      * @throws StorageException when the server does not enforce conditional writes or deletes
      */
-    static TableLease acquire(S3Store store, S3Location location, String owner, Duration ttl, Duration wait, Duration clockOffset) {
+    static TableLease acquire(S3Store untimed, S3Location location, String owner, Duration ttl, Duration wait, Duration clockOffset) {
+        S3Store store = untimed.withAttemptTimeout(attemptTimeout(ttl));
         String key = location.tmpPrefix() + NAME;
         String table = location.uri();
         long deadline = System.nanoTime() + wait.toNanos();
@@ -237,12 +270,39 @@ final class TableLease implements AutoCloseable {
         return json.substring(colon + 1, end).trim().replace("\"", "");
     }
 
+    /**
+     * Sends one renewal on a thread of its own, unless {@link #RENEWALS_PER_TTL} are still in flight (each waits at most
+     * its attempts' timeouts): a renewal stuck in the network delays neither the next renewal nor a fence.
+     */
+    private void sendRenewal() {
+        if (lost || released) {
+            return;
+        }
+        if (inFlight.incrementAndGet() > RENEWALS_PER_TTL) {
+            inFlight.decrementAndGet();
+            Logs.COMMIT.log(Level.WARNING, () -> "The lease of " + table + " held by " + owner + " has " + RENEWALS_PER_TTL
+                    + " renewals in flight, none answered; not sending another until one is.");
+            return;
+        }
+        try {
+            senders.execute(() -> {
+                try {
+                    renewQuietly();
+                } finally {
+                    inFlight.decrementAndGet();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            inFlight.decrementAndGet(); // closed meanwhile
+        }
+    }
+
     private void renewQuietly() {
         try {
             renew();
         } catch (RuntimeException e) {
             // the next fencing check reports it
-            if (released || renewer.isShutdown()) {
+            if (released || ticker.isShutdown()) {
                 return; // interrupted by close() or abandon()
             }
             Logs.COMMIT.log(Level.WARNING, () -> "Could not renew the lease of " + table + " held by " + owner + ": " + e.getMessage()
@@ -251,27 +311,57 @@ final class TableLease implements AutoCloseable {
         }
     }
 
-    private synchronized void renew() {
-        if (lost) {
-            throw lost(null);
-        }
-        if (released) {
-            throw new IllegalStateException("the lease of " + table + " was released");
-        }
-        try {
-            etag = store.putIf(key, body(owner, token, ttl), etag);
-            Logs.COMMIT.log(Level.DEBUG, () -> "Renewed the lease of " + table + " held by " + owner);
-        } catch (S3Exception e) {
-            if (e.statusCode() == 412 || e.statusCode() == 409 || e.statusCode() == 404) {
-                lost = true;
-                throw lost(e);
+    /**
+     * Renews with a compare-and-swap on the ETag this holder last learned, and returns once one was applied and answered
+     * within half the time to live of being sent: the lease was this holder's when S3 applied it, and no other holder
+     * can take it over before the time to live has passed since. Several renewals (and fences) may be in flight at once:
+     * a refusal (412; 409 for two at once; 404) is read as a takeover only when the lease no longer holds this
+     * acquisition's token (the token is its own: a renewal of the same holder that changed the ETag first is not a
+     * takeover, and a renewal can never succeed once another holder wrote its own token). An answer that came later than
+     * half the time to live proves nothing about now and is sent again.
+     */
+    private void renew() {
+        for (int round = 1; ; round++) {
+            if (lost) {
+                throw lost(null);
             }
-            throw e;
+            if (released) {
+                throw new IllegalStateException("the lease of " + table + " was released");
+            }
+            String expected = etag.get();
+            long sent = System.nanoTime();
+            try {
+                String next = store.putIf(key, body(owner, token, ttl), expected);
+                etag.compareAndSet(expected, next);
+                long took = System.nanoTime() - sent;
+                if (took < ttl.toNanos() / 2) {
+                    Logs.COMMIT.log(Level.DEBUG, () -> "Renewed the lease of " + table + " held by " + owner);
+                    return;
+                }
+                if (round >= RENEWALS_PER_TTL) {
+                    throw SdkClientException.create("the renewals of the lease were answered " + took / 1_000_000 + " ms after "
+                            + "they were sent, more than half its time to live (" + ttl.toMillis() + " ms)");
+                }
+            } catch (S3Exception e) {
+                if (!conflict(e) && e.statusCode() != 404) {
+                    throw e;
+                }
+                Held held = read(store, key, Duration.ZERO);
+                if (held == null || !token.equals(held.token())) {
+                    lost = true;
+                    throw lost(e);
+                }
+                etag.compareAndSet(expected, held.etag());
+                if (round >= RENEWALS_PER_TTL) {
+                    throw e; // this holder's own requests kept racing each other: the next renewal or fence tries again
+                }
+            }
         }
     }
 
     /**
      * Fencing: renews now, proving the lease is still this holder's; called immediately before every destructive step.
+     * It sends its own request and never waits for a renewal in flight.
      *
      * @throws Lost when another holder has taken the lease over
      */
@@ -292,7 +382,7 @@ final class TableLease implements AutoCloseable {
     /** Stops renewing and removes the lease if it is still this acquisition's (a conditional delete on its ETag). */
     @Override
     public void close() {
-        renewer.shutdownNow();
+        stopRenewing();
         synchronized (this) {
             if (released) {
                 return;
@@ -300,7 +390,7 @@ final class TableLease implements AutoCloseable {
             released = true;
             if (!lost) {
                 try {
-                    store.deleteIf(key, etag);
+                    store.deleteIf(key, etag.get());
                     return;
                 } catch (RuntimeException e) {
                     // taken over meanwhile (412), our own last renewal applied but unanswered, or S3 failed: see below
@@ -325,7 +415,12 @@ final class TableLease implements AutoCloseable {
 
     /** Stops renewing without removing the lease: what a crash leaves. */
     void abandon() {
-        renewer.shutdownNow();
+        stopRenewing();
+    }
+
+    private void stopRenewing() {
+        ticker.shutdownNow();
+        senders.shutdownNow();
     }
 
     private static void sleep(long millis, String table) {

@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 
@@ -58,8 +60,41 @@ final class TaskReports {
             }
         }
         Checked checked = new Checked(new ArrayList<>(seen.values()), new ArrayList<>(byStaged.values()));
+        checkOneAttemptPerTask(checked.files());
         checkFolders(checked);
         return checked;
+    }
+
+    /** The attempt mark an engine ends an attempt's file name prefix with: {@code t<task>-a<attempt>-}, right before {@code part-}. */
+    private static final Pattern ATTEMPT = Pattern.compile("t(\\d+)-a(\\d+)-part-\\d{5,}-\\d{3,}-");
+
+    /**
+     * Refuses files of two attempts of one task (names {@code ...t00001-a0-part-...} and {@code ...t00001-a1-part-...}):
+     * both hold that task's rows, so publishing both would publish them twice. An engine commits exactly one attempt per
+     * task (Spark's commit coordinator authorises one attempt of each partition, the driver gets one message per task);
+     * two mean the messages are not the committed attempts', and no choice between them is known to be right (the loser's
+     * files may already be discarded), so the write is refused before its commit point. Names without the mark (an engine
+     * that names its attempts otherwise) are not grouped.
+     */
+    private void checkOneAttemptPerTask(List<Manifest.File> files) {
+        Map<String, String> attemptOf = new HashMap<>();
+        Map<String, String> exampleOf = new HashMap<>();
+        for (Manifest.File f : files) {
+            String name = f.finalKey().substring(f.finalKey().lastIndexOf('/') + 1);
+            Matcher m = ATTEMPT.matcher(name);
+            if (!m.find()) {
+                continue;
+            }
+            String task = "t" + m.group(1);
+            String attempt = "a" + m.group(2);
+            String before = attemptOf.putIfAbsent(task, attempt);
+            exampleOf.putIfAbsent(task + "-" + attempt, name);
+            if (before != null && !before.equals(attempt)) {
+                throw outcomes.unstaged("the task " + task + " is reported by two attempts, " + before + " (" + exampleOf.get(task + "-"
+                        + before) + ") and " + attempt + " (" + name + "), whose rows would be published twice; an engine "
+                        + "commits exactly one attempt of each task");
+            }
+        }
     }
 
     /**

@@ -79,8 +79,13 @@
  * stalls longer than the lease's time to live exactly between a successful fence and the one request it guards can still
  * send that request; S3 has no multi-object transaction to close this. The time to live (10 s by default) makes it a
  * stall of the whole process or of its network (a GC pause, a suspended VM, a partition), not of one slow request: the
- * lease is renewed in the background every 2 s while a request is slow, so only a writer none of whose renewals
- * succeeds for 10 s loses it. Of the requests a late writer could still send, deletes of recorded old files and a
+ * lease is renewed in the background every 2 s while a request is slow, each renewal on a thread of its own whether or
+ * not an earlier one is still in flight, every lease request giving up an attempt after 1 s (half a renewal interval)
+ * and retrying it on another connection, and a fence sends its own request without waiting for a renewal; so only a
+ * writer none of whose renewals succeeds for 10 s loses it. With several of one holder's lease requests in flight, a
+ * refusal (412, 409, 404) is a takeover only when the lease no longer holds that acquisition's token, and a success
+ * counts only when it was answered within half the time to live of being sent (applied while the lease was the
+ * holder's, and a takeover needs the whole time to live after it), so a renewal answered after a takeover never counts. Of the requests a late writer could still send, deletes of recorded old files and a
  * manifest's compare-and-swap are harmless late; a catalog change and the completion of a copy in parts (files over
  * the single-copy limit, 5 GB) are not, so each is fenced before every attempt, retries included: a retry loop (seconds of
  * backoff, with a 10 s lease) never sends an attempt after the lease was lost; what remains is the one attempt in flight
@@ -222,7 +227,8 @@
  * and Hive folders, its file names prefixed with its task and attempt ({@code t00007-a1-part-...}), so that two attempts
  * never write the same key; the beginning process then hands {@code commit} the files of exactly the attempts that
  * counted (Spark's: one per task). Before the commit point, {@code commit} checks what the messages name: each file once
- * (a message handed twice adds nothing), its final key exactly its staged key's place under the table root (never under
+ * (a message handed twice adds nothing), never files of two attempts of one task ({@code t00007-a0-} and {@code
+ * t00007-a1-}: both hold that task's rows; refused, not applied, as no choice between them is known to be right), its final key exactly its staged key's place under the table root (never under
  * {@code _tmp/}, never a file without this write's id in its name, so never another write's file) and in the Hive folder of a
  * partition the messages list (else an overwrite would publish it without replacing its partition), and every staged file
  * listed in the staging folder with its size (one listing); a file gone is refused (not applied; after a fence, so a
@@ -295,6 +301,27 @@
  * files together. A reader takes no lease and changes nothing: a write that changes state between the reader's look at
  * {@code _tmp/} and its listing can still show half, and a file deleted after the listing fails the read, which is
  * then rerun.
+ *
+ * <h2>What each decision relies on</h2>
+ * Every decision below is made from a whole listing (every page) or from one object's own state, never from the first
+ * entries of a LIST, from how names sort, or from one request being answered in time:
+ * <ul>
+ *   <li>A write is running or interrupted ({@code plan().recoveryPending()}, a compaction's recover-first, the recovery
+ *       itself): a folder directly below {@code _tmp/} named like a write id of any form (plain, keyed of 0.1 or now),
+ *       from a LIST with delimiter of every page ({@code Recovery.hasWriteFolders}, {@code Recovery.run}); other objects
+ *       and folders there (another tool's, a user's) are neither counted nor able to hide one. Recovery adds every open
+ *       upload of the table (ListMultipartUploads, every page) carrying a write id.</li>
+ *   <li>A write's fate: its manifest's state alone ({@code WriteLog.resolve}), changed by compare-and-swap on its ETag.</li>
+ *   <li>The lease is held: the lease object holds this acquisition's token (its compare-and-swap succeeded, answered
+ *       within half the time to live; or a refusal was followed by a read that shows its token). Expired: its
+ *       Last-Modified against S3's Date of the same answer, never the local clock.</li>
+ *   <li>The files an overwrite replaces, a keyed rerun's earlier files, a compaction's input: full listings of the
+ *       partitions' folders (every page); files whose names are not wrangler's exact forms are another tool's.</li>
+ *   <li>The files of a distributed write: the messages handed to commit, each checked against one full listing of the
+ *       staging folder (or of the open uploads), at most one attempt per task by the attempt mark of the names.</li>
+ *   <li>A read's partition columns: the first partition folder found at each depth, from the first entries of a LIST when
+ *       they show one, and from every folder (every page) when they do not.</li>
+ * </ul>
  *
  * <h2>Guarantees</h2>
  * <ul>

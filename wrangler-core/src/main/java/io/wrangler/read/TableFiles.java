@@ -158,7 +158,11 @@ public final class TableFiles {
         }
         // The partition columns are known once a partition folder or a file at the root shows them; a table with only its
         // _tmp/ (nothing written yet, or everything overwritten by nothing) has none to check the filter against.
-        boolean known = !columns.isEmpty() || rootEntries.stream().anyMatch(e -> !hidden(e.substring(location.prefix().length())));
+        // The first entries of the root decide only when they show such a file or hold every entry (hidden objects sorting
+        // first can fill a page): otherwise every entry of the root, every page.
+        boolean known = !columns.isEmpty() || rootEntries.stream().anyMatch(e -> !hidden(e.substring(location.prefix().length())))
+                || rootEntries.size() == 16 && store.listEntries(location.prefix()).stream()
+                        .anyMatch(e -> !hidden(e.substring(location.prefix().length())));
         // When the walk ended on folders the filter named and none of them exists, the columns below them are not seen:
         // those folders hold nothing to read, and the filter is checked against the columns of a folder that exists.
         boolean complete = level.stream().anyMatch(f -> holding.contains(f.folder));

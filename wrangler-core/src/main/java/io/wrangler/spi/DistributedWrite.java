@@ -68,7 +68,10 @@ public interface DistributedWrite extends AutoCloseable {
     /**
      * Commits the files of {@code tasks}, the attempts that counted (one per task): the manifest with exactly these files
      * (the commit point), publish, catalog, cleanup; the staging folder is then removed whole, with what failed or
-     * duplicate attempts left there.
+     * duplicate attempts left there. The same message twice adds nothing; files of two attempts of one task (names whose
+     * attempt prefix ends {@code t<task>-a<attempt>-}, as wrangler-spark names them: {@code t00001-a0-} and {@code
+     * t00001-a1-}) are refused with an {@code InvalidWriteException} before the commit point, nothing applied, as both
+     * hold that task's rows: hand exactly one attempt per task, the one the engine committed.
      */
     WriteResult commit(List<StagedFiles> tasks);
 

@@ -1,5 +1,6 @@
 package io.wrangler.storage;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -10,6 +11,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import software.amazon.awssdk.awscore.AwsRequest;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
@@ -60,22 +63,44 @@ public final class S3Store {
     private final long singleCopyLimit;
     private final long copyPartSize;
     private final RequestOptions options;
+    /** The longest one attempt of a conditional put or a versioned get may take before it is given up and retried, or null. */
+    private final Duration attemptTimeout;
 
     public S3Store(S3Client client, String bucket, RequestOptions options) {
-        this(client, bucket, MAX_SINGLE_COPY, 512L * 1024 * 1024, options);
+        this(client, bucket, MAX_SINGLE_COPY, 512L * 1024 * 1024, options, null);
     }
 
-    private S3Store(S3Client client, String bucket, long singleCopyLimit, long copyPartSize, RequestOptions options) {
+    private S3Store(S3Client client, String bucket, long singleCopyLimit, long copyPartSize, RequestOptions options,
+                    Duration attemptTimeout) {
         this.client = client;
         this.bucket = bucket;
         this.singleCopyLimit = singleCopyLimit;
         this.copyPartSize = copyPartSize;
         this.options = options;
+        this.attemptTimeout = attemptTimeout;
     }
 
     /** A store like this one that copies objects larger than {@code limit} part by part (tests lower it). */
     public S3Store withSingleCopyLimit(long limit, long partSize) {
-        return new S3Store(client, bucket, limit, partSize, options);
+        return new S3Store(client, bucket, limit, partSize, options, attemptTimeout);
+    }
+
+    /**
+     * A store like this one whose {@link #putIf}, {@link #getVersioned} and {@link #deleteIf} give up each attempt after
+     * {@code timeout} (the SDK's attempt timeout; a timed-out attempt is retried like any transient failure, on another
+     * connection): the table lease's requests, so that one request stuck in the network cannot outlast a renewal interval.
+     */
+    public S3Store withAttemptTimeout(Duration timeout) {
+        return new S3Store(client, bucket, singleCopyLimit, copyPartSize, options, timeout);
+    }
+
+    private <B extends AwsRequest.Builder> B timed(B b) {
+        if (attemptTimeout != null) {
+            AwsRequestOverrideConfiguration o = b.overrideConfiguration();
+            b.overrideConfiguration((o == null ? AwsRequestOverrideConfiguration.builder() : o.toBuilder())
+                    .apiCallAttemptTimeout(attemptTimeout).build());
+        }
+        return b;
     }
 
     public S3Client client() {
@@ -107,7 +132,7 @@ public final class S3Store {
 
     /** Puts an object with the write's options added to {@code request} (conditions included). */
     private PutObjectResponse putObject(PutObjectRequest.Builder request, RequestBody body) {
-        PutObjectRequest r = options.apply(request.bucket(bucket)).build();
+        PutObjectRequest r = timed(options.apply(request.bucket(bucket))).build();
         return client.putObject(r, body);
     }
 
@@ -134,7 +159,7 @@ public final class S3Store {
     /** The content and ETag of an object, or empty if there is none. */
     public Optional<Versioned> getVersioned(String key) {
         try {
-            var r = client.getObjectAsBytes(options.apply(GetObjectRequest.builder().bucket(bucket).key(key)).build());
+            var r = client.getObjectAsBytes(timed(options.apply(GetObjectRequest.builder().bucket(bucket).key(key))).build());
             Instant date = r.response().sdkHttpResponse().firstMatchingHeader("Date").map(S3Store::httpDate).orElse(null);
             return Optional.of(new Versioned(r.asByteArray(), r.response().eTag(), r.response().lastModified(), date));
         } catch (NoSuchKeyException e) {
@@ -160,7 +185,7 @@ public final class S3Store {
 
     /** Deletes an object only if {@code ifMatch} is its current ETag (412 otherwise); a missing key answers 404 or 204. */
     public void deleteIf(String key, String ifMatch) {
-        DeleteObjectRequest r = options.apply(DeleteObjectRequest.builder().bucket(bucket).key(key).ifMatch(ifMatch)).build();
+        DeleteObjectRequest r = timed(options.apply(DeleteObjectRequest.builder().bucket(bucket).key(key).ifMatch(ifMatch))).build();
         client.deleteObject(r);
     }
 
@@ -222,6 +247,16 @@ public final class S3Store {
         page.commonPrefixes().forEach(p -> out.add(p.prefix()));
         page.contents().forEach(o -> out.add(o.key()));
         Collections.sort(out);
+        return out;
+    }
+
+    /** Every entry directly below {@code prefix}, folders (ending with {@code /}) and objects, every page. */
+    public List<String> listEntries(String prefix) {
+        List<String> out = new ArrayList<>();
+        for (ListObjectsV2Response page : pages(prefix, "/")) {
+            page.commonPrefixes().forEach(p -> out.add(p.prefix()));
+            page.contents().forEach(o -> out.add(o.key()));
+        }
         return out;
     }
 

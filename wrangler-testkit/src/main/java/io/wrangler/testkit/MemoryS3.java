@@ -188,14 +188,16 @@ public final class MemoryS3 implements S3Fixture {
         private final String operation;
         private final String keyPart;
         private final boolean applied;
+        private final int most;
         private final CountDownLatch reached = new CountDownLatch(1);
         private final CountDownLatch released = new CountDownLatch(1);
         private final AtomicInteger held = new AtomicInteger();
 
-        private Hold(String operation, String keyPart, boolean applied) {
+        private Hold(String operation, String keyPart, boolean applied, int most) {
             this.operation = operation;
             this.keyPart = keyPart;
             this.applied = applied;
+            this.most = most;
         }
 
         /** Waits until a request is held; false if none came within {@code timeout}. */
@@ -217,8 +219,16 @@ public final class MemoryS3 implements S3Fixture {
             return released.getCount() > 0 && operation.equals(op) && keys.stream().anyMatch(k -> k != null && k.contains(keyPart));
         }
 
+        /** Counts one matching request: false when it is beyond the most this hold holds (it passes). */
+        private boolean claim() {
+            if (held.incrementAndGet() <= most) {
+                return true;
+            }
+            held.decrementAndGet();
+            return false;
+        }
+
         private void hold(String op) {
-            held.incrementAndGet();
             reached.countDown();
             try {
                 if (!released.await(10, TimeUnit.MINUTES)) {
@@ -285,7 +295,17 @@ public final class MemoryS3 implements S3Fixture {
      * hold is released: a request in flight, stalled on its way.
      */
     public Hold holdWhereKeyContains(String operation, String keyPart) {
-        Hold h = new Hold(operation, keyPart, false);
+        Hold h = new Hold(operation, keyPart, false, Integer.MAX_VALUE);
+        holds.add(h);
+        return h;
+    }
+
+    /**
+     * Holds only the next request of {@code operation} whose key holds {@code keyPart}, before it is applied, until the
+     * returned hold is released; later ones pass: one request stuck in the network while the client goes on.
+     */
+    public Hold holdOnceWhereKeyContains(String operation, String keyPart) {
+        Hold h = new Hold(operation, keyPart, false, 1);
         holds.add(h);
         return h;
     }
@@ -295,7 +315,7 @@ public final class MemoryS3 implements S3Fixture {
      * hold is released: a request S3 applied whose answer is late.
      */
     public Hold holdAnswerWhereKeyContains(String operation, String keyPart) {
-        Hold h = new Hold(operation, keyPart, true);
+        Hold h = new Hold(operation, keyPart, true, Integer.MAX_VALUE);
         holds.add(h);
         return h;
     }
@@ -530,7 +550,7 @@ public final class MemoryS3 implements S3Fixture {
         log.add(new Request(op, bucket, keys.isEmpty() ? null : keys.get(0), request));
         S3Fault fault = faults.next(op, part -> keys.stream().anyMatch(k -> k != null && k.contains(part)));
         for (Hold h : holds) {
-            if (!h.applied && h.matches(op, keys)) {
+            if (!h.applied && h.matches(op, keys) && h.claim()) {
                 h.hold(op);
             }
         }
@@ -548,7 +568,7 @@ public final class MemoryS3 implements S3Fixture {
             cutShort.remove();
         }
         for (Hold h : holds) {
-            if (h.applied && h.matches(op, keys)) {
+            if (h.applied && h.matches(op, keys) && h.claim()) {
                 h.hold(op);
             }
         }
