@@ -111,7 +111,7 @@ final class WriteLog {
         if (foreign != null) {
             throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri()
                     + " (step: recover): the manifest " + location.uriOf(key) + " does not belong to this table: " + foreign
-                    + ". Nothing was touched: no recovery, write or read acts on a manifest that names anything outside its own "
+                    + ". Nothing was touched. No recovery, write or read acts on a manifest that names anything outside its own "
                     + "write and table. If the table was copied with the _tmp/ folder of the table it names (copy tables without "
                     + "_tmp/), recover that table first if it is still interrupted there; otherwise something other than wrangler "
                     + "wrote it. Then delete " + location.uriOf(folder(location, writeId)) + " from this table by hand.", null);
