@@ -23,7 +23,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BiConsumer;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
@@ -258,21 +257,6 @@ class TmpTrustTest {
                         + "of this table is running, remove it now with: aws s3api delete-object --bucket " + lake.bucket
                         + " --key t/_tmp/_lease.json");
         assertThat(lake.read()).isEqualTo(AB);
-    }
-
-    @Test
-    void aRecoveryRefusedAtItsLeaseShutsItsPoolDown() {
-        Lake lake = new Lake();
-        Set<Thread> before = Thread.getAllStackTraces().keySet();
-        s3.ignoreConditionalWrites(true);
-        try {
-            assertThatThrownBy(() -> Tunings.recover(lake.table, client)).isInstanceOf(StorageException.class);
-        } finally {
-            s3.ignoreConditionalWrites(false);
-        }
-        List<String> left = Thread.getAllStackTraces().keySet().stream().filter(t -> !before.contains(t) && t.isAlive())
-                .map(Thread::getName).filter(n -> n.startsWith("wrangler-io-")).collect(Collectors.toList());
-        assertThat(left).as("pool threads left running").isEmpty();
     }
 
     // ---- item 7: recovery publishes with its own request settings ----
