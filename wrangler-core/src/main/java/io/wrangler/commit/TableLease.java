@@ -52,8 +52,8 @@ final class TableLease implements AutoCloseable {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final ObjectMapper JSON = new ObjectMapper();
     /**
-     * The time to live of a lease that cannot be read (not wrangler's JSON, or without a whole {@code ttlMillis} or a
-     * {@code token}): the default one, counted from its object's Last-Modified.
+     * The time to live of a lease that cannot be read (not a JSON object, or without a whole {@code ttlMillis} that fits
+     * a long): the default one, counted from its object's Last-Modified.
      */
     static final Duration UNREADABLE_TTL = WriteSpec.Tuning.defaults().leaseTtl();
 
@@ -139,7 +139,7 @@ final class TableLease implements AutoCloseable {
                     continue; // someone else took it over first
                 }
             }
-            if (System.nanoTime() > deadline && held != null && held.token == null) {
+            if (System.nanoTime() > deadline && held != null && !held.readable) {
                 throw new CommitConflictException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): its lease "
                         + "s3://" + store.bucket() + "/" + key + " is " + held.owner + ", not one wrangler wrote. It is taken over "
                         + "once its object is " + UNREADABLE_TTL.toSeconds() + " s old (it is " + held.age.toSeconds() + " s old now), "
@@ -223,7 +223,7 @@ final class TableLease implements AutoCloseable {
      *     one second. Expired once it is over the time to live: 11 to 13 s after the last renewal for 10 s, a second more
      *     than the whole seconds require, kept as a margin for a server that rounds them otherwise.
      */
-    private record Held(String owner, String token, String etag, Duration age, Duration ttl) {
+    private record Held(String owner, String token, String etag, Duration age, Duration ttl, boolean readable) {
         boolean expired() {
             return age.compareTo(ttl) > 0;
         }
@@ -254,18 +254,17 @@ final class TableLease implements AutoCloseable {
         }
         JsonNode ttl = json == null || !json.isObject() ? null : json.get("ttlMillis");
         JsonNode token = json == null || !json.isObject() ? null : json.get("token");
-        if (ttl == null || !ttl.isIntegralNumber() || !ttl.canConvertToLong() || token == null || !token.isTextual()) {
+        if (ttl == null || !ttl.isIntegralNumber() || !ttl.canConvertToLong()) {
             // Not wrangler's lease (hand-written, damaged, cut short): it must not block the table forever. It is read as
             // a lease of the default time to live renewed when its object was last written, so it is taken over (with the
             // same compare-and-swap) once that object is older than that, as a crashed holder's would be.
             String why = json == null ? "it is not JSON" : !json.isObject() ? "it is not a JSON object"
-                    : ttl == null ? "it has no ttlMillis" : !ttl.isIntegralNumber() || !ttl.canConvertToLong()
-                    ? "its ttlMillis " + ttl + " is not a whole number of milliseconds" : "it has no token";
-            return new Held("an unreadable lease (" + why + ")", null, r.etag(), age, UNREADABLE_TTL);
+                    : ttl == null ? "it has no ttlMillis" : "its ttlMillis " + ttl + " is not a whole number of milliseconds";
+            return new Held("an unreadable lease (" + why + ")", null, r.etag(), age, UNREADABLE_TTL, false);
         }
         JsonNode owner = json.get("owner");
-        return new Held(owner != null && owner.isTextual() ? owner.asText() : "an unnamed holder", token.asText(), r.etag(), age,
-                Duration.ofMillis(ttl.asLong()));
+        return new Held(owner != null && owner.isTextual() ? owner.asText() : "an unnamed holder",
+                token == null || token.isNull() ? null : token.asText(), r.etag(), age, Duration.ofMillis(ttl.asLong()), true);
     }
 
     private void renewQuietly() {

@@ -327,7 +327,7 @@
  *       catalog has it (neither moved nor removed), a partition is removed only when the folder it is registered at
  *       holds no file, and nothing is registered outside the table (folders are checked above).</li>
  *   <li><b>The lease</b> is parsed as JSON ({@code owner}, {@code token}, {@code ttlMillis}). One that cannot be read
- *       (not JSON, no {@code token}, a {@code ttlMillis} missing, not a whole number or beyond a long) is not an error
+ *       (not a JSON object, or its {@code ttlMillis} missing, not a whole number or beyond a long) is not an error
  *       that blocks the table for ever, nor taken as free: it is read as a lease of the default time to live (10 s)
  *       renewed when its object was last written, so it is taken over (by the same compare-and-swap) once that object is
  *       older than that, as a crashed holder's would be; a writer that gives up waiting before then gets a
