@@ -139,14 +139,10 @@ final class TableLease implements AutoCloseable {
                     continue; // someone else took it over first
                 }
             }
-            if (System.nanoTime() > deadline && held != null && !held.readable) {
-                throw new CommitConflictException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): its lease "
-                        + "s3://" + store.bucket() + "/" + key + " is " + held.owner + ", not one wrangler wrote. It is taken over "
-                        + "once its object is " + UNREADABLE_TTL.toSeconds() + " s old (it is " + held.age.toSeconds() + " s old now), "
-                        + "as a crashed writer's lease would be. Nothing was written; rerun then, or, if no writer of this table is "
-                        + "running, remove it now with: aws s3api delete-object --bucket " + store.bucket() + " --key " + key, null);
-            }
             if (System.nanoTime() > deadline) {
+                if (held != null && !held.readable) {
+                    throw unreadable(table, store.bucket(), key, held);
+                }
                 throw new CommitConflictException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): another "
                         + "writer holds the table (" + (held == null ? "unknown" : held.owner) + ", renewed " + (held == null ? "?"
                         : held.age.toSeconds() + " s ago") + "). Nothing was written; rerunning is safe once it has finished, or after its "
@@ -162,6 +158,15 @@ final class TableLease implements AutoCloseable {
             }
             sleep(Math.max(20, Math.min(1000, ttl.toMillis() / 10)), table);
         }
+    }
+
+    /** A writer gave up waiting for a lease it cannot read: what it is, when it is taken over, and how to remove it now. */
+    private static CommitConflictException unreadable(String table, String bucket, String key, Held held) {
+        return new CommitConflictException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): its lease s3://" + bucket
+                + "/" + key + " is " + held.owner + ", not one wrangler wrote. It is taken over once its object is "
+                + UNREADABLE_TTL.toSeconds() + " s old (it is " + held.age.toSeconds() + " s old now), as a crashed writer's lease would "
+                + "be. Nothing was written; rerun then, or, if no writer of this table is running, remove it now with: aws s3api "
+                + "delete-object --bucket " + bucket + " --key " + key, null);
     }
 
     private static byte[] randomBytes() {

@@ -30,14 +30,15 @@ public final class Visibility {
     private final S3Location location;
     private final String verb;
 
-    private Visibility(S3Store store, S3Location location, String verb, Set<String> hiddenWrites, List<Manifest> committed, List<Manifest> published, String tmp) {
+    private Visibility(S3Store store, S3Location location, String verb, Set<String> hiddenWrites, List<Manifest> committed,
+                       List<Manifest> published) {
         this.store = store;
         this.location = location;
         this.verb = verb;
         this.hiddenWrites = hiddenWrites;
         this.committed = committed;
         this.published = published;
-        this.tmp = tmp;
+        this.tmp = location.tmpPrefix();
     }
 
     /**
@@ -112,7 +113,7 @@ public final class Visibility {
                 published.add(m);
             }
         }
-        return new Visibility(store, location, verb, hidden, committed, published, location.tmpPrefix());
+        return new Visibility(store, location, verb, hidden, committed, published);
     }
 
     /**
