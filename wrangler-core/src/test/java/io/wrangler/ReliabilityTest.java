@@ -126,8 +126,13 @@ class ReliabilityTest {
         assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
     }
 
+    /**
+     * Recovery publishes with its own job's request settings, never a manifest's (issue 32): a recovery without the
+     * interrupted write's encryption and ACL refuses it, nothing touched; the next write with them recovers it, and its
+     * copies carry them.
+     */
     @Test
-    void recoveryRepeatsTheInterruptedWritesEncryptionAndAcl() {
+    void recoveryPublishesWithTheRecoveringJobsEncryptionAndAclAndRefusesOthers() {
         write(Orders.orders("a", List.of(D15), List.of("RU"), 1), WriteMode.APPEND).to(table);
         class Crash extends Error {
             private static final long serialVersionUID = 1L;
@@ -141,13 +146,21 @@ class ReliabilityTest {
                 }).to(table)).isInstanceOf(Crash.class);
         proxy.clearRequests();
 
-        RecoveryResult r = Tunings.recover(table, client);
+        assertThatThrownBy(() -> Tunings.recover(table, client)).isInstanceOf(CommitStateUnknownException.class)
+                .hasMessageContaining("records the request settings (sse AES256, kmsKeyId null, acl bucket-owner-full-control, "
+                        + "expectedBucketOwner null), and this recovery runs with (sse null, kmsKeyId null, acl null, expectedBucketOwner "
+                        + "null); recovery publishes only with the settings of the job that recovers, never a manifest's. Nothing was "
+                        + "touched.");
+        assertThat(proxy.requests()).noneMatch(q -> q.operation().equals("CopyObject"));
 
-        assertThat(r.rolledForward()).hasSize(1);
+        WriteResult next = write(Orders.orders("c", List.of(D16), List.of("DE"), 1), WriteMode.APPEND).sseS3()
+                .acl("bucket-owner-full-control").tuning(Tunings.pastLeases()).to(table);
+
+        assertThat(next.recovered().rolledForward()).hasSize(1);
         List<FaultyS3.Request> copies = proxy.requests().stream().filter(q -> q.operation().equals("CopyObject")).toList();
-        assertThat(copies).hasSize(2).allSatisfy(q -> assertThat(q.headers())
+        assertThat(copies).hasSize(3).allSatisfy(q -> assertThat(q.headers())
                 .containsEntry("x-amz-server-side-encryption", "AES256").containsEntry("x-amz-acl", "bucket-owner-full-control"));
-        assertThat(contents()).containsExactly(List.of("b-2024-01-15-RU-0"), List.of("b-2024-01-16-RU-0"));
+        assertThat(contents()).containsExactly(List.of("b-2024-01-15-RU-0"), List.of("b-2024-01-16-RU-0"), List.of("c-2024-01-16-DE-0"));
     }
 
     @Test

@@ -7,6 +7,9 @@ import io.wrangler.catalog.TableDefinition;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import io.wrangler.storage.S3Location;
+import io.wrangler.storage.S3Store;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -52,5 +55,50 @@ final class CatalogStep {
     static void rerun(CatalogTable catalog, Manifest m) {
         CatalogCommit commit = catalog.prepare(definition(m));
         commit.commit(entries(m));
+    }
+
+    /**
+     * A recovered write's partitions as the table holds them now: those to register and those to remove from the catalog.
+     *
+     * @param present partitions whose folder holds files
+     * @param empty partitions whose folder holds none, and that the catalog registers there or not at all
+     */
+    record Split(List<PartitionEntry> present, List<PartitionEntry> empty) {
+    }
+
+    /**
+     * Splits the partitions of {@code m} (a recovered write's, not an OVERWRITE's) by what their folders hold now. The
+     * catalog's own Locations decide, never the manifest's word alone: a partition the catalog registers at another
+     * Location than the manifest's folder is left as the catalog has it (neither registered again nor removed), so a
+     * manifest naming an empty folder for a registered partition never removes it while its Location holds data, and
+     * never moves its registration. Reads the catalog (one lookup) and S3.
+     */
+    static Split split(CatalogTable catalog, Manifest m, S3Store store, S3Location location) {
+        List<PartitionEntry> all = entries(m);
+        Map<List<String>, String> registered = all.isEmpty() ? Map.of()
+                : catalog.partitionLocations(location.uri(), m.mode(), all.stream().map(PartitionEntry::values).toList());
+        List<PartitionEntry> present = new ArrayList<>();
+        List<PartitionEntry> empty = new ArrayList<>();
+        for (PartitionEntry e : all) {
+            String at = registered.get(e.values());
+            if (at != null && !folderOf(at).equals(folderOf(e.location()))) {
+                Logs.COMMIT.log(System.Logger.Level.WARNING, () -> "Recovery of " + location.uri() + ": the catalog registers the partition "
+                        + e.values() + " at " + at + ", not at " + e.location() + " where the write " + m.writeId() + " records it; "
+                        + "the catalog's registration is left as it is.");
+                continue;
+            }
+            (holdsFiles(store, location, e.location().substring(location.uri().length())) ? present : empty).add(e);
+        }
+        return new Split(present, empty);
+    }
+
+    /** A Location as a folder: {@code s3a://} and {@code s3n://} read as {@code s3://}, with a trailing slash. */
+    private static String folderOf(String uri) {
+        String u = uri.startsWith("s3a://") || uri.startsWith("s3n://") ? "s3://" + uri.substring(6) : uri;
+        return u.endsWith("/") ? u : u + "/";
+    }
+
+    static boolean holdsFiles(S3Store store, S3Location location, String folder) {
+        return store.list(location.prefix() + folder).stream().anyMatch(o -> !o.key().substring(location.prefix().length()).contains("/_tmp/"));
     }
 }

@@ -44,7 +44,9 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
                        String catalog, String schema, Compression compression, Requests requests, List<String> replaces,
                        Bucketing bucketing) {
     static final String FILE_NAME = "_manifest.json";
-    private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
+            .configure(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS, true)
+            .configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, true);
 
     static final int FORMAT = 2;
 
@@ -95,15 +97,11 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
     }
 
     /**
-     * The request options of a write that recovery must repeat: no secrets (a KMS key id is not one).
+     * The request options a write's object-creating requests carried: no secrets (a KMS key id is not one). Recovery publishes with its own and refuses a manifest that records others.
      */
     public record Requests(String sse, String kmsKeyId, String acl, String expectedBucketOwner) {
         static Requests of(RequestOptions o) {
             return new Requests(o.sse(), o.kmsKeyId(), o.acl(), o.expectedBucketOwner());
-        }
-
-        RequestOptions with(RequestOptions retries) {
-            return new RequestOptions(sse, kmsKeyId, acl, expectedBucketOwner, retries.attempts(), retries.base(), retries.cap());
         }
     }
 
@@ -138,11 +136,32 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
         }
     }
 
+    /**
+     * Parses a manifest; every field a manifest must have is checked here, so that no reader of a manifest meets a missing
+     * one later. What its keys and folders may be is {@link ManifestTrust}'s to check.
+     *
+     * @throws IOException when it is not a manifest's JSON, lacks a required field or holds one of the wrong type
+     */
     static Manifest fromJson(byte[] json) throws IOException {
-        Manifest m = JSON.readValue(json, Manifest.class);
-        if (m.format() > FORMAT || m.format() < 1) {
+        Manifest m;
+        try {
+            m = JSON.readValue(json, Manifest.class);
+        } catch (RuntimeException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        if (m == null) {
+            throw new IOException("it is JSON null, not a manifest");
+        }
+        if (m.format() > FORMAT) {
             throw new IOException("manifest format " + m.format() + " is newer than this wrangler understands (" + FORMAT
                     + "): upgrade wrangler");
+        }
+        if (m.format() < 1) {
+            throw new IOException("it records no manifest format (1 or " + FORMAT + ")");
+        }
+        String missing = missing(m);
+        if (missing != null) {
+            throw new IOException("it lacks the field '" + missing + "'");
         }
         if (m.format() == 1) {
             // wrangler 0.1 wrote its manifest once, at the commit point, and keyed runs shared one write id.
@@ -151,5 +170,26 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
                     m.partitions(), m.files(), m.catalog(), m.schema(), m.compression(), m.requests(), null, null);
         }
         return m;
+    }
+
+    /** The first field a manifest must have that {@code m} lacks, or null. */
+    private static String missing(Manifest m) {
+        if (m.writeId() == null || m.table() == null || m.mode() == null) {
+            return m.writeId() == null ? "writeId" : m.table() == null ? "table" : "mode";
+        }
+        if (m.format() > 1 && m.state() == null) {
+            return "state";
+        }
+        for (Partition p : m.partitions()) {
+            if (p.folder() == null) {
+                return "partitions[].folder";
+            }
+        }
+        for (StagedFile f : m.files()) {
+            if (f.folder() == null || f.finalKey() == null) {
+                return f.folder() == null ? "files[].folder" : "files[].finalKey";
+            }
+        }
+        return null;
     }
 }

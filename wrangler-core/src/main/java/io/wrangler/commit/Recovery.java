@@ -52,7 +52,6 @@ final class Recovery {
     private final S3Store store;
     private final S3Location location;
     private final ExecutorService pool;
-    private final WriteSpec.Tuning tuning;
     private final StepHook hook;
     private final CatalogTable catalog;
     private final Runnable fence;
@@ -63,7 +62,6 @@ final class Recovery {
         this.store = context.store();
         this.location = context.location();
         this.pool = context.pool();
-        this.tuning = context.tuning();
         this.hook = context.hook();
         this.catalog = catalog;
         this.fence = context.fence();
@@ -231,11 +229,8 @@ final class Recovery {
 
     private void rollForward(WriteLog log, List<MultipartUpload> uploads) {
         Manifest m = log.manifest();
-        // The copies carry what the interrupted write's own requests carried (encryption, ACL, owner).
-        S3Store writeStore = m.requests() == null ? store
-                : new S3Store(store.client(), store.bucket(), m.requests().with(store.options()))
-                        .withSingleCopyLimit(tuning.singleCopyLimit(), tuning.copyPartSize());
-        Publisher publisher = new Publisher(context.withStore(writeStore).withHook(StepHook.NONE));
+        refuseOtherRequests(m);
+        Publisher publisher = new Publisher(context.withHook(StepHook.NONE));
         Publisher.Listing listing = m.replaces() != null ? new Publisher.Listing(m.replaces(), List.of())
                 : publisher.listOld(m, log.lastWritten());
         if (!listing.nested().isEmpty()) {
@@ -256,6 +251,28 @@ final class Recovery {
         Staging.removeStaged(store, log.folder());
         log.published();
         catalogStep(log);
+    }
+
+    /**
+     * The copies a roll forward makes carry this recovery's own request settings (encryption, KMS key, ACL, expected
+     * bucket owner), never a manifest's: whoever can write the table's {@code _tmp/} must not choose what a job with the
+     * recovering credentials publishes under (public-read, another account's key). A manifest that records other settings
+     * is refused, nothing touched, rather than published with settings its writer did not choose.
+     */
+    private void refuseOtherRequests(Manifest m) {
+        Manifest.Requests own = Manifest.Requests.of(store.options());
+        if (m.requests() == null || m.requests().equals(own)) {
+            return;
+        }
+        throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri() + " (step: recover): "
+                + "the committed write " + m.writeId() + " records the request settings " + describe(m.requests()) + ", and this "
+                + "recovery runs with " + describe(own) + "; recovery publishes only with the settings of the job that recovers, "
+                + "never a manifest's. Nothing was touched. Rerun the write (or a compaction) with the encryption, ACL and expected "
+                + "bucket owner the write had: it recovers first, with them.", null);
+    }
+
+    private static String describe(Manifest.Requests r) {
+        return "(sse " + r.sse() + ", kmsKeyId " + r.kmsKeyId() + ", acl " + r.acl() + ", expectedBucketOwner " + r.expectedBucketOwner() + ")";
     }
 
     /** The catalog step of a published write, with the table as it is now; never a publish. */
@@ -290,20 +307,15 @@ final class Recovery {
             if (m.mode() == WriteMode.OVERWRITE) {
                 present.addAll(partitionsNow(store, location, m.partitionColumns().size()));
             } else {
-                for (PartitionEntry e : CatalogStep.entries(m)) {
-                    String folder = e.location().substring(location.uri().length());
-                    (holdsFiles(store, location, folder) ? present : empty).add(e);
-                }
+                CatalogStep.Split split = CatalogStep.split(catalog, m, store, location);
+                present.addAll(split.present());
+                empty.addAll(split.empty());
             }
         }
         commit.commit(present, fence);
         if (!empty.isEmpty()) {
             commit.unregister(empty, fence);
         }
-    }
-
-    private static boolean holdsFiles(S3Store store, S3Location location, String folder) {
-        return store.list(location.prefix() + folder).stream().anyMatch(o -> !o.key().substring(location.prefix().length()).contains("/_tmp/"));
     }
 
     /** Every partition folder of the table that holds a file now, with its values. */
@@ -395,13 +407,7 @@ final class Recovery {
     }
 
     private void unregisterEmpty(Manifest m) {
-        List<PartitionEntry> empty = new ArrayList<>();
-        for (PartitionEntry e : CatalogStep.entries(m)) {
-            String folder = e.location().substring(location.uri().length());
-            if (!holdsFiles(store, location, folder)) {
-                empty.add(e);
-            }
-        }
+        List<PartitionEntry> empty = CatalogStep.split(catalog, m, store, location).empty();
         if (!empty.isEmpty()) {
             catalog.prepare(CatalogStep.definition(m)).unregister(empty, fence);
         }

@@ -1,17 +1,21 @@
 package io.wrangler.commit;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.wrangler.CommitConflictException;
 import io.wrangler.StorageException;
 import io.wrangler.WriteStep;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
+import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -60,6 +64,12 @@ final class TableLease implements AutoCloseable {
     /** Renewals per time to live: with 5, a holder renews every fifth of it (2 s of the default 10 s). */
     static final int RENEWALS_PER_TTL = 5;
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * The time to live of a lease that cannot be read (not a JSON object, or without a whole {@code ttlMillis} that fits
+     * a long): the default one, counted from its object's Last-Modified.
+     */
+    static final Duration UNREADABLE_TTL = WriteSpec.Tuning.defaults().leaseTtl();
 
     private final S3Store store;
     private final String key;
@@ -163,12 +173,15 @@ final class TableLease implements AutoCloseable {
                 }
             }
             if (System.nanoTime() > deadline) {
+                if (held != null && !held.readable) {
+                    throw unreadable(table, store.bucket(), key, held);
+                }
                 throw new CommitConflictException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): another "
                         + "writer holds the table (" + (held == null ? "unknown" : held.owner) + ", renewed " + (held == null ? "?"
                         : held.age.toSeconds() + " s ago") + "). Nothing was written; rerunning is safe once it has finished, or after its "
                         + "lease expires (" + ttl.toSeconds() + " s after its last renewal) if it crashed.", null);
             }
-            if (held != null && !held.token.equals(waitingOn)) {
+            if (held != null && !Objects.equals(held.token, waitingOn)) {
                 waitingOn = held.token;
                 long left = Math.max(0, (deadline - System.nanoTime() + 999_999_999L) / 1_000_000_000L);
                 Logs.COMMIT.log(Level.INFO, () -> owner + " waits for the lease of " + table + ": " + held.owner + " holds it, renewed "
@@ -180,6 +193,15 @@ final class TableLease implements AutoCloseable {
         }
     }
 
+    /** A writer gave up waiting for a lease it cannot read: what it is, when it is taken over, and how to remove it now. */
+    private static CommitConflictException unreadable(String table, String bucket, String key, Held held) {
+        return new CommitConflictException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): its lease s3://" + bucket
+                + "/" + key + " is " + held.owner + ", not one wrangler wrote. It is taken over once its object is "
+                + UNREADABLE_TTL.toSeconds() + " s old (it is " + held.age.toSeconds() + " s old now), as a crashed writer's lease would "
+                + "be. Nothing was written; rerun then, or, if no writer of this table is running, remove it now with: aws s3api "
+                + "delete-object --bucket " + bucket + " --key " + key, null);
+    }
+
     private static byte[] randomBytes() {
         byte[] b = new byte[16];
         RANDOM.nextBytes(b);
@@ -187,8 +209,15 @@ final class TableLease implements AutoCloseable {
     }
 
     private static byte[] body(String owner, String token, Duration ttl) {
-        return ("{\"owner\": \"" + owner + "\", \"token\": \"" + token + "\", \"ttlMillis\": " + ttl.toMillis() + "}")
-                .getBytes(StandardCharsets.UTF_8);
+        ObjectNode lease = JSON.createObjectNode();
+        lease.put("owner", owner);
+        lease.put("token", token);
+        lease.put("ttlMillis", ttl.toMillis());
+        try {
+            return JSON.writeValueAsBytes(lease);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot serialize the lease of " + owner, e);
+        }
     }
 
     private static boolean conflict(S3Exception e) {
@@ -232,7 +261,7 @@ final class TableLease implements AutoCloseable {
      *     one second. Expired once it is over the time to live: 11 to 13 s after the last renewal for 10 s, a second more
      *     than the whole seconds require, kept as a margin for a server that rounds them otherwise.
      */
-    private record Held(String owner, String token, String etag, Duration age, Duration ttl) {
+    private record Held(String owner, String token, String etag, Duration age, Duration ttl, boolean readable) {
         boolean expired() {
             return age.compareTo(ttl) > 0;
         }
@@ -250,24 +279,30 @@ final class TableLease implements AutoCloseable {
             return null;
         }
         S3Store.Versioned r = got.get();
-        String json = new String(r.content(), StandardCharsets.UTF_8);
-        String owner = field(json, "owner");
-        long ttl = Long.parseLong(field(json, "ttlMillis"));
         Instant modified = r.lastModified();
         Instant now = (r.date() != null ? r.date() : Instant.now()).plus(clockOffset);
         // Last-Modified and Date have second precision: count the lease as one second younger to be safe.
         Duration age = Duration.between(modified, now).minusSeconds(1);
-        return new Held(owner, field(json, "token"), r.etag(), age.isNegative() ? Duration.ZERO : age, Duration.ofMillis(ttl));
-    }
-
-    private static String field(String json, String name) {
-        int at = json.indexOf("\"" + name + "\"");
-        int colon = json.indexOf(':', at);
-        int end = colon + 1;
-        while (end < json.length() && ",}".indexOf(json.charAt(end)) < 0) {
-            end++;
+        age = age.isNegative() ? Duration.ZERO : age;
+        JsonNode json;
+        try {
+            json = JSON.readTree(r.content());
+        } catch (IOException e) {
+            json = null;
         }
-        return json.substring(colon + 1, end).trim().replace("\"", "");
+        JsonNode ttl = json == null || !json.isObject() ? null : json.get("ttlMillis");
+        JsonNode token = json == null || !json.isObject() ? null : json.get("token");
+        if (ttl == null || !ttl.isIntegralNumber() || !ttl.canConvertToLong()) {
+            // Not wrangler's lease (hand-written, damaged, cut short): it must not block the table forever. It is read as
+            // a lease of the default time to live renewed when its object was last written, so it is taken over (with the
+            // same compare-and-swap) once that object is older than that, as a crashed holder's would be.
+            String why = json == null ? "it is not JSON" : !json.isObject() ? "it is not a JSON object"
+                    : ttl == null ? "it has no ttlMillis" : "its ttlMillis " + ttl + " is not a whole number of milliseconds";
+            return new Held("an unreadable lease (" + why + ")", null, r.etag(), age, UNREADABLE_TTL, false);
+        }
+        JsonNode owner = json.get("owner");
+        return new Held(owner != null && owner.isTextual() ? owner.asText() : "an unnamed holder",
+                token == null || token.isNull() ? null : token.asText(), r.etag(), age, Duration.ofMillis(ttl.asLong()), true);
     }
 
     /**

@@ -76,10 +76,10 @@ final class TaskReports {
      * files may already be discarded), so the write is refused before its commit point. Names without the mark (an engine
      * that names its attempts otherwise) are not grouped.
      */
-    private void checkOneAttemptPerTask(List<Manifest.File> files) {
+    private void checkOneAttemptPerTask(List<StagedFile> files) {
         Map<String, String> attemptOf = new HashMap<>();
         Map<String, String> exampleOf = new HashMap<>();
-        for (Manifest.File f : files) {
+        for (StagedFile f : files) {
             String name = f.finalKey().substring(f.finalKey().lastIndexOf('/') + 1);
             Matcher m = ATTEMPT.matcher(name);
             if (!m.find()) {

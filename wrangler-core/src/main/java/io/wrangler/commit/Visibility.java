@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.staging.StagedFile;
 import io.wrangler.ReadException;
 import io.wrangler.WriteMode;
 import io.wrangler.storage.S3Location;
@@ -26,12 +27,19 @@ public final class Visibility {
     private final List<Manifest> committed;
     private final List<Manifest> published;
     private final String tmp;
+    private final S3Store store;
+    private final S3Location location;
+    private final String verb;
 
-    private Visibility(Set<String> hiddenWrites, List<Manifest> committed, List<Manifest> published, String tmp) {
+    private Visibility(S3Store store, S3Location location, String verb, Set<String> hiddenWrites, List<Manifest> committed,
+                       List<Manifest> published) {
+        this.store = store;
+        this.location = location;
+        this.verb = verb;
         this.hiddenWrites = hiddenWrites;
         this.committed = committed;
         this.published = published;
-        this.tmp = tmp;
+        this.tmp = location.tmpPrefix();
     }
 
     /**
@@ -87,6 +95,15 @@ public final class Visibility {
                         + "are visible cannot be decided. Nothing was changed. Do not delete it: inspect it, and upgrade wrangler "
                         + "if it was written by a newer version.", e);
             }
+            String refused = ManifestTrust.refusal(location, rel.substring(0, slash), m);
+            if (refused != null) {
+                // Recovery refuses it the same way: leaving its files out on its word would drop rows of this table.
+                throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): the manifest "
+                        + location.uriOf(o.key()) + " does not belong to this table: " + refused + ". Readers and recovery act "
+                        + "on no such manifest, so which files are visible cannot be decided. Nothing was changed. Inspect it; if "
+                        + "it is not a write of this table, delete " + location.uriOf(location.tmpPrefix() + rel.substring(0, slash + 1))
+                        + " by hand, then " + verb + " again.", null);
+            }
             boolean committable = m.mode() != WriteMode.APPEND || m.keyed();
             if (!committable || m.state() == Manifest.State.STARTED || m.state() == Manifest.State.ABORTING) {
                 // A plain append commits when its manifest is deleted; anything before a commit point may be undone.
@@ -97,7 +114,7 @@ public final class Visibility {
                 published.add(m);
             }
         }
-        return new Visibility(hidden, committed, published, location.tmpPrefix());
+        return new Visibility(store, location, verb, hidden, committed, published);
     }
 
     /**
@@ -115,16 +132,8 @@ public final class Visibility {
         Set<String> hiddenWritesHere = new HashSet<>(hiddenWrites);
         Set<String> hiddenKeys = new HashSet<>();
         for (Manifest m : committed) {
-            List<String> replaces = m.replaces() == null ? List.of() : m.replaces();
-            boolean anyGone = false;
-            for (String r : replaces) {
-                if (!keys.contains(r) && inScope.test(r)) {
-                    anyGone = true;
-                    break;
-                }
-            }
-            if (anyGone) {
-                hiddenKeys.addAll(replaces);
+            if (asAfter(m, keys, inScope)) {
+                hiddenKeys.addAll(m.replaces());
             } else {
                 hiddenWritesHere.add(m.writeId());
             }
@@ -141,5 +150,46 @@ public final class Visibility {
             out.add(o);
         }
         return out;
+    }
+
+    /**
+     * Whether a COMMITTED write shows as after: one file it replaces in the scope is gone (deletes start only once every
+     * copy is in place) and every new file of it is in place, as the listing shows for those in the scope, or one HEAD
+     * shows for a write with none in the scope. A manifest's word that a file it replaces is gone is not enough alone:
+     * a key that never existed would show the partition with neither its old nor its new files.
+     */
+    private boolean asAfter(Manifest m, Set<String> keys, Predicate<String> inScope) {
+        boolean anyGone = false;
+        for (String r : m.replaces() == null ? List.<String>of() : m.replaces()) {
+            if (!keys.contains(r) && inScope.test(r)) {
+                anyGone = true;
+                break;
+            }
+        }
+        if (!anyGone) {
+            return false;
+        }
+        String outside = null;
+        boolean anyInScope = false;
+        for (StagedFile f : m.files()) {
+            if (inScope.test(f.finalKey())) {
+                anyInScope = true;
+                if (!keys.contains(f.finalKey())) {
+                    return false;
+                }
+            } else if (outside == null) {
+                outside = f.finalKey();
+            }
+        }
+        if (anyInScope || outside == null) {
+            return true;
+        }
+        String first = outside;
+        try {
+            return store.size(first).isPresent();
+        } catch (SdkException e) {
+            throw new ReadException(location.uri(), "Cannot " + verb + " " + location.uri() + " (step: list): looking for "
+                    + location.uriOf(first) + " failed (" + e.getMessage() + "). Nothing was changed; " + verb + " again (safe to retry).", e);
+        }
     }
 }

@@ -108,35 +108,16 @@ final class WriteLog {
                     + " (step: recover): the manifest " + location.uriOf(key) + " cannot be read (" + e.getMessage() + "). Nothing "
                     + "was touched. Do not delete it: inspect it, and upgrade wrangler if it was written by a newer version.", e);
         }
-        String foreign = foreign(location, writeId, m);
+        String foreign = ManifestTrust.refusal(location, writeId, m);
         if (foreign != null) {
             throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri()
                     + " (step: recover): the manifest " + location.uriOf(key) + " does not belong to this table: " + foreign
-                    + ". It was most likely copied here with the _tmp/ folder of the table it belongs to (copy tables without "
-                    + "_tmp/). Nothing was touched. Recover the table it names first if it is still interrupted there, then delete "
-                    + location.uriOf(folder(location, writeId)) + " from this table by hand.", null);
+                    + ". Nothing was touched. No recovery, write or read acts on a manifest that names anything outside its own "
+                    + "write and table. If the table was copied with the _tmp/ folder of the table it names (copy tables without "
+                    + "_tmp/), recover that table first if it is still interrupted there; otherwise something other than wrangler "
+                    + "wrote it. Then delete " + location.uriOf(folder(location, writeId)) + " from this table by hand.", null);
         }
         return Optional.of(new WriteLog(store, location, m, got.get().etag(), got.get().lastModified()));
-    }
-
-    /** Why a manifest is not this table's, or null when it is. */
-    private static String foreign(S3Location location, String writeId, Manifest m) {
-        if (!location.uri().equals(m.table())) {
-            return "it records the table " + m.table();
-        }
-        if (!writeId.equals(m.writeId())) {
-            return "it records the write " + m.writeId() + " in the folder of " + writeId;
-        }
-        String staging = folder(location, writeId);
-        for (StagedFile f : m.files()) {
-            if (!f.finalKey().startsWith(location.prefix()) || f.finalKey().startsWith(location.tmpPrefix())) {
-                return "it names the file " + f.finalKey() + " outside the table";
-            }
-            if (f.stagedKey() != null && !f.stagedKey().startsWith(staging)) {
-                return "it names the staged file " + f.stagedKey() + " outside its staging folder";
-            }
-        }
-        return null;
     }
 
     Manifest manifest() {

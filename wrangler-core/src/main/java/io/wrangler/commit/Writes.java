@@ -142,6 +142,10 @@ public final class Writes {
             Pools.shutdown(pool);
             throw new CommitStateUnknownException(table, WriteStep.LEASE, "Cannot recover " + table + " (step: lease): S3 failed: "
                     + e.getMessage() + ". Nothing was touched; fix the cause and run S3Parquet.recover again.", e);
+        } catch (RuntimeException | Error e) {
+            // a lease held by another, or refused: the pool never ran anything, and must not outlive the call
+            Pools.shutdown(pool);
+            throw e;
         }
         try {
             return new Recovery(new TableContext(location, store, pool, tuning, StepHook.NONE, lease::check), catalog).run();

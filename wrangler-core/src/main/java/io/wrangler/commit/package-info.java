@@ -289,7 +289,9 @@
  * with a manifest (in any state: its commit point is the manifest's deletion); those of a STARTED or ABORTING write; and
  * for a COMMITTED overwrite, keyed append or compaction, either its new files (while every old file it records in
  * {@code replaces} is still listed in the read's scope: the table as before) or the old files it records (once one of
- * them in the scope is gone, which happens only after all its copies are in place: the table as after). The scope is
+ * them in the scope is gone, which happens only after all its copies are in place, and its new files are in place too:
+ * those in the scope listed, or, when none is, the first found by a HEAD: the table as after). A manifest's word that
+ * a file it replaces is gone is never enough alone: a key that never existed would show its partitions with neither. The scope is
  * everything the read covers, listed or not: the whole table for an unfiltered read, every partition folder the filter
  * admits (one the write emptied included, though no listing shows its folder any more), every partition the catalog
  * registers and the filter admits for a read through a catalog, decided once for all of them, never partition by
@@ -321,6 +323,49 @@
  *       staging folder (or of the open uploads), at most one attempt per task by the attempt mark of the names.</li>
  *   <li>A read's partition columns: the first partition folder found at each depth, from the first entries of a LIST when
  *       they show one, and from every folder (every page) when they do not.</li>
+ * </ul>
+ *
+ * <h2>Trust: what is read from {@code _tmp/}, and what is checked before it is acted on</h2>
+ * What a table's {@code _tmp/} holds is input, not truth: whoever can put an object there (a hand edit, a bug, a copied
+ * folder) often has narrower permissions than the jobs that act on it, so nothing read from there makes a recovery, a
+ * write, a reader or a catalog step act beyond the table. What is read: the lease ({@code _tmp/_lease.json}), each
+ * write's manifest ({@code _tmp/<writeId>/_manifest.json}), the names of staged objects and of open uploads.
+ * <ul>
+ *   <li><b>Manifests</b> are parsed strictly ({@code Manifest.fromJson}: a missing required field, a value of the wrong
+ *       type, an enum given as a number are refused) and then checked by one class, {@code ManifestTrust}, which
+ *       recovery ({@code WriteLog.read}: so every write's and compaction's recover-first, {@code S3Parquet.recover} and
+ *       the catalog step) and readers ({@link io.wrangler.commit.Visibility}: {@code S3Parquet.read}, a compaction's
+ *       listing) apply alike: the table is this table; the write id is its folder's; a key id is the write id's; every
+ *       partition folder is a plain relative folder (no empty, {@code .}, {@code ..} or {@code _tmp} segment, none that
+ *       percent-decodes to one, no backslash or control character), {@code ""} exactly when there are no partition
+ *       columns, with one value per partition column; every final key lies directly in one of those folders under the
+ *       table root (never under any {@code _tmp/}) and carries the write id in its name (so roll back deletes only
+ *       objects this write created); every staged key lies in the write's own folder (not its manifest); every replaced
+ *       key lies under the table root, outside every {@code _tmp/}, written plainly, and is not one of the write's own
+ *       files; a catalog's schema can be read. A manifest that fails is refused with nothing touched: recovery and every
+ *       write with a {@code CommitStateUnknownException}, readers with a {@code ReadException}, both naming the
+ *       manifest, why, and what to do (it is never skipped: hiding or showing its files on its word could drop or
+ *       double rows). A replaced key that no longer exists is fine for recovery (its delete is idempotent); readers take
+ *       it as a sign of "after" only with the write's new files in place (see Readers).</li>
+ *   <li><b>Request settings</b>: a roll forward publishes with the encryption, KMS key, ACL and expected bucket owner of
+ *       the job that recovers, never with a manifest's: a manifest that records other settings (than that job's) is
+ *       refused, nothing touched, and the write is recovered by rerunning a write or compaction with its settings.
+ *       Refusing rather than publishing with the recovering job's own settings, because those would silently change the
+ *       encryption or ACL its writer chose for its files.</li>
+ *   <li><b>Catalog</b>: recovery's catalog step decides on the Locations the catalog registers, never on a manifest's
+ *       folder alone: a partition the catalog registers at another Location than the manifest records is left as the
+ *       catalog has it (neither moved nor removed), a partition is removed only when the folder it is registered at
+ *       holds no file, and nothing is registered outside the table (folders are checked above).</li>
+ *   <li><b>The lease</b> is parsed as JSON ({@code owner}, {@code token}, {@code ttlMillis}). One that cannot be read
+ *       (not a JSON object, or its {@code ttlMillis} missing, not a whole number or beyond a long) is not an error
+ *       that blocks the table for ever, nor taken as free: it is read as a lease of the default time to live (10 s)
+ *       renewed when its object was last written, so it is taken over (by the same compare-and-swap) once that object is
+ *       older than that, as a crashed holder's would be; a writer that gives up waiting before then gets a
+ *       {@code CommitConflictException} naming the lease and the command that removes it. Chosen over refusing outright
+ *       because a refusal needs a person to act, and the only harm of taking over an unreadable lease, that its writer
+ *       is alive, is the harm the time to live already accepts for every lease.</li>
+ *   <li><b>Names</b>: folders under {@code _tmp/} are acted on only when their name is a write id; open uploads only
+ *       under such a folder, or at a final key whose name carries a write id this table records.</li>
  * </ul>
  *
  * <h2>Guarantees</h2>
