@@ -15,8 +15,9 @@ import java.util.logging.Logger;
  *   <li>Spring Boot gets no logging system ({@code org.springframework.boot.logging.LoggingSystem=none}, set only while
  *       it starts): it neither resets java.util.logging nor installs its bridge into SLF4J on JUL's root logger.</li>
  *   <li>JUL's root logger gets its handlers and level back after the start, should anything have replaced them.</li>
- *   <li>Tomcat logs through java.util.logging: its routine start lines (INFO) and the stack traces of uploads cut short
- *       by a simulated crash are held back, unless the application set those loggers' levels itself.</li>
+ *   <li>Tomcat logs through java.util.logging, and so does Spring when commons-logging finds no other backend: their
+ *       routine start lines (INFO) and the stack traces of uploads cut short by a simulated crash are held back, unless
+ *       the application set those loggers' levels itself.</li>
  *   <li>With no SLF4J provider on the class path (a program with no logging backend), SLF4J is pointed at its own
  *       no-operation provider, which it would fall back to anyway, without its three-line warning.</li>
  * </ul>
@@ -27,7 +28,7 @@ final class EmbeddedLogging {
     private static final String SLF4J_VERBOSITY = "slf4j.internal.verbosity";
     /** Held here: java.util.logging keeps its loggers weakly, and a collected logger forgets its level. */
     private static final List<Logger> QUIETED = List.of(Logger.getLogger("org.apache.catalina"),
-            Logger.getLogger("org.apache.coyote"), Logger.getLogger("org.apache.tomcat"));
+            Logger.getLogger("org.apache.coyote"), Logger.getLogger("org.apache.tomcat"), Logger.getLogger("org.springframework"));
 
     private EmbeddedLogging() {
     }
