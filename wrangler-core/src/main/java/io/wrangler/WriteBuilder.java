@@ -35,7 +35,7 @@ public final class WriteBuilder {
     private StepHook hook = StepHook.NONE;
     private S3Parquet.Tuning tuning = S3Parquet.Tuning.DEFAULTS;
     private String idempotencyKey;
-    private Progress progress = new Progress() { };
+    private Progress progress;
     private boolean used;
 
     WriteBuilder(S3Parquet.Input input) {
@@ -202,7 +202,11 @@ public final class WriteBuilder {
         return this;
     }
 
-    /** Reports how the write advances: rows encoded, files staged, bytes uploaded, partitions published. */
+    /**
+     * Reports how the write advances: rows encoded, files staged, bytes uploaded, partitions published. Replaces the
+     * default, {@link Progress#logging(String)} named {@code "Write of <uri>"} (an INFO line every five seconds once the
+     * write has lasted five); {@link Progress#none()} turns it off.
+     */
     public WriteBuilder progress(Progress listener) {
         this.progress = Objects.requireNonNull(listener, "listener");
         return this;
@@ -385,7 +389,7 @@ public final class WriteBuilder {
         }
         used = true;
         ArrowMemory.check("write", uri);
-        return S3Parquet.run(new Request(uri, input, options.values().build(), catalog, idempotencyKey, progress, hook, tuning));
+        return S3Parquet.run(new Request(uri, input, options.values().build(), catalog, idempotencyKey, progressFor(uri), hook, tuning));
     }
 
     /**
@@ -431,13 +435,18 @@ public final class WriteBuilder {
             throw new IllegalStateException("this write has run already: the input was consumed; start a new S3Parquet.write(...)");
         }
         ArrowMemory.check("write", uri);
-        return S3Parquet.plan(new Request(uri, input, options.values().build(), catalog, idempotencyKey, progress, hook, tuning));
+        return S3Parquet.plan(new Request(uri, input, options.values().build(), catalog, idempotencyKey, Progress.none(), hook, tuning));
     }
 
     /**
      * What {@link #to} hands {@link S3Parquet} to run: the input, the options and what belongs to this write alone, with
      * the test seams ({@code hook}, {@code tuning}), which S3Parquet converts to the engine's.
      */
+    /** The listener a write to {@code uri} reports to: the one given, or the default progress line. */
+    Progress progressFor(String uri) {
+        return progress != null ? progress : Progress.logging("Write of " + uri);
+    }
+
     record Request(String uri, S3Parquet.Input input, WriteOptions options, CatalogTable catalog, String idempotencyKey, Progress progress,
                    StepHook hook, S3Parquet.Tuning tuning) {
     }

@@ -2,13 +2,18 @@ package consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.wrangler.S3Parquet;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteResult;
 import io.wrangler.testkit.LocalS3;
+import io.wrangler.testkit.MemoryS3;
+import java.io.File;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -16,14 +21,14 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.util.VersionInfo;
 
-/** A write and a read from a project that knows wrangler only through its BOM. */
+/** A write and a read from a project that knows wrangler only through its BOM, on the testkit's light embedded lake. */
 class ConsumerTest {
     record Sale(LocalDate dt, String country, long cents) {
     }
 
     @Test
     void writesAndReadsThroughTheBomsVersions() throws Exception {
-        try (LocalS3 s3 = LocalS3.start()) {
+        try (MemoryS3 s3 = MemoryS3.start()) {
             s3.createBucket("lake");
             List<Sale> sales = List.of(new Sale(LocalDate.of(2024, 1, 15), "RU", 100), new Sale(LocalDate.of(2024, 1, 15), "DE", 250),
                     new Sale(LocalDate.of(2024, 1, 16), "RU", 7));
@@ -47,5 +52,18 @@ class ConsumerTest {
             assertNotNull(expected, "run with -Dexpected.awssdk=<the root pom's awssdk.version>");
             assertEquals(expected, VersionInfo.SDK_VERSION);
         }
+    }
+
+    @Test
+    void theEmbeddedLakeBringsNoServerFrameworkAndNoLoggingBackend() {
+        List<String> heavy = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .map(p -> p.substring(p.lastIndexOf(File.separatorChar) + 1))
+                .filter(j -> j.startsWith("spring-") || j.startsWith("tomcat-") || j.startsWith("s3mock") || j.startsWith("duckdb")
+                        || j.startsWith("logback-") || j.startsWith("aws-crt-"))
+                .toList();
+        assertEquals(List.of(), heavy);
+        IllegalStateException e = assertThrows(IllegalStateException.class, LocalS3::start);
+        assertTrue(e.getMessage().startsWith("LocalS3 needs com.adobe.testing:s3mock on the class path, an optional dependency of "
+                + "wrangler-testkit: declare it in your build"), e.getMessage());
     }
 }

@@ -75,7 +75,7 @@ public final class TakeoverBench {
         try (LocalS3 local = LocalS3.start()) {
             local.createBucket("bench");
             // What the rerun logs (io.wrangler.commit, INFO: its wait, its takeover, its recovery), stamped with the seconds
-            // since the kill. S3Mock's Spring Boot sends java.util.logging to its own logback, which keeps INFO quiet.
+            // since the kill, on a handler of its own instead of the console.
             Logger log = LOG;
             log.setUseParentHandlers(false);
             log.setLevel(Level.INFO);

@@ -95,7 +95,7 @@ public final class Compaction {
                 staged -> input.verify(staged, plan.valuesByFolder(), spec.location()), plan.bucketed() ? input::batchBucket : null,
                 plan.keyRuns != null);
         WriteSpec write = new WriteSpec(table, spec.s3(), w, spec.catalog(), spec.seams().hook(),
-                spec.seams().tuning().withThreads(w.concurrency()), null, new Progress() { }, replacement);
+                spec.seams().tuning().withThreads(w.concurrency()), null, Progress.logging("Compaction of " + table), replacement);
         ArrowSource source;
         try {
             source = ArrowSource.of(input);

@@ -15,7 +15,8 @@ class BomVersionsTest {
     void theBomPinsTheVersionsTheLibraryIsBuiltAndTestedWith() throws Exception {
         String parent = Files.readString(Path.of("../pom.xml"));
         String bom = Files.readString(Path.of("../wrangler-bom/pom.xml"));
-        for (String property : List.of("awssdk.version", "arrow.version", "parquet.version", "snappy.version", "zstd.version")) {
+        for (String property : List.of("awssdk.version", "arrow.version", "parquet.version", "snappy.version", "zstd.version",
+                "s3mock.version", "duckdb.version")) {
             assertThat(value(bom, property)).as(property + " in wrangler-bom/pom.xml").isEqualTo(value(parent, property));
         }
         assertThat(bom).contains("<artifactId>bom</artifactId><version>${awssdk.version}</version><type>pom</type><scope>import</scope>",

@@ -47,6 +47,7 @@ public final class DuckReader {
     }
 
     private static List<List<Object>> query(S3Client s3, String bucket, String prefix, String sql, String readOptions) {
+        OptionalDependency.require("org.duckdb.DuckDBDriver", "DuckReader", "org.duckdb:duckdb_jdbc", "");
         Path dir = null;
         try {
             dir = Files.createTempDirectory("wrangler-read-");

@@ -53,6 +53,15 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * of the bucket fails); the endpoint is therefore a small proxy on 127.0.0.1 that keeps keys encoded on the server (see
  * {@code KeyCodec}), so one request can never break the next. Only {@code /} works as a listing delimiter.
  *
+ * <p>S3Mock (Spring Boot, Tomcat) is an optional dependency of the testkit: a project that uses LocalS3 declares
+ * {@code com.adobe.testing:s3mock} (version and exclusions in wrangler-bom); {@link MemoryS3} needs nothing more.
+ *
+ * <p>Logging: the server leaves the JVM's logging as it found it. Spring Boot starts with no logging system (it would
+ * otherwise reset java.util.logging and send it to logback at WARN, hiding wrangler's INFO lines: lease waits,
+ * takeovers, recoveries); the testkit brings no logging backend; Spring's and S3Mock's SLF4J lines go to the
+ * application's SLF4J provider if it has one, and Tomcat's routine INFO lines are held back (see
+ * {@code EmbeddedLogging}).
+ *
  * <p>S3Mock listens on every interface of this machine (it offers no way to bind its plain HTTP
  * connector to one address); the client built here only ever talks to 127.0.0.1, through the proxy.
  */
@@ -111,6 +120,8 @@ public final class LocalS3 implements S3Fixture {
     }
 
     private static LocalS3 start(Path root, boolean deleteRootOnClose, NetworkProfile profile) {
+        OptionalDependency.require("com.adobe.testing.s3mock.S3MockApplication", "LocalS3", "com.adobe.testing:s3mock",
+                "; or use MemoryS3, an S3 in this JVM that needs nothing more");
         Map<String, Object> props = new HashMap<>();
         props.put(S3MockApplication.PROP_HTTP_PORT, S3MockApplication.RANDOM_PORT);
         props.put(S3MockApplication.PROP_HTTPS_PORT, S3MockApplication.RANDOM_PORT);
@@ -119,12 +130,9 @@ public final class LocalS3 implements S3Fixture {
         props.put("com.adobe.testing.s3mock.store.retainFilesOnExit", !deleteRootOnClose);
         props.put(S3MockApplication.PROP_SILENT, true);
         props.put("spring.main.banner-mode", "off");
-        props.put("logging.level.root", "WARN");
-        // Interrupted uploads (a simulated crash, an injected fault) make S3Mock log stack traces: expected, and noise.
-        props.put("logging.level.com.adobe.testing", "OFF");
-        props.put("logging.level.org.apache.catalina", "OFF");
+        props.put("spring.main.log-startup-info", false);
         props.put("spring.jmx.enabled", false);
-        S3MockApplication app = S3MockApplication.start(props);
+        S3MockApplication app = EmbeddedLogging.leftAlone(() -> S3MockApplication.start(props));
         @SuppressWarnings("removal")
         int port = app.getHttpPort();
         KeyProxy keys;
