@@ -420,8 +420,14 @@ final class Planner {
         }
     }
 
-    /** Refuses partitions whose column is null in every row (all rows would go to the default partition). */
+    /**
+     * Refuses partitions whose column is null in every row (all rows would go to the default partition): a rule for the
+     * user's input. A compaction's rows are the table's own, and its default partition is compacted like any other.
+     */
     static void checkNotAllNull(WriteSpec spec, String table, List<PartitionKey> keys, Runnable cleanup) {
+        if (spec.replacement() != null) {
+            return;
+        }
         for (int c = 0; c < spec.partitionBy().size(); c++) {
             final int col = c;
             if (!keys.isEmpty() && keys.stream().allMatch(k -> k.values().get(col) == null)) {
