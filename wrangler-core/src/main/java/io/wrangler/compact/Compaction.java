@@ -18,9 +18,11 @@ import io.wrangler.input.InputFailures;
 import io.wrangler.read.FileEncodings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 
@@ -39,6 +41,7 @@ public final class Compaction {
         recoverFirst(spec);
         CompactionPlan plan = CompactionPlan.of(spec);
         if (plan.units.isEmpty()) {
+            checkOptions(spec, plan); // a typo in dedupBy is refused the day there is nothing to compact too
             return new CompactionResult(table, List.of(), 0, 0, 0, 0, 0, null);
         }
         try (BufferAllocator allocator = new RootAllocator()) {
@@ -54,6 +57,23 @@ public final class Compaction {
             int after = result.partitions().stream().mapToInt(p -> p.files().size()).sum();
             return new CompactionResult(table, plan.folders, plan.filesBefore(), after, input.rowsRead, result.rows(), input.dropped,
                     result);
+        }
+    }
+
+    /**
+     * Checks the options that name columns of the table when nothing is chosen, as a compaction with work checks them
+     * ({@link CompactInput#checkDedup}), against the listed files' columns; a table listed without files has none to
+     * check against.
+     */
+    private static void checkOptions(CompactionSpec spec, CompactionPlan plan) {
+        if (spec.dedup() == null) {
+            return;
+        }
+        List<String> named = new ArrayList<>(spec.dedup().keys());
+        named.add(spec.dedup().order());
+        Schema schema = plan.listedSchema(spec, named);
+        if (schema != null) {
+            CompactInput.checkDedup(spec.table(), schema, spec.dedup().keys(), spec.dedup().order());
         }
     }
 
