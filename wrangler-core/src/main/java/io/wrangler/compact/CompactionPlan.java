@@ -1,6 +1,7 @@
 package io.wrangler.compact;
 
 import io.wrangler.ReadException;
+import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.KeyedFiles;
@@ -10,6 +11,7 @@ import io.wrangler.read.FileFooters;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
 import io.wrangler.storage.S3Location;
+import io.wrangler.storage.Removed;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -165,6 +167,9 @@ final class CompactionPlan {
             throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ", so whose rows it holds "
                     + "is not known. Nothing was changed; leave its partition out (filter) and report it.", e);
         } catch (IOException e) {
+            if (Removed.by(e)) {
+                throw Compaction.removed(table, WriteStep.VALIDATE, e);
+            }
             throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ". Nothing was changed; "
                     + "fix the cause and rerun.", e);
         }
@@ -193,6 +198,8 @@ final class CompactionPlan {
                 reader.catalogColumns(catalogColumns);
             }
             return reader.schema();
+        } catch (ReadException e) {
+            throw Removed.by(e) ? Compaction.removed(spec.table(), WriteStep.VALIDATE, e) : e;
         } catch (IOException e) {
             throw new ReadException(spec.table(), "Cannot compact " + spec.table() + " (step: validate): " + e.getMessage()
                     + ". Nothing was changed; fix the cause and rerun.", e);
