@@ -1,7 +1,9 @@
 package io.wrangler.commit;
 
 import io.wrangler.InvalidWriteException;
+import io.wrangler.ReadException;
 import io.wrangler.WriteMode;
+import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.PartitionEntry;
@@ -20,7 +22,9 @@ import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.PartitionValues;
 import io.wrangler.partition.Partitioner;
 import io.wrangler.staging.Stager;
+import io.wrangler.storage.Removed;
 import io.wrangler.storage.S3Location;
+import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,6 +40,7 @@ import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import software.amazon.awssdk.core.exception.SdkException;
 
 /**
 
@@ -317,8 +322,17 @@ final class Planner {
      */
     BatchSource casts(BatchSource source) {
         Map<String, String> catalogTypes = new HashMap<>();
+        String typedBy = null;
         if (spec.catalog() != null) {
             spec.catalog().columnTypes(table, spec.mode()).forEach((k, v) -> catalogTypes.put(k.toLowerCase(Locale.ROOT), v));
+            typedBy = spec.catalog().describe();
+        } else {
+            TableShape shape = shape();
+            if (shape != null) {
+                checkPartitions(shape);
+                catalogTypes.putAll(shape.hiveTypes());
+                typedBy = "the table's files (" + shape.file() + ")";
+            }
         }
         if (spec.dtype().isEmpty() && catalogTypes.isEmpty()) {
             return source;
@@ -363,12 +377,67 @@ final class Planner {
                             + "point, float16 to float, float to double, a decimal to a wider one of the same scale): cast the column "
                             + "before writing.");
                 }
-                throw invalid("the column '" + r.path + "' is " + r.to + " in " + spec.catalog().describe() + " but " + r.from
+                throw invalid("the column '" + r.path + "' is " + r.to + " in " + typedBy + " but " + r.from
                         + " in this write, which does not widen to " + r.to + " without losing values",
-                        "Cast it to " + r.to + " before writing, or OVERWRITE the table to redefine it.");
+                        "Cast it to " + r.to + " before writing" + recordFix(r.to) + ", or OVERWRITE the table to redefine it.");
             }
         }
         return targets.isEmpty() ? source : new CastingSource(source, targets);
+    }
+
+    /**
+     * For a decimal: how a record declares it (a record's {@code BigDecimal} component without {@code @Decimal} is
+     * {@code decimal(38, s)} with s the largest scale of the run, so two runs can differ).
+     */
+    private static String recordFix(String hiveType) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("decimal\\((\\d+),\\s*(\\d+)\\)").matcher(hiveType);
+        return m.matches() ? " (for a record's BigDecimal component: annotate it @Decimal(precision = " + m.group(1) + ", scale = "
+                + m.group(2) + "))" : "";
+    }
+
+    /**
+     * The table's shape from its own files, for a write without a catalog that keeps the table's layout: an APPEND,
+     * OVERWRITE_PARTITIONS or keyed write (an OVERWRITE redefines the table; a compaction keeps its files' own types).
+     */
+    private TableShape shape() {
+        if (spec.mode() == WriteMode.OVERWRITE || spec.replacement() != null) {
+            return null;
+        }
+        try {
+            return TableShape.of(new S3Store(spec.s3(), location.bucket(), spec.options()), location);
+        } catch (SdkException e) {
+            throw Failures.storage(table, WriteStep.VALIDATE, "read the table's layout from its files", e, "Nothing was written; "
+                    + "rerun the write.");
+        } catch (IOException e) {
+            throw invalid("its files could not be read to check this write against them (" + e.getMessage() + ")",
+                    "Nothing was written. Fix or move the unreadable file, or write with OVERWRITE to redefine the table.");
+        } catch (ReadException e) {
+            if (e.getCause() instanceof SdkException sdk && !Removed.by(sdk)) {
+                throw Failures.storage(table, WriteStep.VALIDATE, "read the table's layout from its files", sdk, "Nothing was written; "
+                        + "rerun the write.");
+            }
+            if (Removed.by(e)) {
+                throw Outcomes.removedMeanwhile(table, WriteStep.VALIDATE, "read the table's layout from its files", e,
+                        "Nothing was written; rerun the write.");
+            }
+            throw invalid("its files could not be read to check this write against them (" + e.getMessage() + ")",
+                    "Nothing was written. Fix or move the unreadable file, or write with OVERWRITE to redefine the table.");
+        }
+    }
+
+    /** Refuses partition columns other than those of the table's folders: the read would refuse the table. */
+    private void checkPartitions(TableShape shape) {
+        List<String> mine = spec.partitionBy();
+        if (!lower(mine).equals(lower(shape.partitionColumns()))) {
+            throw invalid("it partitions by " + mine + " but the table's files lie in folders of " + shape.partitionColumns() + " (such as "
+                    + shape.file() + "), and a read refuses a table whose files lie in folders of different columns",
+                    "Write with partitionBy(" + String.join(", ", shape.partitionColumns().stream().map(c -> "\"" + c + "\"").toList())
+                    + "), or OVERWRITE the table to redefine it; nothing was written.");
+        }
+    }
+
+    private static List<String> lower(List<String> names) {
+        return names.stream().map(n -> n.toLowerCase(Locale.ROOT)).toList();
     }
 
     /** What the validation pass found: the rows, and each batch's partition ids, which staging reuses. */
