@@ -409,19 +409,17 @@ final class Planner {
             throw Failures.storage(table, WriteStep.VALIDATE, "read the table's layout from its files", e, "Nothing was written; "
                     + "rerun the write.");
         } catch (IOException e) {
-            throw invalid("its files could not be read to check this write against them (" + e.getMessage() + ")",
-                    "Nothing was written. Fix or move the unreadable file, or write with OVERWRITE to redefine the table.");
+            return null; // a file that is not Parquet wrangler reads: the check guards the table, it does not judge other tools' files
         } catch (ReadException e) {
-            if (e.getCause() instanceof SdkException sdk && !Removed.by(sdk)) {
-                throw Failures.storage(table, WriteStep.VALIDATE, "read the table's layout from its files", sdk, "Nothing was written; "
-                        + "rerun the write.");
-            }
             if (Removed.by(e)) {
                 throw Outcomes.removedMeanwhile(table, WriteStep.VALIDATE, "read the table's layout from its files", e,
                         "Nothing was written; rerun the write.");
             }
-            throw invalid("its files could not be read to check this write against them (" + e.getMessage() + ")",
-                    "Nothing was written. Fix or move the unreadable file, or write with OVERWRITE to redefine the table.");
+            if (e.getCause() instanceof SdkException sdk) {
+                throw Failures.storage(table, WriteStep.VALIDATE, "read the table's layout from its files", sdk, "Nothing was written; "
+                        + "rerun the write.");
+            }
+            return null;
         }
     }
 

@@ -32,7 +32,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * has it with one type and every file lies in folders of the same columns; the first data file in key order stands for
  * all of them. Its cost: one LIST a folder level down to the first data file (a page of folders each), and one footer
  * GET. A column that file lacks (an evolved table whose older files lack a newer column) is not checked against the
- * files that have it: the check sees the columns of the first file only.
+ * files that have it: the check sees the columns of the first file only. A first file that is not Parquet wrangler reads
+ * leaves the write unchecked, as a table with no file does (the check guards the table; it does not judge other tools'
+ * files, which the read refuses with its own words).
  *
  * @param partitionColumns the folder columns of the file, in order
  * @param columns the file's data columns by lower-case name
@@ -70,7 +72,10 @@ record TableShape(List<String> partitionColumns, Map<String, Field> columns, Str
     private record Found(S3Object file, String folder) {
     }
 
-    /** The first visible data file directly under {@code prefix}, else its first visible folder, else null. */
+    /**
+     * The first visible data file ({@code .parquet}) directly under {@code prefix}, else its first visible folder, else
+     * null. Other objects (a note, another tool's marker) are passed over: the read has its own rule for them.
+     */
     private static Found first(S3Store store, String prefix) {
         String token = null;
         String folder = null;
@@ -78,7 +83,7 @@ record TableShape(List<String> partitionColumns, Map<String, Field> columns, Str
             ListObjectsV2Response page = store.listPage(prefix, "/", token);
             for (S3Object o : page.contents()) {
                 String name = o.key().substring(prefix.length());
-                if (!name.isEmpty() && !hidden(name) && o.size() != null && o.size() > 0) {
+                if (name.endsWith(".parquet") && !hidden(name) && o.size() != null && o.size() > 0) {
                     return new Found(o, null);
                 }
             }
