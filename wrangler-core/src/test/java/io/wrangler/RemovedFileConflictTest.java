@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -41,7 +43,10 @@ class RemovedFileConflictTest {
      */
     private Throwable failureWhile(String key, Runnable op, Runnable meanwhile) throws Exception {
         MemoryS3.Hold hold = memory.holdWhereKeyContains("GetObject", key);
-        CompletableFuture<Void> running = CompletableFuture.runAsync(op);
+        // a thread of its own: the common pool may have one thread on two cores, and the operation may use it too
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        CompletableFuture<Void> running = CompletableFuture.runAsync(op, thread);
+        thread.shutdown();
         try {
             assertThat(hold.awaitHeld(Duration.ofMinutes(2))).as("the operation's GET of " + key).isTrue();
             meanwhile.run();

@@ -107,4 +107,26 @@ class TableShapeCheckTest {
                         + ") but bigint in this write, which does not widen to int without losing values. Cast it to int before writing, "
                         + "or OVERWRITE the table to redefine it.");
     }
+
+    record AtInstant(long id, java.time.Instant at, String dt) {
+    }
+
+    record AtLocal(long id, java.time.LocalDateTime at, String dt) {
+    }
+
+    @Test
+    void aTimestampWithoutZoneIntoAUtcColumnIsRefused() {
+        S3Parquet.write(List.of(new AtInstant(1, java.time.Instant.parse("2024-01-15T10:00:00Z"), "d"))).partitionBy("dt").s3(s3).to(table);
+        Map<String, byte[]> before = TestLake.snapshot(bucket, "t/");
+        assertThatThrownBy(() -> S3Parquet.write(List.of(new AtLocal(2, java.time.LocalDateTime.parse("2024-01-15T11:00:00"), "d")))
+                .partitionBy("dt").s3(s3).to(table))
+                .isInstanceOf(InvalidWriteException.class)
+                .hasMessage("Cannot write " + table + " (step: validate): the column 'at' is timestamp(MICROSECOND, UTC) in the table's files ("
+                        + firstFile() + ") but would be timestamp(MICROSECOND) in this write's files, and a read refuses a column of two types. "
+                        + "Write it as the table has it (a record's Instant is a UTC timestamp in microseconds, a LocalDateTime one without "
+                        + "zone), or OVERWRITE the table to redefine it; nothing was written.");
+        assertThat(TestLake.snapshot(bucket, "t/")).containsOnlyKeys(before.keySet());
+        S3Parquet.write(List.of(new AtInstant(2, java.time.Instant.parse("2024-01-15T11:00:00Z"), "d"))).partitionBy("dt").s3(s3).to(table);
+        assertThat(S3Parquet.read(table).s3(s3).toList(AtInstant.class)).hasSize(2);
+    }
 }

@@ -38,6 +38,8 @@ import java.util.TreeSet;
 import java.util.function.IntSupplier;
 import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -321,34 +323,11 @@ final class Planner {
      * ({@link io.wrangler.input.Casts}); a cast that would lose values is refused here, before any I/O.
      */
     BatchSource casts(BatchSource source) {
+        checkDtypeNames(source.schema());
         Map<String, String> catalogTypes = new HashMap<>();
-        String typedBy = null;
-        if (spec.catalog() != null) {
-            spec.catalog().columnTypes(table, spec.mode()).forEach((k, v) -> catalogTypes.put(k.toLowerCase(Locale.ROOT), v));
-            typedBy = spec.catalog().describe();
-        } else {
-            TableShape shape = shape();
-            if (shape != null) {
-                checkPartitions(shape);
-                catalogTypes.putAll(shape.hiveTypes());
-                typedBy = "the table's files (" + shape.file() + ")";
-            }
-        }
+        String typedBy = tableTypes(source.schema(), catalogTypes);
         if (spec.dtype().isEmpty() && catalogTypes.isEmpty()) {
             return source;
-        }
-        Set<String> named = new HashSet<>();
-        for (Field f : source.schema().getFields()) {
-            named.add(f.getName());
-            named.add(outputName(f.getName()));
-        }
-        for (String c : new TreeSet<>(spec.dtype().keySet())) {
-            if (!named.contains(c)) {
-                // a misspelt column would otherwise keep its input type without a word
-                throw invalid("dtype names the column '" + c + "', which this write does not have; its columns are "
-                        + source.schema().getFields().stream().map(Field::getName).toList(),
-                        "Name the input's columns (or their names in the catalog) in dtype; nothing was written.");
-            }
         }
         Map<String, Field> targets = new LinkedHashMap<>();
         for (Field f : source.schema().getFields()) {
@@ -385,6 +364,45 @@ final class Planner {
         return targets.isEmpty() ? source : new CastingSource(source, targets);
     }
 
+    /** Refuses a {@code dtype} of a column the write does not have: a misspelt column would keep its input type without a word. */
+    private void checkDtypeNames(Schema schema) {
+        Set<String> named = new HashSet<>();
+        for (Field f : schema.getFields()) {
+            named.add(f.getName());
+            named.add(outputName(f.getName()));
+        }
+        for (String c : new TreeSet<>(spec.dtype().keySet())) {
+            if (!named.contains(c)) {
+                throw invalid("dtype names the column '" + c + "', which this write does not have; its columns are "
+                        + schema.getFields().stream().map(Field::getName).toList(),
+                        "Name the input's columns (or their names in the catalog) in dtype; nothing was written.");
+            }
+        }
+    }
+
+    /**
+     * Puts the Hive types of the table's columns into {@code types}, by lower-case name: the catalog's, or without one
+     * those of the table's own files ({@link TableShape}, after its partition columns and timestamps are checked); says
+     * where they come from, for messages, or null when nothing says. A write whose partition columns are not all among
+     * its columns is left to the schema's check, which refuses it without I/O.
+     */
+    private String tableTypes(Schema schema, Map<String, String> types) {
+        if (spec.catalog() != null) {
+            spec.catalog().columnTypes(table, spec.mode()).forEach((k, v) -> types.put(k.toLowerCase(Locale.ROOT), v));
+            return spec.catalog().describe();
+        }
+        boolean named = spec.partitionBy().stream()
+                .allMatch(c -> schema.getFields().stream().anyMatch(f -> f.getName().equalsIgnoreCase(c)));
+        TableShape shape = named ? shape() : null;
+        if (shape == null) {
+            return null;
+        }
+        checkPartitions(shape);
+        checkTimestamps(shape, schema);
+        types.putAll(shape.hiveTypes());
+        return "the table's files (" + shape.file() + ")";
+    }
+
     /**
      * For a decimal: how a record declares it (a record's {@code BigDecimal} component without {@code @Decimal} is
      * {@code decimal(38, s)} with s the largest scale of the run, so two runs can differ).
@@ -406,8 +424,8 @@ final class Planner {
         try {
             return TableShape.of(new S3Store(spec.s3(), location.bucket(), spec.options()), location);
         } catch (SdkException e) {
-            throw Failures.storage(table, WriteStep.VALIDATE, "read the table's layout from its files", e, "Nothing was written; "
-                    + "rerun the write.");
+            // the first request of the write: the listing's failure in the words of the bucket's check, which comes next
+            throw Outcomes.bucketFailed(table, location.bucket(), e);
         } catch (IOException e) {
             return null; // a file that is not Parquet wrangler reads: the check guards the table, it does not judge other tools' files
         } catch (ReadException e) {
@@ -420,6 +438,36 @@ final class Planner {
                         + "rerun the write.");
             }
             return null;
+        }
+    }
+
+    /**
+     * Refuses a timestamp column that a read would get otherwise than the table's files have it (another unit, with or
+     * without UTC): one Hive type, {@code timestamp}, but two Arrow types, which the read refuses. A write's seconds
+     * read back as milliseconds and its nanoseconds as microseconds (unless kept); INT96 timestamps are not compared.
+     */
+    private void checkTimestamps(TableShape shape, Schema schema) {
+        if (spec.int96()) {
+            return;
+        }
+        for (Field f : schema.getFields()) {
+            Field has = shape.columns().get(f.getName().toLowerCase(Locale.ROOT));
+            if (has != null && f.getType() instanceof ArrowType.Timestamp mine && has.getType() instanceof ArrowType.Timestamp theirs) {
+                TimeUnit unit = switch (mine.getUnit()) {
+                    case SECOND -> TimeUnit.MILLISECOND;
+                    case NANOSECOND -> spec.keepNanos() ? TimeUnit.NANOSECOND : TimeUnit.MICROSECOND;
+                    default -> mine.getUnit();
+                };
+                boolean utc = mine.getTimezone() != null;
+                if (unit != theirs.getUnit() || utc != (theirs.getTimezone() != null)) {
+                    String as = "timestamp(" + unit + (utc ? ", UTC" : "") + ")";
+                    String theirsAs = "timestamp(" + theirs.getUnit() + (theirs.getTimezone() != null ? ", UTC" : "") + ")";
+                    throw invalid("the column '" + f.getName() + "' is " + theirsAs + " in the table's files (" + shape.file() + ") but would be "
+                            + as + " in this write's files, and a read refuses a column of two types",
+                            "Write it as the table has it (a record's Instant is a UTC timestamp in microseconds, a LocalDateTime one without "
+                            + "zone), or OVERWRITE the table to redefine it; nothing was written.");
+                }
+            }
         }
     }
 
