@@ -39,7 +39,9 @@ class RemovedFileConflictTest {
 
     /**
      * Runs {@code op} on another thread, holds its first GET of {@code key} (before S3 applies it) until {@code meanwhile}
-     * ran, and returns the failure of {@code op}. {@code meanwhile} must not GET {@code key} itself.
+     * ran, and returns the failure of {@code op}. {@code meanwhile} must not GET {@code key} itself (a write without a
+     * catalog reads the footer of the table's first data file: the held file must not be that one, or the write an
+     * OVERWRITE, which does not check).
      */
     private Throwable failureWhile(String key, Runnable op, Runnable meanwhile) throws Exception {
         MemoryS3.Hold hold = memory.holdWhereKeyContains("GetObject", key);
@@ -64,29 +66,31 @@ class RemovedFileConflictTest {
 
     @Test
     void aKeyedRerunReplacingAFileTheCompactionListedWhileItReadsTheFooterIsAConflict() throws Exception {
-        keyed("k1", List.of(new Row(1, "k1", "d")));
-        String k1File = TestLake.keys(bucket, "t/dt=d/").get(0);
-        keyed("k2", List.of(new Row(2, "k2", "d")));
-        String name = k1File.substring(k1File.lastIndexOf('/') + 1);
+        keyed("zz", List.of(new Row(1, "zz", "d")));
+        String zzFile = TestLake.keys(bucket, "t/dt=d/").get(0);
+        keyed("aa", List.of(new Row(2, "aa", "d"))); // its file sorts first: the rerun's own check reads that footer, not the held one
+        String name = zzFile.substring(zzFile.lastIndexOf('/') + 1);
 
         Throwable failed = failureWhile(name, () -> S3Parquet.compact(table).s3(s3).run(),
-                () -> keyed("k1", List.of(new Row(3, "k1-rerun", "d"))));
+                () -> keyed("zz", List.of(new Row(3, "zz-rerun", "d"))));
 
         assertThat(failed).isInstanceOf(CommitConflictException.class)
                 .hasMessageStartingWith("Cannot compact " + table + " (step: validate): a file it listed was removed by another write "
                         + "before the compaction could read it (")
                 .hasMessageEndingWith("). Nothing was changed; rerun the compaction.");
         assertThat(((CommitConflictException) failed).step()).isEqualTo(WriteStep.VALIDATE);
-        assertThat(rows()).containsExactly(List.of(2L, "k2", "d"), List.of(3L, "k1-rerun", "d"));
+        assertThat(rows()).containsExactly(List.of(2L, "aa", "d"), List.of(3L, "zz-rerun", "d"));
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
         // the rerun the message asks for compacts the table as it is now
         S3Parquet.compact(table).s3(s3).run();
         assertThat(TestLake.keys(bucket, "t/dt=d/")).hasSize(1);
-        assertThat(rows()).containsExactly(List.of(2L, "k2", "d"), List.of(3L, "k1-rerun", "d"));
+        assertThat(rows()).containsExactly(List.of(2L, "aa", "d"), List.of(3L, "zz-rerun", "d"));
     }
 
     /** Two keyed runs compacted into one marked file ({@code _k}): a keyed rerun then reads its footer. */
     private String markedFile() {
+        // a partition whose file sorts first: a write's own check of the table reads its footer, not the marked file's
+        S3Parquet.write(List.of(new Row(0, "a", "a"))).partitionBy("dt").s3(s3).to(table);
         keyed("k1", List.of(new Row(1, "k1", "d")));
         keyed("k2", List.of(new Row(2, "k2", "d")));
         S3Parquet.compact(table).s3(s3).run();
@@ -96,8 +100,9 @@ class RemovedFileConflictTest {
         return files.get(0);
     }
 
-    private void overwriteD(String tag) {
-        S3Parquet.write(List.of(new Row(9, tag, "d"))).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS).s3(s3).to(table);
+    /** An OVERWRITE of the whole table (which reads no footer of it). */
+    private void overwrite(String tag) {
+        S3Parquet.write(List.of(new Row(9, tag, "d"))).partitionBy("dt").mode(WriteMode.OVERWRITE).s3(s3).to(table);
     }
 
     @Test
@@ -106,7 +111,7 @@ class RemovedFileConflictTest {
         String name = marked.substring(marked.lastIndexOf('/') + 1);
 
         Throwable failed = failureWhile(name, () -> S3Parquet.write(List.of(new Row(3, "k1b", "d"))).partitionBy("dt")
-                .mode(WriteMode.APPEND).idempotencyKey("k1").s3(s3).plan(table), () -> overwriteD("over"));
+                .mode(WriteMode.APPEND).idempotencyKey("k1").s3(s3).plan(table), () -> overwrite("over"));
 
         assertThat(failed).isInstanceOf(CommitConflictException.class)
                 .hasMessageStartingWith("Cannot read the key runs of s3://" + bucket + "/" + marked + " for " + table + " (step: validate): a "
@@ -128,7 +133,8 @@ class RemovedFileConflictTest {
                 .hasMessageStartingWith("Cannot rewrite the files that hold rows of this key for " + table + " (step: stage): a file listed "
                         + "moments before was removed by another write before it could be read (")
                 .hasMessageEndingWith("). Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
-        assertThat(TestLake.keys(bucket, "t/")).isEmpty();
+        assertThat(TestLake.keys(bucket, "t/dt=d/")).isEmpty();
+        assertThat(rows()).containsExactly(List.of(0L, "a", "a"));
     }
 
     @Test
@@ -137,7 +143,7 @@ class RemovedFileConflictTest {
         String file = TestLake.keys(bucket, "t/dt=d/").get(0);
         String name = file.substring(file.lastIndexOf('/') + 1);
 
-        Throwable failed = failureWhile(name, () -> S3Parquet.read(table).s3(s3).toList(Row.class), () -> overwriteD("over"));
+        Throwable failed = failureWhile(name, () -> S3Parquet.read(table).s3(s3).toList(Row.class), () -> overwrite("over"));
 
         assertThat(failed).isExactlyInstanceOf(ReadException.class)
                 .hasMessageStartingWith("Cannot read " + table + ": the table changed while it was read: s3://" + bucket + "/" + file
