@@ -178,4 +178,84 @@ class RandomizedHistoryTest {
         }
         return out;
     }
+
+    record Tags(long id, BigDecimal price, List<String> tags, String dt, String country) {
+    }
+
+    record Attrs(int id, BigDecimal price, Map<String, Long> attrs, String dt, String country) {
+    }
+
+    record Inner(String name, BigDecimal weight) {
+    }
+
+    record Nested(long id, BigDecimal price, Inner inner, String dt, String country) {
+    }
+
+    private static final List<List<String>> LAYOUTS = List.of(List.of("dt", "country"), List.of("dt"), List.of("country", "dt"), List.of());
+
+    /**
+     * No sequence of operations that succeed leaves a table that {@code S3Parquet.read} cannot read: random writes of
+     * records of different shapes (decimal values of scale 1 to 3 without {@code @Decimal}, an int or a long id, list, map
+     * and struct columns, each of the partition layouts and subsets of them, every mode) and compactions, each followed by
+     * a read of every batch. An operation may be refused (a typed error, the table unchanged); it may never succeed and
+     * leave the table unreadable. Seeded: {@code -Dwrangler.random.seed=N -Dwrangler.random.ops=N}.
+     */
+    @Test
+    void randomHistoriesOfShapesNeverLeaveAnUnreadableTable() throws Exception {
+        long seed = Long.getLong("wrangler.random.seed", 20261206L);
+        int ops = Integer.getInteger("wrangler.random.ops", 24);
+        Random random = new Random(seed);
+        String bucket = TestLake.memoryBucket();
+        String table = "s3://" + bucket + "/t/";
+        int refused = 0;
+        int succeeded = 0;
+        for (int op = 0; op < ops; op++) {
+            Map<String, byte[]> before = TestLake.snapshot(bucket, "t/");
+            String as = "seed " + seed + ", op " + op;
+            try {
+                if (random.nextInt(5) == 0 && !before.isEmpty()) {
+                    S3Parquet.compact(table).s3(TestLake.memory().client()).run();
+                    as += " (compaction)";
+                } else {
+                    List<Record> rows = new ArrayList<>();
+                    int shape = random.nextInt(3);
+                    int scale = 1 + random.nextInt(3);
+                    for (int i = 0; i < 1 + random.nextInt(3); i++) {
+                        BigDecimal price = BigDecimal.valueOf(op * 1000L + i * 7L + 1, scale);
+                        String dt = DAYS.get(random.nextInt(DAYS.size())).toString();
+                        String country = COUNTRIES.get(random.nextInt(COUNTRIES.size()));
+                        rows.add(switch (shape) {
+                            case 0 -> new Tags(op * 10L + i, price, List.of("t" + i), dt, country);
+                            case 1 -> new Attrs(op * 10 + i, price, Map.of("k", (long) i), dt, country);
+                            default -> new Nested(op * 10L + i, price, new Inner("n" + i, price), dt, country);
+                        });
+                    }
+                    List<String> layout = LAYOUTS.get(random.nextInt(LAYOUTS.size()));
+                    WriteMode mode = WriteMode.values()[random.nextInt(10) == 0 ? 2 : random.nextInt(2)];
+                    as += " (" + mode + " of " + rows.get(0).getClass().getSimpleName() + " by " + layout + ", scale " + scale + ")";
+                    S3Parquet.write(rows).partitionBy(layout.toArray(new String[0])).mode(mode).s3(TestLake.memory().client()).to(table);
+                }
+                succeeded++;
+            } catch (InvalidWriteException | InputException e) {
+                refused++;
+                assertThat(TestLake.snapshot(bucket, "t/").keySet()).as("%s was refused (%s) and must change nothing", as, e.getMessage())
+                        .isEqualTo(before.keySet());
+            }
+            if (TestLake.keys(bucket, "t/").isEmpty()) {
+                continue; // no table yet: the first write was refused
+            }
+            long rows = 0;
+            try (org.apache.arrow.vector.ipc.ArrowReader r = S3Parquet.read(table).s3(TestLake.memory().client()).open()) {
+                while (r.loadNextBatch()) {
+                    rows += r.getVectorSchemaRoot().getRowCount();
+                }
+            } catch (RuntimeException e) {
+                throw new AssertionError(as + " succeeded and left a table S3Parquet.read cannot read: " + e.getMessage(), e);
+            }
+            assertThat(rows).as(as).isPositive();
+        }
+        System.out.println("shape history: seed " + seed + ", " + succeeded + " succeeded, " + refused + " refused");
+        assertThat(refused).as("refusals in the history (the cases must bite)").isPositive();
+        assertThat(succeeded).as("successes in the history").isGreaterThan(ops / 3);
+    }
 }

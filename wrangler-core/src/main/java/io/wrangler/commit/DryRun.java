@@ -18,6 +18,7 @@ import io.wrangler.hive.HiveTypes;
 import io.wrangler.hive.HivePaths;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.read.Footers;
+import io.wrangler.storage.Removed;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
@@ -167,9 +168,14 @@ public final class DryRun {
     private boolean holdsKey(Publisher.Marked m, String keyId) {
         try {
             return KeyRuns.totals(Footers.keyed(spec.s3(), spec.options(), location.bucket(), m.key(), m.size()).runs()).containsKey(keyId);
-        } catch (SdkException e) {
-            throw planReadFailed("read the key runs of " + location.uriOf(m.key()), e);
         } catch (IOException | RuntimeException e) {
+            if (Removed.by(e)) {
+                throw Outcomes.removedMeanwhile(table, WriteStep.VALIDATE, "read the key runs of " + location.uriOf(m.key()), e,
+                        "Nothing was changed; rerun the plan.");
+            }
+            if (e instanceof SdkException sdk) {
+                throw planReadFailed("read the key runs of " + location.uriOf(m.key()), sdk);
+            }
             // a file that cannot be what its name says: the write's own refusal, word for word, is what the plan reports
             throw new Outcomes(table, WriteKind.KEYED_APPEND).keyedRewrite(e);
         }

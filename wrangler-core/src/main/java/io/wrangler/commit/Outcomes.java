@@ -8,6 +8,7 @@ import io.wrangler.StorageException;
 import io.wrangler.WranglerException;
 import io.wrangler.WriteIncompleteException;
 import io.wrangler.WriteStep;
+import io.wrangler.storage.Removed;
 import java.io.IOException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
@@ -143,6 +144,10 @@ final class Outcomes {
 
     /** A keyed rerun's rewrite of the marked files holding its key's rows failed, before the commit point. */
     RuntimeException keyedRewrite(Throwable e) {
+        if (Removed.by(e)) {
+            return removedMeanwhile(table, WriteStep.STAGE, "rewrite the files that hold rows of this key", e,
+                    "Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
+        }
         if (e instanceof IOException) {
             return new InvalidWriteException(table, WriteStep.STAGE, "Cannot write " + table + " (step: stage): this keyed rerun "
                     + "removes its key's rows from the files that record their rows' keys, but " + e.getMessage() + ". Nothing of "
@@ -151,6 +156,15 @@ final class Outcomes {
         }
         return Failures.rethrow(e, table, WriteStep.STAGE, "rewrite the files that hold rows of this key",
                 "Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
+    }
+
+    /**
+     * A file the write (or its plan) listed was gone when it read it ({@link Removed}): another write replaced it since.
+     * A conflict whatever the phase (nothing was changed), as it is for a compaction and, in a read's words, for a read.
+     */
+    static CommitConflictException removedMeanwhile(String table, WriteStep step, String doing, Throwable e, String whatToDo) {
+        return new CommitConflictException(table, step, "Cannot " + doing + " for " + table + " (step: " + step.label() + "): a file "
+                + "listed moments before was removed by another write before it could be read (" + e.getMessage() + "). " + whatToDo, e);
     }
 
     CommitConflictException recoverLost(TableLease.Lost e) {

@@ -1,7 +1,9 @@
 package io.wrangler.commit;
 
 import io.wrangler.InvalidWriteException;
+import io.wrangler.ReadException;
 import io.wrangler.WriteMode;
+import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.PartitionEntry;
@@ -21,7 +23,9 @@ import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.PartitionValues;
 import io.wrangler.partition.Partitioner;
 import io.wrangler.staging.Stager;
+import io.wrangler.storage.Removed;
 import io.wrangler.storage.S3Location;
+import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,8 +39,11 @@ import java.util.TreeSet;
 import java.util.function.IntSupplier;
 import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import software.amazon.awssdk.core.exception.SdkException;
 
 /**
 
@@ -345,25 +352,11 @@ final class Planner {
      * ({@link io.wrangler.input.Casts}); a cast that would lose values is refused here, before any I/O.
      */
     BatchSource casts(BatchSource source) {
+        checkDtypeNames(source.schema());
         Map<String, String> catalogTypes = new HashMap<>();
-        if (spec.catalog() != null) {
-            spec.catalog().columnTypes(table, spec.mode()).forEach((k, v) -> catalogTypes.put(k.toLowerCase(Locale.ROOT), v));
-        }
+        String typedBy = tableTypes(source.schema(), catalogTypes);
         if (spec.dtype().isEmpty() && catalogTypes.isEmpty()) {
             return source;
-        }
-        Set<String> named = new HashSet<>();
-        for (Field f : source.schema().getFields()) {
-            named.add(f.getName());
-            named.add(outputName(f.getName()));
-        }
-        for (String c : new TreeSet<>(spec.dtype().keySet())) {
-            if (!named.contains(c)) {
-                // a misspelt column would otherwise keep its input type without a word
-                throw invalid("dtype names the column '" + c + "', which this write does not have; its columns are "
-                        + source.schema().getFields().stream().map(Field::getName).toList(),
-                        "Name the input's columns (or their names in the catalog) in dtype; nothing was written.");
-            }
         }
         Map<String, Field> targets = new LinkedHashMap<>();
         for (Field f : source.schema().getFields()) {
@@ -392,12 +385,134 @@ final class Planner {
                             + "point, float16 to float, float to double, a decimal to a wider one of the same scale): cast the column "
                             + "before writing.");
                 }
-                throw invalid("the column '" + r.path + "' is " + r.to + " in " + spec.catalog().describe() + " but " + r.from
+                throw invalid("the column '" + r.path + "' is " + r.to + " in " + typedBy + " but " + r.from
                         + " in this write, which does not widen to " + r.to + " without losing values",
-                        "Cast it to " + r.to + " before writing, or OVERWRITE the table to redefine it.");
+                        "Cast it to " + r.to + " before writing" + recordFix(r.to) + ", or OVERWRITE the table to redefine it.");
             }
         }
         return targets.isEmpty() ? source : new CastingSource(source, targets);
+    }
+
+    /** Refuses a {@code dtype} of a column the write does not have: a misspelt column would keep its input type without a word. */
+    private void checkDtypeNames(Schema schema) {
+        Set<String> named = new HashSet<>();
+        for (Field f : schema.getFields()) {
+            named.add(f.getName());
+            named.add(outputName(f.getName()));
+        }
+        for (String c : new TreeSet<>(spec.dtype().keySet())) {
+            if (!named.contains(c)) {
+                throw invalid("dtype names the column '" + c + "', which this write does not have; its columns are "
+                        + schema.getFields().stream().map(Field::getName).toList(),
+                        "Name the input's columns (or their names in the catalog) in dtype; nothing was written.");
+            }
+        }
+    }
+
+    /**
+     * Puts the Hive types of the table's columns into {@code types}, by lower-case name: the catalog's, or without one
+     * those of the table's own files ({@link TableShape}, after its partition columns and timestamps are checked); says
+     * where they come from, for messages, or null when nothing says. A write whose partition columns are not all among
+     * its columns is left to the schema's check, which refuses it without I/O.
+     */
+    private String tableTypes(Schema schema, Map<String, String> types) {
+        if (spec.catalog() != null) {
+            spec.catalog().columnTypes(table, spec.mode()).forEach((k, v) -> types.put(k.toLowerCase(Locale.ROOT), v));
+            return spec.catalog().describe();
+        }
+        boolean named = spec.partitionBy().stream()
+                .allMatch(c -> schema.getFields().stream().anyMatch(f -> f.getName().equalsIgnoreCase(c)));
+        TableShape shape = named ? shape() : null;
+        if (shape == null) {
+            return null;
+        }
+        checkPartitions(shape);
+        checkTimestamps(shape, schema);
+        types.putAll(shape.hiveTypes());
+        return "the table's files (" + shape.file() + ")";
+    }
+
+    /**
+     * For a decimal: how a record declares it (a record's {@code BigDecimal} component without {@code @Decimal} is
+     * {@code decimal(38, s)} with s the largest scale of the run, so two runs can differ).
+     */
+    private static String recordFix(String hiveType) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("decimal\\((\\d+),\\s*(\\d+)\\)").matcher(hiveType);
+        return m.matches() ? " (for a record's BigDecimal component: annotate it @Decimal(precision = " + m.group(1) + ", scale = "
+                + m.group(2) + "))" : "";
+    }
+
+    /**
+     * The table's shape from its own files, for a write without a catalog that keeps the table's layout: an APPEND,
+     * OVERWRITE_PARTITIONS or keyed write (an OVERWRITE redefines the table; a compaction keeps its files' own types).
+     */
+    private TableShape shape() {
+        if (spec.mode() == WriteMode.OVERWRITE || spec.replacement() != null) {
+            return null;
+        }
+        try {
+            return TableShape.of(new S3Store(spec.s3(), location.bucket(), spec.options()), location);
+        } catch (SdkException e) {
+            // the first request of the write: the listing's failure in the words of the bucket's check, which comes next
+            throw Outcomes.bucketFailed(table, location.bucket(), e);
+        } catch (IOException e) {
+            return null; // a file that is not Parquet wrangler reads: the check guards the table, it does not judge other tools' files
+        } catch (ReadException e) {
+            if (Removed.by(e)) {
+                throw Outcomes.removedMeanwhile(table, WriteStep.VALIDATE, "read the table's layout from its files", e,
+                        "Nothing was written; rerun the write.");
+            }
+            if (e.getCause() instanceof SdkException sdk) {
+                throw Failures.storage(table, WriteStep.VALIDATE, "read the table's layout from its files", sdk, "Nothing was written; "
+                        + "rerun the write.");
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Refuses a timestamp column that a read would get otherwise than the table's files have it (another unit, with or
+     * without UTC): one Hive type, {@code timestamp}, but two Arrow types, which the read refuses. A write's seconds
+     * read back as milliseconds and its nanoseconds as microseconds (unless kept); INT96 timestamps are not compared.
+     */
+    private void checkTimestamps(TableShape shape, Schema schema) {
+        if (spec.int96()) {
+            return;
+        }
+        for (Field f : schema.getFields()) {
+            Field has = shape.columns().get(f.getName().toLowerCase(Locale.ROOT));
+            if (has != null && f.getType() instanceof ArrowType.Timestamp mine && has.getType() instanceof ArrowType.Timestamp theirs) {
+                TimeUnit unit = switch (mine.getUnit()) {
+                    case SECOND -> TimeUnit.MILLISECOND;
+                    case NANOSECOND -> spec.keepNanos() ? TimeUnit.NANOSECOND : TimeUnit.MICROSECOND;
+                    default -> mine.getUnit();
+                };
+                boolean utc = mine.getTimezone() != null;
+                if (unit != theirs.getUnit() || utc != (theirs.getTimezone() != null)) {
+                    String as = "timestamp(" + unit + (utc ? ", UTC" : "") + ")";
+                    String theirsAs = "timestamp(" + theirs.getUnit() + (theirs.getTimezone() != null ? ", UTC" : "") + ")";
+                    throw invalid("the column '" + f.getName() + "' is " + theirsAs + " in the table's files (" + shape.file() + ") but would be "
+                            + as + " in this write's files, and a read refuses a column of two types",
+                            "Write it as the table has it (a record's Instant is a UTC timestamp in microseconds, a LocalDateTime one without "
+                            + "zone), or OVERWRITE the table to redefine it; nothing was written.");
+                }
+            }
+        }
+    }
+
+    /** Refuses partition columns other than those of the table's folders: the read would refuse the table. */
+    private void checkPartitions(TableShape shape) {
+        List<String> mine = spec.partitionBy();
+        if (!lower(mine).equals(lower(shape.partitionColumns()))) {
+            throw invalid("it partitions by " + mine + " but the table's files lie in folders of " + shape.partitionColumns() + " (such as "
+                    + shape.file() + "), and a read refuses a table whose files lie in folders of different columns",
+                    "Write with partitionBy(" + String.join(", ", shape.partitionColumns().stream().map(c -> "\"" + c + "\"").toList())
+                    + "), or OVERWRITE the table to redefine it; nothing was written.");
+        }
+    }
+
+    private static List<String> lower(List<String> names) {
+        return names.stream().map(n -> n.toLowerCase(Locale.ROOT)).toList();
     }
 
     /** What the validation pass found: the rows, and each batch's partition ids, which staging reuses. */
@@ -449,8 +564,14 @@ final class Planner {
         }
     }
 
-    /** Refuses partitions whose column is null in every row (all rows would go to the default partition). */
+    /**
+     * Refuses partitions whose column is null in every row (all rows would go to the default partition): a rule for the
+     * user's input. A compaction's rows are the table's own, and its default partition is compacted like any other.
+     */
     static void checkNotAllNull(WriteSpec spec, String table, List<PartitionKey> keys, Runnable cleanup) {
+        if (spec.replacement() != null) {
+            return;
+        }
         for (int c = 0; c < spec.partitionBy().size(); c++) {
             final int col = c;
             if (!keys.isEmpty() && keys.stream().allMatch(k -> k.values().get(col) == null)) {

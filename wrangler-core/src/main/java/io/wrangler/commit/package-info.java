@@ -368,6 +368,15 @@
  *       under such a folder, or at a final key whose name carries a write id this table records.</li>
  * </ul>
  *
+ * <h2>Readers of listed files</h2>
+ * Every operation that lists files and then reads them (a read; a compaction's footers, options' check and input; a
+ * dry run's and a keyed rerun's read of marked files' key runs; the rerun's rewrite of them) relies on one fact only: a
+ * 404 ({@code NoSuchKey}, {@link io.wrangler.storage.Removed}) on a key listed moments before means another write
+ * removed it, since no step of this protocol deletes a data file it has not replaced. It is typed the same way in
+ * every phase: a {@code CommitConflictException} (nothing of the table changed, rerun) where a commit is involved, a
+ * {@code ReadException} saying the table changed while it was read for a read (the caller reads again: batches already
+ * returned cannot be taken back). Any other failure of such a read keeps its own type.
+ *
  * <h2>Guarantees</h2>
  * <ul>
  *   <li>Each data file appears whole or not at all (PUT, CompleteMultipartUpload and CopyObject are atomic), with

@@ -130,24 +130,32 @@ final class CompactInput extends ArrowReader {
             read = outputSchema.apply(current.schema());
             schema = keyed == null ? read : keyed.schema(table, read);
             if (dedupKeys != null) {
-                for (String c : append(dedupKeys, dedupOrder)) {
-                    if (schema.getFields().stream().noneMatch(f -> f.getName().equalsIgnoreCase(c))) {
-                        throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot compact " + table + " (step: validate): "
-                                + "dedupBy names the column '" + c + "', which the table does not have; its columns are "
-                                + schema.getFields().stream().map(Field::getName).toList() + ". Name columns of the table in dedupBy; "
-                                + "nothing was changed.");
-                    }
-                }
-                String unordered = Dedup.unordered(schema.findField(dedupOrder));
-                if (unordered != null) {
-                    throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot compact " + table + " (step: validate): "
-                            + "dedupBy orders by the column '" + dedupOrder + "' of the type " + unordered + ", whose values have no "
-                            + "order. Order by a number, string, binary, boolean, decimal, date, time or timestamp column; nothing "
-                            + "was changed.");
-                }
+                checkDedup(table, schema, dedupKeys, dedupOrder);
             }
         }
         return schema;
+    }
+
+    /**
+     * Refuses a {@code dedupBy} of columns {@code schema} lacks, or ordered by a column whose values have no order: an
+     * {@link InvalidWriteException} before anything is written, whether or not the compaction has anything to rewrite.
+     */
+    static void checkDedup(String table, Schema schema, List<String> keys, String order) {
+        for (String c : append(keys, order)) {
+            if (schema.getFields().stream().noneMatch(f -> f.getName().equalsIgnoreCase(c))) {
+                throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot compact " + table + " (step: validate): "
+                        + "dedupBy names the column '" + c + "', which the table does not have; its columns are "
+                        + schema.getFields().stream().map(Field::getName).toList() + ". Name columns of the table in dedupBy; "
+                        + "nothing was changed.");
+            }
+        }
+        String unordered = Dedup.unordered(schema.findField(order));
+        if (unordered != null) {
+            throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot compact " + table + " (step: validate): "
+                    + "dedupBy orders by the column '" + order + "' of the type " + unordered + ", whose values have no "
+                    + "order. Order by a number, string, binary, boolean, decimal, date, time or timestamp column; nothing "
+                    + "was changed.");
+        }
     }
 
     /**

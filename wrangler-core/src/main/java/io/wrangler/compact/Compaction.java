@@ -16,13 +16,15 @@ import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
 import io.wrangler.input.InputFailures;
 import io.wrangler.read.FileEncodings;
+import io.wrangler.storage.Removed;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 
 /**
  * Compaction runs one compaction: recovery of a crashed writer first, then the {@link CompactionPlan} (listing, choice,
@@ -39,6 +41,7 @@ public final class Compaction {
         recoverFirst(spec);
         CompactionPlan plan = CompactionPlan.of(spec);
         if (plan.units.isEmpty()) {
+            checkOptions(spec, plan); // a typo in dedupBy is refused the day there is nothing to compact too
             return new CompactionResult(table, List.of(), 0, 0, 0, 0, 0, null);
         }
         try (BufferAllocator allocator = new RootAllocator()) {
@@ -57,22 +60,45 @@ public final class Compaction {
         }
     }
 
+    /**
+     * Checks the options that name columns of the table when nothing is chosen, as a compaction with work checks them
+     * ({@link CompactInput#checkDedup}), against the listed files' columns; a table listed without files has none to
+     * check against.
+     */
+    private static void checkOptions(CompactionSpec spec, CompactionPlan plan) {
+        if (spec.dedup() == null) {
+            return;
+        }
+        List<String> named = new ArrayList<>(spec.dedup().keys());
+        named.add(spec.dedup().order());
+        Schema schema = plan.listedSchema(spec, named);
+        if (schema != null) {
+            CompactInput.checkDedup(spec.table(), schema, spec.dedup().keys(), spec.dedup().order());
+        }
+    }
+
     /** {@link #write}, a file listed and gone before it was read being a conflict. */
     private static WriteResult written(CompactionSpec spec, CompactionPlan plan, WriteOptions o, CompactInput input) {
-        String table = spec.table();
         try {
             return write(spec, plan, o, input);
         } catch (ReadException e) {
-            NoSuchKeyException gone = cause(e, NoSuchKeyException.class);
-            if (gone != null) {
+            if (Removed.by(e)) {
                 // Another write replaced a listed file between the listing and the lease (the write failed before its
                 // commit point and removed its staging): a conflict, as for two writers, not a broken read.
-                throw new CommitConflictException(table, WriteStep.STAGE, "Cannot compact " + table + " (step: stage): a file it "
-                        + "listed was removed by another write before the compaction could read it (" + e.getMessage() + "). "
-                        + "Nothing was changed; rerun the compaction.", e);
+                throw removed(spec.table(), WriteStep.STAGE, e);
             }
             throw e;
         }
+    }
+
+    /**
+     * A file the compaction listed was gone when it read it ({@link Removed}): another write replaced it. The same
+     * conflict whichever phase met it (the plan's footers, the options' check, the input), since nothing was changed.
+     */
+    static CommitConflictException removed(String table, WriteStep step, Exception e) {
+        return new CommitConflictException(table, step, "Cannot compact " + table + " (step: " + step.label() + "): a file it "
+                + "listed was removed by another write before the compaction could read it (" + e.getMessage() + "). "
+                + "Nothing was changed; rerun the compaction.", e);
     }
 
     /**
@@ -143,14 +169,5 @@ public final class Compaction {
             b.compression(found.single());
         }
         return b.build();
-    }
-
-    private static <T extends Throwable> T cause(Throwable t, Class<T> type) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (type.isInstance(c)) {
-                return type.cast(c);
-            }
-        }
-        return null;
     }
 }

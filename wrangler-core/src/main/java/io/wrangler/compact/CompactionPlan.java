@@ -1,6 +1,7 @@
 package io.wrangler.compact;
 
 import io.wrangler.ReadException;
+import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.KeyedFiles;
@@ -10,15 +11,19 @@ import io.wrangler.read.FileFooters;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
 import io.wrangler.storage.S3Location;
+import io.wrangler.storage.Removed;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.core.exception.SdkException;
 
 /**
@@ -47,11 +52,14 @@ final class CompactionPlan {
     final FileFooters footers;
     /** The key runs of the marked chosen files, or null when no chosen file holds rows of an idempotency key. */
     final Map<String, List<KeyRuns.Run>> keyRuns;
+    /** The table as listed (pruned by the filter). */
+    private final TableFiles.Listing listing;
 
     private CompactionPlan(CompactionSpec spec, S3Store store) {
         String table = spec.table();
         CatalogTable catalog = spec.catalog();
         Listed listed = list(spec, store);
+        listing = listed.listing;
         partitionColumns = listed.listing.partitionColumns();
         layout = listed.layout;
         catalogColumns = listed.catalogColumns;
@@ -159,8 +167,42 @@ final class CompactionPlan {
             throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ", so whose rows it holds "
                     + "is not known. Nothing was changed; leave its partition out (filter) and report it.", e);
         } catch (IOException e) {
+            if (Removed.by(e)) {
+                throw Compaction.removed(table, WriteStep.VALIDATE, e);
+            }
             throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ". Nothing was changed; "
                     + "fix the cause and rerun.", e);
+        }
+    }
+
+    /**
+     * The schema a read of the listed files has (the catalog's columns first through a catalog), for checking the options
+     * that name columns when nothing is chosen: from one file's footer when it has every column of {@code named}, else
+     * from every listed file's (so a refusal lists the table's columns as a read has them); null when nothing is listed.
+     */
+    Schema listedSchema(CompactionSpec spec, List<String> named) {
+        List<TableFiles.DataFile> files = listing.files();
+        if (files.isEmpty()) {
+            return null;
+        }
+        Schema one = schemaOf(spec, files.subList(0, 1));
+        boolean all = named.stream().allMatch(n -> one.getFields().stream().anyMatch(f -> f.getName().equalsIgnoreCase(n)));
+        return all || files.size() == 1 ? one : schemaOf(spec, files);
+    }
+
+    private Schema schemaOf(CompactionSpec spec, List<TableFiles.DataFile> files) {
+        try (BufferAllocator allocator = new RootAllocator();
+             TableReader reader = new TableReader(allocator, null, spec.s3(), spec.requests(), spec.table(),
+                     new TableFiles.Listing(partitionColumns, files), partitionTypes, null, 1)) {
+            if (catalogColumns != null) {
+                reader.catalogColumns(catalogColumns);
+            }
+            return reader.schema();
+        } catch (ReadException e) {
+            throw Removed.by(e) ? Compaction.removed(spec.table(), WriteStep.VALIDATE, e) : e;
+        } catch (IOException e) {
+            throw new ReadException(spec.table(), "Cannot compact " + spec.table() + " (step: validate): " + e.getMessage()
+                    + ". Nothing was changed; fix the cause and rerun.", e);
         }
     }
 

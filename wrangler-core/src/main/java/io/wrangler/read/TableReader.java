@@ -5,6 +5,7 @@ import io.wrangler.catalog.TableLayout;
 import io.wrangler.encoding.Codecs;
 import io.wrangler.hive.HiveTypes;
 import io.wrangler.hive.HivePaths;
+import io.wrangler.storage.Removed;
 import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -939,6 +940,11 @@ public final class TableReader extends ArrowReader {
     private ReadException failed(TableFiles.DataFile f, Exception e) {
         if (e instanceof ReadException r) {
             return r;
+        }
+        if (Removed.by(e)) {
+            return new ReadException(table, "Cannot read " + table + ": the table changed while it was read: " + uri(f) + ", listed "
+                    + "by this read, was removed by another write (an overwrite, a keyed rerun or a compaction) before it was read ("
+                    + e + "). A read changes nothing: read again, and it reads the table as it is now.", e);
         }
         return new ReadException(table, "Cannot read " + table + ": reading " + uri(f) + " failed: " + e
                 + ". A read changes nothing: fix the cause and read again.", e);

@@ -227,6 +227,12 @@ public final class S3Store {
         return out;
     }
 
+    /** One page of the listing of {@code prefix} ({@code delimiter} null for none), from {@code token} (null: the first). */
+    public ListObjectsV2Response listPage(String prefix, String delimiter, String token) {
+        return client.listObjectsV2(options.apply(ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).delimiter(delimiter)
+                .continuationToken(token)).build());
+    }
+
     /** Every object whose key starts with {@code prefix}, page by page (1,000 keys a page). */
     public List<S3Object> list(String prefix) {
         List<S3Object> out = new ArrayList<>();

@@ -95,4 +95,22 @@ class CatalogCastsTest {
                         org.assertj.core.groups.Tuple.tuple("n", "bigint"));
         assertThat(Lake.query(bucket, "facts/", "SELECT k, n FROM t")).containsExactly(List.of("x", 1L << 40));
     }
+
+    record Priced(String k, BigDecimal price) {
+    }
+
+    @Test
+    void aDecimalOfAnotherScaleIsRefusedNamingTheRecordAnnotation() {
+        AwswranglerTables.create(glue, db, "facts", table, List.of(col("k", "string"), col("price", "decimal(38,2)")), List.of());
+        Map<String, byte[]> before = Lake.snapshot(bucket);
+
+        assertThatThrownBy(() -> S3Parquet.write(List.of(new Priced("x", new BigDecimal("2.125")))).catalog(GlueCatalog.of(glue).table(db, "facts"))
+                .s3(Lake.s3().client()).to(table))
+                .isInstanceOf(InvalidWriteException.class)
+                .hasMessage("Cannot write " + table + " (step: validate): the column 'price' is decimal(38,2) in glue:" + db + ".facts but "
+                        + "decimal(38,3) in this write, which does not widen to decimal(38,2) without losing values. Cast it to decimal(38,2) "
+                        + "before writing (for a record's BigDecimal component: annotate it @Decimal(precision = 38, scale = 2)), or "
+                        + "OVERWRITE the table to redefine it.");
+        assertThat(Lake.snapshot(bucket)).containsExactlyInAnyOrderEntriesOf(before);
+    }
 }

@@ -1,0 +1,33 @@
+package io.wrangler.storage;
+
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * Removed tells a file that another write removed from a failure to read it: a GET or HEAD of an object listed moments
+ * before answered 404 ({@code NoSuchKey}; not {@code NoSuchBucket}). Every reader of a listed file (a read, a compaction's
+ * plan and input, a dry run, a keyed rerun's rewrite) asks it, so that this one race has one meaning everywhere: the
+ * table changed under the operation, nothing it would change was changed, and a rerun sees the table as it is now.
+ */
+public final class Removed {
+    private Removed() {
+    }
+
+    /** Whether {@code t} or one of its causes is S3's answer that a key is not there. */
+    public static boolean by(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof NoSuchKeyException) {
+                return true;
+            }
+            if (c instanceof S3Exception s && s.statusCode() == 404 && !(c instanceof NoSuchBucketException)
+                    && !(s.awsErrorDetails() != null && "NoSuchBucket".equals(s.awsErrorDetails().errorCode()))) {
+                return true;
+            }
+            if (c.getCause() == c) {
+                break;
+            }
+        }
+        return false;
+    }
+}
