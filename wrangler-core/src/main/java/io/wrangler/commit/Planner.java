@@ -57,6 +57,13 @@ final class Planner {
     private final S3Location location;
     private final String table;
     private final TimestampPolicy timestamps;
+    /**
+     * What {@link #casts} found of the table it writes into, checked only once the input itself has been checked
+     * ({@link #checkTable}): a refusal of the input's own columns or values comes first, and says more.
+     */
+    private TableShape shape;
+    private Schema shapeSchema;
+    private InvalidWriteException tableRefusal;
 
     Planner(WriteSpec spec, S3Location location) {
         this.spec = spec;
@@ -139,11 +146,15 @@ final class Planner {
         WritePlan.Prepass pre = null;
         if (source.replayable()) {
             pre = prepass(source, columns, validator, partitioner, buckets);
+            checkTable();
             if (pre.rows() == 0) {
                 return new WritePlan(spec, location, schema, columns, writeId, keyId, settings, folders, partitioner, buckets, validator,
                         pre, null, null);
             }
             source.rewind();
+        }
+        if (pre == null) {
+            checkTable();
         }
         CatalogCommit catalogCommit = prepareCatalog(columns);
         if (pre != null) {
@@ -385,9 +396,13 @@ final class Planner {
                             + "point, float16 to float, float to double, a decimal to a wider one of the same scale): cast the column "
                             + "before writing.");
                 }
-                throw invalid("the column '" + r.path + "' is " + r.to + " in " + typedBy + " but " + r.from
+                InvalidWriteException refused = invalid("the column '" + r.path + "' is " + r.to + " in " + typedBy + " but " + r.from
                         + " in this write, which does not widen to " + r.to + " without losing values",
                         "Cast it to " + r.to + " before writing" + recordFix(r.to) + ", or OVERWRITE the table to redefine it.");
+                if (spec.catalog() != null) {
+                    throw refused;
+                }
+                tableRefusal = tableRefusal == null ? refused : tableRefusal; // the table's own files: after the input's checks
             }
         }
         return targets.isEmpty() ? source : new CastingSource(source, targets);
@@ -426,8 +441,8 @@ final class Planner {
         if (shape == null) {
             return null;
         }
-        checkPartitions(shape);
-        checkTimestamps(shape, schema);
+        this.shape = shape;
+        this.shapeSchema = schema;
         types.putAll(shape.hiveTypes());
         return "the table's files (" + shape.file() + ")";
     }
@@ -497,6 +512,20 @@ final class Planner {
                             + "zone), or OVERWRITE the table to redefine it; nothing was written.");
                 }
             }
+        }
+    }
+
+    /**
+     * Refuses a write that would leave the table unreadable by its own files' layout and types ({@link #casts} found
+     * them): run after the input's own columns and values are checked, before anything is written.
+     */
+    private void checkTable() {
+        if (shape != null) {
+            checkPartitions(shape);
+            checkTimestamps(shape, shapeSchema);
+        }
+        if (tableRefusal != null) {
+            throw tableRefusal;
         }
     }
 
