@@ -103,8 +103,8 @@ final class CompactInput extends ArrowReader {
     }
 
     private TableReader reader(List<TableFiles.DataFile> files) {
-        return new TableReader(allocator, null, client, options, table, new TableFiles.Listing(partitionColumns, files), partitionTypes,
-                null, batchRows);
+        return new TableReader(allocator, null, new TableReader.Source(client, options, table,
+                new TableFiles.Listing(partitionColumns, files), partitionTypes), null, batchRows);
     }
 
     /** A reader of chosen files, its schema made from their footers read before (no footer fetched for it). */

@@ -5,10 +5,9 @@ import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.KeyedFiles;
 import io.wrangler.encoding.KeyRuns;
-import io.wrangler.input.HiveTypes;
 import io.wrangler.read.FileFooters;
 import io.wrangler.read.TableFiles;
-import io.wrangler.read.TableReader;
+import io.wrangler.read.TableSchema;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
@@ -108,14 +107,8 @@ final class CompactionPlan {
                 }
                 return store;
             });
-            Map<String, Field> catalogColumns = TableReader.dataColumns(layout);
-            for (String c : layout.partitionColumns()) {
-                try {
-                    partitionTypes.put(c, HiveTypes.parse(c, layout.types().get(c)));
-                } catch (RuntimeException unknown) {
-                    // inferred as text
-                }
-            }
+            Map<String, Field> catalogColumns = TableSchema.dataColumns(layout);
+            partitionTypes.putAll(TableSchema.partitionTypes(layout));
             return new Listed(listing, layout, catalogColumns, partitionTypes);
         } catch (SdkException e) {
             throw new ReadException(table, "Cannot compact " + table + ": listing the table failed: " + e.getMessage()

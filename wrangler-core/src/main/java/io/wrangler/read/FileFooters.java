@@ -148,7 +148,7 @@ public final class FileFooters {
             } else {
                 // anything else parquet-java reads as it does when the file is decoded, with its own errors
                 try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, null, tail),
-                        TableReader.readOptions())) {
+                        ParquetOptions.readOptions())) {
                     meta = r.getFooter().getFileMetaData();
                     rows = r.getRecordCount();
                     for (BlockMetaData b : r.getFooter().getBlocks()) {

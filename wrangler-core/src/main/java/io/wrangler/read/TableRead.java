@@ -7,7 +7,6 @@ import io.wrangler.ReadException;
 import io.wrangler.RetryPolicy;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableLayout;
-import io.wrangler.input.HiveTypes;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
@@ -135,15 +134,8 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
                 }
                 listing = new TableFiles(store, location).list(layout, filter,
                         b -> stores.computeIfAbsent(b, k -> new S3Store(client, k, options)));
-                catalogColumns = TableReader.dataColumns(layout);
-                for (String c : layout.partitionColumns()) {
-                    String hive = layout.types().get(c);
-                    try {
-                        partitionTypes.put(c, HiveTypes.parse(c, hive));
-                    } catch (IllegalArgumentException unknown) {
-                        // a type wrangler does not write (varchar(10)): inferred from the values instead
-                    }
-                }
+                catalogColumns = TableSchema.dataColumns(layout);
+                partitionTypes.putAll(TableSchema.partitionTypes(layout));
             } else {
                 listing = new TableFiles(store, location).list(filter);
             }
@@ -159,8 +151,8 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
         }
         BufferAllocator owned = allocator == null ? new RootAllocator() : null;
         if (records != null) {
-            try (TableReader all = new TableReader(allocator != null ? allocator : owned, null, client, options, table, listing,
-                    partitionTypes, columns, batchRows)) {
+            try (TableReader all = new TableReader(allocator != null ? allocator : owned, null,
+                    new TableReader.Source(client, options, table, listing, partitionTypes), columns, batchRows)) {
                 if (catalogColumns != null) {
                     all.catalogColumns(catalogColumns);
                 }
@@ -172,8 +164,8 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
                 throw e instanceof IOException io ? new ReadException(table, "Cannot read " + table + ": " + io, io) : (RuntimeException) e;
             }
         }
-        TableReader reader = new TableReader(allocator != null ? allocator : owned, owned, client, options, table, listing,
-                partitionTypes, columns, batchRows).threads(READ_THREADS);
+        TableReader reader = new TableReader(allocator != null ? allocator : owned, owned,
+                new TableReader.Source(client, options, table, listing, partitionTypes), columns, batchRows).threads(READ_THREADS);
         if (catalogColumns != null) {
             reader.catalogColumns(catalogColumns);
         }
