@@ -223,7 +223,7 @@ final class FileDecoder {
                 // Decided per column chunk: the next row group's chunk of the column may take the other path.
                 ColumnDescriptor column = columns.get(i);
                 ColumnChunkMetaData chunk = RowGroupPages.chunk(block, column);
-                DirectColumn.Kind kind = setup.directPages() && chunk != null ? DirectColumn.kind(column, flatVectors[i], chunk) : null;
+                DirectKind kind = setup.directPages() && chunk != null ? DirectKind.of(column, flatVectors[i], chunk) : null;
                 if (kind != null) {
                     flat[i] = null;
                     direct[i] = new DirectColumn(kind, column, pages.recyclingPageReader(column), flatVectors[i]);
