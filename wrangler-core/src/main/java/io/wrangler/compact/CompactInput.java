@@ -9,6 +9,7 @@ import io.wrangler.encoding.KeyRuns;
 import io.wrangler.read.FileFooters;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
+import io.wrangler.read.TableSchema;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import java.io.IOException;
@@ -278,7 +279,7 @@ final class CompactInput extends ArrowReader {
         List<FieldVector> from = new ArrayList<>();
         for (Field f : read.getFields()) {
             FieldVector v = vector(in, f.getName());
-            if (v != null && !new Field(f.getName(), v.getField().getFieldType(), v.getField().getChildren()).equals(f)) {
+            if (v != null && !TableSchema.covers(f, v.getField())) {
                 throw new IOException("the column '" + f.getName() + "' of " + file.key() + " is " + v.getField() + ", not " + f
                         + " as when the compaction began");
             }

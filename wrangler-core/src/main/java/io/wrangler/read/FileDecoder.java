@@ -122,7 +122,7 @@ final class FileDecoder {
                 continue; // nulls
             }
             Field has = TableSchema.field(table, t, file);
-            if (!TableSchema.rename(has, want.getName()).equals(want)) {
+            if (!TableSchema.covers(want, has)) {
                 // the schema was made from this file's footer: it changed since
                 throw new ReadException(table, "Cannot read " + table + ": the column '" + want.getName() + "' is "
                         + TableSchema.describe(has) + " in " + ReadErrors.uri(file) + ", not " + TableSchema.describe(want)

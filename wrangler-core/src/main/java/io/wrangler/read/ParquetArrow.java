@@ -59,6 +59,12 @@ final class ParquetArrow {
         }
     }
 
+    /**
+     * The name of a list's element field, whatever the file calls it ({@code element}, pyarrow's older {@code item},
+     * {@code array}): Parquet's LIST spec names it {@code element}, and wrangler writes that name.
+     */
+    static final String ELEMENT = "element";
+
     static Field field(Type t) {
         return field(t, t.getName(), true);
     }
@@ -73,7 +79,7 @@ final class ParquetArrow {
                 && g.getType(0).isRepetition(Type.Repetition.REPEATED) && g.getType(0).asGroupType().getFieldCount() == 1) {
             Type element = g.getType(0).asGroupType().getType(0);
             return new Field(name, new FieldType(nullable, ArrowType.List.INSTANCE, null),
-                    List.of(field(element, element.getName(), !element.isRepetition(Type.Repetition.REQUIRED))));
+                    List.of(field(element, ELEMENT, !element.isRepetition(Type.Repetition.REQUIRED))));
         }
         if (ann instanceof LogicalTypeAnnotation.MapLogicalTypeAnnotation && g.getFieldCount() == 1 && !g.getType(0).isPrimitive()
                 && g.getType(0).asGroupType().getFieldCount() == 2) {

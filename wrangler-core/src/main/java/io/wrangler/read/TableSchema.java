@@ -21,7 +21,11 @@ import org.apache.parquet.schema.Type;
  * A table's schema as every operation sees it: the union by name of its files' columns (matched case-insensitively, as
  * Hive, Glue and Athena match them), the catalog's columns, and when two files' types of one column are one type.
  *
- * <p>Reads and compaction take the table's schema, its catalog's columns and their partition columns' types from here.
+ * <p>Two files agree on a column when its type is the same in both, structurally: the names Parquet and Arrow give the
+ * fields inside lists and maps ({@code element}, {@code item}, {@code $data$}, {@code entries}, {@code key_value}) do
+ * not count, and neither does nullability, at any depth; the table's column is nullable wherever one file's is
+ * ({@link #merge}). A struct's fields are matched by name and order. Reads and compaction take the table's schema, its
+ * catalog's columns and their partition columns' types from here, and compare types with this one comparison.
  */
 public final class TableSchema {
     private final String table;
@@ -96,9 +100,45 @@ public final class TableSchema {
     }
 
     /**
+     * The one type of {@code a} and {@code b} when they are one type structurally (names inside lists and maps and
+     * nullability not counted): {@code a}'s names, nullable wherever either is; null when they are not one type.
+     */
+    public static Field merge(Field a, Field b) {
+        if (!a.getType().equals(b.getType()) || a.getChildren().size() != b.getChildren().size()) {
+            return null;
+        }
+        boolean struct = a.getType() instanceof ArrowType.Struct;
+        List<Field> children = new ArrayList<>(a.getChildren().size());
+        for (int i = 0; i < a.getChildren().size(); i++) {
+            Field ca = a.getChildren().get(i);
+            Field cb = b.getChildren().get(i);
+            Field m = struct && !ca.getName().equals(cb.getName()) ? null : merge(ca, cb);
+            if (m == null) {
+                return null;
+            }
+            children.add(m);
+        }
+        boolean nullable = a.isNullable() || b.isNullable();
+        if (nullable == a.isNullable() && children.equals(a.getChildren())) {
+            return a;
+        }
+        return new Field(a.getName(), new FieldType(nullable, a.getType(), a.getDictionary(), a.getMetadata()), children);
+    }
+
+    /**
+     * Whether a column of the table typed {@code table} holds the values of {@code file}'s column: one type
+     * structurally, and {@code table} nullable wherever {@code file} is (names not counted).
+     */
+    public static boolean covers(Field table, Field file) {
+        Field m = merge(table, file);
+        return m != null && m.equals(table);
+    }
+
+    /**
      * The read's data columns: the union by name of the files' columns, matched case-insensitively (as Hive, Glue and
      * Athena match them), in order of first appearance and spelled as the first file that has them spells them; or,
-     * with catalog columns, the catalog's columns first. A column of two types, or two columns of one file that differ only by case, are refused.
+     * with catalog columns, the catalog's columns first. A column whose types in two files are not one type
+     * ({@link #merge}: nullable where one file's is), or two columns of one file that differ only by case, are refused.
      *
      * @param schemas the files' schemas, one per file in file order
      */
@@ -132,11 +172,13 @@ public final class TableSchema {
                     typedBy.put(key, file);
                     continue;
                 }
-                if (!rename(has, want.getName()).equals(want)) {
+                Field merged = merge(want, has);
+                if (merged == null) {
                     throw new ReadException(table, "Cannot read " + table + ": the column '" + want.getName() + "' is " + describe(want)
                             + " in " + ReadErrors.uri(typedBy.get(key)) + " but " + describe(has) + " in " + ReadErrors.uri(file)
                             + ". Rewrite one of them with the other's type.", null);
                 }
+                data.set(where, merged);
             }
         }
         return inOrder(data, at, catalogTypes);
