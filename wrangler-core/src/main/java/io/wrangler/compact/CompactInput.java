@@ -302,28 +302,34 @@ final class CompactInput extends ArrowReader {
             }
             out.setRowCount(n);
         } else {
-            long first = ordinal;
-            passed.add(in, i -> keep.get((int) (first + i)));
-            out.allocateNew();
-            int k = 0;
-            for (int i = 0; i < n; i++) {
-                if (keep.get((int) (ordinal + i))) {
-                    for (int c = 0; c < from.size(); c++) {
-                        if (from.get(c) != null) {
-                            out.getVector(c).copyFromSafe(i, k, from.get(c));
-                        }
-                    }
-                    if (keys != null) {
-                        keyed.pass(out, k, keys[i]);
-                    }
-                    k++;
-                }
-            }
-            ordinal += n;
-            dropped += n - k;
-            out.setRowCount(k);
+            passKept(in, out, from, keys);
         }
         return true;
+    }
+
+    /** Passes on the rows of {@code in} that dedup keeps ({@link #keep}), with their keys when the table is keyed. */
+    private void passKept(VectorSchemaRoot in, VectorSchemaRoot out, List<FieldVector> from, String[] keys) {
+        int n = in.getRowCount();
+        long first = ordinal;
+        passed.add(in, i -> keep.get((int) (first + i)));
+        out.allocateNew();
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            if (keep.get((int) (ordinal + i))) {
+                for (int c = 0; c < from.size(); c++) {
+                    if (from.get(c) != null) {
+                        out.getVector(c).copyFromSafe(i, k, from.get(c));
+                    }
+                }
+                if (keys != null) {
+                    keyed.pass(out, k, keys[i]);
+                }
+                k++;
+            }
+        }
+        ordinal += n;
+        dropped += n - k;
+        out.setRowCount(k);
     }
 
     /** The vector of {@code root} that holds the column {@code name}, matched case-insensitively; null if none. */
