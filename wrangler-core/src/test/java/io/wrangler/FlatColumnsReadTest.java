@@ -128,7 +128,8 @@ class FlatColumnsReadTest {
         S3Location at = S3Location.parse(table, null, "read");
         TableFiles.Listing listing = new TableFiles(new S3Store(TestLake.memory().client(), at.bucket(), RequestOptions.defaults()), at)
                 .list(PartitionFilter.all());
-        return new TableReader(allocator, null, TestLake.memory().client(), RequestOptions.defaults(), at.uri(), listing, Map.of(), columns, 4096)
+        return new TableReader(allocator, null, new TableReader.Source(TestLake.memory().client(), RequestOptions.defaults(), at.uri(), listing,
+                Map.of()), columns, 4096)
                 .readBudget(budget, window);
     }
 

@@ -97,9 +97,9 @@ final class KeyedRewrite {
         Instant committed = footer.committed() != null ? footer.committed() : m.modified();
         ExecutorService encoders = Pools.pool(1);
         try (BufferAllocator allocator = new RootAllocator();
-             TableReader reader = new TableReader(allocator, null, spec.s3(), spec.options(), location.uri(), new TableFiles.Listing(
-                     List.of(), List.of(new TableFiles.DataFile(location.bucket(), m.key(), m.size(), m.folder(), List.of()))),
-                     Map.of(), null, 65_536)) {
+             TableReader reader = new TableReader(allocator, null, new TableReader.Source(spec.s3(), spec.options(), location.uri(),
+                     new TableFiles.Listing(List.of(), List.of(new TableFiles.DataFile(location.bucket(), m.key(), m.size(), m.folder(),
+                     List.of()))), Map.of()), null, 65_536)) {
             List<Field> data = reader.schema().getFields();
             List<Field> all = new ArrayList<>(data);
             all.add(new Field(KeyRuns.COLUMN, FieldType.nullable(ArrowType.Utf8.INSTANCE), null));

@@ -113,8 +113,8 @@ record TableShape(List<String> partitionColumns, Map<String, Field> columns, Str
         columns.forEach(c -> texts.put(c, new Field(c, FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
         Map<String, Field> data = new LinkedHashMap<>();
         try (BufferAllocator allocator = new RootAllocator();
-             TableReader reader = new TableReader(allocator, null, store.client(), store.options(), location.uri(),
-                     new TableFiles.Listing(columns, List.of(file)), texts, null, 1)) {
+             TableReader reader = new TableReader(allocator, null, new TableReader.Source(store.client(), store.options(), location.uri(),
+                     new TableFiles.Listing(columns, List.of(file)), texts), null, 1)) {
             List<Field> fields = reader.schema().getFields();
             for (Field f : fields.subList(0, fields.size() - columns.size())) {
                 data.put(f.getName().toLowerCase(Locale.ROOT), f);

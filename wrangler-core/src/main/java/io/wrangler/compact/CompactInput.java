@@ -10,6 +10,7 @@ import io.wrangler.encoding.KeyRuns;
 import io.wrangler.read.FileFooters;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
+import io.wrangler.read.TableSchema;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import java.io.IOException;
@@ -104,8 +105,8 @@ final class CompactInput extends ArrowReader {
     }
 
     private TableReader reader(List<TableFiles.DataFile> files) {
-        return new TableReader(allocator, null, client, options, table, new TableFiles.Listing(partitionColumns, files), partitionTypes,
-                null, batchRows);
+        return new TableReader(allocator, null, new TableReader.Source(client, options, table,
+                new TableFiles.Listing(partitionColumns, files), partitionTypes), null, batchRows);
     }
 
     /** A reader of chosen files, its schema made from their footers read before (no footer fetched for it). */
@@ -287,7 +288,7 @@ final class CompactInput extends ArrowReader {
         List<FieldVector> from = new ArrayList<>();
         for (Field f : read.getFields()) {
             FieldVector v = vector(in, f.getName());
-            if (v != null && !new Field(f.getName(), v.getField().getFieldType(), v.getField().getChildren()).equals(f)) {
+            if (v != null && !TableSchema.covers(f, v.getField())) {
                 throw new IOException("the column '" + f.getName() + "' of " + file.key() + " is " + v.getField() + ", not " + f
                         + " as when the compaction began");
             }
@@ -310,28 +311,34 @@ final class CompactInput extends ArrowReader {
             }
             out.setRowCount(n);
         } else {
-            long first = ordinal;
-            passed.add(in, i -> keep.get((int) (first + i)));
-            out.allocateNew();
-            int k = 0;
-            for (int i = 0; i < n; i++) {
-                if (keep.get((int) (ordinal + i))) {
-                    for (int c = 0; c < from.size(); c++) {
-                        if (from.get(c) != null) {
-                            out.getVector(c).copyFromSafe(i, k, from.get(c));
-                        }
-                    }
-                    if (keys != null) {
-                        keyed.pass(out, k, keys[i]);
-                    }
-                    k++;
-                }
-            }
-            ordinal += n;
-            dropped += n - k;
-            out.setRowCount(k);
+            passKept(in, out, from, keys);
         }
         return true;
+    }
+
+    /** Passes on the rows of {@code in} that dedup keeps ({@link #keep}), with their keys when the table is keyed. */
+    private void passKept(VectorSchemaRoot in, VectorSchemaRoot out, List<FieldVector> from, String[] keys) {
+        int n = in.getRowCount();
+        long first = ordinal;
+        passed.add(in, i -> keep.get((int) (first + i)));
+        out.allocateNew();
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            if (keep.get((int) (ordinal + i))) {
+                for (int c = 0; c < from.size(); c++) {
+                    if (from.get(c) != null) {
+                        out.getVector(c).copyFromSafe(i, k, from.get(c));
+                    }
+                }
+                if (keys != null) {
+                    keyed.pass(out, k, keys[i]);
+                }
+                k++;
+            }
+        }
+        ordinal += n;
+        dropped += n - k;
+        out.setRowCount(k);
     }
 
     /** The vector of {@code root} that holds the column {@code name}, matched case-insensitively; null if none. */

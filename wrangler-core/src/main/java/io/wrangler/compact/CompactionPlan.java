@@ -10,6 +10,7 @@ import io.wrangler.hive.HiveTypes;
 import io.wrangler.read.FileFooters;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
+import io.wrangler.read.TableSchema;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.Removed;
 import io.wrangler.storage.S3Store;
@@ -116,14 +117,8 @@ final class CompactionPlan {
                 }
                 return store;
             });
-            Map<String, Field> catalogColumns = TableReader.dataColumns(layout);
-            for (String c : layout.partitionColumns()) {
-                try {
-                    partitionTypes.put(c, HiveTypes.parse(c, layout.types().get(c)));
-                } catch (RuntimeException unknown) {
-                    // inferred as text
-                }
-            }
+            Map<String, Field> catalogColumns = TableSchema.dataColumns(layout);
+            partitionTypes.putAll(TableSchema.partitionTypes(layout));
             return new Listed(listing, layout, catalogColumns, partitionTypes);
         } catch (SdkException e) {
             throw new ReadException(table, "Cannot compact " + table + ": listing the table failed: " + e.getMessage()
@@ -192,8 +187,8 @@ final class CompactionPlan {
 
     private Schema schemaOf(CompactionSpec spec, List<TableFiles.DataFile> files) {
         try (BufferAllocator allocator = new RootAllocator();
-             TableReader reader = new TableReader(allocator, null, spec.s3(), spec.requests(), spec.table(),
-                     new TableFiles.Listing(partitionColumns, files), partitionTypes, null, 1)) {
+             TableReader reader = new TableReader(allocator, null, new TableReader.Source(spec.s3(), spec.requests(), spec.table(),
+                     new TableFiles.Listing(partitionColumns, files), partitionTypes), null, 1)) {
             if (catalogColumns != null) {
                 reader.catalogColumns(catalogColumns);
             }

@@ -5,28 +5,10 @@ import java.lang.invoke.VarHandle;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Arrays;
-import java.util.EnumSet;
-import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.Float4Vector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.SmallIntVector;
-import org.apache.arrow.vector.TimeStampVector;
-import org.apache.arrow.vector.TinyIntVector;
-import org.apache.arrow.vector.UInt1Vector;
-import org.apache.arrow.vector.UInt2Vector;
-import org.apache.arrow.vector.UInt4Vector;
-import org.apache.arrow.vector.UInt8Vector;
-import org.apache.arrow.vector.VarBinaryVector;
-import org.apache.arrow.vector.VarCharVector;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
@@ -35,10 +17,7 @@ import org.apache.parquet.column.page.DataPageV1;
 import org.apache.parquet.column.page.DataPageV2;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReader;
-import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.io.ParquetDecodingException;
-import org.apache.parquet.schema.LogicalTypeAnnotation;
-import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
  * A DirectColumn decodes the data pages of one flat column chunk (a primitive, not repeated, column of one row group)
@@ -46,7 +25,7 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * fixed-width values copied in bulk for each run of non-null slots, byte arrays into the offsets and data buffers,
  * dictionary ids gathered from the chunk's dictionary decoded once.
  *
- * <p>It takes only chunks whose encodings it knows ({@link #kind}): PLAIN, PLAIN_DICTIONARY/RLE_DICTIONARY values
+ * <p>It takes only chunks whose encodings it knows ({@link DirectKind#of}): PLAIN, PLAIN_DICTIONARY/RLE_DICTIONARY values
  * (RLE values for booleans), RLE or BIT_PACKED levels, data pages V1 and V2, and the types whose Arrow layout is the
  * Parquet value's (or a narrowing of an INT32). It gives exactly the values of the converter path
  * ({@link ParquetArrow#converter}). State is kept across batches: a batch may end inside a page and a page inside a
@@ -60,21 +39,6 @@ final class DirectColumn {
     private static final int SLACK = 16;
     private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    /** How a Parquet value lands in the vector. */
-    enum Kind {
-        /** A 4-byte value copied as is: int32, uint32, date32, float. */
-        FIXED4,
-        /** An 8-byte value copied as is: int64, uint64, timestamps, double. */
-        FIXED8,
-        /** An INT32 kept in its low byte: int8, uint8. */
-        BYTE,
-        /** An INT32 kept in its low two bytes: int16, uint16. */
-        SHORT,
-        BOOLEAN,
-        /** A BYTE_ARRAY into a variable-width vector: utf8, binary. */
-        BINARY
-    }
-
     /** What pages a column's chunks had, for tests: bits of a mask. */
     static final int V1 = 1;
     static final int V2 = 2;
@@ -84,51 +48,7 @@ final class DirectColumn {
     /** A chunk whose pages were both dictionary ids and plain values (parquet-java's fallback once a dictionary is full). */
     static final int MIXED = 16;
 
-    private static final Set<Encoding> KNOWN = EnumSet.of(Encoding.PLAIN, Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY,
-            Encoding.RLE, Encoding.BIT_PACKED);
-
-    /**
-     * How the chunk of {@code column} goes into {@code v} directly, or null when it must go through the converters:
-     * an encoding not listed above, a type not listed above (decimals, INT96, fixed-length byte arrays), or a column
-     * that is not flat.
-     */
-    static Kind kind(ColumnDescriptor column, FieldVector v, ColumnChunkMetaData chunk) {
-        if (column.getMaxRepetitionLevel() != 0 || column.getMaxDefinitionLevel() > 1 || !KNOWN.containsAll(chunk.getEncodings())) {
-            return null;
-        }
-        LogicalTypeAnnotation ann = column.getPrimitiveType().getLogicalTypeAnnotation();
-        if (ann instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation) {
-            return null;
-        }
-        PrimitiveTypeName p = column.getPrimitiveType().getPrimitiveTypeName();
-        switch (p) {
-            case INT32:
-                if (v instanceof IntVector || v instanceof DateDayVector || v instanceof UInt4Vector) {
-                    return Kind.FIXED4;
-                }
-                if (v instanceof TinyIntVector || v instanceof UInt1Vector) {
-                    return Kind.BYTE;
-                }
-                if (v instanceof SmallIntVector || v instanceof UInt2Vector) {
-                    return Kind.SHORT;
-                }
-                return null;
-            case INT64:
-                return v instanceof BigIntVector || v instanceof TimeStampVector || v instanceof UInt8Vector ? Kind.FIXED8 : null;
-            case FLOAT:
-                return v instanceof Float4Vector ? Kind.FIXED4 : null;
-            case DOUBLE:
-                return v instanceof Float8Vector ? Kind.FIXED8 : null;
-            case BOOLEAN:
-                return v instanceof BitVector ? Kind.BOOLEAN : null;
-            case BINARY:
-                return v instanceof VarCharVector || v instanceof VarBinaryVector ? Kind.BINARY : null;
-            default:
-                return null;
-        }
-    }
-
-    private final Kind kind;
+    private final DirectKind kind;
     private final PageReader pages;
     private final FieldVector vector;
     private final String name;
@@ -169,7 +89,7 @@ final class DirectColumn {
     /** The first slot whose end offset is not written yet. */
     private int offsetsDone;
 
-    DirectColumn(Kind kind, ColumnDescriptor column, PageReader pages, FieldVector vector) {
+    DirectColumn(DirectKind kind, ColumnDescriptor column, PageReader pages, FieldVector vector) {
         this.kind = kind;
         this.pages = pages;
         this.vector = vector;
@@ -262,58 +182,66 @@ final class DirectColumn {
             throw new ParquetDecodingException("the column chunk of " + name + " ends before the rows of its row group");
         }
         pageLeft = p.getValueCount();
-        Encoding values;
-        Slice s;
-        if (p instanceof DataPageV1 v1) {
-            seen |= V1;
-            s = slice(v1.getBytes());
-            int at = s.from;
-            levels = null;
-            if (nullable) {
-                if (v1.getDlEncoding() == Encoding.RLE) {
-                    need(s, at, 4);
-                    int len = intAt(s.bytes, at);
-                    need(s, at + 4, len);
-                    levels = new Hybrid(s.bytes, at + 4, at + 4 + len, 1);
-                    at += 4 + len;
-                } else if (v1.getDlEncoding() == Encoding.BIT_PACKED) {
-                    int len = (pageLeft + 7) / 8;
-                    need(s, at, len);
-                    levels = Hybrid.legacy(s.bytes, at, at + len);
-                    at += len;
-                } else {
-                    throw new ParquetDecodingException("the definition levels of the column " + name + " are encoded "
-                            + v1.getDlEncoding() + ", not RLE or BIT_PACKED");
-                }
+        startValues(p instanceof DataPageV1 v1 ? startV1(v1) : startV2((DataPageV2) p));
+    }
+
+    /** Takes a data page V1: its definition levels, then its values from {@link #pos} to {@link #end}; their encoding. */
+    private Encoding startV1(DataPageV1 v1) {
+        seen |= V1;
+        Slice s = slice(v1.getBytes());
+        int at = s.from;
+        levels = null;
+        if (nullable) {
+            if (v1.getDlEncoding() == Encoding.RLE) {
+                need(s, at, 4);
+                int len = intAt(s.bytes, at);
+                need(s, at + 4, len);
+                levels = new Hybrid(s.bytes, at + 4, at + 4 + len, 1);
+                at += 4 + len;
+            } else if (v1.getDlEncoding() == Encoding.BIT_PACKED) {
+                int len = (pageLeft + 7) / 8;
+                need(s, at, len);
+                levels = Hybrid.legacy(s.bytes, at, at + len);
+                at += len;
+            } else {
+                throw new ParquetDecodingException("the definition levels of the column " + name + " are encoded "
+                        + v1.getDlEncoding() + ", not RLE or BIT_PACKED");
             }
-            values = v1.getValueEncoding();
-            page = s.bytes;
-            pos = at;
-            end = s.to;
-        } else {
-            DataPageV2 v2 = (DataPageV2) p;
-            seen |= V2;
-            levels = null;
-            if (nullable) {
-                Slice l = slice(v2.getDefinitionLevels());
-                levels = new Hybrid(l.bytes, l.from, l.to, 1);
-            }
-            if (v2.isCompressed()) {
-                throw new ParquetDecodingException("a data page V2 of the column " + name + " was handed over compressed");
-            }
-            s = slice(v2.getData());
-            values = v2.getDataEncoding();
-            page = s.bytes;
-            pos = s.from;
-            end = s.to;
         }
+        page = s.bytes;
+        pos = at;
+        end = s.to;
+        return v1.getValueEncoding();
+    }
+
+    /** Takes a data page V2: its definition levels, then its values from {@link #pos} to {@link #end}; their encoding. */
+    private Encoding startV2(DataPageV2 v2) {
+        seen |= V2;
+        levels = null;
+        if (nullable) {
+            Slice l = slice(v2.getDefinitionLevels());
+            levels = new Hybrid(l.bytes, l.from, l.to, 1);
+        }
+        if (v2.isCompressed()) {
+            throw new ParquetDecodingException("a data page V2 of the column " + name + " was handed over compressed");
+        }
+        Slice s = slice(v2.getData());
+        page = s.bytes;
+        pos = s.from;
+        end = s.to;
+        return v2.getDataEncoding();
+    }
+
+    /** Readies the page's values, from {@link #pos} to {@link #end}, encoded {@code values}. */
+    private void startValues(Encoding values) {
+        Slice s = new Slice(page, pos, end);
         ids = null;
         bit = 0;
         if (values == Encoding.PLAIN) {
             seen |= PLAIN;
         } else if (values == Encoding.PLAIN_DICTIONARY || values == Encoding.RLE_DICTIONARY) {
             seen |= DICTIONARY;
-            if (kind == Kind.BOOLEAN || (dictInts == null && dictLongs == null && dictStarts == null)) {
+            if (kind == DirectKind.BOOLEAN || (dictInts == null && dictLongs == null && dictStarts == null)) {
                 throw new ParquetDecodingException("a page of the column " + name + " holds dictionary ids but its chunk has no dictionary");
             }
             need(s, pos, 1);
@@ -322,7 +250,7 @@ final class DirectColumn {
                 throw new ParquetDecodingException("a page of the column " + name + " has dictionary ids of " + width + " bits");
             }
             ids = new Hybrid(page, pos + 1, end, width);
-        } else if (values == Encoding.RLE && kind == Kind.BOOLEAN) {
+        } else if (values == Encoding.RLE && kind == DirectKind.BOOLEAN) {
             seen |= PLAIN;
             need(s, pos, 4);
             int len = intAt(page, pos);
@@ -367,7 +295,7 @@ final class DirectColumn {
     }
 
     private void prepare(int n) {
-        if (kind == Kind.BINARY) {
+        if (kind == DirectKind.BINARY) {
             BaseVariableWidthVector v = (BaseVariableWidthVector) vector;
             while (v.getValueCapacity() < n) {
                 v.reallocValidityAndOffsetBuffers();
@@ -383,7 +311,7 @@ final class DirectColumn {
                 v.reAlloc();
             }
             data = v.getDataBuffer();
-            if (kind == Kind.BOOLEAN) {
+            if (kind == DirectKind.BOOLEAN) {
                 data.setZero(0, (n + 7) / 8);
             }
         }
@@ -392,7 +320,7 @@ final class DirectColumn {
     }
 
     private void finish(int n) {
-        if (kind == Kind.BINARY) {
+        if (kind == DirectKind.BINARY) {
             nullOffsets(n);
             ((BaseVariableWidthVector) vector).setLastSet(n - 1);
         }
@@ -409,7 +337,7 @@ final class DirectColumn {
     /** Decodes {@code len} values of the page into slots {@code at} to {@code at + len - 1}, all defined. */
     private void values(int at, int len) {
         setBits(validity, at, len);
-        if (ids != null && kind != Kind.BOOLEAN) {
+        if (ids != null && kind != DirectKind.BOOLEAN) {
             gather(at, len);
             return;
         }
@@ -650,159 +578,6 @@ final class DirectColumn {
         }
         while (i < stop) {
             setBit(buf, i++);
-        }
-    }
-
-    /**
-     * Parquet's RLE/bit-packed hybrid (levels, dictionary ids, RLE booleans): runs of one repeated value and groups of
-     * eight bit-packed values; or, for {@link #legacy} levels, the deprecated BIT_PACKED encoding (one bit a value, the
-     * first in the high bit).
-     */
-    static final class Hybrid {
-        private final byte[] b;
-        private int pos;
-        private final int end;
-        private final int width;
-        private final boolean legacy;
-        /** The value of the run {@link #run} returned last. */
-        int value;
-        private int repeatLeft;
-        private int packedLeft;
-        private final int[] group = new int[8];
-        private int groupPos = 8;
-        private long legacyBit;
-
-        Hybrid(byte[] b, int from, int to, int width) {
-            this(b, from, to, width, false);
-        }
-
-        private Hybrid(byte[] b, int from, int to, int width, boolean legacy) {
-            this.b = b;
-            this.pos = from;
-            this.end = to;
-            this.width = width;
-            this.legacy = legacy;
-        }
-
-        static Hybrid legacy(byte[] b, int from, int to) {
-            return new Hybrid(b, from, to, 1, true);
-        }
-
-        private void nextRun() {
-            do {
-                if (pos >= end) {
-                    throw new ParquetDecodingException("RLE/bit-packed values end before the page's values do");
-                }
-                int header = 0;
-                int shift = 0;
-                int x;
-                do {
-                    if (pos >= end || shift > 28) {
-                        throw new ParquetDecodingException("a malformed RLE/bit-packed run header");
-                    }
-                    x = b[pos++];
-                    header |= (x & 0x7F) << shift;
-                    shift += 7;
-                } while ((x & 0x80) != 0);
-                if ((header & 1) == 0) {
-                    repeatLeft = header >>> 1;
-                    int v = 0;
-                    for (int i = 0; i < (width + 7) / 8; i++) {
-                        v |= (pos < end ? b[pos] & 0xFF : 0) << (8 * i);
-                        pos++;
-                    }
-                    value = v;
-                } else {
-                    packedLeft = (header >>> 1) * 8;
-                    groupPos = 8;
-                }
-            } while (repeatLeft == 0 && packedLeft == 0);
-        }
-
-        /** Unpacks the next eight values, least significant bits first. */
-        private void unpack() {
-            long acc = 0;
-            int bits = 0;
-            long mask = (1L << width) - 1;
-            for (int j = 0; j < 8; j++) {
-                while (bits < width) {
-                    acc |= (long) (pos < end ? b[pos] & 0xFF : 0) << bits;
-                    pos++;
-                    bits += 8;
-                }
-                group[j] = (int) (acc & mask);
-                acc >>>= width;
-                bits -= width;
-            }
-            groupPos = 0;
-        }
-
-        /** The length (at most {@code max}) of the next run of equal values; its value in {@link #value}. */
-        int run(int max) {
-            if (legacy) {
-                int v = legacyAt(legacyBit);
-                int n = 1;
-                while (n < max && legacyAt(legacyBit + n) == v) {
-                    n++;
-                }
-                legacyBit += n;
-                value = v;
-                return n;
-            }
-            if (repeatLeft == 0 && packedLeft == 0) {
-                nextRun();
-            }
-            if (repeatLeft > 0) {
-                int n = Math.min(max, repeatLeft);
-                repeatLeft -= n;
-                return n;
-            }
-            if (groupPos == 8) {
-                unpack();
-            }
-            int v = group[groupPos++];
-            packedLeft--;
-            int n = 1;
-            while (n < max && groupPos < 8 && group[groupPos] == v) {
-                groupPos++;
-                packedLeft--;
-                n++;
-            }
-            value = v;
-            return n;
-        }
-
-        private int legacyAt(long i) {
-            int p = pos + (int) (i >> 3);
-            if (p >= end) {
-                throw new ParquetDecodingException("BIT_PACKED levels end before the page's values do");
-            }
-            return b[p] >> (7 - (i & 7)) & 1;
-        }
-
-        /** The next {@code len} values into {@code out}. */
-        void read(int[] out, int len) {
-            int i = 0;
-            while (i < len) {
-                if (repeatLeft == 0 && packedLeft == 0) {
-                    nextRun();
-                }
-                if (repeatLeft > 0) {
-                    int n = Math.min(len - i, repeatLeft);
-                    Arrays.fill(out, i, i + n, value);
-                    repeatLeft -= n;
-                    i += n;
-                } else {
-                    if (groupPos == 8) {
-                        unpack();
-                    }
-                    int n = Math.min(len - i, Math.min(8 - groupPos, packedLeft));
-                    System.arraycopy(group, groupPos, out, i, n);
-                    groupPos += n;
-                    packedLeft -= n;
-                    i += n;
-                }
-            }
         }
     }
 }

@@ -147,8 +147,8 @@ public final class FileFooters {
                 meta = new ParquetMetadataConverter().fromParquetMetadata(thrift).getFileMetaData();
             } else {
                 // anything else parquet-java reads as it does when the file is decoded, with its own errors
-                try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, null, tail),
-                        TableReader.readOptions())) {
+                try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, f, options, null, tail),
+                        ParquetOptions.readOptions())) {
                     meta = r.getFooter().getFileMetaData();
                     rows = r.getRecordCount();
                     for (BlockMetaData b : r.getFooter().getBlocks()) {

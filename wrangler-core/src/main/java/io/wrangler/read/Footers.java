@@ -33,7 +33,7 @@ public final class Footers {
 
     /** {@link #keyRuns}, with the file's timestamp encoding. */
     public static Keyed keyed(S3Client s3, RequestOptions options, String bucket, String key, long size) throws IOException {
-        try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, options), TableReader.readOptions())) {
+        try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, options), ParquetOptions.readOptions())) {
             return keyed(r.getFooter().getFileMetaData(), r.getRecordCount(), bucket, key);
         }
     }

@@ -59,6 +59,12 @@ final class ParquetArrow {
         }
     }
 
+    /**
+     * The name of a list's element field, whatever the file calls it ({@code element}, pyarrow's older {@code item},
+     * {@code array}): Parquet's LIST spec names it {@code element}, and wrangler writes that name.
+     */
+    static final String ELEMENT = "element";
+
     static Field field(Type t) {
         return field(t, t.getName(), true);
     }
@@ -73,7 +79,7 @@ final class ParquetArrow {
                 && g.getType(0).isRepetition(Type.Repetition.REPEATED) && g.getType(0).asGroupType().getFieldCount() == 1) {
             Type element = g.getType(0).asGroupType().getType(0);
             return new Field(name, new FieldType(nullable, ArrowType.List.INSTANCE, null),
-                    List.of(field(element, element.getName(), !element.isRepetition(Type.Repetition.REQUIRED))));
+                    List.of(field(element, ELEMENT, !element.isRepetition(Type.Repetition.REQUIRED))));
         }
         if (ann instanceof LogicalTypeAnnotation.MapLogicalTypeAnnotation && g.getFieldCount() == 1 && !g.getType(0).isPrimitive()
                 && g.getType(0).asGroupType().getFieldCount() == 2) {
@@ -95,6 +101,25 @@ final class ParquetArrow {
             children.add(field(c, c.getName(), !c.isRepetition(Type.Repetition.REQUIRED)));
         }
         return new Field(name, new FieldType(nullable, ArrowType.Struct.INSTANCE, null), children);
+    }
+
+    /** The Arrow type of an INT64 annotated {@code ann}, or null when wrangler does not read it. */
+    private static ArrowType int64Type(LogicalTypeAnnotation ann) {
+        if (ann instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation i) {
+            return new ArrowType.Int(64, i.isSigned());
+        }
+        if (ann instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ts) {
+            TimeUnit unit = switch (ts.getUnit()) {
+                case MILLIS -> TimeUnit.MILLISECOND;
+                case MICROS -> TimeUnit.MICROSECOND;
+                case NANOS -> TimeUnit.NANOSECOND;
+            };
+            return new ArrowType.Timestamp(unit, ts.isAdjustedToUTC() ? "UTC" : null);
+        }
+        if (ann == null) {
+            return new ArrowType.Int(64, true);
+        }
+        return null;
     }
 
     private static ArrowType arrowType(PrimitiveType p) {
@@ -121,19 +146,9 @@ final class ParquetArrow {
                 }
                 break;
             case INT64:
-                if (ann instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation i) {
-                    return new ArrowType.Int(64, i.isSigned());
-                }
-                if (ann instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ts) {
-                    TimeUnit unit = switch (ts.getUnit()) {
-                        case MILLIS -> TimeUnit.MILLISECOND;
-                        case MICROS -> TimeUnit.MICROSECOND;
-                        case NANOS -> TimeUnit.NANOSECOND;
-                    };
-                    return new ArrowType.Timestamp(unit, ts.isAdjustedToUTC() ? "UTC" : null);
-                }
-                if (ann == null) {
-                    return new ArrowType.Int(64, true);
+                ArrowType t = int64Type(ann);
+                if (t != null) {
+                    return t;
                 }
                 break;
             case INT96:
@@ -279,16 +294,7 @@ final class ParquetArrow {
             return decimal(p, v, at);
         }
         if (p.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT96) {
-            TimeStampVector ts = (TimeStampVector) v;
-            return new PrimitiveConverter() {
-                @Override
-                public void addBinary(Binary value) {
-                    ByteBuffer b = value.toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-                    long nanosOfDay = b.getLong();
-                    long julianDay = b.getInt() & 0xFFFFFFFFL;
-                    ts.setSafe(at.get(), (julianDay - 2_440_588L) * 86_400_000_000_000L + nanosOfDay);
-                }
-            };
+            return int96((TimeStampVector) v, at);
         }
         if (v instanceof BitVector b) {
             return new PrimitiveConverter() {
@@ -298,35 +304,9 @@ final class ParquetArrow {
                 }
             };
         }
-        if (v instanceof TinyIntVector x) {
-            return ints(i -> x.setSafe(at.get(), (byte) i));
-        }
-        if (v instanceof SmallIntVector x) {
-            return ints(i -> x.setSafe(at.get(), (short) i));
-        }
-        if (v instanceof IntVector x) {
-            return ints(i -> x.setSafe(at.get(), i));
-        }
-        if (v instanceof DateDayVector x) {
-            return ints(i -> x.setSafe(at.get(), i));
-        }
-        if (v instanceof UInt1Vector x) {
-            return ints(i -> x.setSafe(at.get(), (byte) i));
-        }
-        if (v instanceof UInt2Vector x) {
-            return ints(i -> x.setSafe(at.get(), (char) i));
-        }
-        if (v instanceof UInt4Vector x) {
-            return ints(i -> x.setSafe(at.get(), i));
-        }
-        if (v instanceof BigIntVector x) {
-            return longs(l -> x.setSafe(at.get(), l));
-        }
-        if (v instanceof UInt8Vector x) {
-            return longs(l -> x.setSafe(at.get(), l));
-        }
-        if (v instanceof TimeStampVector x) {
-            return longs(l -> x.setSafe(at.get(), l));
+        PrimitiveConverter integer = integers(v, at);
+        if (integer != null) {
+            return integer;
         }
         if (v instanceof Float4Vector x) {
             return new PrimitiveConverter() {
@@ -360,6 +340,54 @@ final class ParquetArrow {
             return binaries(b -> x.setSafe(at.get(), b.getBytes()));
         }
         throw new Unsupported("the column '" + p.getName() + "' reads into " + v.getClass().getSimpleName() + ", which wrangler cannot fill");
+    }
+
+    /** The converter of INT96 timestamps (Julian day, nanoseconds of the day) into nanoseconds since the epoch. */
+    private static PrimitiveConverter int96(TimeStampVector ts, Index at) {
+        return new PrimitiveConverter() {
+            @Override
+            public void addBinary(Binary value) {
+                ByteBuffer b = value.toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+                long nanosOfDay = b.getLong();
+                long julianDay = b.getInt() & 0xFFFFFFFFL;
+                ts.setSafe(at.get(), (julianDay - 2_440_588L) * 86_400_000_000_000L + nanosOfDay);
+            }
+        };
+    }
+
+    /** The converter into an integer, date or timestamp vector {@code v}, or null for another vector. */
+    private static PrimitiveConverter integers(FieldVector v, Index at) {
+        if (v instanceof TinyIntVector x) {
+            return ints(i -> x.setSafe(at.get(), (byte) i));
+        }
+        if (v instanceof SmallIntVector x) {
+            return ints(i -> x.setSafe(at.get(), (short) i));
+        }
+        if (v instanceof IntVector x) {
+            return ints(i -> x.setSafe(at.get(), i));
+        }
+        if (v instanceof DateDayVector x) {
+            return ints(i -> x.setSafe(at.get(), i));
+        }
+        if (v instanceof UInt1Vector x) {
+            return ints(i -> x.setSafe(at.get(), (byte) i));
+        }
+        if (v instanceof UInt2Vector x) {
+            return ints(i -> x.setSafe(at.get(), (char) i));
+        }
+        if (v instanceof UInt4Vector x) {
+            return ints(i -> x.setSafe(at.get(), i));
+        }
+        if (v instanceof BigIntVector x) {
+            return longs(l -> x.setSafe(at.get(), l));
+        }
+        if (v instanceof UInt8Vector x) {
+            return longs(l -> x.setSafe(at.get(), l));
+        }
+        if (v instanceof TimeStampVector x) {
+            return longs(l -> x.setSafe(at.get(), l));
+        }
+        return null;
     }
 
     private static PrimitiveConverter decimal(PrimitiveType p, FieldVector v, Index at) {

@@ -94,7 +94,7 @@ final class Prefetch implements AutoCloseable {
                 knownBytes += footer.length;
             }
         }
-        return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, null, footer);
+        return new S3InputFile(s3, f, options, null, footer);
     }
 
     /**
@@ -144,7 +144,7 @@ final class Prefetch implements AutoCloseable {
                 scheduled = i;
             }
         }
-        return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head, footer);
+        return new S3InputFile(s3, f, options, head, footer);
     }
 
     private CompletableFuture<byte[]> fetchAhead(int index, S3Client s3, RequestOptions options) {
@@ -156,7 +156,7 @@ final class Prefetch implements AutoCloseable {
                 return t;
             });
         }
-        S3InputFile in = new S3InputFile(s3, file.bucket(), file.key(), file.size(), options, null, known.get(index));
+        S3InputFile in = new S3InputFile(s3, file, options, null, known.get(index));
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return in.fetchHead();

@@ -271,31 +271,7 @@ public final class RecordRows<R extends Record> {
     /** Conversions of flat columns, or null. */
     private Conv leaf(Class<?> c, ArrowType a) {
         if (a instanceof ArrowType.Int i) {
-            int bits = i.getBitWidth();
-            boolean signed = i.getIsSigned();
-            // the least signed width that holds every value of the column
-            int need = signed ? bits : bits * 2;
-            boolean fits = c == Byte.class ? need <= 8 : c == Short.class ? need <= 16 : c == Integer.class ? need <= 32
-                    : c == Long.class ? need <= 64 : c == Float.class ? bits <= 16 : c == Double.class ? bits <= 32 : c == BigDecimal.class;
-            if (!fits) {
-                return null;
-            }
-            return v -> {
-                if (v instanceof UInt8Vector u) {
-                    return row -> u.isNull(row) ? null : new BigDecimal(u.getObjectNoOverflow(row));
-                }
-                Get longs = unsignedOrSigned(v);
-                return row -> {
-                    Object o = longs.get(row);
-                    if (o == null) {
-                        return null;
-                    }
-                    long l = (Long) o;
-                    return c == Byte.class ? (Object) (byte) l : c == Short.class ? (Object) (short) l : c == Integer.class ? (Object) (int) l
-                            : c == Long.class ? (Object) l : c == Float.class ? (Object) (float) l : c == Double.class ? (Object) (double) l
-                            : BigDecimal.valueOf(l);
-                };
-            };
+            return integer(c, i);
         }
         if (a instanceof ArrowType.FloatingPoint f) {
             boolean single = f.getPrecision() == FloatingPointPrecision.SINGLE;
@@ -331,25 +307,7 @@ public final class RecordRows<R extends Record> {
                     : v -> row -> v.isNull(row) ? null : LocalDate.ofEpochDay(Math.floorDiv(((DateMilliVector) v).get(row), 86_400_000L));
         }
         if (a instanceof ArrowType.Timestamp t) {
-            boolean zoned = t.getTimezone() != null;
-            if (zoned ? c != Instant.class : c != LocalDateTime.class) {
-                return null;
-            }
-            long perSecond = switch (t.getUnit()) {
-                case SECOND -> 1;
-                case MILLISECOND -> 1_000;
-                case MICROSECOND -> 1_000_000;
-                case NANOSECOND -> 1_000_000_000;
-            };
-            long nanosPer = 1_000_000_000L / perSecond;
-            return v -> row -> {
-                if (v.isNull(row)) {
-                    return null;
-                }
-                long x = ((TimeStampVector) v).get(row);
-                Instant i = Instant.ofEpochSecond(Math.floorDiv(x, perSecond), Math.floorMod(x, perSecond) * nanosPer);
-                return zoned ? i : LocalDateTime.ofInstant(i, ZoneOffset.UTC);
-            };
+            return timestamp(c, t);
         }
         if (a instanceof ArrowType.Binary) {
             return c == byte[].class ? v -> row -> v.isNull(row) ? null : ((VarBinaryVector) v).get(row) : null;
@@ -358,6 +316,58 @@ public final class RecordRows<R extends Record> {
             return c == byte[].class ? v -> row -> v.isNull(row) ? null : ((FixedSizeBinaryVector) v).get(row) : null;
         }
         return null;
+    }
+
+    /** Conversions of an integer column into {@code c}, or null when {@code c} cannot hold every value. */
+    private static Conv integer(Class<?> c, ArrowType.Int i) {
+        int bits = i.getBitWidth();
+        boolean signed = i.getIsSigned();
+        // the least signed width that holds every value of the column
+        int need = signed ? bits : bits * 2;
+        boolean fits = c == Byte.class ? need <= 8 : c == Short.class ? need <= 16 : c == Integer.class ? need <= 32
+                : c == Long.class ? need <= 64 : c == Float.class ? bits <= 16 : c == Double.class ? bits <= 32 : c == BigDecimal.class;
+        if (!fits) {
+            return null;
+        }
+        return v -> {
+            if (v instanceof UInt8Vector u) {
+                return row -> u.isNull(row) ? null : new BigDecimal(u.getObjectNoOverflow(row));
+            }
+            Get longs = unsignedOrSigned(v);
+            return row -> {
+                Object o = longs.get(row);
+                if (o == null) {
+                    return null;
+                }
+                long l = (Long) o;
+                return c == Byte.class ? (Object) (byte) l : c == Short.class ? (Object) (short) l : c == Integer.class ? (Object) (int) l
+                        : c == Long.class ? (Object) l : c == Float.class ? (Object) (float) l : c == Double.class ? (Object) (double) l
+                        : BigDecimal.valueOf(l);
+            };
+        };
+    }
+
+    /** Conversions of a timestamp column into {@code c} (Instant when zoned, LocalDateTime when not), or null. */
+    private static Conv timestamp(Class<?> c, ArrowType.Timestamp t) {
+        boolean zoned = t.getTimezone() != null;
+        if (zoned ? c != Instant.class : c != LocalDateTime.class) {
+            return null;
+        }
+        long perSecond = switch (t.getUnit()) {
+            case SECOND -> 1;
+            case MILLISECOND -> 1_000;
+            case MICROSECOND -> 1_000_000;
+            case NANOSECOND -> 1_000_000_000;
+        };
+        long nanosPer = 1_000_000_000L / perSecond;
+        return v -> row -> {
+            if (v.isNull(row)) {
+                return null;
+            }
+            long x = ((TimeStampVector) v).get(row);
+            Instant i = Instant.ofEpochSecond(Math.floorDiv(x, perSecond), Math.floorMod(x, perSecond) * nanosPer);
+            return zoned ? i : LocalDateTime.ofInstant(i, ZoneOffset.UTC);
+        };
     }
 
     /** Integers of any width and sign as longs (UInt8 excepted). */
@@ -404,84 +414,99 @@ public final class RecordRows<R extends Record> {
     private Conv nested(Type javaType, Class<?> c, Field field, String component, String column) {
         ArrowType a = field.getType();
         if (a instanceof ArrowType.List && c.isAssignableFrom(List.class) && javaType instanceof ParameterizedType p) {
-            Conv element = conv(p.getActualTypeArguments()[0], field.getChildren().get(0), component, column + ".element");
-            return v -> {
-                ListVector l = (ListVector) v;
-                Get e = element.bind(l.getDataVector());
-                return row -> {
-                    if (l.isNull(row)) {
-                        return null;
-                    }
-                    int end = l.getElementEndIndex(row);
-                    List<Object> out = new ArrayList<>(end - l.getElementStartIndex(row));
-                    for (int j = l.getElementStartIndex(row); j < end; j++) {
-                        out.add(e.get(j));
-                    }
-                    return Collections.unmodifiableList(out);
-                };
-            };
+            return list(p, field, component, column);
         }
         if (a instanceof ArrowType.Map && c.isAssignableFrom(Map.class) && javaType instanceof ParameterizedType p) {
-            Field entries = field.getChildren().get(0);
-            Conv key = conv(p.getActualTypeArguments()[0], entries.getChildren().get(0), component, column + ".key");
-            Conv value = conv(p.getActualTypeArguments()[1], entries.getChildren().get(1), component, column + ".value");
-            return v -> {
-                MapVector m = (MapVector) v;
-                StructVector kv = (StructVector) m.getDataVector();
-                Get k = key.bind(kv.getChildByOrdinal(0));
-                Get x = value.bind(kv.getChildByOrdinal(1));
-                return row -> {
-                    if (m.isNull(row)) {
-                        return null;
-                    }
-                    Map<Object, Object> out = new LinkedHashMap<>();
-                    for (int j = m.getElementStartIndex(row); j < m.getElementEndIndex(row); j++) {
-                        out.put(k.get(j), x.get(j));
-                    }
-                    return Collections.unmodifiableMap(out);
-                };
-            };
+            return map(p, field, component, column);
         }
         if (a instanceof ArrowType.Struct && c.isRecord()) {
-            RecordComponent[] rcs = c.getRecordComponents();
-            Constructor<?> k = constructor(c);
-            String[] names = new String[rcs.length];
-            Conv[] children = new Conv[rcs.length];
-            for (int i = 0; i < rcs.length; i++) {
-                Field f = match(field.getChildren(), rcs[i].getName());
-                if (f == null) {
-                    throw refused("the component " + describe(rcs[i]) + " of " + c.getSimpleName() + " (in " + component + ") has no field "
-                            + "in the column '" + column + "' (" + describe(field) + "). Name the component as its field, or leave it out of "
-                            + "the record");
-                }
-                names[i] = f.getName();
-                children[i] = conv(rcs[i].getGenericType(), f, describe(rcs[i]) + " of " + c.getSimpleName(), column + "." + f.getName());
-            }
-            return v -> {
-                StructVector s = (StructVector) v;
-                Get[] gets = new Get[rcs.length];
-                for (int i = 0; i < rcs.length; i++) {
-                    gets[i] = children[i].bind(s.getChild(names[i]));
-                }
-                return row -> {
-                    if (s.isNull(row)) {
-                        return null;
-                    }
-                    Object[] args = new Object[rcs.length];
-                    for (int i = 0; i < rcs.length; i++) {
-                        args[i] = gets[i].get(row);
-                        if (args[i] == null && rcs[i].getType().isPrimitive()) {
-                            throw new ReadException(table, "Cannot read " + table + " (step: toList): row " + (rowsRead) + " of the read has "
-                                    + "null in the column '" + column + "." + names[i] + "', which the component " + describe(rcs[i]) + " of "
-                                    + c.getSimpleName() + " cannot hold. Declare it as " + box(rcs[i].getType()).getSimpleName()
-                                    + ", or filter the rows out.", null);
-                        }
-                    }
-                    return construct(k, args);
-                };
-            };
+            return record(c, field, component, column);
         }
         return null;
+    }
+
+    /** Conversions of a list column into a {@code List} of {@code p}'s element type. */
+    private Conv list(ParameterizedType p, Field field, String component, String column) {
+        Conv element = conv(p.getActualTypeArguments()[0], field.getChildren().get(0), component, column + ".element");
+        return v -> {
+            ListVector l = (ListVector) v;
+            Get e = element.bind(l.getDataVector());
+            return row -> {
+                if (l.isNull(row)) {
+                    return null;
+                }
+                int end = l.getElementEndIndex(row);
+                List<Object> out = new ArrayList<>(end - l.getElementStartIndex(row));
+                for (int j = l.getElementStartIndex(row); j < end; j++) {
+                    out.add(e.get(j));
+                }
+                return Collections.unmodifiableList(out);
+            };
+        };
+    }
+
+    /** Conversions of a map column into a {@code Map} of {@code p}'s key and value types. */
+    private Conv map(ParameterizedType p, Field field, String component, String column) {
+        Field entries = field.getChildren().get(0);
+        Conv key = conv(p.getActualTypeArguments()[0], entries.getChildren().get(0), component, column + ".key");
+        Conv value = conv(p.getActualTypeArguments()[1], entries.getChildren().get(1), component, column + ".value");
+        return v -> {
+            MapVector m = (MapVector) v;
+            StructVector kv = (StructVector) m.getDataVector();
+            Get k = key.bind(kv.getChildByOrdinal(0));
+            Get x = value.bind(kv.getChildByOrdinal(1));
+            return row -> {
+                if (m.isNull(row)) {
+                    return null;
+                }
+                Map<Object, Object> out = new LinkedHashMap<>();
+                for (int j = m.getElementStartIndex(row); j < m.getElementEndIndex(row); j++) {
+                    out.put(k.get(j), x.get(j));
+                }
+                return Collections.unmodifiableMap(out);
+            };
+        };
+    }
+
+    /** Conversions of a struct column into the record {@code c}, its components matched to the struct's fields by name. */
+    private Conv record(Class<?> c, Field field, String component, String column) {
+        RecordComponent[] rcs = c.getRecordComponents();
+        Constructor<?> k = constructor(c);
+        String[] names = new String[rcs.length];
+        Conv[] children = new Conv[rcs.length];
+        for (int i = 0; i < rcs.length; i++) {
+            Field f = match(field.getChildren(), rcs[i].getName());
+            if (f == null) {
+                throw refused("the component " + describe(rcs[i]) + " of " + c.getSimpleName() + " (in " + component + ") has no field "
+                        + "in the column '" + column + "' (" + describe(field) + "). Name the component as its field, or leave it out of "
+                        + "the record");
+            }
+            names[i] = f.getName();
+            children[i] = conv(rcs[i].getGenericType(), f, describe(rcs[i]) + " of " + c.getSimpleName(), column + "." + f.getName());
+        }
+        return v -> {
+            StructVector s = (StructVector) v;
+            Get[] gets = new Get[rcs.length];
+            for (int i = 0; i < rcs.length; i++) {
+                gets[i] = children[i].bind(s.getChild(names[i]));
+            }
+            return row -> {
+                if (s.isNull(row)) {
+                    return null;
+                }
+                Object[] args = new Object[rcs.length];
+                for (int i = 0; i < rcs.length; i++) {
+                    args[i] = gets[i].get(row);
+                    if (args[i] == null && rcs[i].getType().isPrimitive()) {
+                        throw new ReadException(table, "Cannot read " + table + " (step: toList): row " + (rowsRead) + " of the read has "
+                                + "null in the column '" + column + "." + names[i] + "', which the component " + describe(rcs[i]) + " of "
+                                + c.getSimpleName() + " cannot hold. Declare it as " + box(rcs[i].getType()).getSimpleName()
+                                + ", or filter the rows out.", null);
+                    }
+                }
+                return construct(k, args);
+            };
+        };
     }
 
     private static String describe(Field f) {

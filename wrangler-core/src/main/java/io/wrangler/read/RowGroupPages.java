@@ -305,38 +305,8 @@ final class RowGroupPages implements PageReadStore {
                                     Encoding.valueOf(d.getRepetition_level_encoding().name()),
                                     Encoding.valueOf(d.getDefinition_level_encoding().name()), Encoding.valueOf(d.getEncoding().name()));
                         }
-                        case DATA_PAGE_V2: {
-                            DataPageHeaderV2 d = h.getData_page_header_v2();
-                            Region r = body(h);
-                            int rl = d.getRepetition_levels_byte_length();
-                            int dl = d.getDefinition_levels_byte_length();
-                            int size = h.getCompressed_page_size();
-                            if (rl < 0 || dl < 0 || (long) rl + dl > size) {
-                                throw new ParquetDecodingException("a data page of " + Arrays.toString(column.getPath()) + " in " + file
-                                        + " has levels of " + rl + " and " + dl + " bytes in a page of " + size);
-                            }
-                            // the levels are copied: the region is the stream's buffer, refilled by the next read
-                            byte[] body = Arrays.copyOfRange(r.bytes(), r.from(), r.from() + rl + dl);
-                            int dataSize = d.isIs_compressed() ? h.getUncompressed_page_size() - rl - dl : size - rl - dl;
-                            if (dataSize < 0) {
-                                throw new ParquetDecodingException("a data page of " + Arrays.toString(column.getPath()) + " in " + file
-                                        + " has levels of " + rl + " and " + dl + " bytes in a page of " + h.getUncompressed_page_size()
-                                        + " bytes uncompressed");
-                            }
-                            byte[] data;
-                            if (!d.isIs_compressed()) {
-                                data = recycling ? reuse(dataSize, dataSize) : new byte[dataSize];
-                                System.arraycopy(r.bytes(), r.from() + rl + dl, data, 0, dataSize);
-                            } else if (recycling) {
-                                data = into(new Region(r.bytes(), r.from() + rl + dl), size - rl - dl, dataSize);
-                            } else {
-                                data = decompressor.decompress(r.bytes(), r.from() + rl + dl, size - rl - dl, dataSize);
-                            }
-                            valuesRead += d.getNum_values();
-                            return DataPageV2.uncompressed(d.getNum_rows(), d.getNum_nulls(), d.getNum_values(),
-                                    BytesInput.from(body, 0, rl), BytesInput.from(body, rl, dl), Encoding.valueOf(d.getEncoding().name()),
-                                    BytesInput.from(data, 0, dataSize), null);
-                        }
+                        case DATA_PAGE_V2:
+                            return pageV2(h);
                         case DICTIONARY_PAGE:
                             throw new ParquetDecodingException("more than one dictionary page in the column chunk "
                                     + Arrays.toString(column.getPath()) + " of " + file);
@@ -350,6 +320,40 @@ final class RowGroupPages implements PageReadStore {
                 throw new ParquetDecodingException("could not read a page of " + Arrays.toString(column.getPath()) + " in " + file + ": "
                         + e, e);
             }
+        }
+
+        /** The data page V2 of header {@code h}: its levels copied, its values decompressed (into the recycled array). */
+        private DataPage pageV2(PageHeader h) throws IOException {
+            DataPageHeaderV2 d = h.getData_page_header_v2();
+            Region r = body(h);
+            int rl = d.getRepetition_levels_byte_length();
+            int dl = d.getDefinition_levels_byte_length();
+            int size = h.getCompressed_page_size();
+            if (rl < 0 || dl < 0 || (long) rl + dl > size) {
+                throw new ParquetDecodingException("a data page of " + Arrays.toString(column.getPath()) + " in " + file
+                        + " has levels of " + rl + " and " + dl + " bytes in a page of " + size);
+            }
+            // the levels are copied: the region is the stream's buffer, refilled by the next read
+            byte[] body = Arrays.copyOfRange(r.bytes(), r.from(), r.from() + rl + dl);
+            int dataSize = d.isIs_compressed() ? h.getUncompressed_page_size() - rl - dl : size - rl - dl;
+            if (dataSize < 0) {
+                throw new ParquetDecodingException("a data page of " + Arrays.toString(column.getPath()) + " in " + file
+                        + " has levels of " + rl + " and " + dl + " bytes in a page of " + h.getUncompressed_page_size()
+                        + " bytes uncompressed");
+            }
+            byte[] data;
+            if (!d.isIs_compressed()) {
+                data = recycling ? reuse(dataSize, dataSize) : new byte[dataSize];
+                System.arraycopy(r.bytes(), r.from() + rl + dl, data, 0, dataSize);
+            } else if (recycling) {
+                data = into(new Region(r.bytes(), r.from() + rl + dl), size - rl - dl, dataSize);
+            } else {
+                data = decompressor.decompress(r.bytes(), r.from() + rl + dl, size - rl - dl, dataSize);
+            }
+            valuesRead += d.getNum_values();
+            return DataPageV2.uncompressed(d.getNum_rows(), d.getNum_nulls(), d.getNum_values(),
+                    BytesInput.from(body, 0, rl), BytesInput.from(body, rl, dl), Encoding.valueOf(d.getEncoding().name()),
+                    BytesInput.from(data, 0, dataSize), null);
         }
 
         /**

@@ -47,26 +47,27 @@ final class S3InputFile implements InputFile {
 
     S3InputFile(S3Client s3, String bucket, String key, long length, RequestOptions options,
                 CompletableFuture<byte[]> head) {
-        this(s3, bucket, key, length, options, head, null);
-    }
-
-    /**
-     * @param known the file's last {@code known.length} bytes (its footer, fetched for the read's schema), or null: reads
-     *     within them are answered from memory, and the first GET fetches only the bytes before them
-     */
-    S3InputFile(S3Client s3, String bucket, String key, long length, RequestOptions options,
-                CompletableFuture<byte[]> head, byte[] known) {
         this.s3 = s3;
         this.bucket = bucket;
         this.key = key;
         this.length = length;
         this.options = options;
         this.head = head;
+    }
+
+    /**
+     * The data file {@code f}.
+     *
+     * @param known the file's last {@code known.length} bytes (its footer, fetched for the read's schema), or null: reads
+     *     within them are answered from memory, and the first GET fetches only the bytes before them
+     */
+    S3InputFile(S3Client s3, TableFiles.DataFile f, RequestOptions options, CompletableFuture<byte[]> head, byte[] known) {
+        this(s3, f.bucket(), f.key(), f.size(), options, head);
         this.known = known != null && known.length <= length ? known : null;
     }
 
-    /** The file's last bytes already fetched ({@link #known}), or null. */
-    private final byte[] known;
+    /** The file's last bytes already fetched ({@link #known}), or null; set once, when made. */
+    private byte[] known;
 
     /** The most bytes {@link #fetchFooter} asks for at first: the footer of a file of a few dozen columns. */
     static final int FOOTER_GET = 16 * 1024;
@@ -206,72 +207,75 @@ final class S3InputFile implements InputFile {
 
     @Override
     public SeekableInputStream newStream() {
-        return new SeekableInputStream() {
-            private long pos;
+        return new Stream();
+    }
 
-            @Override
-            public long getPos() {
-                return pos;
-            }
+    /** A stream over the file: its reads are the file's ranged reads, from the stream's position. */
+    private final class Stream extends SeekableInputStream {
+        private long pos;
 
-            @Override
-            public void seek(long newPos) {
-                pos = newPos;
-            }
+        @Override
+        public long getPos() {
+            return pos;
+        }
 
-            @Override
-            public int read() throws IOException {
-                if (pos >= length) {
-                    return -1;
-                }
-                byte[] one = new byte[1];
-                S3InputFile.this.read(pos++, one, 0, 1);
-                return one[0] & 0xFF;
-            }
+        @Override
+        public void seek(long newPos) {
+            pos = newPos;
+        }
 
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                if (pos >= length) {
-                    return -1;
-                }
-                int n = (int) Math.min(len, length - pos);
-                S3InputFile.this.read(pos, b, off, n);
-                pos += n;
-                return n;
+        @Override
+        public int read() throws IOException {
+            if (pos >= length) {
+                return -1;
             }
+            byte[] one = new byte[1];
+            S3InputFile.this.read(pos++, one, 0, 1);
+            return one[0] & 0xFF;
+        }
 
-            @Override
-            public void readFully(byte[] bytes) throws IOException {
-                readFully(bytes, 0, bytes.length);
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (pos >= length) {
+                return -1;
             }
+            int n = (int) Math.min(len, length - pos);
+            S3InputFile.this.read(pos, b, off, n);
+            pos += n;
+            return n;
+        }
 
-            @Override
-            public void readFully(byte[] bytes, int start, int len) throws IOException {
-                S3InputFile.this.read(pos, bytes, start, len);
-                pos += len;
-            }
+        @Override
+        public void readFully(byte[] bytes) throws IOException {
+            readFully(bytes, 0, bytes.length);
+        }
 
-            @Override
-            public int read(ByteBuffer buf) throws IOException {
-                if (pos >= length) {
-                    return -1;
-                }
-                int n = (int) Math.min(buf.remaining(), length - pos);
-                byte[] b = new byte[n];
-                S3InputFile.this.read(pos, b, 0, n);
-                pos += n;
-                buf.put(b);
-                return n;
-            }
+        @Override
+        public void readFully(byte[] bytes, int start, int len) throws IOException {
+            S3InputFile.this.read(pos, bytes, start, len);
+            pos += len;
+        }
 
-            @Override
-            public void readFully(ByteBuffer buf) throws IOException {
-                int n = buf.remaining();
-                byte[] b = new byte[n];
-                S3InputFile.this.read(pos, b, 0, n);
-                pos += n;
-                buf.put(b);
+        @Override
+        public int read(ByteBuffer buf) throws IOException {
+            if (pos >= length) {
+                return -1;
             }
-        };
+            int n = (int) Math.min(buf.remaining(), length - pos);
+            byte[] b = new byte[n];
+            S3InputFile.this.read(pos, b, 0, n);
+            pos += n;
+            buf.put(b);
+            return n;
+        }
+
+        @Override
+        public void readFully(ByteBuffer buf) throws IOException {
+            int n = buf.remaining();
+            byte[] b = new byte[n];
+            S3InputFile.this.read(pos, b, 0, n);
+            pos += n;
+            buf.put(b);
+        }
     }
 }

@@ -108,6 +108,55 @@ public final class TableFiles {
         if (rootEntries.isEmpty()) {
             throw noTable();
         }
+        Walk walk = walk(filter, rootEntries);
+        List<String> columns = walk.columns;
+        List<Folder> level = walk.level;
+        Set<String> holding = walk.holding;
+        // The partition columns are known once a partition folder or a file at the root shows them; a table with only its
+        // _tmp/ (nothing written yet, or everything overwritten by nothing) has none to check the filter against.
+        // The first entries of the root decide only when they show such a file or hold every entry (hidden objects sorting
+        // first can fill a page): otherwise every entry of the root, every page.
+        boolean known = !columns.isEmpty() || rootEntries.stream().anyMatch(e -> !hidden(e.substring(location.prefix().length())))
+                || rootEntries.size() == 16 && store.listEntries(location.prefix()).stream()
+                        .anyMatch(e -> !hidden(e.substring(location.prefix().length())));
+        // When the walk ended on folders the filter named and none of them exists, the columns below them are not seen:
+        // those folders hold nothing to read, and the filter is checked against the columns of a folder that exists.
+        boolean complete = level.stream().anyMatch(f -> holding.contains(f.folder));
+        if (known) {
+            checkFilter(filter, columns, complete);
+        }
+        List<DataFile> files = new ArrayList<>();
+        List<S3Object> listed = new ArrayList<>();
+        Map<String, Folder> byKeyFolder = new LinkedHashMap<>();
+        for (Folder f : level) {
+            String prefix = location.prefix() + f.folder;
+            if (byKeyFolder.containsKey(prefix) || (complete || holding.contains(f.folder))
+                    && !filter.test(known ? new Values(zip(columns, f.values), columns) : zip(columns, f.values))) {
+                continue;
+            }
+            byKeyFolder.put(prefix, f);
+            listed.addAll(filesIn(store, prefix));
+        }
+        // The scope is every folder the filter admits, listed or not: an overwrite that emptied one shows there first.
+        for (S3Object o : visibility.visible(listed, key -> {
+            List<String> values = folderValues(key, columns);
+            return values != null && filter.test(known ? new Values(zip(columns, values), columns) : zip(columns, values));
+        })) {
+            Folder f = byKeyFolder.get(o.key().substring(0, o.key().lastIndexOf('/') + 1));
+            files.add(new DataFile(location.bucket(), o.key(), o.size(), f.folder, f.values, o.lastModified()));
+        }
+        return new Listing(columns, files);
+    }
+
+    /** The folders a walk of the table's Hive folders ended on, the partition columns it met, and which folders held anything. */
+    private record Walk(List<String> columns, List<Folder> level, Set<String> holding) {
+    }
+
+    /**
+     * Walks the table's folders level by level from the root ({@code rootEntries}, its first entries), each level only
+     * below the folders the filter admits, until no folder of a level holds partition folders.
+     */
+    private Walk walk(PartitionFilter filter, List<String> rootEntries) {
         List<String> columns = new ArrayList<>();
         List<Folder> level = List.of(new Folder("", List.of()));
         Set<String> holding = new HashSet<>(); // the folders of the last level looked at that hold anything
@@ -125,84 +174,64 @@ public final class TableFiles {
                 }
             }
             if (next == null) {
-                break; // no folder of this level holds partition folders: they are the partitions
+                return new Walk(columns, level, holding); // no folder of this level holds partition folders: they are the partitions
             }
             Set<String> fixed = filter.fixedValues(next);
             List<Folder> below = new ArrayList<>();
             for (Folder f : level) {
-                if (fixed != null) {
-                    List<String> values = new ArrayList<>(fixed);
-                    values.sort(Comparator.nullsLast(Comparator.naturalOrder()));
-                    for (String v : values) {
-                        below.add(f.child(next, v));
-                    }
-                    continue;
-                }
-                for (String p : store.listFolders(location.prefix() + f.folder)) {
-                    String name = p.substring(location.prefix().length() + f.folder.length(), p.length() - 1);
-                    int eq = name.indexOf('=');
-                    if (hidden(name) || eq <= 0) {
-                        continue;
-                    }
-                    String column = HivePaths.unescape(name.substring(0, eq));
-                    if (!next.equals(column)) {
-                        throw layout(location.uriOf(p) + " is a folder of the column '" + column + "' where the table's folders "
-                                + "are of '" + next + "'");
-                    }
-                    String v = name.substring(eq + 1);
-                    below.add(new Folder(f.folder + name + "/", append(f.values, v.equals(PartitionEntry.DEFAULT_PARTITION) ? null : HivePaths.unescape(v))));
-                }
+                below.addAll(fixed != null ? f.children(next, fixed) : listedChildren(f, next));
             }
             columns.add(next);
             level = below;
         }
-        // The partition columns are known once a partition folder or a file at the root shows them; a table with only its
-        // _tmp/ (nothing written yet, or everything overwritten by nothing) has none to check the filter against.
-        // The first entries of the root decide only when they show such a file or hold every entry (hidden objects sorting
-        // first can fill a page): otherwise every entry of the root, every page.
-        boolean known = !columns.isEmpty() || rootEntries.stream().anyMatch(e -> !hidden(e.substring(location.prefix().length())))
-                || rootEntries.size() == 16 && store.listEntries(location.prefix()).stream()
-                        .anyMatch(e -> !hidden(e.substring(location.prefix().length())));
-        // When the walk ended on folders the filter named and none of them exists, the columns below them are not seen:
-        // those folders hold nothing to read, and the filter is checked against the columns of a folder that exists.
-        boolean complete = level.stream().anyMatch(f -> holding.contains(f.folder));
-        if (known) {
-            List<String> all = columns;
-            if (!complete && !filter.fixedColumns().stream().allMatch(c -> ColumnNames.names(columns, c))) {
-                all = probeColumns();
-            }
-            for (String c : filter.fixedColumns()) {
-                if (!ColumnNames.names(all, c)) {
-                    throw notPartitionColumn("names", c, all);
-                }
-            }
-        }
-        List<DataFile> files = new ArrayList<>();
-        List<S3Object> listed = new ArrayList<>();
-        Map<String, Folder> byKeyFolder = new LinkedHashMap<>();
-        for (Folder f : level) {
-            String prefix = location.prefix() + f.folder;
-            if (byKeyFolder.containsKey(prefix) || (complete || holding.contains(f.folder))
-                    && !filter.test(known ? new Values(zip(columns, f.values), columns) : zip(columns, f.values))) {
+    }
+
+    /** The partition folders of {@code column} listed below {@code f}. */
+    private List<Folder> listedChildren(Folder f, String column) {
+        List<Folder> out = new ArrayList<>();
+        for (String p : store.listFolders(location.prefix() + f.folder)) {
+            String name = p.substring(location.prefix().length() + f.folder.length(), p.length() - 1);
+            int eq = name.indexOf('=');
+            if (hidden(name) || eq <= 0) {
                 continue;
             }
-            byKeyFolder.put(prefix, f);
-            for (S3Object o : store.list(prefix)) {
-                String rest = o.key().substring(prefix.length());
-                if (!rest.contains("/") && !hidden(rest) && !rest.isEmpty()) {
-                    listed.add(o);
-                }
+            String found = HivePaths.unescape(name.substring(0, eq));
+            if (!column.equals(found)) {
+                throw layout(location.uriOf(p) + " is a folder of the column '" + found + "' where the table's folders "
+                        + "are of '" + column + "'");
+            }
+            String v = name.substring(eq + 1);
+            out.add(new Folder(f.folder + name + "/", append(f.values, v.equals(PartitionEntry.DEFAULT_PARTITION) ? null : HivePaths.unescape(v))));
+        }
+        return out;
+    }
+
+    /**
+     * Refuses a filter that names a column the table is not partitioned by: against {@code columns} when the walk saw
+     * them all ({@code complete}), else against the columns a probe of the first folders shows.
+     */
+    private void checkFilter(PartitionFilter filter, List<String> columns, boolean complete) {
+        List<String> all = columns;
+        if (!complete && !filter.fixedColumns().stream().allMatch(c -> ColumnNames.names(columns, c))) {
+            all = probeColumns();
+        }
+        for (String c : filter.fixedColumns()) {
+            if (!ColumnNames.names(all, c)) {
+                throw notPartitionColumn("names", c, all);
             }
         }
-        // The scope is every folder the filter admits, listed or not: an overwrite that emptied one shows there first.
-        for (S3Object o : visibility.visible(listed, key -> {
-            List<String> values = folderValues(key, columns);
-            return values != null && filter.test(known ? new Values(zip(columns, values), columns) : zip(columns, values));
-        })) {
-            Folder f = byKeyFolder.get(o.key().substring(0, o.key().lastIndexOf('/') + 1));
-            files.add(new DataFile(location.bucket(), o.key(), o.size(), f.folder, f.values, o.lastModified()));
+    }
+
+    /** The files directly in the folder {@code prefix}, hidden ones left out. */
+    private static List<S3Object> filesIn(S3Store s, String prefix) {
+        List<S3Object> out = new ArrayList<>();
+        for (S3Object o : s.list(prefix)) {
+            String rest = o.key().substring(prefix.length());
+            if (!rest.contains("/") && !hidden(rest) && !rest.isEmpty()) {
+                out.add(o);
+            }
         }
-        return new Listing(columns, files);
+        return out;
     }
 
     /** The partition columns, from the first partition folder at each depth (one request a level, more past 16 entries). */
@@ -324,15 +353,9 @@ public final class TableFiles {
      */
     public Listing list(TableLayout layout, PartitionFilter filter, Function<String, S3Store> stores) {
         List<String> columns = layout.partitionColumns();
-        for (String c : filter.fixedColumns()) {
-            if (!ColumnNames.names(columns, c)) {
-                throw notPartitionColumn("names", c, columns);
-            }
-        }
+        checkFilter(filter, columns, true);
         Visibility visibility = Visibility.of(store, location, verb);
         List<PartitionEntry> partitions = columns.isEmpty() ? List.of(new PartitionEntry(List.of(), table)) : layout.partitions();
-        record Registered(List<String> values, String bucket, String folder, List<S3Object> listed) {
-        }
         List<Registered> registered = new ArrayList<>();
         List<S3Object> here = new ArrayList<>();
         Set<String> prefixes = new HashSet<>();
@@ -341,22 +364,8 @@ public final class TableFiles {
             if (!filter.test(new Values(values, columns))) {
                 continue;
             }
-            S3Location at;
-            try {
-                at = S3Location.parse(p.location(), null, "read");
-            } catch (InvalidWriteException e) {
-                throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): the catalog registers the partition "
-                        + values + " at '" + p.location() + "', which is not a location wrangler can read (" + e.getMessage() + "). Fix "
-                        + "the partition's Location in the catalog, or " + verb + " the table without catalog(...).", e);
-            }
-            S3Store s = stores.apply(at.bucket());
-            List<S3Object> listed = new ArrayList<>();
-            for (S3Object o : s.list(at.prefix())) {
-                String rest = o.key().substring(at.prefix().length());
-                if (!rest.contains("/") && !hidden(rest) && !rest.isEmpty()) {
-                    listed.add(o);
-                }
-            }
+            S3Location at = registeredAt(p, values);
+            List<S3Object> listed = filesIn(stores.apply(at.bucket()), at.prefix());
             String folder = at.bucket().equals(location.bucket()) && at.prefix().startsWith(location.prefix())
                     ? at.prefix().substring(location.prefix().length()) : at.uri();
             registered.add(new Registered(p.values(), at.bucket(), folder, listed));
@@ -381,13 +390,7 @@ public final class TableFiles {
                 }
                 prefixes.add(prefix);
                 added.add(p.folder());
-                List<S3Object> listed = new ArrayList<>();
-                for (S3Object o : store.list(prefix)) {
-                    String rest = o.key().substring(prefix.length());
-                    if (!rest.contains("/") && !hidden(rest) && !rest.isEmpty()) {
-                        listed.add(o);
-                    }
-                }
+                List<S3Object> listed = filesIn(store, prefix);
                 registered.add(new Registered(p.values(), location.bucket(), p.folder(), listed));
                 here.addAll(listed);
             }
@@ -407,6 +410,21 @@ public final class TableFiles {
             }
         }
         return new Listing(columns, files);
+    }
+
+    /** A partition the catalog registers (or a committed write adds), where it lies and the files listed there. */
+    private record Registered(List<String> values, String bucket, String folder, List<S3Object> listed) {
+    }
+
+    /** Where the catalog registers the partition {@code p} (its {@code values} named for the message). */
+    private S3Location registeredAt(PartitionEntry p, Map<String, String> values) {
+        try {
+            return S3Location.parse(p.location(), null, "read");
+        } catch (InvalidWriteException e) {
+            throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): the catalog registers the partition "
+                    + values + " at '" + p.location() + "', which is not a location wrangler can read (" + e.getMessage() + "). Fix "
+                    + "the partition's Location in the catalog, or " + verb + " the table without catalog(...).", e);
+        }
     }
 
     /**
@@ -500,6 +518,17 @@ public final class TableFiles {
     }
 
     private record Folder(String folder, List<String> values) {
+        /** The folders of {@code column} below this one for {@code fixed}, the values a filter names, nulls last. */
+        List<Folder> children(String column, Set<String> fixed) {
+            List<String> sorted = new ArrayList<>(fixed);
+            sorted.sort(Comparator.nullsLast(Comparator.naturalOrder()));
+            List<Folder> out = new ArrayList<>();
+            for (String v : sorted) {
+                out.add(child(column, v));
+            }
+            return out;
+        }
+
         Folder child(String column, String value) {
             String name = HivePaths.escape(column) + "=" + (value == null || value.isEmpty() ? PartitionEntry.DEFAULT_PARTITION : HivePaths.escape(value));
             return new Folder(folder + name + "/", append(values, value));

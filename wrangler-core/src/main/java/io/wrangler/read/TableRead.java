@@ -7,7 +7,6 @@ import io.wrangler.ReadException;
 import io.wrangler.RetryPolicy;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableLayout;
-import io.wrangler.hive.HiveTypes;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
@@ -114,10 +113,54 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
         S3Location location = S3Location.parse(uri, null, "read");
         String table = location.uri();
         S3Client client = this.client.apply(table);
-        Map<String, S3Store> stores = new HashMap<>();
         RequestOptions options = RequestOptions.of(Encryption.none(), null, expectedBucketOwner, retry);
+        Listed listed = list(byName, location, client, options, records);
+        TableFiles.Listing listing = listed.listing;
+        Map<String, Field> partitionTypes = listed.partitionTypes;
+        Map<String, Field> catalogColumns = listed.catalogColumns;
+        BufferAllocator owned = allocator == null ? new RootAllocator() : null;
+        if (records != null) {
+            try (TableReader all = new TableReader(allocator != null ? allocator : owned, null,
+                    new TableReader.Source(client, options, table, listing, partitionTypes), columns, batchRows)) {
+                if (catalogColumns != null) {
+                    all.catalogColumns(catalogColumns);
+                }
+                columns = records.select(all.schema());
+            } catch (IOException | RuntimeException e) {
+                if (owned != null) {
+                    owned.close();
+                }
+                throw e instanceof IOException io ? new ReadException(table, "Cannot read " + table + ": " + io, io) : (RuntimeException) e;
+            }
+        }
+        TableReader reader = new TableReader(allocator != null ? allocator : owned, owned,
+                new TableReader.Source(client, options, table, listing, partitionTypes), columns, batchRows).threads(READ_THREADS);
+        if (catalogColumns != null) {
+            reader.catalogColumns(catalogColumns);
+        }
+        try {
+            reader.schema();
+        } catch (RuntimeException e) {
+            try {
+                reader.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        return reader;
+    }
+
+    /** The files a read lists, with the types of their partition columns and the catalog's data columns (or null). */
+    private record Listed(TableFiles.Listing listing, Map<String, Field> partitionTypes, Map<String, Field> catalogColumns) {
+    }
+
+    /** Lists the table's files, through the catalog's layout ({@code byName}, or its own) when there is a catalog. */
+    private Listed list(TableLayout byName, S3Location location, S3Client client, RequestOptions options, RecordRows<?> records) {
+        Map<String, S3Store> stores = new HashMap<>();
         S3Store store = new S3Store(client, location.bucket(), options);
         stores.put(location.bucket(), store);
+        String table = location.uri();
         TableFiles.Listing listing;
         Map<String, Field> partitionTypes = new HashMap<>();
         Map<String, Field> catalogColumns = null;
@@ -135,15 +178,8 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
                 }
                 listing = new TableFiles(store, location).list(layout, filter,
                         b -> stores.computeIfAbsent(b, k -> new S3Store(client, k, options)));
-                catalogColumns = TableReader.dataColumns(layout);
-                for (String c : layout.partitionColumns()) {
-                    String hive = layout.types().get(c);
-                    try {
-                        partitionTypes.put(c, HiveTypes.parse(c, hive));
-                    } catch (IllegalArgumentException unknown) {
-                        // a type wrangler does not write (varchar(10)): inferred from the values instead
-                    }
-                }
+                catalogColumns = TableSchema.dataColumns(layout);
+                partitionTypes.putAll(TableSchema.partitionTypes(layout));
             } else {
                 listing = new TableFiles(store, location).list(filter);
             }
@@ -157,36 +193,6 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
             throw new ReadException(table, "Cannot read " + table + ": listing the table failed: " + e.getMessage()
                     + ". Check the credentials and s3:ListBucket, then read again.", e);
         }
-        BufferAllocator owned = allocator == null ? new RootAllocator() : null;
-        if (records != null) {
-            try (TableReader all = new TableReader(allocator != null ? allocator : owned, null, client, options, table, listing,
-                    partitionTypes, columns, batchRows)) {
-                if (catalogColumns != null) {
-                    all.catalogColumns(catalogColumns);
-                }
-                columns = records.select(all.schema());
-            } catch (IOException | RuntimeException e) {
-                if (owned != null) {
-                    owned.close();
-                }
-                throw e instanceof IOException io ? new ReadException(table, "Cannot read " + table + ": " + io, io) : (RuntimeException) e;
-            }
-        }
-        TableReader reader = new TableReader(allocator != null ? allocator : owned, owned, client, options, table, listing,
-                partitionTypes, columns, batchRows).threads(READ_THREADS);
-        if (catalogColumns != null) {
-            reader.catalogColumns(catalogColumns);
-        }
-        try {
-            reader.schema();
-        } catch (RuntimeException e) {
-            try {
-                reader.close();
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
-        return reader;
+        return new Listed(listing, partitionTypes, catalogColumns);
     }
 }

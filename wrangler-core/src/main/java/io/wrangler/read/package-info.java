@@ -3,6 +3,13 @@
  * parquet-java's column decoders and no Hadoop class ({@link io.wrangler.read.ParquetArrow}) over ranged GETs
  * ({@link io.wrangler.read.S3InputFile}), into Arrow batches ({@link io.wrangler.read.TableReader}). Internal: not API; may change in any release.
  *
+ * <p>One concern a unit: the table's schema, the union of its files' columns and the catalog's columns
+ * ({@code TableSchema}, which compaction uses too); the partition columns restored from folder names
+ * ({@code PartitionColumns}); one file's decoding ({@code FileDecoder}, {@code DirectColumn}, {@code RowGroupPages});
+ * several files decoded at once, handed over in order ({@code Pipeline}); the footer and its parse options
+ * ({@code Footers}, {@code FileFooters}, {@code ParquetOptions}); the reader that ties them together
+ * ({@code TableReader}). Only {@code TableFiles} depends on {@code io.wrangler.commit} (the manifest and visibility rules).
+ *
  * <p>Readers: a prefix with no object under it is no table (refused); a filter is checked against the partition columns
  * before any file is listed or opened; which writes show as before or after is decided over the read's whole scope (see
  * "Readers" in {@code io.wrangler.commit}).

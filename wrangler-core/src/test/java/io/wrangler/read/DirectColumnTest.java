@@ -156,7 +156,8 @@ class DirectColumnTest {
     private static TableReader reader(String table, BufferAllocator allocator, int batch, boolean direct) {
         S3Location at = S3Location.parse(table, null, "read");
         TableFiles.Listing listing = new TableFiles(new S3Store(s3.client(), at.bucket(), RequestOptions.defaults()), at).list(PartitionFilter.all());
-        return new TableReader(allocator, null, s3.client(), RequestOptions.defaults(), at.uri(), listing, Map.of(), null, batch).directPages(direct);
+        return new TableReader(allocator, null, new TableReader.Source(s3.client(), RequestOptions.defaults(), at.uri(), listing, Map.of()), null,
+                batch).directPages(direct);
     }
 
     static String render(FieldVector v, int i) {
