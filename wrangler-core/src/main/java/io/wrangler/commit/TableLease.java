@@ -2,7 +2,6 @@ package io.wrangler.commit;
 
 import io.wrangler.CommitConflictException;
 import io.wrangler.StorageException;
-import io.wrangler.WriteStep;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.lang.System.Logger.Level;
@@ -130,10 +129,7 @@ final class TableLease implements AutoCloseable {
                 }
             }
             if (System.nanoTime() > deadline) {
-                throw new CommitConflictException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): another "
-                        + "writer holds the table (" + (held == null ? "unknown" : held.owner) + ", renewed " + (held == null ? "?"
-                        : held.age.toSeconds() + " s ago") + "). Nothing was written; rerunning is safe once it has finished, or after its "
-                        + "lease expires (" + ttl.toSeconds() + " s after its last renewal) if it crashed.", null);
+                throw Outcomes.leaseHeld(table, held == null ? "unknown" : held.owner, held == null ? "?" : held.age.toSeconds() + " s ago", ttl);
             }
             if (held != null && !held.token.equals(waitingOn)) {
                 waitingOn = held.token;
@@ -188,10 +184,7 @@ final class TableLease implements AutoCloseable {
             }
         }
         store.delete(List.of(key));
-        throw new StorageException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): the S3 endpoint accepted "
-                + what + " of " + key + ", so it does not enforce conditional requests and a table lease "
-                + "cannot keep two writers apart. Use an endpoint that enforces them (AWS S3 does), or turn the lease off with "
-                + "lease(false) and make sure yourself that only one writer runs per table.", null, 200, null);
+        throw Outcomes.unconditionalEndpoint(table, what, key);
     }
 
     /**
@@ -333,8 +326,7 @@ final class TableLease implements AutoCloseable {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new CommitConflictException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): interrupted while "
-                    + "waiting for another writer's lease. Nothing was written; rerunning is safe.", e);
+            throw Outcomes.leaseWaitInterrupted(table, e);
         }
     }
 }

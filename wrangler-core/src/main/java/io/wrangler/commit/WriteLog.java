@@ -2,7 +2,6 @@ package io.wrangler.commit;
 
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.WriteMode;
-import io.wrangler.WriteStep;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
@@ -103,17 +102,11 @@ final class WriteLog {
         try {
             m = Manifest.fromJson(got.get().content());
         } catch (IOException e) {
-            throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri()
-                    + " (step: recover): the manifest " + location.uriOf(key) + " cannot be read (" + e.getMessage() + "). Nothing "
-                    + "was touched. Do not delete it: inspect it, and upgrade wrangler if it was written by a newer version.", e);
+            throw Outcomes.manifestUnreadable(location.uri(), location.uriOf(key), e);
         }
         String foreign = foreign(location, writeId, m);
         if (foreign != null) {
-            throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri()
-                    + " (step: recover): the manifest " + location.uriOf(key) + " does not belong to this table: " + foreign
-                    + ". It was most likely copied here with the _tmp/ folder of the table it belongs to (copy tables without "
-                    + "_tmp/). Nothing was touched. Recover the table it names first if it is still interrupted there, then delete "
-                    + location.uriOf(folder(location, writeId)) + " from this table by hand.", null);
+            throw Outcomes.manifestForeign(location.uri(), location.uriOf(key), foreign, location.uriOf(folder(location, writeId)));
         }
         return Optional.of(new WriteLog(store, location, m, got.get().etag(), got.get().lastModified()));
     }
