@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -43,6 +44,8 @@ public final class Transaction implements AutoCloseable {
     private final S3Location location;
     private final String table;
     private final Outcomes outcomes;
+    /** What this write's kind of change does that the others do not: which old files it replaces, and how. */
+    private final Operation operation;
     /** The store, pool and fence every step shares; the fence is the lease's compare-and-swap renewal, or nothing. */
     private final TableContext context;
     private final Publisher publisher;
@@ -64,6 +67,7 @@ public final class Transaction implements AutoCloseable {
         this.location = plan.location();
         this.table = location.uri();
         this.outcomes = outcomes;
+        this.operation = Operation.of(plan);
         this.lease = lease;
         Runnable fence = lease == null ? () -> { } : lease::check;
         this.context = new TableContext(location, store, Pools.pool(spec.tuning().threads()), spec.tuning(), spec.hook(), fence);
@@ -117,9 +121,32 @@ public final class Transaction implements AutoCloseable {
         return t;
     }
 
+    /**
+     * Recovers, then records the write. The fence that must precede the record is sent alongside the recovery's listings
+     * (one round trip fewer): when the recovery finds nothing to do, nothing happened between that fence and the record
+     * but reads, and the record is created on it; otherwise the record is fenced again after the recovery's changes.
+     */
     private void start() {
+        CompletableFuture<Boolean> fenced = lease == null ? null : besides.run(() -> {
+            context.fence().run();
+            return true;
+        });
         recovered = run(At.RECOVER, () -> new Recovery(context, spec.catalog()).run());
-        log = run(At.RECORD, () -> WriteLog.start(context.store(), location, context.fence(), plan.started()));
+        Runnable fence = context.fence();
+        if (fenced != null && recovered.isEmpty()) {
+            AtomicBoolean first = new AtomicBoolean(true);
+            fence = () -> {
+                if (first.getAndSet(false)) {
+                    Outcomes.joined(fenced);
+                } else {
+                    context.fence().run();
+                }
+            };
+        } else {
+            Besides.awaitQuietly(fenced);
+        }
+        Runnable recordFence = fence;
+        log = run(At.RECORD, () -> WriteLog.start(context.store(), location, recordFence, plan.started()));
         spec.hook().reached(Step.STARTED, 1);
         Manifest touched = plan.touched();
         if (touched != null) {
@@ -268,12 +295,14 @@ public final class Transaction implements AutoCloseable {
             undo(Undo.ABANDON, null);
         });
         Manifest manifest = plan.manifest(keys, files, folders, false);
-        Listed listed = listOld(manifest);
-        if (manifest.keyed() && spec.replacement() == null && !listed.listing().marked().isEmpty()
-                && listed.listing().nested().isEmpty()) {
-            Listed before = listed;
-            listed = run(At.REWRITE, () -> rewriteKeyed(before));
-        }
+        Operation.Env env = new Operation.Env(plan, context, this::listOld);
+        run(At.CHECK, () -> {
+            operation.check(manifest);
+            return null;
+        });
+        Operation.Replacing listed = new Operation.Replacing(manifest, run(At.LIST, () -> operation.oldFiles(manifest, env)));
+        Operation.Replacing before = listed;
+        listed = run(At.REWRITE, () -> operation.stageMore(before, env));
         Publisher.Listing listing = listed.listing();
         if (!listing.nested().isEmpty()) {
             undo(Undo.ABANDON, null);
@@ -302,47 +331,18 @@ public final class Transaction implements AutoCloseable {
         return Writes.result(plan, listed.manifest(), outcome, recovered);
     }
 
-    /** A manifest and the old files it replaces. */
-    private record Listed(Manifest manifest, Publisher.Listing listing) {
-    }
-
     /**
-     * The old files the write replaces, by kind: a compaction's replacement replaces exactly the files it read (a file
-     * that came meanwhile is not its to delete), once its check of what it staged passed; the partitions listed early
-     * while an input known in advance staged, if they are the partitions staged; else a listing now. Before the commit
-     * point: a failure removes the staging.
+     * The old files the write's mode replaces: the partitions listed early while an input known in advance staged, if
+     * they are the partitions staged; else a listing now.
      */
-    private Listed listOld(Manifest manifest) {
-        if (spec.replacement() != null) {
-            run(At.CHECK, () -> {
-                spec.replacement().check().accept(manifest.files());
-                return null;
-            });
+    private Publisher.Listing listOld(Manifest manifest) {
+        if (early != null && folders(plan.touched()).equals(folders(manifest))) {
+            Publisher.Listing listing = Outcomes.joined(early);
             spec.hook().reached(Step.LISTED_OLD_FILES, 1);
-            return new Listed(manifest, new Publisher.Listing(spec.replacement().keys(), List.of()));
+            return listing;
         }
-        return run(At.LIST, () -> {
-            if (early != null && folders(plan.touched()).equals(folders(manifest))) {
-                Publisher.Listing listing = Outcomes.joined(early);
-                spec.hook().reached(Step.LISTED_OLD_FILES, 1);
-                return new Listed(manifest, listing);
-            }
-            Besides.awaitQuietly(early);
-            return new Listed(manifest, publisher.listOld(manifest));
-        });
-    }
-
-    /**
-     * A keyed rerun also replaces its key's rows in marked files (a compaction's): each one holding some is written
-     * again without them, staged before the commit point, and replaced with the rerun's own old files.
-     */
-    private Listed rewriteKeyed(Listed listed) throws IOException {
-        KeyedRewrite.Result rewritten = KeyedRewrite.run(plan, context, listed.listing().marked());
-        List<Manifest.File> all = new ArrayList<>(listed.manifest().files());
-        all.addAll(rewritten.files());
-        List<String> old = new ArrayList<>(listed.listing().old());
-        old.addAll(rewritten.replaced());
-        return new Listed(listed.manifest().withFiles(all), new Publisher.Listing(old, listed.listing().nested()));
+        Besides.awaitQuietly(early);
+        return publisher.listOld(manifest);
     }
 
     private static Set<String> folders(Manifest m) {
