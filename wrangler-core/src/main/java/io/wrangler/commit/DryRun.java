@@ -86,11 +86,7 @@ public final class DryRun {
         try {
             if (!source.replayable()) {
                 planner.validateSchema(source.schema());
-                throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot plan " + table + " (step: validate): the input is "
-                        + "a stream (S3Parquet.write(ArrowReader)), which can be read only once: its partitions, and the files the "
-                        + "write would replace, are known only by reading it, and the write would then have nothing left to read. "
-                        + "Load the stream into a VectorSchemaRoot (or records), then plan and write that; nothing was read or "
-                        + "written.");
+                throw Outcomes.streamNotPlanned(table);
             }
             WritePlan plan = planner.plan(source);
             List<ColumnChange> changes = changes(input, source, plan);
@@ -118,7 +114,7 @@ public final class DryRun {
         try {
             pending = Recovery.hasWriteFolders(store, location); // as Writes.recoverAbandoned tells
         } catch (SdkException e) {
-            throw Failures.storage(table, WriteStep.VALIDATE, "list the staging folder " + location.uriOf(location.tmpPrefix()), e,
+            throw Outcomes.storage(table, WriteStep.VALIDATE, "list the staging folder " + location.uriOf(location.tmpPrefix()), e,
                     "Nothing was changed; rerun the plan.");
         }
         Map<String, Long> old = plan.kind() == WriteKind.PLAIN_APPEND ? Map.of() : oldFiles(plan, store);
@@ -183,7 +179,7 @@ public final class DryRun {
 
     /** A read of the plan failed in S3: nothing was written, so the plan is simply run again. */
     private StorageException planReadFailed(String doing, SdkException e) {
-        return Failures.storage(table, WriteStep.VALIDATE, doing, e, "Nothing was changed; rerun the plan.");
+        return Outcomes.storage(table, WriteStep.VALIDATE, doing, e, "Nothing was changed; rerun the plan.");
     }
 
     /** Every partition the input touches, in the order it first has them, with its rows and the files of its folder. */

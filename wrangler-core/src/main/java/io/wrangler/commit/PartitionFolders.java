@@ -56,7 +56,7 @@ final class PartitionFolders {
     }
 
     private InvalidWriteException invalid(String what, String todo) {
-        return new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot write " + table + " (step: validate): " + what + ". " + todo);
+        return Outcomes.invalid(table, what, todo);
     }
 
     /**
@@ -67,9 +67,8 @@ final class PartitionFolders {
         for (int i = 0; i < key.values().size(); i++) {
             String why = PartitionValues.refusal(key.values().get(i));
             if (why != null) {
-                throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot write " + table + " (step: validate): the value '"
-                        + key.values().get(i) + "' of partition column '" + spec.partitionBy().get(i) + "' cannot name a folder: " + why
-                        + ". Clean the column before writing; nothing of the table was changed.");
+                throw invalid("the value '" + key.values().get(i) + "' of partition column '" + spec.partitionBy().get(i)
+                        + "' cannot name a folder: " + why, "Clean the column before writing; nothing of the table was changed.");
             }
         }
         checkKeyLength(HivePaths.folder(folderNames, key.values()));
@@ -79,9 +78,8 @@ final class PartitionFolders {
         String staged = stagingFolder + folder + longestName;
         int bytes = staged.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_KEY_BYTES) {
-            throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot write " + table + " (step: validate): the partition "
-                    + folder + " makes S3 keys of " + bytes + " bytes, over S3's limit of " + MAX_KEY_BYTES
-                    + ". Shorten the partition values or the table prefix; nothing of the table was changed.");
+            throw invalid("the partition " + folder + " makes S3 keys of " + bytes + " bytes, over S3's limit of " + MAX_KEY_BYTES,
+                    "Shorten the partition values or the table prefix; nothing of the table was changed.");
         }
     }
 

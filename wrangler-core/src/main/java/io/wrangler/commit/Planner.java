@@ -478,7 +478,7 @@ final class Planner {
                         "Nothing was written; rerun the write.");
             }
             if (e.getCause() instanceof SdkException sdk) {
-                throw Failures.storage(table, WriteStep.VALIDATE, "read the table's layout from its files", sdk, "Nothing was written; "
+                throw Outcomes.storage(table, WriteStep.VALIDATE, "read the table's layout from its files", sdk, "Nothing was written; "
                         + "rerun the write.");
             }
             return null;

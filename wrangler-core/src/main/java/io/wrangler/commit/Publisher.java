@@ -126,7 +126,7 @@ final class Publisher {
                 old.removeIf(k -> written.containsKey(k) && written.get(k).getEpochSecond() > commitSecond);
             }
         } catch (SdkException e) {
-            throw Failures.storage(m.table(), WriteStep.PUBLISH, "list the old files", e,
+            throw Outcomes.storage(m.table(), WriteStep.PUBLISH, "list the old files", e,
                     "Nothing of the table has changed yet; rerun the write.");
         }
         return new Listing(old, nested, marked);
@@ -174,11 +174,7 @@ final class Publisher {
                 sending.set(false);
                 if (!errors.isEmpty()) {
                     S3Error first = errors.get(0);
-                    throw new WriteIncompleteException(table, WriteStep.PUBLISH, WriteStep.PUBLISH, "Cannot delete " + errors.size()
-                            + " replaced files of " + table + " (step: publish): S3 refused " + first.key() + " with " + first.code()
-                            + " (" + first.message() + "). The write is committed and its new files are in place, but these old ones "
-                            + "remain, so rows may be doubled: fix the permission or lock and rerun the write, or run "
-                            + "S3Parquet.recover, which finishes the deletes.", null);
+                    throw Outcomes.deletesRefused(table, errors.size(), first);
                 }
                 hook.reached(Step.DELETED_BATCH, batches.incrementAndGet());
             });
@@ -186,7 +182,7 @@ final class Publisher {
             if (!sending.get()) {
                 throw e;
             }
-            throw Failures.incomplete(table, WriteStep.PUBLISH, "delete the replaced files", e,
+            throw Outcomes.incomplete(table, WriteStep.PUBLISH, "delete the replaced files", e,
                     "The new files are in place but some old ones remain, so rows may be doubled until you rerun the write "
                             + "or run S3Parquet.recover, which finishes the deletes.");
         }
@@ -232,7 +228,7 @@ final class Publisher {
             try {
                 found = listing.join();
             } catch (RuntimeException e) {
-                Throwable t = Failures.unwrap(e);
+                Throwable t = Outcomes.unwrap(e);
                 if (t instanceof Error err) {
                     throw err;
                 }
@@ -312,7 +308,7 @@ final class Publisher {
             try {
                 c.join();
             } catch (RuntimeException e) {
-                Throwable t = Failures.unwrap(e);
+                Throwable t = Outcomes.unwrap(e);
                 if (t instanceof Error err) {
                     throw err;
                 }
@@ -330,7 +326,7 @@ final class Publisher {
             throw l;
         }
         if (failure != null) {
-            throw Failures.incompleteOrRethrow(failure, m.table(), WriteStep.PUBLISH, "copy the staged files to their final keys",
+            throw Outcomes.incompleteOrRethrow(failure, m.table(), WriteStep.PUBLISH, "copy the staged files to their final keys",
                     "The write is committed; some new files may already be visible next to the old ones. Rerun the write, or run "
                     + "S3Parquet.recover, to finish publishing.");
         }
@@ -404,9 +400,6 @@ final class Publisher {
         // A writer that stalled while the holder that took over finished this write, removed its staging and replaced
         // the file, meets this too: it has lost the lease, and says so.
         fence.run();
-        throw new CommitStateUnknownException(m.table(), WriteStep.PUBLISH, "Cannot publish write " + m.writeId()
-                + " to " + m.table() + " (step: publish): its staged file " + f.stagedKey() + " is gone and its final key "
-                + f.finalKey() + " does not hold it. Something other than wrangler removed staging files; check the table "
-                + "and rerun the write from its source.", e);
+        throw Outcomes.stagedFileGone(m, f, e);
     }
 }

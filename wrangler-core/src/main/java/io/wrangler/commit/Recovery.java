@@ -5,7 +5,6 @@ import io.wrangler.spi.StepHook;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.RecoveryResult;
 import io.wrangler.WriteMode;
-import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.PartitionEntry;
@@ -124,9 +123,7 @@ final class Recovery {
                 resolve(writeId, deferred.getOrDefault(writeId, List.of()));
             }
         } catch (SdkException e) {
-            throw new CommitStateUnknownException(table, WriteStep.RECOVER, "Cannot recover " + table + " (step: recover): S3 "
-                    + "failed: " + e.getMessage() + ". Recovery is idempotent: fix the cause and run it again (or rerun the "
-                    + "write, which recovers first).", e);
+            throw Outcomes.recoveryFailed(table, e, " (or rerun the write, which recovers first)");
         }
         hook.reached(Step.RECOVER, 1);
         return new RecoveryResult(table, forward, back, pending, aborted);
@@ -167,9 +164,7 @@ final class Recovery {
                 // The write's own (stale) process moved its manifest first: look again.
             }
         }
-        throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri()
-                + " (step: recover): the manifest of write " + writeId + " keeps changing under recovery, so another process is "
-                + "still acting on it without the table lease. Stop it, then run S3Parquet.recover again.", null);
+        throw Outcomes.manifestKeepsChanging(location.uri(), writeId);
     }
 
     /**
@@ -210,9 +205,7 @@ final class Recovery {
         if (!m.files().isEmpty()) {
             fence.run();
             if (!Publisher.unpublish(store, m).isEmpty()) {
-                throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot roll back the interrupted write "
-                        + m.writeId() + " of " + location.uri() + " (step: recover): S3 refused to delete some of its files. "
-                        + "Fix the permission and run S3Parquet.recover again.", null);
+                throw Outcomes.rollBackRefused(location.uri(), m.writeId());
             }
         }
         if (!m.files().isEmpty() && m.catalog() != null && m.mode() == WriteMode.APPEND) {
@@ -234,11 +227,7 @@ final class Recovery {
         Publisher.Listing listing = m.replaces() != null ? new Publisher.Listing(m.replaces(), List.of())
                 : publisher.listOld(m, log.lastWritten());
         if (!listing.nested().isEmpty()) {
-            throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri() + " (step: "
-                    + "recover): the committed write " + m.writeId() + " replaces files in partitions that now hold "
-                    + location.uriOf(listing.nested().get(0)) + ", the staging of a write to another table inside this one. "
-                    + "Tables must not nest: nothing was touched. Finish or recover that table first, move it out of this table's "
-                    + "prefix, then run S3Parquet.recover again.", null);
+            throw Outcomes.nestedUnderCommitted(location.uri(), m.writeId(), location.uriOf(listing.nested().get(0)));
         }
         aborted.addAll(abortStray(store, uploads, m.files()));
         try {
@@ -264,11 +253,7 @@ final class Recovery {
         if (m.requests() == null || m.requests().equals(own)) {
             return;
         }
-        throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri() + " (step: recover): "
-                + "the committed write " + m.writeId() + " records the request settings " + describe(m.requests()) + ", and this "
-                + "recovery runs with " + describe(own) + "; recovery publishes only with the settings of the job that recovers, "
-                + "never a manifest's. Nothing was touched. Rerun the write (or a compaction) with the encryption, ACL and expected "
-                + "bucket owner the write had: it recovers first, with them.", null);
+        throw Outcomes.otherRequestSettings(location.uri(), m.writeId(), describe(m.requests()), describe(own));
     }
 
     private static String describe(Manifest.Requests r) {

@@ -60,7 +60,7 @@ final class Staging {
                         // rethrown just below
                     }
                 }
-                Failures.joined(deleting);
+                Outcomes.joined(deleting);
                 Set<String> gone = new HashSet<>(known);
                 List<String> rest = new ArrayList<>();
                 for (String key : listed) {
@@ -77,7 +77,7 @@ final class Staging {
                 // rethrown below when there is no earlier failure
             }
         }
-        return Failures.joined(aborting);
+        return Outcomes.joined(aborting);
     }
 
     private static void deleteObjects(S3Store store, String folder, String manifest) {

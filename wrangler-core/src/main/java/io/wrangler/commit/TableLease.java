@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.wrangler.CommitConflictException;
 import io.wrangler.StorageException;
-import io.wrangler.WriteStep;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.lang.System.Logger.Level;
@@ -174,12 +173,9 @@ final class TableLease implements AutoCloseable {
             }
             if (System.nanoTime() > deadline) {
                 if (held != null && !held.readable) {
-                    throw unreadable(table, store.bucket(), key, held);
+                    throw Outcomes.leaseUnreadable(table, store.bucket(), key, held.owner, held.age, UNREADABLE_TTL);
                 }
-                throw new CommitConflictException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): another "
-                        + "writer holds the table (" + (held == null ? "unknown" : held.owner) + ", renewed " + (held == null ? "?"
-                        : held.age.toSeconds() + " s ago") + "). Nothing was written; rerunning is safe once it has finished, or after its "
-                        + "lease expires (" + ttl.toSeconds() + " s after its last renewal) if it crashed.", null);
+                throw Outcomes.leaseHeld(table, held == null ? "unknown" : held.owner, held == null ? "?" : held.age.toSeconds() + " s ago", ttl);
             }
             if (held != null && !Objects.equals(held.token, waitingOn)) {
                 waitingOn = held.token;
@@ -193,14 +189,6 @@ final class TableLease implements AutoCloseable {
         }
     }
 
-    /** A writer gave up waiting for a lease it cannot read: what it is, when it is taken over, and how to remove it now. */
-    private static CommitConflictException unreadable(String table, String bucket, String key, Held held) {
-        return new CommitConflictException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): its lease s3://" + bucket
-                + "/" + key + " is " + held.owner + ", not one wrangler wrote. It is taken over once its object is "
-                + UNREADABLE_TTL.toSeconds() + " s old (it is " + held.age.toSeconds() + " s old now), as a crashed writer's lease would "
-                + "be. Nothing was written; rerun then, or, if no writer of this table is running, remove it now with: aws s3api "
-                + "delete-object --bucket " + bucket + " --key " + key, null);
-    }
 
     private static byte[] randomBytes() {
         byte[] b = new byte[16];
@@ -250,10 +238,7 @@ final class TableLease implements AutoCloseable {
             }
         }
         store.delete(List.of(key));
-        throw new StorageException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): the S3 endpoint accepted "
-                + what + " of " + key + ", so it does not enforce conditional requests and a table lease "
-                + "cannot keep two writers apart. Use an endpoint that enforces them (AWS S3 does), or turn the lease off with "
-                + "lease(false) and make sure yourself that only one writer runs per table.", null, 200, null);
+        throw Outcomes.unconditionalEndpoint(table, what, key);
     }
 
     /**
@@ -463,8 +448,7 @@ final class TableLease implements AutoCloseable {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new CommitConflictException(table, WriteStep.LEASE, "Cannot write " + table + " (step: lease): interrupted while "
-                    + "waiting for another writer's lease. Nothing was written; rerunning is safe.", e);
+            throw Outcomes.leaseWaitInterrupted(table, e);
         }
     }
 }

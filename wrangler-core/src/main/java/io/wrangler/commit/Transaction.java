@@ -6,6 +6,8 @@ import io.wrangler.WriteResult;
 import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.catalog.PartitionEntry;
+import io.wrangler.commit.Outcomes.At;
+import io.wrangler.commit.Outcomes.Undo;
 import io.wrangler.input.BatchSource;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.storage.S3Location;
@@ -17,10 +19,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Schema;
-import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
@@ -43,6 +45,8 @@ public final class Transaction implements AutoCloseable {
     private final S3Location location;
     private final String table;
     private final Outcomes outcomes;
+    /** What this write's kind of change does that the others do not: which old files it replaces, and how. */
+    private final Operation operation;
     /** The store, pool and fence every step shares; the fence is the lease's compare-and-swap renewal, or nothing. */
     private final TableContext context;
     private final Publisher publisher;
@@ -58,12 +62,13 @@ public final class Transaction implements AutoCloseable {
     private StagedFiles own;
     private boolean ended;
 
-    private Transaction(WritePlan plan, S3Store store, TableLease lease) {
+    private Transaction(WritePlan plan, S3Store store, TableLease lease, Outcomes outcomes) {
         this.plan = plan;
         this.spec = plan.spec();
         this.location = plan.location();
         this.table = location.uri();
-        this.outcomes = new Outcomes(table, plan.kind());
+        this.outcomes = outcomes;
+        this.operation = Operation.of(plan);
         this.lease = lease;
         Runnable fence = lease == null ? () -> { } : lease::check;
         this.context = new TableContext(location, store, Pools.pool(spec.tuning().threads()), spec.tuning(), spec.hook(), fence);
@@ -95,11 +100,18 @@ public final class Transaction implements AutoCloseable {
      * files of the partitions an input known in advance touches (reads only). On failure what it took is released.
      */
     static Transaction begin(WritePlan plan) {
-        S3Store store = new S3Store(plan.spec().s3(), plan.location().bucket(), plan.spec().options())
-                .withSingleCopyLimit(plan.spec().tuning().singleCopyLimit(), plan.spec().tuning().copyPartSize());
-        checkBucket(plan, store);
-        TableLease lease = plan.spec().lease() ? takeLease(plan, store) : null;
-        Transaction t = new Transaction(plan, store, lease);
+        WriteSpec spec = plan.spec();
+        S3Store store = new S3Store(spec.s3(), plan.location().bucket(), spec.options())
+                .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
+        Outcomes outcomes = new Outcomes(plan.location(), plan.kind(), plan.writeId(),
+                plan.catalogCommit() == null ? null : spec.catalog().describe());
+        front(outcomes, At.BUCKET, () -> {
+            store.checkBucket();
+            return null;
+        });
+        TableLease lease = !spec.lease() ? null : front(outcomes, At.LEASE, () -> TableLease.acquire(store, plan.location(),
+                plan.writeId(), spec.tuning().leaseTtl(), spec.leaseWait(), spec.tuning().clockOffset()));
+        Transaction t = new Transaction(plan, store, lease, outcomes);
         try {
             t.start();
         } catch (RuntimeException | Error e) {
@@ -110,19 +122,32 @@ public final class Transaction implements AutoCloseable {
         return t;
     }
 
+    /**
+     * Recovers, then records the write. The fence that must precede the record is sent alongside the recovery's listings
+     * (one round trip fewer): when the recovery finds nothing to do, nothing happened between that fence and the record
+     * but reads, and the record is created on it; otherwise the record is fenced again after the recovery's changes.
+     */
     private void start() {
-        try {
-            recovered = new Recovery(context, spec.catalog()).run();
-        } catch (TableLease.Lost e) {
-            throw outcomes.recoverLost(e);
+        CompletableFuture<Boolean> fenced = lease == null ? null : besides.run(() -> {
+            context.fence().run();
+            return true;
+        });
+        recovered = run(At.RECOVER, () -> new Recovery(context, spec.catalog()).run());
+        Runnable fence = context.fence();
+        if (fenced != null && recovered.isEmpty()) {
+            AtomicBoolean first = new AtomicBoolean(true);
+            fence = () -> {
+                if (first.getAndSet(false)) {
+                    Outcomes.joined(fenced);
+                } else {
+                    context.fence().run();
+                }
+            };
+        } else {
+            Besides.awaitQuietly(fenced);
         }
-        try {
-            log = WriteLog.start(context.store(), location, context.fence(), plan.started());
-        } catch (TableLease.Lost | WriteLog.Superseded e) {
-            throw outcomes.lost(Manifest.State.STARTED, WriteStep.STAGE, e);
-        } catch (SdkException e) {
-            throw outcomes.recordFailed(plan.writeId(), e);
-        }
+        Runnable recordFence = fence;
+        log = run(At.RECORD, () -> WriteLog.start(context.store(), location, recordFence, plan.started()));
         spec.hook().reached(Step.STARTED, 1);
         Manifest touched = plan.touched();
         if (touched != null) {
@@ -146,27 +171,22 @@ public final class Transaction implements AutoCloseable {
      */
     StagedFiles stage(BatchSource source) {
         try {
-            return stageOrAbandon(source);
-        } catch (Error e) {
-            ended = true;
-            release(true);
-            throw e;
-        } catch (RuntimeException e) {
-            ended = true;
-            Besides.awaitQuietly(early);
-            throw e;
-        }
-    }
-
-    private StagedFiles stageOrAbandon(BatchSource source) {
-        encoders = Pools.pool(Runtime.getRuntime().availableProcessors());
-        TaskStager stager = TaskStager.inProcess(plan, context.store(), context.pool(), encoders);
-        try (BufferAllocator allocator = new RootAllocator()) {
-            own = stager.stage(source, allocator, plan.prepass() == null ? null : plan.prepass().assigned());
+            encoders = Pools.pool(Runtime.getRuntime().availableProcessors());
+            TaskStager stager = TaskStager.inProcess(plan, context.store(), context.pool(), encoders);
+            own = run(At.STAGE, () -> {
+                try (BufferAllocator allocator = new RootAllocator()) {
+                    return stager.stage(source, allocator, plan.prepass() == null ? null : plan.prepass().assigned());
+                }
+            });
             return own;
-        } catch (IOException | RuntimeException e) {
-            abandon(e);
-            throw outcomes.staging(e, true);
+        } catch (RuntimeException | Error e) {
+            ended = true;
+            if (e instanceof Error) {
+                release(true);
+            } else {
+                Besides.awaitQuietly(early);
+            }
+            throw e;
         }
     }
 
@@ -199,32 +219,20 @@ public final class Transaction implements AutoCloseable {
     /** The checks of the files tasks reported, before the commit point, then the commit. */
     private WriteResult commitReported(List<StagedFiles> tasks) {
         TaskReports reports = new TaskReports(plan, context, outcomes);
-        TaskReports.Checked checked;
-        try {
-            checked = reports.check(tasks);
-        } catch (io.wrangler.InvalidWriteException e) {
-            abandon(null);
-            throw e;
-        }
-        PartitionFolders registered;
-        try {
+        TaskReports.Checked checked = run(At.CHECK, () -> reports.check(tasks));
+        PartitionFolders registered = run(At.CHECK, () -> {
             List<MultipartUpload> strays = plan.deferred() ? reports.checkUploads(checked.files()) : null;
             if (strays == null) {
                 reports.checkStaged(checked.files());
             }
-            registered = reports.registered(checked.keys());
+            PartitionFolders folders = reports.registered(checked.keys());
             if (strays != null) {
                 // The uploads of attempts that did not count (failed, or lost to another attempt of their task):
                 // never part of this write, never completed by anyone; see package-info, "Distributed writes".
                 Recovery.abortStray(context.store(), strays, checked.files());
             }
-        } catch (SdkException e) {
-            abandon(e);
-            throw outcomes.checkFailed("check the deferred uploads of the write " + plan.writeId(), e);
-        } catch (RuntimeException e) {
-            abandon(e);
-            throw e;
-        }
+            return folders;
+        });
         return afterStaging(checked.keys(), checked.files(), registered);
     }
 
@@ -239,7 +247,7 @@ public final class Transaction implements AutoCloseable {
         }
         ended = true;
         try {
-            abandon(cause);
+            undo(Undo.ABANDON, cause);
         } finally {
             release(false);
         }
@@ -280,114 +288,68 @@ public final class Transaction implements AutoCloseable {
     private WriteResult afterStaging(List<PartitionKey> keys, List<StagedFile> files, PartitionFolders folders) {
         if (files.isEmpty()) {
             Besides.awaitQuietly(early);
-            abandon(null);
+            undo(Undo.ABANDON, null);
             return Writes.empty(plan, recovered);
         }
         Planner.checkNotAllNull(spec, table, keys, () -> {
             Besides.awaitQuietly(early);
-            abandon(null);
+            undo(Undo.ABANDON, null);
         });
         Manifest manifest = plan.manifest(keys, files, folders, false);
-        Listed listed = listOld(manifest);
-        if (manifest.keyed() && spec.replacement() == null && !listed.listing().marked().isEmpty()
-                && listed.listing().nested().isEmpty()) {
-            listed = rewriteKeyed(listed);
-        }
+        Operation.Env env = new Operation.Env(plan, context, this::listOld);
+        run(At.CHECK, () -> {
+            operation.check(manifest);
+            return null;
+        });
+        Operation.Replacing listed = new Operation.Replacing(manifest, run(At.LIST, () -> operation.oldFiles(manifest, env)));
+        Operation.Replacing before = listed;
+        listed = run(At.REWRITE, () -> operation.stageMore(before, env));
         Publisher.Listing listing = listed.listing();
         if (!listing.nested().isEmpty()) {
-            abandon(null);
+            undo(Undo.ABANDON, null);
             throw Outcomes.nested(table, location.uriOf(listing.nested().get(0)));
         }
-        Manifest committed = listed.manifest();
-        commitPoint(committed.replacing(listing.old()));
+        Manifest committed = listed.manifest().replacing(listing.old());
+        run(At.COMMIT, () -> {
+            log.commit(committed);
+            return null;
+        });
         spec.hook().reached(Step.MANIFEST_WRITTEN, 1);
         Publisher.Outcome outcome = publish(listing);
         spec.hook().reached(Step.BEFORE_CATALOG, 1);
         if (plan.catalogCommit() != null) {
-            catalogStep();
+            run(At.CATALOG, () -> {
+                plan.catalogCommit().commit(CatalogStep.entries(log.manifest()), context.fence());
+                return null;
+            });
         }
         spec.hook().reached(Step.BEFORE_CLEANUP, 1);
         spec.hook().reached(Step.STAGING_REMOVED, 1);
-        end();
-        return Writes.result(plan, committed, outcome, recovered);
-    }
-
-    /** A manifest and the old files it replaces. */
-    private record Listed(Manifest manifest, Publisher.Listing listing) {
-    }
-
-    /**
-     * The old files the write replaces, by kind: a compaction's replacement replaces exactly the files it read (a file
-     * that came meanwhile is not its to delete); the partitions listed early while an input known in advance staged, if
-     * they are the partitions staged; else a listing now. Before the commit point: a failure removes the staging.
-     */
-    private Listed listOld(Manifest manifest) {
-        try {
-            if (spec.replacement() != null) {
-                spec.replacement().check().accept(manifest.files());
-                spec.hook().reached(Step.LISTED_OLD_FILES, 1);
-                return new Listed(manifest, new Publisher.Listing(spec.replacement().keys(), List.of()));
-            }
-            if (early != null && folders(plan.touched()).equals(folders(manifest))) {
-                Publisher.Listing listing = joinListing();
-                spec.hook().reached(Step.LISTED_OLD_FILES, 1);
-                return new Listed(manifest, listing);
-            }
-            Besides.awaitQuietly(early);
-            return new Listed(manifest, publisher.listOld(manifest));
-        } catch (RuntimeException e) {
-            abandon(e);
-            throw e;
-        }
+        run(At.END, () -> {
+            log.end();
+            return null;
+        });
+        return Writes.result(plan, listed.manifest(), outcome, recovered);
     }
 
     /**
-     * A keyed rerun also replaces its key's rows in marked files (a compaction's): each one holding some is written
-     * again without them, staged before the commit point, and replaced with the rerun's own old files.
+     * The old files the write's mode replaces: the partitions listed early while an input known in advance staged, if
+     * they are the partitions staged; else a listing now.
      */
-    private Listed rewriteKeyed(Listed listed) {
-        KeyedRewrite.Result rewritten;
-        try {
-            rewritten = KeyedRewrite.run(plan, context, listed.listing().marked());
-        } catch (IOException | RuntimeException e) {
-            abandon(e);
-            throw outcomes.keyedRewrite(e);
+    private Publisher.Listing listOld(Manifest manifest) {
+        if (early != null && folders(plan.touched()).equals(folders(manifest))) {
+            Publisher.Listing listing = Outcomes.joined(early);
+            spec.hook().reached(Step.LISTED_OLD_FILES, 1);
+            return listing;
         }
-        List<StagedFile> all = new ArrayList<>(listed.manifest().files());
-        all.addAll(rewritten.files());
-        List<String> old = new ArrayList<>(listed.listing().old());
-        old.addAll(rewritten.replaced());
-        return new Listed(listed.manifest().withFiles(all), new Publisher.Listing(old, listed.listing().nested()));
+        Besides.awaitQuietly(early);
+        return publisher.listOld(manifest);
     }
 
     private static Set<String> folders(Manifest m) {
         Set<String> out = new HashSet<>();
         m.partitions().forEach(p -> out.add(p.folder()));
         return out;
-    }
-
-    /** The early listing's result, its failure mapped as a listing after staging would be (nothing changed yet). */
-    private Publisher.Listing joinListing() {
-        try {
-            return Failures.joined(early);
-        } catch (SdkException e) {
-            throw outcomes.earlyListingFailed(e);
-        }
-    }
-
-    /** The manifest moved to COMMITTED: the commit point of every kind but a plain append. */
-    private void commitPoint(Manifest manifest) {
-        try {
-            log.commit(manifest);
-        } catch (TableLease.Lost | WriteLog.Superseded e) {
-            removeOwn(e);
-            throw outcomes.lost(Manifest.State.STARTED, WriteStep.COMMIT, e);
-        } catch (WriteLog.Unknown e) {
-            throw outcomes.manifestUnknown(location.uriOf(log.folder() + Manifest.FILE_NAME), e);
-        } catch (SdkException e) {
-            abandon(e);
-            throw outcomes.manifestFailed(e);
-        }
     }
 
     /**
@@ -403,138 +365,121 @@ public final class Transaction implements AutoCloseable {
             }
         });
         List<CompletableFuture<List<String>>> removing = new ArrayList<>();
-        Publisher.Outcome outcome;
-        try {
-            outcome = publishFiles(listing, () -> removing.add(
-                    besides.run(() -> Staging.removeStaged(store, log.folder(), context.pool(), stagedKeys))));
-        } catch (RuntimeException e) {
-            removing.forEach(Besides::awaitQuietly);
-            throw e;
-        }
+        Publisher.Outcome outcome = run(At.PUBLISH, () -> publisher.publish(log.manifest(), listing.old(), () -> removing.add(
+                besides.run(() -> Staging.removeStaged(store, log.folder(), context.pool(), stagedKeys)))),
+                () -> removing.forEach(Besides::awaitQuietly));
         int partitions = log.manifest().partitions().size();
         spec.progress().partitionsPublished(partitions, partitions);
-        afterCommit(() -> {
+        run(At.PUBLISHED, () -> {
             if (removing.isEmpty()) {
                 Staging.removeStaged(store, log.folder(), context.pool(), stagedKeys);
             } else {
-                Failures.joined(removing.get(0));
+                Outcomes.joined(removing.get(0));
             }
             log.published();
-        }, WriteStep.PUBLISH);
+            return null;
+        });
         return outcome;
     }
 
-    private Publisher.Outcome publishFiles(Publisher.Listing listing, Runnable placed) {
+    // ---- the step runner: every failure of a step is decided by Outcomes ----
+
+    /** A step's work: S3 requests, and reading the input (IOException). */
+    @FunctionalInterface
+    private interface Work<T> {
+        T run() throws IOException;
+    }
+
+    private <T> T run(At at, Work<T> work) {
+        return run(at, work, () -> { });
+    }
+
+    /**
+     * The step runner: runs {@code work} as the step {@code at}. A failure is decided by {@link Outcomes#decide} from the
+     * step, the state the write's manifest has reached, the write's kind and the cause; the undo the decision names is
+     * done, and the decided exception thrown (none: the step is complete after all, {@code null} is returned). An Error (a
+     * crash) passes untouched: after a crash nothing more is sent.
+     *
+     * @param onFailure what the step's own threads need before anything is decided (its background work awaited)
+     */
+    private <T> T run(At at, Work<T> work, Runnable onFailure) {
         try {
-            return publisher.publish(log.manifest(), listing.old(), placed);
-        } catch (Publisher.UploadsLost e) {
-            // An upload is missing: a lifecycle rule aborted it, or the holder that took the table over completed it while
-            // this writer stalled. Only the first may be undone, and only by the lease's holder.
-            try {
-                context.fence().run();
-            } catch (TableLease.Lost lostLease) {
-                lostLease.addSuppressed(e);
-                throw outcomes.lost(Manifest.State.COMMITTED, WriteStep.PUBLISH, lostLease);
+            return work.run();
+        } catch (IOException | RuntimeException cause) {
+            onFailure.run();
+            Outcomes.Decision decision = outcomes.decide(at, log == null ? null : log.manifest().state(), cause);
+            Undone undone = undo(decision.undo(), cause);
+            RuntimeException thrown = decision.exception(undone.failure(), undone.passed());
+            if (thrown != null) {
+                throw thrown;
             }
-            throw undoLost(e);
-        } catch (TableLease.Lost e) {
-            throw outcomes.lost(Manifest.State.COMMITTED, WriteStep.PUBLISH, e);
-        } catch (io.wrangler.WriteIncompleteException | io.wrangler.CommitStateUnknownException e) {
-            if (plan.kind().committedAtManifest()) {
-                throw e;
-            }
-            throw undoAppend(false, e, WriteStep.PUBLISH);
+            return null;
+        }
+    }
+
+    /** The runner of the front steps, before the transaction exists: they have nothing to undo. */
+    private static <T> T front(Outcomes outcomes, At at, Work<T> work) {
+        try {
+            return work.run();
+        } catch (IOException | RuntimeException cause) {
+            throw outcomes.decide(at, null, cause).exception();
+        }
+    }
+
+    // ---- undoing: before the commit point, and past it a plain append's or a write whose uploads are gone ----
+
+    /** How an undo went: its failure (null: none), and whether its check passed (the claim, the files standing). */
+    private record Undone(RuntimeException failure, boolean passed) {
+    }
+
+    /**
+     * Does an undo that a decision names. A failure of it is kept on {@code cause} (unless it was the claim of the write
+     * that failed: then the table was taken over and the failure is the outcome's cause); a failed removal of this write's
+     * own staging is left to recovery, and logged.
+     */
+    private Undone undo(Undo undo, Throwable cause) {
+        try {
+            return new Undone(null, switch (undo) {
+                case NONE -> true;
+                case ABANDON -> {
+                    removeStaging();
+                    log.end();
+                    yield true;
+                }
+                case REMOVE_OWN -> {
+                    removeStaging();
+                    yield true;
+                }
+                case ROLL_BACK, ROLL_BACK_REGISTERED -> {
+                    rollBack(undo == Undo.ROLL_BACK_REGISTERED, "the append's");
+                    yield true;
+                }
+                case ROLL_BACK_FENCED -> {
+                    context.fence().run();
+                    rollBack(false, "the write's");
+                    yield true;
+                }
+                case CHECK_FILES -> context.store().size(log.manifest().files().get(0).finalKey()).isPresent();
+            });
         } catch (RuntimeException e) {
-            if (plan.kind().committedAtManifest()) {
-                throw outcomes.publishIncomplete(e);
+            boolean claimFailed = undo == Undo.ROLL_BACK_FENCED && log.manifest().state() != Manifest.State.ABORTING
+                    && (e instanceof TableLease.Lost || e instanceof WriteLog.Superseded);
+            if (cause != null && !claimFailed && undo != Undo.CHECK_FILES) {
+                cause.addSuppressed(e);
             }
-            throw undoAppend(false, e, WriteStep.PUBLISH);
+            if (undo == Undo.ABANDON || undo == Undo.REMOVE_OWN) {
+                cleanupFailed(e);
+            }
+            return new Undone(e, !claimFailed);
         }
     }
 
     /**
-     * Runs a step after the commit point. A lost lease or a superseded manifest stops the write: an overwrite is then
-     * finished by the holder that took over, a plain append undone by it.
+     * A write's removal of its own staging: a write that lost the table before its commit point removes what it made
+     * since the new holder recovered it (a writer that stalls after its record was rolled back stages on, and its deferred
+     * uploads then carry an id that no manifest records any more, so no later recovery would abort them). Everything
+     * removed here carries this write's id and none of it was committed.
      */
-    private void afterCommit(Runnable step, WriteStep at) {
-        try {
-            step.run();
-        } catch (TableLease.Lost | WriteLog.Superseded e) {
-            throw outcomes.lost(Manifest.State.COMMITTED, at, e);
-        } catch (SdkException e) {
-            if (plan.kind().committedAtManifest()) {
-                throw outcomes.recordIncomplete(at, e);
-            }
-            throw undoAppend(false, e, at);
-        }
-    }
-
-    private void catalogStep() {
-        try {
-            plan.catalogCommit().commit(CatalogStep.entries(log.manifest()), context.fence());
-        } catch (TableLease.Lost e) {
-            throw outcomes.lost(Manifest.State.PUBLISHED, WriteStep.CATALOG, e);
-        } catch (RuntimeException e) {
-            if (plan.kind().committedAtManifest()) {
-                throw outcomes.catalogIncomplete(spec.catalog().describe(), e);
-            }
-            throw undoAppend(true, e, WriteStep.CATALOG);
-        }
-    }
-
-    /** Ends the write: the conditional delete of its manifest, a plain append's commit point. */
-    private void end() {
-        try {
-            log.end();
-        } catch (TableLease.Lost e) {
-            throw outcomes.lost(Manifest.State.PUBLISHED, WriteStep.CLEANUP, e);
-        } catch (WriteLog.Superseded e) {
-            if (plan.kind().committedAtManifest()) {
-                return; // the holder that took over finished it
-            }
-            // A recovery claimed the append first, or ended it: its files tell which.
-            Manifest m = log.manifest();
-            if (context.store().size(m.files().get(0).finalKey()).isEmpty() || e.getMessage().contains("changed")) {
-                throw outcomes.lost(Manifest.State.PUBLISHED, WriteStep.CLEANUP, e);
-            }
-        } catch (SdkException e) {
-            if (plan.kind().committedAtManifest()) {
-                throw outcomes.endIncomplete(e);
-            }
-            throw outcomes.endUnknown(e);
-        }
-    }
-
-    // ---- undoing: before the commit point, and a plain append's after publishing ----
-
-    /** Removes this write's own staging and record before its commit point; failures are left to recovery. */
-    private void abandon(Throwable failure) {
-        try {
-            removeStaging();
-            log.end();
-        } catch (RuntimeException e) {
-            if (failure != null) {
-                failure.addSuppressed(e);
-            }
-            cleanupFailed(e);
-        }
-    }
-
-    /**
-     * A write that lost the table before its commit point removes what it made since the new holder recovered it: a
-     * writer that stalls after its record was rolled back stages on, and its deferred uploads then carry an id that no
-     * manifest records any more, so no later recovery would abort them. Everything removed here carries this write's id
-     * and none of it was committed; the manifest is left to whoever holds it. Failures are kept on {@code cause}.
-     */
-    private void removeOwn(RuntimeException cause) {
-        try {
-            removeStaging();
-        } catch (RuntimeException e) {
-            cause.addSuppressed(e);
-            cleanupFailed(e);
-        }
-    }
-
     private void removeStaging() {
         if (plan.deferred()) {
             Staging.abortDeferred(context.store(), location, log.manifest().writeId());
@@ -549,28 +494,23 @@ public final class Transaction implements AutoCloseable {
     }
 
     /**
-     * A plain append that failed after publishing undoes itself: nothing of it stays, so rerunning it adds its rows once.
-     * What cannot be undone now is undone by the next recovery (its manifest stays, ABORTING).
+     * A write past publishing that is not to be finished undoes itself: a plain append that failed (nothing of it stays,
+     * so rerunning it adds its rows once), or a write whose deferred uploads were aborted under it (no old file was
+     * deleted yet). What cannot be undone now is undone by the next recovery (its manifest stays, ABORTING).
      *
      * @param registered whether its catalog step may have registered partitions (to unregister those now empty)
      */
-    private RuntimeException undoAppend(boolean registered, Throwable cause, WriteStep step) {
-        try {
-            log.aborting();
-            Manifest m = log.manifest();
-            if (!Publisher.unpublish(context.store(), m).isEmpty()) {
-                throw S3Exception.builder().statusCode(200).message("S3 refused to delete some of the append's files").build();
-            }
-            Staging.removeStaged(context.store(), log.folder());
-            if (registered) {
-                unregisterEmpty(plan.catalogCommit(), m);
-            }
-            log.end();
-        } catch (RuntimeException e) {
-            cause.addSuppressed(e);
-            return outcomes.undoFailed(step, cause, e);
+    private void rollBack(boolean registered, String whose) {
+        log.aborting();
+        Manifest m = log.manifest();
+        if (!Publisher.unpublish(context.store(), m).isEmpty()) {
+            throw S3Exception.builder().statusCode(200).message("S3 refused to delete some of " + whose + " files").build();
         }
-        return outcomes.undone(step, cause);
+        Staging.removeStaged(context.store(), log.folder());
+        if (registered) {
+            unregisterEmpty(plan.catalogCommit(), m);
+        }
+        log.end();
     }
 
     private void unregisterEmpty(CatalogCommit catalogCommit, Manifest m) {
@@ -582,47 +522,6 @@ public final class Transaction implements AutoCloseable {
         }
         if (!empty.isEmpty()) {
             catalogCommit.unregister(empty, context.fence());
-        }
-    }
-
-    /** Deferred uploads were aborted under the write: it is undone (no old file was deleted yet) and fails. */
-    private RuntimeException undoLost(Publisher.UploadsLost lost) {
-        try {
-            log.aborting();
-        } catch (WriteLog.Superseded e) {
-            e.addSuppressed(lost);
-            throw outcomes.lost(Manifest.State.COMMITTED, WriteStep.PUBLISH, e);
-        }
-        try {
-            if (!Publisher.unpublish(context.store(), log.manifest()).isEmpty()) {
-                throw S3Exception.builder().statusCode(200).message("S3 refused to delete some of the write's files").build();
-            }
-            Staging.removeStaged(context.store(), log.folder());
-            log.end();
-        } catch (RuntimeException e) {
-            lost.addSuppressed(e);
-            return outcomes.uploadsLostUndoFailed(lost, e);
-        }
-        return outcomes.uploadsLost(lost);
-    }
-
-    // ---- the front half's checks ----
-
-    private static void checkBucket(WritePlan plan, S3Store store) {
-        try {
-            store.checkBucket();
-        } catch (SdkException e) {
-            throw Outcomes.bucketFailed(plan.table(), plan.location().bucket(), e);
-        }
-    }
-
-    private static TableLease takeLease(WritePlan plan, S3Store store) {
-        WriteSpec spec = plan.spec();
-        try {
-            return TableLease.acquire(store, plan.location(), plan.writeId(), spec.tuning().leaseTtl(), spec.leaseWait(),
-                    spec.tuning().clockOffset());
-        } catch (SdkException e) {
-            throw Outcomes.leaseFailed(plan.table(), plan.location().tmpPrefix(), e);
         }
     }
 }

@@ -3,14 +3,13 @@ package io.wrangler.commit;
 import io.wrangler.WriteMode;
 
 /**
- * The kind of a write, as the transaction tells them apart: where its commit point is (the manifest's COMMITTED, or a
- * plain append's end), what a failure after it leaves ({@link Outcomes}) and how its old files are found.
+ * The kind of a write: its identity and its commit rule, which {@link Outcomes} decides failures by (the manifest's
+ * COMMITTED, or a plain append's end: {@link #committedAtManifest}, asked nowhere else).
  *
- * <p>Kinds are an enum the transaction asks, not subclasses of it: the code differs by kind in exactly three places (the
- * commit point: {@link #committedAtManifest}; how the old files are found: a replacement's are given, a keyed append
- * also rewrites marked files, the others list their partitions, {@code Transaction.listOld}; and the outcome of a
- * failure past the commit point), so a strategy object per kind would spread three small decisions over five classes
- * that the state table in package-info.java keeps together.
+ * <p>Kinds are an enum, not subclasses of the transaction: the state table and the failure table of package-info.java
+ * differ by kind only in the commit point, and they iterate the kinds (OutcomesTableTest checks every one). What else
+ * differs by kind (which old files a write replaces, what it checks or stages to replace them) is its {@link Operation},
+ * a small class each; see docs/architecture.md, "Operations".
  */
 enum WriteKind {
     /** APPEND without an idempotency key: its commit point is its manifest's conditional delete; it undoes itself. */

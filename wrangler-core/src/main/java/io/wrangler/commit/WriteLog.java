@@ -3,7 +3,6 @@ package io.wrangler.commit;
 import io.wrangler.staging.StagedFile;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.WriteMode;
-import io.wrangler.WriteStep;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
@@ -104,18 +103,11 @@ final class WriteLog {
         try {
             m = Manifest.fromJson(got.get().content());
         } catch (IOException e) {
-            throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri()
-                    + " (step: recover): the manifest " + location.uriOf(key) + " cannot be read (" + e.getMessage() + "). Nothing "
-                    + "was touched. Do not delete it: inspect it, and upgrade wrangler if it was written by a newer version.", e);
+            throw Outcomes.manifestUnreadable(location.uri(), location.uriOf(key), e);
         }
         String foreign = ManifestTrust.refusal(location, writeId, m);
         if (foreign != null) {
-            throw new CommitStateUnknownException(location.uri(), WriteStep.RECOVER, "Cannot recover " + location.uri()
-                    + " (step: recover): the manifest " + location.uriOf(key) + " does not belong to this table: " + foreign
-                    + ". Nothing was touched. No recovery, write or read acts on a manifest that names anything outside its own "
-                    + "write and table. If the table was copied with the _tmp/ folder of the table it names (copy tables without "
-                    + "_tmp/), recover that table first if it is still interrupted there; otherwise something other than wrangler "
-                    + "wrote it. Then delete " + location.uriOf(folder(location, writeId)) + " from this table by hand.", null);
+            throw Outcomes.manifestForeign(location.uri(), location.uriOf(key), foreign, location.uriOf(folder(location, writeId)));
         }
         return Optional.of(new WriteLog(store, location, m, got.get().etag(), got.get().lastModified()));
     }

@@ -140,8 +140,7 @@ public final class Writes {
                     tuning.clockOffset());
         } catch (SdkException e) {
             Pools.shutdown(pool);
-            throw new CommitStateUnknownException(table, WriteStep.LEASE, "Cannot recover " + table + " (step: lease): S3 failed: "
-                    + e.getMessage() + ". Nothing was touched; fix the cause and run S3Parquet.recover again.", e);
+            throw Outcomes.recoveryLeaseFailed(table, e);
         } catch (RuntimeException | Error e) {
             // a lease held by another, or refused: the pool never ran anything, and must not outlive the call
             Pools.shutdown(pool);
@@ -150,12 +149,9 @@ public final class Writes {
         try {
             return new Recovery(new TableContext(location, store, pool, tuning, StepHook.NONE, lease::check), catalog).run();
         } catch (TableLease.Lost e) {
-            throw new CommitConflictException(table, WriteStep.RECOVER, "Cannot recover " + table + " (step: recover): "
-                    + e.getMessage() + " while recovery ran. What it resolved stays resolved; the holder that took over "
-                    + "recovers the rest. Run S3Parquet.recover again once it has finished.", e);
+            throw Outcomes.recoveryLost(table, e);
         } catch (SdkException e) {
-            throw new CommitStateUnknownException(table, WriteStep.RECOVER, "Cannot recover " + table + " (step: recover): S3 "
-                    + "failed: " + e.getMessage() + ". Recovery is idempotent: fix the cause and run it again.", e);
+            throw Outcomes.recoveryFailed(table, e, "");
         } finally {
             Pools.shutdown(pool);
             lease.close();

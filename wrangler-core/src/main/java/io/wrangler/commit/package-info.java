@@ -59,6 +59,67 @@
  *       (catalogPending) when it is a plain append with files and a catalog (its partitions may need removing from the
  *       catalog); else end</td><td>stops, not applied</td></tr>
  * </table>
+ * <table>
+ *   <caption>The failure table: what a failure in each step of a write becomes, by its cause ({@link
+ *   io.wrangler.commit.Outcomes} decides every cell; the transaction runs each step through one runner that asks it;
+ *   OutcomesTableTest reads this table and checks every cell). Steps in order: bucket (the HeadBucket), lease, recover,
+ *   record (the manifest created STARTED), stage (in this process), check (what the tasks reported; a compaction's read-back
+ *   of what it staged), list (the old files), rewrite (a keyed rerun's marked files), commit (the CAS to COMMITTED), publish
+ *   (copies or completions, deletes), published (the staged copies' removal, the CAS to PUBLISHED), catalog, end (the
+ *   manifest's conditional delete). Outcomes: <i>not applied</i>, a WriteNotAppliedException (nothing changed, rerun);
+ *   <i>undone</i>, the same after the write rolled itself back (if that fails too: a CommitConflictException, the next
+ *   holder finishes the undo); <i>incomplete</i>, a WriteIncompleteException (committed, finished by a rerun or a
+ *   recovery); <i>unknown</i>, a CommitStateUnknownException (recover, then look); <i>complete</i>, no failure; <i>as
+ *   raised</i>, the exception the cause already is (decided where it was raised, or not a failure of the protocol).
+ *   After a comma, what the writer undoes first. A cell naming "plain append" and "others" differs by kind: the commit
+ *   point of a plain append is its end, every other kind's the CAS to COMMITTED. "-": the cause cannot arise there.
+ *   "Already decided": a WranglerException raised inside the step (a refusal, a check's own outcome).</caption>
+ *   <tr><th>step</th><th>manifest</th><th>lease lost</th><th>manifest superseded</th><th>S3 failure</th><th>S3 answer
+ *       lost</th><th>deferred uploads gone</th><th>already decided</th><th>any other failure</th></tr>
+ *   <tr><td>bucket</td><td>(none)</td><td>-</td><td>-</td><td>not applied</td><td>-</td><td>-</td><td>as raised</td>
+ *       <td>as raised</td></tr>
+ *   <tr><td>lease</td><td>(none)</td><td>-</td><td>-</td><td>not applied</td><td>-</td><td>-</td><td>as raised</td>
+ *       <td>as raised</td></tr>
+ *   <tr><td>recover</td><td>(none)</td><td>not applied</td><td>as raised</td><td>as raised</td><td>-</td><td>-</td>
+ *       <td>as raised</td><td>as raised</td></tr>
+ *   <tr><td>record</td><td>(none)</td><td>not applied</td><td>not applied</td><td>not applied</td><td>-</td><td>-</td>
+ *       <td>as raised</td><td>as raised</td></tr>
+ *   <tr><td>stage</td><td>STARTED</td><td>not applied, staging and record removed</td><td>not applied, staging and record
+ *       removed</td><td>not applied, staging and record removed</td><td>-</td><td>-</td><td>as raised, staging and record
+ *       removed</td><td>not applied, staging and record removed</td></tr>
+ *   <tr><td>check</td><td>STARTED</td><td>not applied, staging and record removed</td><td>not applied, staging and record
+ *       removed</td><td>not applied, staging and record removed</td><td>-</td><td>-</td><td>as raised, staging and record
+ *       removed</td><td>as raised, staging and record removed</td></tr>
+ *   <tr><td>list</td><td>STARTED</td><td>not applied, staging and record removed</td><td>not applied, staging and record
+ *       removed</td><td>not applied, staging and record removed</td><td>-</td><td>-</td><td>as raised, staging and record
+ *       removed</td><td>as raised, staging and record removed</td></tr>
+ *   <tr><td>rewrite</td><td>STARTED</td><td>not applied, staging and record removed</td><td>not applied, staging and record
+ *       removed</td><td>not applied, staging and record removed</td><td>-</td><td>-</td><td>as raised, staging and record
+ *       removed</td><td>not applied, staging and record removed</td></tr>
+ *   <tr><td>commit</td><td>STARTED</td><td>not applied, staging removed (the record is the holder's)</td><td>not applied,
+ *       staging removed (the record is the holder's)</td><td>not applied, staging and record removed</td><td>unknown,
+ *       nothing removed</td><td>-</td><td>as raised</td><td>as raised</td></tr>
+ *   <tr><td>publish</td><td>COMMITTED</td><td>plain append: not applied (the holder undoes it); others: incomplete (the
+ *       holder finishes it)</td><td>plain append: not applied (the holder undoes it); others: incomplete (the holder
+ *       finishes it)</td><td>plain append: undone, rolled back by itself; others: incomplete</td><td>-</td><td>not applied,
+ *       rolled back by itself after a fence (if the fence or the claim fails: as lease lost)</td><td>plain append: undone,
+ *       rolled back by itself; others: as raised</td><td>plain append: undone, rolled back by itself; others:
+ *       incomplete</td></tr>
+ *   <tr><td>published</td><td>COMMITTED</td><td>plain append: not applied (the holder undoes it); others: incomplete (the
+ *       holder finishes it)</td><td>plain append: not applied (the holder undoes it); others: incomplete (the holder
+ *       finishes it)</td><td>plain append: undone, rolled back by itself; others: incomplete</td><td>-</td><td>-</td>
+ *       <td>as raised</td><td>as raised</td></tr>
+ *   <tr><td>catalog</td><td>PUBLISHED</td><td>plain append: not applied (the holder undoes it); others: incomplete (the
+ *       holder finishes it)</td><td>plain append: not applied (the holder undoes it); others: incomplete (the holder
+ *       finishes it)</td><td>plain append: undone, rolled back by itself and its emptied partitions unregistered; others:
+ *       incomplete</td><td>-</td><td>-</td><td>plain append: undone, rolled back by itself and its emptied partitions
+ *       unregistered; others: incomplete</td><td>plain append: undone, rolled back by itself and its emptied partitions
+ *       unregistered; others: incomplete</td></tr>
+ *   <tr><td>end</td><td>PUBLISHED</td><td>plain append: not applied (the holder undoes it); others: incomplete (the holder
+ *       finishes it)</td><td>plain append: complete if its files stand and its manifest was ended, not applied if it was
+ *       claimed (unknown if S3 fails on the look); others: complete (the holder finished it)</td><td>plain append:
+ *       unknown; others: incomplete</td><td>-</td><td>-</td><td>as raised</td><td>as raised</td></tr>
+ * </table>
  * <i>Roll back</i>: delete its staging (and abort the uploads there), then abort the write's deferred uploads (found by
  * its recorded id) and delete the final keys its manifest lists (objects its own run created). Staging first: the write's
  * own process may have stalled inside its copies and resume, and once a copy's source is gone it fails, while a copy that
