@@ -104,6 +104,7 @@ final class Planner {
     WritePlan planTasks(Schema schema) {
         checkDistributed(spec);
         Columns columns = validateSchema(schema);
+        checkTasksAgainstTable(schema);
         String keyId = spec.idempotencyKey() == null ? null : WriteIds.keyId(spec.idempotencyKey());
         String writeId = keyId == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
         checkNames(writeId);
@@ -512,6 +513,47 @@ final class Planner {
                             + "zone), or OVERWRITE the table to redefine it; nothing was written.");
                 }
             }
+        }
+    }
+
+    /**
+     * A distributed write without a catalog checked against the table's own files, as a single-process write is
+     * ({@link #casts}, {@link #checkTable}): its partition columns and timestamps, and every column's type. Its tasks
+     * encode their rows as they come, so where a single-process write would widen a column to the table's type, this
+     * write refuses it: files of two types for one column leave a table that a read refuses.
+     */
+    private void checkTasksAgainstTable(Schema schema) {
+        if (spec.catalog() != null) {
+            return;
+        }
+        Map<String, String> types = new HashMap<>();
+        String typedBy = tableTypes(schema, types);
+        if (typedBy == null) {
+            return;
+        }
+        checkTable();
+        for (Field f : schema.getFields()) {
+            String want = types.get(f.getName().toLowerCase(Locale.ROOT));
+            if (want == null || spec.partitionBy().stream().anyMatch(c -> c.equalsIgnoreCase(f.getName()))) {
+                continue;
+            }
+            Field template;
+            try {
+                template = HiveTypes.parse(f.getName(), want);
+            } catch (HiveTypes.Unknown e) {
+                continue;
+            }
+            try {
+                if (Casts.plan(f, template, f.getName()) == null) {
+                    continue;
+                }
+            } catch (Casts.Refused r) {
+                // not even a widening: refused below all the same
+            }
+            throw invalid("the column '" + f.getName() + "' is " + want + " in " + typedBy + " but " + HiveTypes.describe(f)
+                    + " in this write, and a distributed write keeps its tasks' types as they are (a read refuses a column of two types)",
+                    "Cast the column to " + want + " before writing (in Spark: col(\"" + f.getName() + "\").cast(\"" + want
+                    + "\")), or OVERWRITE the table to redefine it; nothing was written.");
         }
     }
 
