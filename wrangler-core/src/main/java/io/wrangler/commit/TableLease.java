@@ -23,6 +23,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -32,7 +33,10 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * {@code <table>/_tmp/_lease.json} and taken with a conditional create ({@code If-None-Match: *}).
  *
  * <p>Each acquisition writes a token of its own (128 random bits) into the lease, so the lease's ETag differs from
- * every other acquisition's, even two runs of one keyed write. Renewal (every fifth of the time to live, in the
+ * every other acquisition's, even two runs of one keyed write; and each renewal a number of its own, so the ETag changes on
+ * every renewal: a takeover's compare-and-swap on the ETag of the expired lease it read fails once the holder renewed
+ * after that read (with the same bytes on every renewal, a renewal applied between the read and the swap would leave the
+ * ETag as read, and the takeover would succeed on a lease renewed an instant before). Renewal (every fifth of the time to live, in the
  * background: a live holder keeps its lease through four renewals in a row that fail or are late) and fencing
  * ({@link #check}, before every destructive step) are a compare-and-swap on the ETag this acquisition last learned:
  * once another holder has taken the lease over, they fail, and the writer stops. Release is a conditional delete on
@@ -80,6 +84,8 @@ final class TableLease implements AutoCloseable {
     private final ScheduledExecutorService ticker;
     private final ExecutorService senders;
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** The number the next renewal writes into the lease (the acquisition wrote 0): every renewal changes the ETag. */
+    private final AtomicLong renewals = new AtomicLong();
     /** The ETag of the lease as this holder last learned it; moves only from the value a request was sent with. */
     private final AtomicReference<String> etag;
     private volatile boolean lost;
@@ -197,10 +203,15 @@ final class TableLease implements AutoCloseable {
     }
 
     private static byte[] body(String owner, String token, Duration ttl) {
+        return body(owner, token, ttl, 0);
+    }
+
+    private static byte[] body(String owner, String token, Duration ttl, long renewal) {
         ObjectNode lease = JSON.createObjectNode();
         lease.put("owner", owner);
         lease.put("token", token);
         lease.put("ttlMillis", ttl.toMillis());
+        lease.put("renewal", renewal);
         try {
             return JSON.writeValueAsBytes(lease);
         } catch (IOException e) {
@@ -351,7 +362,7 @@ final class TableLease implements AutoCloseable {
             String expected = etag.get();
             long sent = System.nanoTime();
             try {
-                String next = store.putIf(key, body(owner, token, ttl), expected);
+                String next = store.putIf(key, body(owner, token, ttl, renewals.incrementAndGet()), expected);
                 etag.compareAndSet(expected, next);
                 long took = System.nanoTime() - sent;
                 if (took < ttl.toNanos() / 2) {

@@ -376,7 +376,9 @@
  *       upload of the table (ListMultipartUploads, every page) carrying a write id.</li>
  *   <li>A write's fate: its manifest's state alone ({@code WriteLog.resolve}), changed by compare-and-swap on its ETag.</li>
  *   <li>The lease is held: the lease object holds this acquisition's token (its compare-and-swap succeeded, answered
- *       within half the time to live; or a refusal was followed by a read that shows its token). Expired: its
+ *       within half the time to live; or a refusal was followed by a read that shows its token). Every renewal writes a
+ *       number of its own, so it changes the ETag: a takeover's swap on an expired lease's ETag fails once the holder
+ *       renewed after the takeover read it. Expired: its
  *       Last-Modified against S3's Date of the same answer, never the local clock.</li>
  *   <li>The files an overwrite replaces, a keyed rerun's earlier files, a compaction's input: full listings of the
  *       partitions' folders (every page); files whose names are not wrangler's exact forms are another tool's.</li>
