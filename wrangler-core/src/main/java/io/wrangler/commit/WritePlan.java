@@ -1,12 +1,13 @@
 package io.wrangler.commit;
 
-import io.wrangler.staging.StagedFile;
 import io.wrangler.CommitMethod;
 import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.encoding.FileEncoder;
+import io.wrangler.layout.Manifest;
 import io.wrangler.partition.Buckets;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.Partitioner;
+import io.wrangler.staging.StagedFile;
 import io.wrangler.staging.StagingContext;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;

@@ -345,7 +345,7 @@
  * uploads (see "Why fencing and CAS both").
  *
  * <h2>Readers</h2>
- * {@code S3Parquet.read} ({@link io.wrangler.commit.Visibility}) reads every manifest under {@code _tmp/} before it
+ * {@code S3Parquet.read} ({@link io.wrangler.layout.Visibility}) reads every manifest under {@code _tmp/} before it
  * lists data files, and leaves out: everything under {@code _tmp/}; the files carrying the write id of a plain append
  * with a manifest (in any state: its commit point is the manifest's deletion); those of a STARTED or ABORTING write; and
  * for a COMMITTED overwrite, keyed append or compaction, either its new files (while every old file it records in
@@ -395,7 +395,7 @@
  *   <li><b>Manifests</b> are parsed strictly ({@code Manifest.fromJson}: a missing required field, a value of the wrong
  *       type, an enum given as a number are refused) and then checked by one class, {@code ManifestTrust}, which
  *       recovery ({@code WriteLog.read}: so every write's and compaction's recover-first, {@code S3Parquet.recover} and
- *       the catalog step) and readers ({@link io.wrangler.commit.Visibility}: {@code S3Parquet.read}, a compaction's
+ *       the catalog step) and readers ({@link io.wrangler.layout.Visibility}: {@code S3Parquet.read}, a compaction's
  *       listing) apply alike: the table is this table; the write id is its folder's; a key id is the write id's; every
  *       partition folder is a plain relative folder (no empty, {@code .}, {@code ..} or {@code _tmp} segment, none that
  *       percent-decodes to one, no backslash or control character), {@code ""} exactly when there are no partition

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.wrangler.Compression;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteStep;
+import io.wrangler.layout.Manifest;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
