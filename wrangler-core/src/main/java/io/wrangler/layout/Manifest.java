@@ -8,6 +8,7 @@ import io.wrangler.staging.StagedFile;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -113,6 +114,39 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
         public static Requests of(RequestOptions o) {
             return new Requests(o.sse(), o.kmsKeyId(), o.acl(), o.expectedBucketOwner());
         }
+    }
+
+    /**
+     * The record of a write before its first upload (state {@link State#STARTED}, written now): who writes, into which
+     * table, how; nothing staged yet, no catalog (see {@link #cataloged}).
+     *
+     * @param keyId for a write with an idempotency key, the part of its write id every run with that key shares; else null
+     * @param requests what its object-creating requests carry; null only in manifests that predate it
+     */
+    public static Manifest started(String writeId, String table, WriteMode mode, String keyId, Compression compression,
+                                   Requests requests) {
+        return new Manifest(FORMAT, writeId, table, mode, State.STARTED, keyId, Instant.now().toString(), List.of(), List.of(),
+                List.of(), null, null, compression, requests, null, null);
+    }
+
+    /** This manifest with the catalog's {@code describe()} ({@code null}: the write has no catalog). */
+    public Manifest cataloged(String catalog) {
+        return new Manifest(FORMAT, writeId, table, mode, state, keyId, createdAt, partitionColumns, partitions, files, catalog, schema,
+                compression, requests, replaces, bucketing);
+    }
+
+    /**
+     * This write's record at its commit point (state {@link State#COMMITTED}): every file staged, in the partitions it
+     * writes, with the schema the catalog step registers.
+     *
+     * @param partitionColumns the partition columns in key order, as the catalog names them
+     * @param schema the Arrow schema JSON of the data columns then the partition columns
+     * @param bucketing the write's bucketing, or null for a write without
+     */
+    public Manifest committed(List<String> partitionColumns, List<Partition> partitions, List<StagedFile> files, String schema,
+                              Bucketing bucketing) {
+        return new Manifest(FORMAT, writeId, table, mode, State.COMMITTED, keyId, createdAt, partitionColumns, partitions, files,
+                catalog, schema, compression, requests, replaces, bucketing);
     }
 
     /** This manifest in another state. */
