@@ -151,7 +151,7 @@
  * the single-copy limit, 5 GB) are not, so each is fenced before every attempt, retries included: a retry loop (seconds of
  * backoff, with a 10 s lease) never sends an attempt after the lease was lost; what remains is the one attempt in flight
  * when the stall began. (The SDK retries every other request; it has no hook that may stop an attempt, so these two are
- * sent with its retries off and retried by {@code storage.SdkRetries.fenced} with the same strategy. A fence whose own S3
+ * sent with its retries off and retried by {@code catalog.SdkRetries.fenced} with the same strategy. A fence whose own S3
  * requests still fail after their retries stops the step as it is, never retried by the fenced request); likewise a CopyObject that S3 accepted before a roll back deleted
  * its source and that completes only after the roll back deleted its target. And a writer that stalls after its record was rolled back,
  * opens deferred uploads and dies before its next fence leaves uploads no manifest records: invisible, never completed,
