@@ -26,7 +26,9 @@
  * <h2>States: the manifest records how far a write got</h2>
  * A write's manifest {@code _tmp/<writeId>/_manifest.json} exists from before its first upload until its end. Its state
  * changes only by a compare-and-swap on the manifest's ETag ({@link io.wrangler.commit.WriteLog} is the one class that
- * writes or deletes a manifest), so that of two actors deciding one write's fate exactly one succeeds. Write ids are unique
+ * writes or deletes a manifest), so that of two actors deciding one write's fate exactly one succeeds. The manifest's
+ * record ({@link io.wrangler.layout.Manifest}), its trust check, the write ids and what readers leave out live in
+ * {@code io.wrangler.layout}, below this package and {@code io.wrangler.read}, which both use them. Write ids are unique
  * per run, keyed runs included ({@code k-<key>-<hash>-<run>}): every file a run publishes is an object that run created.
  * <table>
  *   <caption>The state table. W: the writer holding the lease. R: a recovery holding the lease (the next write's, or
