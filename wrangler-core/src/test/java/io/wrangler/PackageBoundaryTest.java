@@ -20,7 +20,9 @@ import org.junit.jupiter.api.Test;
  * these two bridges, each taken as a node of its own (Engine is package-private: only its own package can name it).
  * There is no other exception: the builders' package-private test seams take API and SPI types only
  * ({@code stepHook(io.wrangler.spi.StepHook)}, and {@code tuning(S3Parquet.Tuning)}, the engine's tuning, which the
- * builders hold unread), and S3Parquet converts them to the engine's. Every package of core is classified here: a new
+ * builders hold unread), and S3Parquet converts them to the engine's. Among the API's classes only the builders call
+ * the bridge ({@link #BRIDGE_CALLERS}); and no cycle runs among the internal packages either (the table's layout,
+ * {@code io.wrangler.layout}, lies below both reading and committing). Every package of core is classified here: a new
  * one must be added to one of the lists.
  */
 class PackageBoundaryTest {
@@ -32,9 +34,16 @@ class PackageBoundaryTest {
      */
     static final Set<String> SHARED = Set.of("io.wrangler.hive");
     static final Set<String> INTERNAL = Set.of("io.wrangler.commit", "io.wrangler.compact", "io.wrangler.encoding", "io.wrangler.input",
-            "io.wrangler.partition", "io.wrangler.read", "io.wrangler.staging", "io.wrangler.storage");
+            "io.wrangler.layout", "io.wrangler.partition", "io.wrangler.read", "io.wrangler.staging", "io.wrangler.storage");
     /** The classes allowed to name internal packages: the bridge of the API and the adapter of the SPI. */
     static final Set<String> BRIDGES = Set.of("io.wrangler.S3Parquet", "io.wrangler.spi.Engine");
+
+    /**
+     * The classes that call the bridge: the API's builders, whose terminal calls ({@code run}, {@code plan}, {@code open},
+     * {@code toList}, {@code count}) hand their immutable values to {@link S3Parquet}. No other class names it, so no
+     * value of the API (WriteOptions checking a Hive type, say) closes a loop through the engine.
+     */
+    static final Set<String> BRIDGE_CALLERS = Set.of("io.wrangler.CompactBuilder", "io.wrangler.ReadBuilder", "io.wrangler.WriteBuilder");
 
     private static final SourceReferences CORE = SourceReferences.of(Path.of("src", "main", "java"));
 
@@ -89,6 +98,34 @@ class PackageBoundaryTest {
                 (cls, name) -> false, PackageBoundaryTest::apiAndInternal, PackageBoundaryTest::apiOrSpi, INTERNAL::contains);
         assertThat(cycles).as("package cycles between the API or the SPI and internal packages (each step names the class that "
                 + "makes it); only " + BRIDGES + " may close one").isEmpty();
+    }
+
+    @Test
+    void noCycleAmongInternalPackages() {
+        // The bridges as nodes of their own, as above: a cycle through them is the API's, checked there.
+        List<String> cycles = CORE.cycles(name -> BRIDGES.contains(name) ? name : SourceReferences.packageOf(name),
+                (cls, name) -> false, component -> component.stream().anyMatch(INTERNAL::contains), INTERNAL::contains,
+                INTERNAL::contains);
+        assertThat(cycles).as("package cycles among core's internal packages (each step names the class that makes it): move what "
+                + "both sides need into a package below them (as io.wrangler.layout holds the table's layout for reading and "
+                + "committing)").isEmpty();
+    }
+
+    @Test
+    void onlyTheBuildersCallTheBridge() {
+        Set<String> callers = new TreeSet<>();
+        CORE.localReferences().forEach((cls, names) -> {
+            if (names.contains("io.wrangler.S3Parquet")) {
+                callers.add(cls);
+            }
+        });
+        CORE.references().forEach((cls, names) -> {
+            if (names.contains("io.wrangler.S3Parquet")) {
+                callers.add(cls);
+            }
+        });
+        assertThat(callers).as("classes of wrangler-core that name the bridge S3Parquet (only the builders' terminal calls may: "
+                + "a value of the API checks with io.wrangler.hive, not through the engine)").isEqualTo(BRIDGE_CALLERS);
     }
 
     /**

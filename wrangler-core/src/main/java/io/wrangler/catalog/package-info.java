@@ -10,5 +10,9 @@
  * a changed column type, partition keys that differ); {@link io.wrangler.catalog.CatalogCommit#commit
  * commit} runs after the data is published and makes the catalog match it. Core never depends on a
  * catalog's SDK.
+ *
+ * <p>{@link io.wrangler.catalog.SdkRetries} is the one owner of retries, for S3's requests and a catalog's alike: a
+ * catalog on the AWS SDK sets it on its requests (and drives a fenced change with it) so that it retries as the engine
+ * does, with its service's own transient failures added.
  */
 package io.wrangler.catalog;

@@ -4,12 +4,13 @@ import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.catalog.TableDefinition;
+import io.wrangler.layout.Manifest;
+import io.wrangler.storage.S3Location;
+import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import io.wrangler.storage.S3Location;
-import io.wrangler.storage.S3Store;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 

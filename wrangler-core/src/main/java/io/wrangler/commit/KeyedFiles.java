@@ -1,5 +1,7 @@
 package io.wrangler.commit;
 
+import io.wrangler.layout.WriteIds;
+
 /**
  * What a data file's name says about the idempotency keys of its rows, for code outside this package (a compaction):
  * an unmarked file of a keyed run holds rows of that run's key only; a marked file ({@link

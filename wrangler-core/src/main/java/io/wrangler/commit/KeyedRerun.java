@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.layout.Manifest;
 import io.wrangler.staging.StagedFile;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package io.wrangler.commit;
 
-import io.wrangler.staging.StagedFile;
 import io.wrangler.CatalogException;
 import io.wrangler.CommitConflictException;
 import io.wrangler.CommitStateUnknownException;
@@ -9,6 +8,8 @@ import io.wrangler.StorageException;
 import io.wrangler.WranglerException;
 import io.wrangler.WriteIncompleteException;
 import io.wrangler.WriteStep;
+import io.wrangler.layout.Manifest;
+import io.wrangler.staging.StagedFile;
 import io.wrangler.storage.Removed;
 import io.wrangler.storage.S3Location;
 import java.io.IOException;

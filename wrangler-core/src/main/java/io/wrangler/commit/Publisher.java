@@ -1,11 +1,13 @@
 package io.wrangler.commit;
 
-import io.wrangler.staging.StagedFile;
-import io.wrangler.spi.StepHook;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.WriteIncompleteException;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteStep;
+import io.wrangler.layout.Manifest;
+import io.wrangler.layout.WriteIds;
+import io.wrangler.spi.StepHook;
+import io.wrangler.staging.StagedFile;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.time.Instant;

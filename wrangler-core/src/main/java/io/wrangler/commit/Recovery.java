@@ -1,7 +1,5 @@
 package io.wrangler.commit;
 
-import io.wrangler.staging.StagedFile;
-import io.wrangler.spi.StepHook;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.RecoveryResult;
 import io.wrangler.WriteMode;
@@ -9,6 +7,10 @@ import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.hive.HivePaths;
+import io.wrangler.layout.Manifest;
+import io.wrangler.layout.WriteIds;
+import io.wrangler.spi.StepHook;
+import io.wrangler.staging.StagedFile;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.lang.System.Logger.Level;

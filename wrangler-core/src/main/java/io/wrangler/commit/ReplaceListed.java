@@ -1,5 +1,7 @@
 package io.wrangler.commit;
 
+import io.wrangler.layout.Manifest;
+
 /**
  * The operation of a plain append, an overwrite and an overwrite of partitions: it replaces what its mode lists when
  * it commits (nothing for a plain append, every file of the table for an overwrite, the files of the partitions it

@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.layout.Manifest;
 import java.util.List;
 
 /**

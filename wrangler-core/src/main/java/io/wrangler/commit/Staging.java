@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.layout.Manifest;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.util.ArrayList;

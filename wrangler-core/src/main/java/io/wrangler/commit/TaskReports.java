@@ -1,8 +1,9 @@
 package io.wrangler.commit;
 
-import io.wrangler.staging.StagedFile;
 import io.wrangler.hive.HivePaths;
+import io.wrangler.layout.Manifest;
 import io.wrangler.partition.PartitionKey;
+import io.wrangler.staging.StagedFile;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

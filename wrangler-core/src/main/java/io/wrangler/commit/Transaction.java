@@ -1,6 +1,5 @@
 package io.wrangler.commit;
 
-import io.wrangler.staging.StagedFile;
 import io.wrangler.RecoveryResult;
 import io.wrangler.WriteResult;
 import io.wrangler.WriteStep;
@@ -9,7 +8,9 @@ import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.commit.Outcomes.At;
 import io.wrangler.commit.Outcomes.Undo;
 import io.wrangler.input.BatchSource;
+import io.wrangler.layout.Manifest;
 import io.wrangler.partition.PartitionKey;
+import io.wrangler.staging.StagedFile;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;

@@ -1,8 +1,10 @@
 package io.wrangler.commit;
 
-import io.wrangler.staging.StagedFile;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.WriteMode;
+import io.wrangler.layout.Manifest;
+import io.wrangler.layout.ManifestTrust;
+import io.wrangler.staging.StagedFile;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
@@ -77,7 +79,7 @@ final class WriteLog {
     }
 
     static String folder(S3Location location, String writeId) {
-        return location.tmpPrefix() + writeId + "/";
+        return Manifest.folder(location, writeId);
     }
 
     /** Records a new write (state STARTED) before its first upload: a conditional create. */

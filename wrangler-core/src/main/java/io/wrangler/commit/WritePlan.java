@@ -1,16 +1,16 @@
 package io.wrangler.commit;
 
-import io.wrangler.staging.StagedFile;
 import io.wrangler.CommitMethod;
 import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.encoding.FileEncoder;
+import io.wrangler.layout.Manifest;
 import io.wrangler.partition.Buckets;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.partition.Partitioner;
+import io.wrangler.staging.StagedFile;
 import io.wrangler.staging.StagingContext;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,9 +79,8 @@ record WritePlan(WriteSpec spec, S3Location location, Schema schema, Columns col
 
     /** The manifest in state STARTED: the write's record before its first upload. */
     Manifest started() {
-        return new Manifest(Manifest.FORMAT, writeId, table(), spec.mode(), Manifest.State.STARTED, keyId, Instant.now().toString(),
-                List.of(), List.of(), List.of(), spec.catalog() == null ? null : spec.catalog().describe(), null, spec.compression(),
-                Manifest.Requests.of(spec.options()), null, null);
+        return Manifest.started(writeId, table(), spec.mode(), keyId, spec.compression(), Manifest.Requests.of(spec.options()))
+                .cataloged(spec.catalog() == null ? null : spec.catalog().describe());
     }
 
     /**
@@ -106,9 +105,7 @@ record WritePlan(WriteSpec spec, S3Location location, Schema schema, Columns col
         }
         List<Field> ordered = new ArrayList<>(columns.dataCatalog());
         ordered.addAll(columns.partitionsOut());
-        return new Manifest(Manifest.FORMAT, writeId, table(), spec.mode(), Manifest.State.COMMITTED, keyId, Instant.now().toString(),
-                columns.partitionNames(), partitions, files, spec.catalog() == null ? null : spec.catalog().describe(),
-                new Schema(ordered).toJson(), spec.compression(), Manifest.Requests.of(spec.options()), null,
+        return started().committed(columns.partitionNames(), partitions, files, new Schema(ordered).toJson(),
                 columns.bucket().isEmpty() ? null : new Manifest.Bucketing(columns.bucketOut(), spec.buckets()));
     }
 }

@@ -1,7 +1,5 @@
 package io.wrangler.commit;
 
-import io.wrangler.staging.StagedFile;
-import io.wrangler.spi.StepHook;
 import io.wrangler.CommitConflictException;
 import io.wrangler.CommitStateUnknownException;
 import io.wrangler.PartitionResult;
@@ -11,7 +9,11 @@ import io.wrangler.WriteResult;
 import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.input.BatchSource;
+import io.wrangler.layout.Manifest;
+import io.wrangler.layout.WriteIds;
 import io.wrangler.partition.PartitionKey;
+import io.wrangler.spi.StepHook;
+import io.wrangler.staging.StagedFile;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;

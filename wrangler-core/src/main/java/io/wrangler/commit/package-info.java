@@ -26,7 +26,9 @@
  * <h2>States: the manifest records how far a write got</h2>
  * A write's manifest {@code _tmp/<writeId>/_manifest.json} exists from before its first upload until its end. Its state
  * changes only by a compare-and-swap on the manifest's ETag ({@link io.wrangler.commit.WriteLog} is the one class that
- * writes or deletes a manifest), so that of two actors deciding one write's fate exactly one succeeds. Write ids are unique
+ * writes or deletes a manifest), so that of two actors deciding one write's fate exactly one succeeds. The manifest's
+ * record ({@link io.wrangler.layout.Manifest}), its trust check, the write ids and what readers leave out live in
+ * {@code io.wrangler.layout}, below this package and {@code io.wrangler.read}, which both use them. Write ids are unique
  * per run, keyed runs included ({@code k-<key>-<hash>-<run>}): every file a run publishes is an object that run created.
  * <table>
  *   <caption>The state table. W: the writer holding the lease. R: a recovery holding the lease (the next write's, or
@@ -151,7 +153,7 @@
  * the single-copy limit, 5 GB) are not, so each is fenced before every attempt, retries included: a retry loop (seconds of
  * backoff, with a 10 s lease) never sends an attempt after the lease was lost; what remains is the one attempt in flight
  * when the stall began. (The SDK retries every other request; it has no hook that may stop an attempt, so these two are
- * sent with its retries off and retried by {@code storage.SdkRetries.fenced} with the same strategy. A fence whose own S3
+ * sent with its retries off and retried by {@code catalog.SdkRetries.fenced} with the same strategy. A fence whose own S3
  * requests still fail after their retries stops the step as it is, never retried by the fenced request); likewise a CopyObject that S3 accepted before a roll back deleted
  * its source and that completes only after the roll back deleted its target. And a writer that stalls after its record was rolled back,
  * opens deferred uploads and dies before its next fence leaves uploads no manifest records: invisible, never completed,
@@ -345,7 +347,7 @@
  * uploads (see "Why fencing and CAS both").
  *
  * <h2>Readers</h2>
- * {@code S3Parquet.read} ({@link io.wrangler.commit.Visibility}) reads every manifest under {@code _tmp/} before it
+ * {@code S3Parquet.read} ({@link io.wrangler.layout.Visibility}) reads every manifest under {@code _tmp/} before it
  * lists data files, and leaves out: everything under {@code _tmp/}; the files carrying the write id of a plain append
  * with a manifest (in any state: its commit point is the manifest's deletion); those of a STARTED or ABORTING write; and
  * for a COMMITTED overwrite, keyed append or compaction, either its new files (while every old file it records in
@@ -397,7 +399,7 @@
  *   <li><b>Manifests</b> are parsed strictly ({@code Manifest.fromJson}: a missing required field, a value of the wrong
  *       type, an enum given as a number are refused) and then checked by one class, {@code ManifestTrust}, which
  *       recovery ({@code WriteLog.read}: so every write's and compaction's recover-first, {@code S3Parquet.recover} and
- *       the catalog step) and readers ({@link io.wrangler.commit.Visibility}: {@code S3Parquet.read}, a compaction's
+ *       the catalog step) and readers ({@link io.wrangler.layout.Visibility}: {@code S3Parquet.read}, a compaction's
  *       listing) apply alike: the table is this table; the write id is its folder's; a key id is the write id's; every
  *       partition folder is a plain relative folder (no empty, {@code .}, {@code ..} or {@code _tmp} segment, none that
  *       percent-decodes to one, no backslash or control character), {@code ""} exactly when there are no partition

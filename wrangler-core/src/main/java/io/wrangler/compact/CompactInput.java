@@ -5,7 +5,7 @@ import io.wrangler.InvalidWriteException;
 import io.wrangler.ReadException;
 import io.wrangler.VerificationException;
 import io.wrangler.WriteStep;
-import io.wrangler.commit.Manifest;
+import io.wrangler.layout.Manifest;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.read.FileFooters;
 import io.wrangler.read.TableFiles;

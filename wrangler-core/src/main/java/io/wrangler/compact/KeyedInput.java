@@ -4,7 +4,7 @@ import io.wrangler.staging.StagedFile;
 import io.wrangler.InvalidWriteException;
 import io.wrangler.WriteStep;
 import io.wrangler.commit.KeyedFiles;
-import io.wrangler.commit.Manifest;
+import io.wrangler.layout.Manifest;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.read.FileFooters;
 import io.wrangler.read.Footers;

@@ -5,7 +5,7 @@ import io.wrangler.CommitMethod;
 import io.wrangler.Progress;
 import io.wrangler.WriteResult;
 import io.wrangler.WriteStep;
-import io.wrangler.commit.Manifest;
+import io.wrangler.layout.Manifest;
 import io.wrangler.commit.TaskStager;
 import io.wrangler.commit.Transaction;
 import io.wrangler.commit.WriteSpec;

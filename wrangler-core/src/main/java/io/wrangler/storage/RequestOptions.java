@@ -2,13 +2,11 @@ package io.wrangler.storage;
 
 import io.wrangler.Encryption;
 import io.wrangler.RetryPolicy;
-import java.io.IOException;
+import io.wrangler.catalog.SdkRetries;
 import java.time.Duration;
 import java.util.Set;
 import java.util.function.Predicate;
 import software.amazon.awssdk.awscore.AwsRequest;
-import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
-import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.retries.api.RetryStrategy;
 import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
@@ -65,17 +63,7 @@ public record RequestOptions(String sse, String kmsKeyId, String acl, String exp
             String code = s.awsErrorDetails() == null ? null : s.awsErrorDetails().errorCode();
             return s.statusCode() >= 500 || s.statusCode() == 429 || (code != null && TRANSIENT_CODES.contains(code));
         }
-        if (e instanceof ApiCallAttemptTimeoutException) {
-            return true;
-        }
-        if (e instanceof SdkClientException) {
-            for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
-                if (c instanceof IOException) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return SdkRetries.connectionFailure(e);
     }
 
     /** The SDK retry strategy of these options: the write's (or read's) {@link RetryPolicy}, S3's transient failures. */

@@ -1,5 +1,6 @@
 package io.wrangler.storage;
 
+import io.wrangler.catalog.SdkRetries;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;

@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.wrangler.Compression;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteStep;
+import io.wrangler.layout.Manifest;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import io.wrangler.testkit.LocalS3;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -81,8 +81,7 @@ class CommitReadBackTest {
         S3Location location = S3Location.parse(uri, WriteStep.VALIDATE);
         S3Store store = new S3Store(client, bucket, new RequestOptions(null, null, null, null, 3, java.time.Duration.ofMillis(1), java.time.Duration.ofMillis(5)));
         String writeId = "20261203T120000Z-0123456789abcdef";
-        Manifest started = new Manifest(Manifest.FORMAT, writeId, uri, mode, Manifest.State.STARTED, keyId, "2026-12-03T12:00:00Z",
-                List.of(), List.of(), List.of(), null, null, Compression.SNAPPY, null, null, null);
+        Manifest started = Manifest.started(writeId, uri, mode, keyId, Compression.SNAPPY, null);
         WriteLog log = WriteLog.start(store, location, () -> { }, started);
         armed.set(1);
         return catchThrowable(() -> log.commit(started));

@@ -2,6 +2,7 @@ package io.wrangler.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.wrangler.layout.WriteIds;
 import org.junit.jupiter.api.Test;
 
 /** The names of files that record their rows' keys: marked, still giving back their write id, never a key's own by name. */

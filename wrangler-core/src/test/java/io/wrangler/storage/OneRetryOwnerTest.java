@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.wrangler.Encryption;
 import io.wrangler.RetryPolicy;
+import io.wrangler.catalog.SdkRetries;
 import io.wrangler.testkit.FaultyS3;
 import io.wrangler.testkit.LocalS3;
 import io.wrangler.testkit.MemoryS3;

@@ -1,8 +1,7 @@
 package io.wrangler.glue;
 
 import io.wrangler.RetryPolicy;
-import io.wrangler.storage.RequestOptions;
-import io.wrangler.storage.SdkRetries;
+import io.wrangler.catalog.SdkRetries;
 import java.time.Duration;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -32,7 +31,7 @@ final class Retry {
             return (code != null && TRANSIENT.contains(code)) || g.statusCode() >= 500;
         }
         // Broken connections and timeouts, judged as for S3: a client error without an I/O cause is permanent.
-        return RequestOptions.isTransient(e);
+        return SdkRetries.connectionFailure(e);
     }
 
     /** The SDK retry strategy of {@code policy} for Glue. */

@@ -32,16 +32,22 @@ public final class SourceReferences {
     private static final Pattern NAME = Pattern.compile("\\bio\\.wrangler(?:\\.[a-z_][a-z0-9_]*)*(?:\\.[A-Z][A-Za-z0-9_]*|\\.\\*)");
     private static final Pattern PACKAGE = Pattern.compile("^\\s*package\\s+([a-z0-9_.]+)\\s*;", Pattern.MULTILINE);
 
+    private static final Pattern SIMPLE_NAME = Pattern.compile("\\b[A-Z][A-Za-z0-9_]*\\b");
+
     /** By class ({@code io.wrangler.WriteBuilder}): the wrangler names it references, sorted. */
     private final Map<String, Set<String>> references;
+    /** By class: the classes of its own package it names by their simple name, sorted. */
+    private final Map<String, Set<String>> local;
 
-    private SourceReferences(Map<String, Set<String>> references) {
+    private SourceReferences(Map<String, Set<String>> references, Map<String, Set<String>> local) {
         this.references = references;
+        this.local = local;
     }
 
     /** The references of every {@code .java} file under {@code sourceRoot} ({@code src/main/java}), package-info excluded. */
     public static SourceReferences of(Path sourceRoot) {
         Map<String, Set<String>> refs = new TreeMap<>();
+        Map<String, String> codes = new TreeMap<>();
         try (Stream<Path> files = Files.walk(sourceRoot)) {
             for (Path f : (Iterable<Path>) files.filter(p -> p.toString().endsWith(".java")
                     && !p.getFileName().toString().equals("package-info.java")).sorted()::iterator) {
@@ -58,6 +64,7 @@ public final class SourceReferences {
                 }
                 names.removeIf(n -> n.equals(name) || packageOf(n).equals(packageOf(name)));
                 refs.put(name, Collections.unmodifiableSet(names));
+                codes.put(name, code);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -65,12 +72,38 @@ public final class SourceReferences {
         if (refs.isEmpty()) {
             throw new IllegalArgumentException("no Java source under " + sourceRoot.toAbsolutePath());
         }
-        return new SourceReferences(Collections.unmodifiableMap(refs));
+        return new SourceReferences(Collections.unmodifiableMap(refs), Collections.unmodifiableMap(local(codes)));
+    }
+
+    /** By class: the other top-level classes of its package whose simple name appears in its code. */
+    private static Map<String, Set<String>> local(Map<String, String> codes) {
+        Map<String, Set<String>> out = new TreeMap<>();
+        codes.forEach((cls, code) -> {
+            String pkg = packageOf(cls);
+            Set<String> named = new TreeSet<>();
+            Matcher m = SIMPLE_NAME.matcher(code);
+            while (m.find()) {
+                String candidate = (pkg.isEmpty() ? "" : pkg + ".") + m.group();
+                if (!candidate.equals(cls) && codes.containsKey(candidate)) {
+                    named.add(candidate);
+                }
+            }
+            out.put(cls, Collections.unmodifiableSet(named));
+        });
+        return out;
     }
 
     /** By class: the wrangler names it references outside its own package. */
     public Map<String, Set<String>> references() {
         return references;
+    }
+
+    /**
+     * By class: the classes of its own package it names by their simple name ({@code WriteBuilder} naming
+     * {@code S3Parquet}), which {@link #references()} leaves out; comments and strings do not count here either.
+     */
+    public Map<String, Set<String>> localReferences() {
+        return local;
     }
 
     /** The package of a class or of a referenced name ({@code io.wrangler.commit.WriteSpec} -> {@code io.wrangler.commit}). */
@@ -90,7 +123,7 @@ public final class SourceReferences {
      * The cycles of the graph whose nodes {@code node} makes of classes and referenced names (a package, or a class kept
      * apart from its package), leaving out the edges {@code ignored} says so of (class, referenced name): one cycle per
      * strongly connected component of more than one node that {@code watched} accepts, each as a shortest path from its
-     * first node {@code start} accepts through its first node {@code via} accepts and back ({@code a -> b -> a}), with
+     * first node {@code start} accepts through its first other node {@code via} accepts and back ({@code a -> b -> a}), with
      * the reference that makes each step.
      */
     public List<String> cycles(Function<String, String> node, java.util.function.BiPredicate<String, String> ignored,
@@ -116,7 +149,7 @@ public final class SourceReferences {
             }
             if (watched.test(component)) {
                 String from = component.stream().filter(start).findFirst().orElse(component.iterator().next());
-                String through = component.stream().filter(via).findFirst().orElse(from);
+                String through = component.stream().filter(via).filter(n -> !n.equals(from)).findFirst().orElse(from);
                 out.add(path(edges, component, from, through));
             }
         }
@@ -130,8 +163,10 @@ public final class SourceReferences {
     /** A shortest cycle from {@code start} through {@code through} back to {@code start} inside {@code component}, each step with its reference. */
     private static String path(Map<String, Map<String, String>> edges, Set<String> component, String start, String through) {
         List<String> nodes = new ArrayList<>(shortest(edges, component, start, through));
-        List<String> back = shortest(edges, component, through, start);
-        nodes.addAll(back.subList(1, back.size()));
+        if (!start.equals(through)) {
+            List<String> back = shortest(edges, component, through, start);
+            nodes.addAll(back.subList(1, back.size()));
+        }
         StringBuilder s = new StringBuilder(nodes.get(0));
         for (int i = 1; i < nodes.size(); i++) {
             s.append(" -(").append(edges.get(nodes.get(i - 1)).get(nodes.get(i))).append(")-> ").append(nodes.get(i));

@@ -48,6 +48,35 @@ class SourceReferencesTest {
     }
 
     @Test
+    void classesOfTheSamePackageNamedBySimpleNameAreLocalReferences() throws IOException {
+        write("io.wrangler", "Bridge", "final class Bridge { static void run() { } }\n");
+        write("io.wrangler", "Caller", """
+                /** Not through the {@link Bridge} in javadoc. */
+                final class Caller {
+                    // Bridge in a comment
+                    String s = "Bridge in a string";
+                    void go() { Bridge.run(); }
+                }
+                """);
+        write("io.wrangler", "Quiet", "final class Quiet { String s = \"Bridge\"; }\n");
+        write("io.wrangler.inner", "Other", "public final class Other { Object bridge; Object Bridge; }\n");
+        Map<String, Set<String>> local = SourceReferences.of(root).localReferences();
+        assertThat(local.get("io.wrangler.Caller")).containsExactly("io.wrangler.Bridge");
+        assertThat(local.get("io.wrangler.Quiet")).isEmpty();
+        assertThat(local.get("io.wrangler.Bridge")).isEmpty();
+        assertThat(local.get("io.wrangler.inner.Other")).as("another package's class of the same simple name").isEmpty();
+    }
+
+    @Test
+    void aCycleAmongNodesOneTestAcceptsIsWalkedOnce() throws IOException {
+        write("io.wrangler.read", "Files", "import io.wrangler.commit.Spec;\npublic final class Files { }\n");
+        write("io.wrangler.commit", "Spec", "import io.wrangler.read.Files;\npublic final class Spec { }\n");
+        assertThat(SourceReferences.of(root).cycles(SourceReferences::packageOf, (cls, name) -> false, c -> true, n -> true, n -> true))
+                .containsExactly("io.wrangler.commit -(Spec names io.wrangler.read.Files)-> io.wrangler.read "
+                        + "-(Files names io.wrangler.commit.Spec)-> io.wrangler.commit");
+    }
+
+    @Test
     void aCycleIsReportedWithTheClassThatMakesEachStep() throws IOException {
         write("io.wrangler", "Api", "final class Api { }\n");
         write("io.wrangler", "Bridge", "import io.wrangler.inner.Engine;\nfinal class Bridge { }\n");

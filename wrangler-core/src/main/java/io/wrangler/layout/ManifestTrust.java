@@ -1,4 +1,4 @@
-package io.wrangler.commit;
+package io.wrangler.layout;
 
 import io.wrangler.staging.StagedFile;
 import io.wrangler.storage.S3Location;
@@ -11,7 +11,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * ManifestTrust is the one check of a manifest read from a table's {@code _tmp/} before anything acts on it: recovery
- * ({@link WriteLog#read}, so compaction's recover-first and the catalog step too) and readers ({@link Visibility}) apply
+ * ({@code WriteLog.read} of {@code io.wrangler.commit}, so compaction's recover-first and the catalog step too) and readers ({@link Visibility}) apply
  * exactly this, so a manifest one of them refuses is refused by all (see "Trust" in {@code package-info.java}).
  *
  * <p>What {@code _tmp/} holds is input, not truth: anyone (or any bug, hand edit, copied folder) that can put an object
@@ -20,7 +20,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * {@code ..} segment, no empty segment, no percent-encoded one): a reader of the catalog (Hive, Spark, Athena) normalizes
  * such segments, S3 does not, and the two would then disagree on where a file is.
  */
-final class ManifestTrust {
+public final class ManifestTrust {
     private ManifestTrust() {
     }
 
@@ -28,7 +28,7 @@ final class ManifestTrust {
      * Why the manifest {@code m}, read from {@code _tmp/<folderId>/_manifest.json} of the table at {@code location},
      * cannot be acted on, or null when it can. Reads nothing.
      */
-    static String refusal(S3Location location, String folderId, Manifest m) {
+    public static String refusal(S3Location location, String folderId, Manifest m) {
         if (!location.uri().equals(m.table())) {
             return "it records the table " + m.table();
         }
@@ -68,7 +68,7 @@ final class ManifestTrust {
     private static String files(S3Location location, Manifest m) {
         Set<String> folders = new HashSet<>();
         m.partitions().forEach(p -> folders.add(p.folder()));
-        String staging = WriteLog.folder(location, m.writeId());
+        String staging = Manifest.folder(location, m.writeId());
         for (StagedFile f : m.files()) {
             String key = f.finalKey();
             if (!inTable(location, key)) {
@@ -136,7 +136,7 @@ final class ManifestTrust {
     }
 
     /** True when {@code key} is a plain key of a data file of the table: under its root, not under any {@code _tmp/}. */
-    static boolean inTable(S3Location location, String key) {
+    public static boolean inTable(S3Location location, String key) {
         if (key == null || !key.startsWith(location.prefix()) || key.endsWith("/")) {
             return false;
         }
@@ -149,7 +149,7 @@ final class ManifestTrust {
      * else than its text: empty, {@code .}, {@code ..}, {@code _tmp}, or one whose percent-decoding is one of these or
      * holds a slash or backslash (a percent-escaped character in a Hive folder decodes to itself, never to these).
      */
-    static boolean unsafe(String rel) {
+    public static boolean unsafe(String rel) {
         if (rel.startsWith("/")) {
             return true;
         }

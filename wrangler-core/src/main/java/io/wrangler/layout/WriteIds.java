@@ -1,4 +1,4 @@
-package io.wrangler.commit;
+package io.wrangler.layout;
 
 import io.wrangler.encoding.KeyRuns;
 import java.nio.charset.StandardCharsets;
@@ -16,14 +16,14 @@ import java.util.regex.Pattern;
  * Write ids: {@code 20241115T031500Z-9f3a1c2b7e6d5a40}. Time first, so that listings sort by age; 64 random
  * bits, so that two writers never pick the same id.
  */
-final class WriteIds {
+public final class WriteIds {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private WriteIds() {
     }
 
-    static String next() {
+    public static String next() {
         byte[] bytes = new byte[8];
         RANDOM.nextBytes(bytes);
         return TIME.format(Instant.now()) + "-" + HexFormat.of().formatHex(bytes);
@@ -34,7 +34,7 @@ final class WriteIds {
      * undoing one run never deletes a file another run of the same key made; the shared {@link #keyId} is how a run
      * finds the files of earlier runs that it replaces.
      */
-    static String forKey(String key) {
+    public static String forKey(String key) {
         byte[] bytes = new byte[8];
         RANDOM.nextBytes(bytes);
         return keyId(key) + "-" + HexFormat.of().formatHex(bytes);
@@ -44,7 +44,7 @@ final class WriteIds {
      * The part of a keyed write id that every run with the same key shares:
      * {@code k-<key, letters digits and '-' only, at most 48>-<12 hex of its SHA-256>}.
      */
-    static String keyId(String key) {
+    public static String keyId(String key) {
         String plain = key.replaceAll("[^A-Za-z0-9-]+", "-");
         if (plain.length() > 48) {
             plain = plain.substring(0, 48);
@@ -62,12 +62,12 @@ final class WriteIds {
     private static final Pattern WRITE_ID = Pattern.compile(ID);
 
     /** True for a folder name under {@code _tmp/} that is one of wrangler's write ids (anything else there is left alone). */
-    static boolean isWriteId(String name) {
+    public static boolean isWriteId(String name) {
         return WRITE_ID.matcher(name).matches();
     }
 
     /** The key id of a keyed write id (of either form), or null for an unkeyed one. */
-    static String keyOf(String writeId) {
+    public static String keyOf(String writeId) {
         if (!writeId.startsWith("k-")) {
             return null;
         }
@@ -87,19 +87,19 @@ final class WriteIds {
             "[^/]*part-\\d{5,}-\\d{3,}-(" + ID + ")(" + KeyRuns.MARK + ")?(?:_bucket-\\d{5,})?(\\.[a-z0-9_]+)?\\.parquet");
 
     /** The write id carried by a data file's key ({@code .../part-<p>-<n>-<writeId>.<codec>.parquet}), or null. */
-    static String ofFile(String key) {
+    public static String ofFile(String key) {
         Matcher m = FILE.matcher(key.substring(key.lastIndexOf('/') + 1));
         return m.matches() ? m.group(1) : null;
     }
 
     /** The key id of a data file's keyed write id when its name is one of wrangler's and unmarked, else null: one match. */
-    static String keyOfUnmarked(String key) {
+    public static String keyOfUnmarked(String key) {
         Matcher m = FILE.matcher(key.substring(key.lastIndexOf('/') + 1));
         return m.matches() && m.group(2) == null ? keyOf(m.group(1)) : null;
     }
 
     /** True when a key's file name is one of wrangler's and marked as recording its rows' keys ({@code _k}). */
-    static boolean marked(String key) {
+    public static boolean marked(String key) {
         Matcher m = FILE.matcher(key.substring(key.lastIndexOf('/') + 1));
         return m.matches() && m.group(2) != null;
     }
@@ -109,7 +109,7 @@ final class WriteIds {
      * rows are that key's. A marked file is never a key's own by its name, whatever write id it carries: its footer says
      * whose its rows are.
      */
-    static boolean carriesKey(String key, String keyId) {
+    public static boolean carriesKey(String key, String keyId) {
         String id = ofFile(key);
         return id != null && !marked(key) && keyId.equals(keyOf(id));
     }

@@ -1,6 +1,7 @@
-package io.wrangler.storage;
+package io.wrangler.catalog;
 
 import io.wrangler.RetryPolicy;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,6 +11,8 @@ import java.util.function.Supplier;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.SdkPlugin;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.retries.api.AcquireInitialTokenRequest;
 import software.amazon.awssdk.retries.api.BackoffStrategy;
@@ -20,7 +23,8 @@ import software.amazon.awssdk.retries.api.RetryToken;
 import software.amazon.awssdk.retries.api.TokenAcquisitionFailedException;
 
 /**
- * SdkRetries is the one owner of retries: a {@link RetryPolicy} becomes the SDK's own retry strategy, set on every
+ * SdkRetries is the one owner of retries, S3's requests and a catalog's alike (so it is part of the catalog SPI: a
+ * catalog on the AWS SDK retries as the engine does): a {@link RetryPolicy} becomes the SDK's own retry strategy, set on every
  * request wrangler sends (a request plugin, so the caller's client is used as it is and only its retries are replaced),
  * and the SDK then retries each request and decides what is transient. Nothing else in wrangler retries a request.
  *
@@ -52,12 +56,32 @@ public final class SdkRetries {
     private SdkRetries() {
     }
 
+    /**
+     * True for a broken connection (a client failure with an I/O cause) or an attempt that timed out: transient for
+     * every service, judged the same for S3's requests and a catalog's. A client-side failure without an I/O cause
+     * (missing credentials, a bad configuration) is not.
+     */
+    public static boolean connectionFailure(Throwable e) {
+        if (e instanceof ApiCallAttemptTimeoutException) {
+            return true;
+        }
+        if (e instanceof SdkClientException) {
+            for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+                if (c instanceof IOException) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** The SDK retry strategy of {@code policy}: see the class comment. One instance per policy and classifier. */
     public static RetryStrategy strategy(RetryPolicy policy, Predicate<Throwable> alsoTransient) {
         return strategy(policy.attempts(), policy.base(), policy.cap(), alsoTransient);
     }
 
-    static RetryStrategy strategy(int attempts, Duration base, Duration cap, Predicate<Throwable> alsoTransient) {
+    /** The SDK retry strategy of a policy given by its parts ({@link RetryPolicy#of}), unchecked. */
+    public static RetryStrategy strategy(int attempts, Duration base, Duration cap, Predicate<Throwable> alsoTransient) {
         return STRATEGIES.computeIfAbsent(new Key(attempts, base, cap, alsoTransient), k -> {
             BackoffStrategy backoff = fullJitter(k.base, k.cap);
             return AwsRetryStrategy.standardRetryStrategy().toBuilder()

@@ -1,4 +1,4 @@
-package io.wrangler.commit;
+package io.wrangler.layout;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -6,7 +6,9 @@ import io.wrangler.Compression;
 import io.wrangler.WriteMode;
 import io.wrangler.staging.StagedFile;
 import io.wrangler.storage.RequestOptions;
+import io.wrangler.storage.S3Location;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -14,7 +16,8 @@ import java.util.List;
 /**
  * A Manifest is the record of one write, stored as {@code <table>/_tmp/<writeId>/_manifest.json} from before its first
  * upload until its end, and rewritten (compare-and-swap on its ETag) at each change of {@link State}. It holds everything
- * recovery needs to finish or undo the write without the process that started it. {@link WriteLog} owns its changes.
+ * recovery needs to finish or undo the write without the process that started it. The commit's {@code WriteLog}
+ * ({@code io.wrangler.commit}) owns its changes.
  *
  * @param format the manifest format version (2; 1 for manifests of wrangler 0.1, read as {@link State#COMMITTED})
  * @param writeId the write's id, carried by the name of every file it writes
@@ -43,12 +46,20 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
                        List<String> partitionColumns, List<Partition> partitions, List<StagedFile> files,
                        String catalog, String schema, Compression compression, Requests requests, List<String> replaces,
                        Bucketing bucketing) {
-    static final String FILE_NAME = "_manifest.json";
+    public static final String FILE_NAME = "_manifest.json";
     private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
             .configure(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS, true)
             .configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, true);
 
-    static final int FORMAT = 2;
+    public static final int FORMAT = 2;
+
+    /**
+     * The folder {@code _tmp/<writeId>/} of the table at {@code location} that holds the write's manifest and its staged
+     * files.
+     */
+    public static String folder(S3Location location, String writeId) {
+        return location.tmpPrefix() + writeId + "/";
+    }
 
     /** How far a write got; see the state table in {@code package-info.java}. */
     public enum State {
@@ -100,35 +111,68 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
      * The request options a write's object-creating requests carried: no secrets (a KMS key id is not one). Recovery publishes with its own and refuses a manifest that records others.
      */
     public record Requests(String sse, String kmsKeyId, String acl, String expectedBucketOwner) {
-        static Requests of(RequestOptions o) {
+        public static Requests of(RequestOptions o) {
             return new Requests(o.sse(), o.kmsKeyId(), o.acl(), o.expectedBucketOwner());
         }
     }
 
+    /**
+     * The record of a write before its first upload (state {@link State#STARTED}, written now): who writes, into which
+     * table, how; nothing staged yet, no catalog (see {@link #cataloged}).
+     *
+     * @param keyId for a write with an idempotency key, the part of its write id every run with that key shares; else null
+     * @param requests what its object-creating requests carry; null only in manifests that predate it
+     */
+    public static Manifest started(String writeId, String table, WriteMode mode, String keyId, Compression compression,
+                                   Requests requests) {
+        return new Manifest(FORMAT, writeId, table, mode, State.STARTED, keyId, Instant.now().toString(), List.of(), List.of(),
+                List.of(), null, null, compression, requests, null, null);
+    }
+
+    /** This manifest with the catalog's {@code describe()} ({@code null}: the write has no catalog). */
+    public Manifest cataloged(String catalog) {
+        return new Manifest(FORMAT, writeId, table, mode, state, keyId, createdAt, partitionColumns, partitions, files, catalog, schema,
+                compression, requests, replaces, bucketing);
+    }
+
+    /**
+     * This write's record at its commit point (state {@link State#COMMITTED}): every file staged, in the partitions it
+     * writes, with the schema the catalog step registers.
+     *
+     * @param partitionColumns the partition columns in key order, as the catalog names them
+     * @param schema the Arrow schema JSON of the data columns then the partition columns
+     * @param bucketing the write's bucketing, or null for a write without
+     */
+    public Manifest committed(List<String> partitionColumns, List<Partition> partitions, List<StagedFile> files, String schema,
+                              Bucketing bucketing) {
+        return new Manifest(FORMAT, writeId, table, mode, State.COMMITTED, keyId, createdAt, partitionColumns, partitions, files,
+                catalog, schema, compression, requests, replaces, bucketing);
+    }
+
     /** This manifest in another state. */
-    Manifest in(State next) {
+    public Manifest in(State next) {
         return new Manifest(FORMAT, writeId, table, mode, next, keyId, createdAt, partitionColumns, partitions, files, catalog, schema,
                 compression, requests, replaces, bucketing);
     }
 
     /** This manifest with the old files it replaces, as listed before its commit point. */
-    Manifest replacing(List<String> old) {
+    public Manifest replacing(List<String> old) {
         return new Manifest(FORMAT, writeId, table, mode, state, keyId, createdAt, partitionColumns, partitions, files, catalog, schema,
                 compression, requests, old, bucketing);
     }
 
     /** This manifest with other files (a keyed rerun's rewrites added to its own). */
-    Manifest withFiles(List<StagedFile> files) {
+    public Manifest withFiles(List<StagedFile> files) {
         return new Manifest(FORMAT, writeId, table, mode, state, keyId, createdAt, partitionColumns, partitions, files, catalog, schema,
                 compression, requests, replaces, bucketing);
     }
 
     /** True for a write with an idempotency key: rolled forward from its commit point, like an overwrite. */
-    boolean keyed() {
+    public boolean keyed() {
         return keyId != null;
     }
 
-    byte[] toJson() {
+    public byte[] toJson() {
         try {
             return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(this);
         } catch (IOException e) {
@@ -142,7 +186,7 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
      *
      * @throws IOException when it is not a manifest's JSON, lacks a required field or holds one of the wrong type
      */
-    static Manifest fromJson(byte[] json) throws IOException {
+    public static Manifest fromJson(byte[] json) throws IOException {
         Manifest m;
         try {
             m = JSON.readValue(json, Manifest.class);

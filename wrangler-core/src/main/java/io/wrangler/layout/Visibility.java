@@ -1,4 +1,4 @@
-package io.wrangler.commit;
+package io.wrangler.layout;
 
 import io.wrangler.staging.StagedFile;
 import io.wrangler.ReadException;

@@ -1,4 +1,4 @@
-package io.wrangler.commit;
+package io.wrangler.layout;
 
 import io.wrangler.staging.StagedFile;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,16 +18,39 @@ import org.junit.jupiter.api.Test;
  * (recovery must not guess at a record it cannot read), and fields it does not know are ignored.
  */
 class ManifestTest {
+    /** A manifest with every field set (the old files only past STARTED), built as the commit builds it. */
     private static Manifest manifest(Manifest.State state) {
-        return new Manifest(Manifest.FORMAT, "20240115T000000Z-0123456789abcdef", "s3://b/t/", WriteMode.OVERWRITE_PARTITIONS, state,
-                null, "2024-01-15T00:00:00Z", List.of("dt", "country"),
+        Manifest committed = MANIFEST.committed(List.of("dt", "country"),
                 List.of(new Manifest.Partition("dt=2024-01-15/country=RU/", List.of("2024-01-15", "RU"), 10, 1000),
                         new Manifest.Partition("dt=2024-01-15/country=__HIVE_DEFAULT_PARTITION__/", Arrays.asList("2024-01-15", null), 2, 200)),
                 List.of(new StagedFile("dt=2024-01-15/country=RU/", "t/_tmp/w/a.parquet", "t/dt=2024-01-15/country=RU/a.parquet",
                         1000, 10, "upload-1", List.of("\"e1\"", "\"e2\""))),
-                "glue:analytics.orders", "{}", Compression.ZSTD, new Manifest.Requests("aws:kms", "key-1", null, "123456789012"),
-                state == Manifest.State.STARTED ? null : List.of("t/dt=2024-01-15/country=RU/old.parquet"),
-                new Manifest.Bucketing(List.of("user_id"), 8));
+                "{}", new Manifest.Bucketing(List.of("user_id"), 8));
+        return state == Manifest.State.STARTED ? committed.in(state)
+                : committed.replacing(List.of("t/dt=2024-01-15/country=RU/old.parquet")).in(state);
+    }
+
+    /** Started once, so that every manifest of the tests shares its createdAt. */
+    private static final Manifest MANIFEST = Manifest.started("20240115T000000Z-0123456789abcdef", "s3://b/t/",
+            WriteMode.OVERWRITE_PARTITIONS, null, Compression.ZSTD, new Manifest.Requests("aws:kms", "key-1", null, "123456789012"))
+            .cataloged("glue:analytics.orders");
+
+    @Test
+    void theFactoriesSetWhatTheyNameAndKeepTheRest() {
+        Manifest started = Manifest.started("20240115T000000Z-0123456789abcdef", "s3://b/t/", WriteMode.APPEND, "k-a-0123456789ab",
+                Compression.SNAPPY, null);
+        assertThat(started.format()).isEqualTo(Manifest.FORMAT);
+        assertThat(started.state()).isEqualTo(Manifest.State.STARTED);
+        assertThat(started.files()).isEmpty();
+        assertThat(started.catalog()).isNull();
+        assertThat(started.replaces()).isNull();
+        Manifest committed = started.cataloged("glue:db.t").committed(List.of("dt"), List.of(), List.of(), "{}", null);
+        assertThat(committed.state()).isEqualTo(Manifest.State.COMMITTED);
+        assertThat(committed.catalog()).isEqualTo("glue:db.t");
+        assertThat(committed.partitionColumns()).containsExactly("dt");
+        assertThat(committed.createdAt()).isEqualTo(started.createdAt());
+        assertThat(committed.keyId()).isEqualTo("k-a-0123456789ab");
+        assertThat(committed.compression()).isEqualTo(Compression.SNAPPY);
     }
 
     @Test
