@@ -336,6 +336,13 @@ final class TableLease implements AutoCloseable {
             if (released || ticker.isShutdown()) {
                 return; // interrupted by close() or abandon()
             }
+            if (e instanceof S3Exception s && conflict(s) && !lost) {
+                // renew() passes a refusal on only after reading the lease back with this acquisition's token in it:
+                // this holder's own renewals raced each other (one applied, its answer late); nothing is wrong
+                Logs.COMMIT.log(Level.DEBUG, () -> "Renewals of the lease of " + table + " held by " + owner + " raced each "
+                        + "other; it is still held, the next renewal goes out as planned");
+                return;
+            }
             Logs.COMMIT.log(Level.WARNING, () -> "Could not renew the lease of " + table + " held by " + owner + ": " + e.getMessage()
                     + (lost ? "" : "; trying again in " + ttl.toMillis() / RENEWALS_PER_TTL + " ms (it expires "
                     + ttl.toSeconds() + " s after its last renewal)"));

@@ -1,6 +1,7 @@
 package io.wrangler.input;
 
 import io.wrangler.Decimal;
+import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
@@ -16,9 +17,11 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -66,6 +69,7 @@ public final class RecordSource implements BatchSource {
     private final Schema schema;
     private final Setter[] setters;
     private final RecordComponent[] components;
+    private final Method[] accessors;
     private VectorSchemaRoot current;
     private int offset;
 
@@ -96,10 +100,20 @@ public final class RecordSource implements BatchSource {
             throw new IllegalArgumentException("the record class " + type.getName() + " has no components, so the files would have "
                     + "no columns: write records with at least one component");
         }
+        this.accessors = new Method[components.length];
+        List<Integer> decimalComponents = new ArrayList<>();
+        for (int i = 0; i < components.length; i++) {
+            accessors[i] = accessor(components[i], this.records.get(0));
+            if (mayHoldDecimal(components[i].getGenericType(), new HashSet<>())) {
+                decimalComponents.add(i);
+            }
+        }
+        // Only components that can hold a BigDecimal are scanned (one pass over the records each): a million records of
+        // longs and strings cost no pass at all before the first row is encoded.
         Map<String, Integer> scales = new HashMap<>();
         for (Record r : this.records) {
-            for (RecordComponent c : components) {
-                scanScales(c.getName(), c.getGenericType(), read(c, r), scales);
+            for (int i : decimalComponents) {
+                scanScales(components[i].getName(), components[i].getGenericType(), read(accessors[i], components[i], r), scales);
             }
         }
         List<Field> fields = new ArrayList<>();
@@ -114,17 +128,59 @@ public final class RecordSource implements BatchSource {
     }
 
     private static Object read(RecordComponent c, Record r) {
+        return read(accessor(c, r), c, r);
+    }
+
+    /** The component's accessor, made accessible once: records are often package-private or nested in a job class. */
+    private static Method accessor(RecordComponent c, Record sample) {
+        Method accessor = c.getAccessor();
         try {
-            var accessor = c.getAccessor();
-            if (!accessor.canAccess(r)) {
-                // Records are often package-private or nested in a job class; their accessors are still the data.
+            if (!accessor.canAccess(sample)) {
                 accessor.setAccessible(true);
             }
+            return accessor;
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("cannot read component '" + c.getName() + "' of " + sample.getClass().getName()
+                    + ": make the record class public (or its accessors accessible)", e);
+        }
+    }
+
+    private static Object read(Method accessor, RecordComponent c, Record r) {
+        try {
             return accessor.invoke(r);
         } catch (ReflectiveOperationException | RuntimeException e) {
             throw new IllegalArgumentException("cannot read component '" + c.getName() + "' of " + r.getClass().getName()
                     + ": make the record class public (or its accessors accessible)", e);
         }
+    }
+
+    /**
+     * True when a value of this type can hold a BigDecimal where {@link #scanScales} looks (the type itself, list elements,
+     * map keys and values, record components), and when unsure (a type variable or wildcard: the scan then reports it).
+     */
+    private static boolean mayHoldDecimal(Type t, Set<Class<?>> seen) {
+        if (t instanceof ParameterizedType p) {
+            for (Type a : p.getActualTypeArguments()) {
+                if (mayHoldDecimal(a, seen)) {
+                    return true;
+                }
+            }
+            return p.getRawType() instanceof Class<?> c && c.isRecord();
+        }
+        if (!(t instanceof Class<?> c)) {
+            return true;
+        }
+        if (c == BigDecimal.class || List.class.isAssignableFrom(c) || Map.class.isAssignableFrom(c)) {
+            return true;   // a raw List or Map: the scan names the missing type arguments
+        }
+        if (c.isRecord() && seen.add(c)) {
+            for (RecordComponent rc : c.getRecordComponents()) {
+                if (mayHoldDecimal(rc.getGenericType(), seen)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The index of the first char of {@code s} that is half of a surrogate pair without its other half, or -1. */
@@ -158,7 +214,7 @@ public final class RecordSource implements BatchSource {
             for (int i = offset; i < end; i++) {
                 Record r = records.get(i);
                 for (int c = 0; c < components.length; c++) {
-                    setters[c].set(root.getVector(c), i - offset, read(components[c], r));
+                    setters[c].set(root.getVector(c), i - offset, read(accessors[c], components[c], r));
                 }
             }
             root.setRowCount(end - offset);
