@@ -669,11 +669,9 @@ final class Outcomes {
     /** Rethrows a failure before the commit point, keeping Errors and WranglerExceptions as they are. */
     static RuntimeException rethrow(Throwable t, String table, WriteStep step, String doing, String whatToDo) {
         t = unwrap(t);
-        if (t instanceof Error err) {
-            throw err;
-        }
-        if (t instanceof WranglerException w) {
-            return w;
+        WranglerException decided = decided(t);
+        if (decided != null) {
+            return decided;
         }
         if (t instanceof SdkException s) {
             return storage(table, step, doing, s, whatToDo);
@@ -685,17 +683,23 @@ final class Outcomes {
     /** Rethrows a failure after the commit point as a WriteIncompleteException, keeping Errors and WranglerExceptions. */
     static RuntimeException incompleteOrRethrow(Throwable t, String table, WriteStep step, String doing, String whatToDo) {
         t = unwrap(t);
-        if (t instanceof Error err) {
-            throw err;
-        }
-        if (t instanceof WranglerException w) {
-            return w;
+        WranglerException decided = decided(t);
+        if (decided != null) {
+            return decided;
         }
         if (t instanceof SdkException s) {
             return incomplete(table, step, doing, s, whatToDo);
         }
         return new WriteIncompleteException(table, step, step, "Cannot " + doing + " for " + table + " (step: " + step.label()
                 + "): " + t + ". " + whatToDo, t);
+    }
+
+    /** An Error is thrown on as it is; a WranglerException is already decided and is returned; anything else is null. */
+    private static WranglerException decided(Throwable t) {
+        if (t instanceof Error err) {
+            throw err;
+        }
+        return t instanceof WranglerException w ? w : null;
     }
 
     /** A committed write records other request settings than the recovering job's: recovery never publishes with a manifest's. */
