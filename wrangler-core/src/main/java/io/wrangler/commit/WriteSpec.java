@@ -116,6 +116,16 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
         return write.buckets();
     }
 
+    /** The row group size: the option's, else the tuning's (64 MiB, less on a small heap). */
+    public long rowGroupBytes() {
+        return write.rowGroupSize().orElse(tuning.rowGroupBytes());
+    }
+
+    /** The page size: the option's, else the tuning's (1 MiB). */
+    public int pageBytes() {
+        return write.pageSize().orElse(tuning.pageBytes());
+    }
+
     /** Write timestamps as Parquet INT96 (Julian day and nanoseconds of the day) instead of INT64. */
     public boolean int96() {
         return write.timestampsAsInt96();
