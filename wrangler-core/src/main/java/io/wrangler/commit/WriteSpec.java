@@ -75,10 +75,10 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
         return write.leaseWait();
     }
 
-    /** What every S3 request carries: encryption, ACL, expected bucket owner, retries. */
+    /** What every S3 request carries: encryption, ACL, expected bucket owner, retries; the data objects' storage class and tags. */
     public RequestOptions options() {
         return RequestOptions.of(write.encryption(), write.acl().orElse(null), write.expectedBucketOwner().orElse(null),
-                write.retryPolicy());
+                write.retryPolicy()).withDataObjects(write.storageClass().orElse(null), write.tags());
     }
 
     /** Start a new file in a partition once the current one has this many bytes (Long.MAX_VALUE: no limit). */
