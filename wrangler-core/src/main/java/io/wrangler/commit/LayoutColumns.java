@@ -96,6 +96,6 @@ final class LayoutColumns {
     }
 
     private InvalidWriteException invalid(String what, String todo) {
-        return Outcomes.invalid(table, what, todo + " Nothing was written");
+        return Outcomes.invalid(table, what, todo + " Nothing was written.");
     }
 }
