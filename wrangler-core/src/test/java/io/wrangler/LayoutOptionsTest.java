@@ -307,4 +307,78 @@ class LayoutOptionsTest {
         }
         assertThat(b.tags(ten).rowGroupSize(65536).pageSize(1024).build().tags()).hasSize(10);
     }
+
+    record Row(long user_id, String source) {
+    }
+
+    private static List<Row> rows(String source, int n, long seed) {
+        List<Row> out = new ArrayList<>();
+        Random r = new Random(seed);
+        for (int i = 0; i < n; i++) {
+            out.add(new Row(r.nextInt(1_000_000), source));
+        }
+        return out;
+    }
+
+    private List<Long> idsInFileOrder(byte[] file) {
+        return TestLake.queryFile(file, "SELECT user_id FROM read_parquet($file)").stream().map(r -> (Long) r.get(0)).toList();
+    }
+
+    @Test
+    void compactionSortsEachNewFile() throws IOException {
+        String bucket = TestLake.memoryBucket();
+        String table = "s3://" + bucket + "/c/";
+        for (int i = 0; i < 3; i++) {
+            S3Parquet.write(rows("append" + i, 3_000, i)).s3(client).to(table);
+        }
+        S3Parquet.compact(table).s3(client).options(WriteOptions.builder().bloomFilters("user_id").build()).sortBy("user_id").run();
+        List<String> files = dataFiles(bucket, "c/");
+        assertThat(files).hasSize(1);
+        byte[] file = s3.get(bucket, files.get(0));
+        assertThat(idsInFileOrder(file)).hasSize(9_000).isSorted();
+        assertThat(footer(file).getRow_groups()).allSatisfy(g -> assertThat(g.getSorting_columns()).containsExactly(new SortingColumn(0, false, true)));
+        assertThat(TestLake.queryFile(file, "SELECT DISTINCT bloom_filter_offset IS NOT NULL FROM parquet_metadata($file) WHERE path_in_schema = 'user_id'"))
+                .containsExactly(List.of(true));
+    }
+
+    @Test
+    void aCompactionOfKeyedRunsSortsWithinEachKeyAndKeepsOneRunPerKey() throws IOException {
+        String bucket = TestLake.memoryBucket();
+        String table = "s3://" + bucket + "/k/";
+        Map<String, List<Long>> written = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < 3; i++) {
+            List<Row> rows = rows("key" + i, 2_000, 10 + i);
+            S3Parquet.write(rows).s3(client).idempotencyKey("key" + i).to(table);
+            written.put("key" + i, rows.stream().map(Row::user_id).sorted().toList());
+        }
+        S3Parquet.compact(table).s3(client).sortBy("user_id").run();
+        List<String> files = dataFiles(bucket, "k/");
+        assertThat(files).hasSize(1);
+        assertThat(files.get(0)).contains("_k");
+        byte[] file = s3.get(bucket, files.get(0));
+        FileMetaData footer = footer(file);
+        // the rows of each key are one run, sorted; the file as a whole is not, and says so by naming no sorting columns
+        String runs = footer.getKey_value_metadata().stream().filter(kv -> kv.getKey().equals("wrangler.keys")).findFirst().orElseThrow()
+                .getValue();
+        com.fasterxml.jackson.databind.JsonNode list = new com.fasterxml.jackson.databind.ObjectMapper().readTree(runs);
+        assertThat(list).hasSize(3);
+        List<Long> ids = idsInFileOrder(file);
+        int at = 0;
+        Map<String, List<Long>> read = new java.util.LinkedHashMap<>();
+        for (com.fasterxml.jackson.databind.JsonNode run : list) {
+            int n = run.get(1).asInt();
+            List<Long> segment = ids.subList(at, at + n);
+            assertThat(segment).isSorted();
+            at += n;
+            read.put(run.get(0).asText(), segment);
+        }
+        assertThat(at).isEqualTo(ids.size());
+        assertThat(new ArrayList<>(read.values())).containsExactlyInAnyOrderElementsOf(written.values());
+        assertThat(footer.getRow_groups()).allSatisfy(g -> assertThat(g.isSetSorting_columns()).isFalse());
+        assertThat(TestLake.queryFile(file, "SELECT key::VARCHAR FROM parquet_kv_metadata($file) WHERE key::VARCHAR LIKE 'wrangler.uns%'")).isEmpty();
+        // a keyed rerun still finds and replaces its key's rows in the compacted file
+        S3Parquet.write(rows("key1", 5, 99)).s3(client).idempotencyKey("key1").to(table);
+        assertThat(TestLake.query(bucket, "k/", "SELECT source, count(*) FROM t GROUP BY source ORDER BY source"))
+                .containsExactly(List.of("key0", 2_000L), List.of("key1", 5L), List.of("key2", 2_000L));
+    }
 }
