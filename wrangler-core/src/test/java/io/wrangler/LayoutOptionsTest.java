@@ -331,7 +331,7 @@ class LayoutOptionsTest {
         for (int i = 0; i < 3; i++) {
             S3Parquet.write(rows("append" + i, 3_000, i)).s3(client).to(table);
         }
-        S3Parquet.compact(table).s3(client).options(WriteOptions.builder().bloomFilters("user_id").build()).sortBy("user_id").run();
+        S3Parquet.compact(table).options(WriteOptions.builder().bloomFilters("user_id").build()).s3(client).sortBy("user_id").run();
         List<String> files = dataFiles(bucket, "c/");
         assertThat(files).hasSize(1);
         byte[] file = s3.get(bucket, files.get(0));
