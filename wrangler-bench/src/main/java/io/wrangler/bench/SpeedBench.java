@@ -73,6 +73,10 @@ public final class SpeedBench {
             child(args[1], args.length > 2 ? args[2] : null, args.length > 3 ? args[3] : null);
             return;
         }
+        if (args.length > 0 && args[0].equals("serve")) {
+            serve(args.length > 1 ? Long.parseLong(args[1]) : 2_000_000L, Path.of(args.length > 2 ? args[2] : "/tmp/wrangler-speed-copy"));
+            return;
+        }
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 2_000_000L;
         int reps = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         List<String> parts = Arrays.asList((args.length > 2 ? args[2] : "warm,cold,lookup").split(","));
@@ -105,6 +109,29 @@ public final class SpeedBench {
             try (Stream<Path> walk = Files.walk(work)) {
                 walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
+        }
+    }
+
+    /**
+     * Writes the standard table to a LocalS3 and its local copy to {@code copies}, prints the endpoint and the cold
+     * children's commands, and serves until killed: for timing or profiling one child by hand (a whole-process timer,
+     * {@code -Xlog:class+load}, JFR).
+     */
+    private static void serve(long rows, Path copies) throws Exception {
+        try (RootAllocator allocator = new RootAllocator(); LocalS3 local = LocalS3.start(); S3Client s3 = local.newClient()) {
+            local.createBucket("bench");
+            try (VectorSchemaRoot table = StandardTable.rows(allocator, 0, Math.toIntExact(rows))) {
+                S3Parquet.write(table).partitionBy("dt", "country").s3(s3).to("s3://bench/std/");
+            }
+            download(s3, "bench", "std/", copies);
+            String java = Path.of(System.getProperty("java.home"), "bin", "java") + " -cp " + System.getProperty("java.class.path") + " "
+                    + SpeedBench.class.getName() + " child ";
+            for (String kind : List.of("wrangler", "get", "duck", "bare")) {
+                System.out.println("CHILD " + kind + ": " + java + kind + " " + local.endpoint() + " " + copies);
+            }
+            System.out.println("SERVING " + local.endpoint());
+            System.out.flush();
+            Thread.sleep(Long.MAX_VALUE);
         }
     }
 
