@@ -160,6 +160,18 @@ public final class CompactBuilder {
         return this;
     }
 
+    /**
+     * Sorts the rows of each new file by these columns, as {@link WriteBuilder#sortBy}; input order by default. The other
+     * layout options (bloom filters, dictionaries, row group and page size, file metadata, storage class, tags) come
+     * with {@link #options(WriteOptions)}. A file that merges the rows of several idempotency keys keeps each key's rows
+     * together, sorted within each key, and records no sorting columns.
+     */
+    public CompactBuilder sortBy(String... columns) {
+        options.values().sortBy(columns);
+        options.noteSet("sortBy");
+        return this;
+    }
+
     /** Starts a new file in a partition once the current one holds about this many bytes; one file per partition by default. */
     public CompactBuilder targetFileSize(long bytes) {
         options.values().targetFileSize(bytes);

@@ -225,7 +225,8 @@ public final class S3Parquet {
 
     /** The request options every S3 request of a write with these options carries. */
     static RequestOptions requests(WriteOptions o) {
-        return RequestOptions.of(o.encryption(), o.acl().orElse(null), o.expectedBucketOwner().orElse(null), o.retryPolicy());
+        return RequestOptions.of(o.encryption(), o.acl().orElse(null), o.expectedBucketOwner().orElse(null), o.retryPolicy())
+                .withDataObjects(o.storageClass().orElse(null), o.tags());
     }
 
     /** Runs the write {@link WriteBuilder#to} configured. */

@@ -99,6 +99,90 @@ public final class WriteBuilder {
     }
 
     /**
+     * Writes a row group once its encoded pages reach {@code bytes} (64 KiB to 2 GiB); by default 64 MiB, or an eighth
+     * of the heap when that is less. A row group is buffered whole before it is written, so the heap must hold one per
+     * open file. Larger row groups compress better; smaller ones let readers skip more by their statistics.
+     */
+    public WriteBuilder rowGroupSize(long bytes) {
+        options.values().rowGroupSize(bytes);
+        options.noteSet("rowGroupSize");
+        return this;
+    }
+
+    /** Ends a page once it holds {@code bytes} (1 KiB to 512 MiB, at most the row group size); 1 MiB by default. */
+    public WriteBuilder pageSize(int bytes) {
+        options.values().pageSize(bytes);
+        options.noteSet("pageSize");
+        return this;
+    }
+
+    /**
+     * Turns dictionary encoding on ({@code true}: a dictionary is always tried, and kept while it fits its page) or off
+     * ({@code false}) for the columns named, as the input names them; others get a dictionary when a sample of their
+     * first rows repeats enough. A column that is not in the files is refused before any I/O.
+     */
+    public WriteBuilder dictionaryEncoding(Map<String, Boolean> columns) {
+        options.values().dictionaryEncoding(columns);
+        options.noteSet("dictionaryEncoding");
+        return this;
+    }
+
+    /**
+     * Writes a Parquet bloom filter for each row group of the columns named (flat, non-boolean data columns), where
+     * parquet-java, Spark, Trino and DuckDB look for it, so that a lookup of a value skips row groups that do not hold
+     * it. Each filter is sized for the distinct values of its row group at {@link #bloomFilterFpp} (at most 1 MiB).
+     */
+    public WriteBuilder bloomFilters(String... columns) {
+        options.values().bloomFilters(columns);
+        options.noteSet("bloomFilters");
+        return this;
+    }
+
+    /** The false positive probability each bloom filter is sized for (above 0, below 1); 0.01 by default. */
+    public WriteBuilder bloomFilterFpp(double fpp) {
+        options.values().bloomFilterFpp(fpp);
+        options.noteSet("bloomFilterFpp");
+        return this;
+    }
+
+    /**
+     * Sorts the rows of each file by these columns (flat data columns), ascending with nulls first, and records the order
+     * in each row group's Parquet {@code sorting_columns}: the row group and page statistics then narrow a lookup to a
+     * few pages. Each file's rows are held in memory until the file is finished, so files may end before {@code
+     * targetFileSize} when memory runs short; across files there is no order.
+     */
+    public WriteBuilder sortBy(String... columns) {
+        options.values().sortBy(columns);
+        options.noteSet("sortBy");
+        return this;
+    }
+
+    /** Adds these entries to every data file's Parquet key-value metadata (keys starting with {@code wrangler.} are reserved). */
+    public WriteBuilder fileMetadata(Map<String, String> metadata) {
+        options.values().fileMetadata(metadata);
+        options.noteSet("fileMetadata");
+        return this;
+    }
+
+    /**
+     * Puts every data file in this S3 storage class ({@code STANDARD}, {@code INTELLIGENT_TIERING}, {@code
+     * STANDARD_IA}, {@code ONEZONE_IA} or {@code GLACIER_IR}); the bucket's default by default. Staged copies under
+     * {@code _tmp/} stay STANDARD (they live seconds; the infrequent-access classes bill 30 days at least).
+     */
+    public WriteBuilder storageClass(String storageClass) {
+        options.values().storageClass(storageClass);
+        options.noteSet("storageClass");
+        return this;
+    }
+
+    /** Tags every data file with these S3 object tags (at most 10, keys of at most 128 and values of 256 characters). */
+    public WriteBuilder tags(Map<String, String> tags) {
+        options.values().tags(tags);
+        options.noteSet("tags");
+        return this;
+    }
+
+    /**
      * Casts columns to these Hive types ({@code "bigint"}, {@code "decimal(12,2)"}, {@code "array<struct<a:double>>"}), by
      * column name (the input's or its sanitized form), as awswrangler's {@code dtype}. Only widenings that keep every
      * value are applied (a narrower integer to a wider one or to a decimal with as many digits before its point, float16

@@ -10,6 +10,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.regex.Pattern;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -79,6 +83,23 @@ public final class WriteOptions {
     private final List<String> bucketBy;
     private final int buckets;
     private final String filenamePrefix;
+    private final long rowGroupSize;
+    private final int pageSize;
+    private final Map<String, Boolean> dictionaryEncoding;
+    private final List<String> bloomFilters;
+    private final double bloomFilterFpp;
+    private final List<String> sortBy;
+    private final Map<String, String> fileMetadata;
+    private final String storageClass;
+    private final Map<String, String> tags;
+
+    /** The storage classes a data object may be written in: those whose objects can be read at once (no restore). */
+    static final Set<String> STORAGE_CLASSES = Set.of("STANDARD", "INTELLIGENT_TIERING", "STANDARD_IA", "ONEZONE_IA", "GLACIER_IR");
+    /** S3's limits on object tags (PutObject's x-amz-tagging): 10 tags, keys of 128 and values of 256 characters. */
+    static final int MAX_TAGS = 10;
+    static final int MAX_TAG_KEY = 128;
+    static final int MAX_TAG_VALUE = 256;
+    private static final Pattern TAG_CHARS = Pattern.compile("[\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*");
 
     private WriteOptions(Builder b) {
         this.mode = b.mode;
@@ -102,6 +123,15 @@ public final class WriteOptions {
         this.bucketBy = b.bucketBy;
         this.buckets = b.buckets;
         this.filenamePrefix = b.filenamePrefix;
+        this.rowGroupSize = b.rowGroupSize;
+        this.pageSize = b.pageSize;
+        this.dictionaryEncoding = b.dictionaryEncoding;
+        this.bloomFilters = b.bloomFilters;
+        this.bloomFilterFpp = b.bloomFilterFpp;
+        this.sortBy = b.sortBy;
+        this.fileMetadata = b.fileMetadata;
+        this.storageClass = b.storageClass;
+        this.tags = b.tags;
     }
 
     /** A builder with every option at its default. */
@@ -224,6 +254,54 @@ public final class WriteOptions {
         return filenamePrefix;
     }
 
+    /** The bytes of a row group at which it is written; empty: 64 MiB, or an eighth of the heap when that is less. */
+    public OptionalLong rowGroupSize() {
+        return rowGroupSize == 0 ? OptionalLong.empty() : OptionalLong.of(rowGroupSize);
+    }
+
+    /** The bytes of a page at which it is written; empty: 1 MiB. */
+    public OptionalInt pageSize() {
+        return pageSize == 0 ? OptionalInt.empty() : OptionalInt.of(pageSize);
+    }
+
+    /**
+     * Dictionary encoding by column: true always tries a dictionary, false never uses one; a column not named gets one
+     * when a sample of its first rows repeats enough. None by default.
+     */
+    public Map<String, Boolean> dictionaryEncoding() {
+        return dictionaryEncoding;
+    }
+
+    /** The columns whose row groups carry a Parquet bloom filter; none by default. */
+    public List<String> bloomFilters() {
+        return bloomFilters;
+    }
+
+    /** The false positive probability each bloom filter is sized for; 0.01 by default. */
+    public double bloomFilterFpp() {
+        return bloomFilterFpp;
+    }
+
+    /** The columns each file's rows are sorted by, ascending with nulls first; none (input order) by default. */
+    public List<String> sortBy() {
+        return sortBy;
+    }
+
+    /** Key-value metadata added to every data file's Parquet footer; none by default. */
+    public Map<String, String> fileMetadata() {
+        return fileMetadata;
+    }
+
+    /** The S3 storage class of every data file; empty (the bucket's default, STANDARD) by default. */
+    public Optional<String> storageClass() {
+        return Optional.ofNullable(storageClass);
+    }
+
+    /** The S3 object tags of every data file; none by default. */
+    public Map<String, String> tags() {
+        return tags;
+    }
+
     /**
      * The options a compaction cannot honour, as a sentence for its error, or null. A compaction rewrites partitions into
      * the layout and types they have, replacing exactly the files it read, and verifies the rows read back from staged
@@ -258,14 +336,18 @@ public final class WriteOptions {
                 && leaseWait.equals(w.leaseWait) && encryption.equals(w.encryption) && Objects.equals(acl, w.acl)
                 && Objects.equals(expectedBucketOwner, w.expectedBucketOwner) && retryPolicy.equals(w.retryPolicy)
                 && concurrency == w.concurrency && s3 == w.s3 && dtype.equals(w.dtype) && bucketBy.equals(w.bucketBy)
-                && buckets == w.buckets && filenamePrefix.equals(w.filenamePrefix);
+                && buckets == w.buckets && filenamePrefix.equals(w.filenamePrefix) && rowGroupSize == w.rowGroupSize
+                && pageSize == w.pageSize && dictionaryEncoding.equals(w.dictionaryEncoding) && bloomFilters.equals(w.bloomFilters)
+                && Double.compare(bloomFilterFpp, w.bloomFilterFpp) == 0 && sortBy.equals(w.sortBy) && fileMetadata.equals(w.fileMetadata)
+                && Objects.equals(storageClass, w.storageClass) && tags.equals(w.tags);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(mode, partitionBy, compression, maxRowsPerFile, targetFileSize, spillDirectory, commitMethod, preserveNanoseconds,
                 timestampsAsInt96, lease, leaseWait, encryption, acl, expectedBucketOwner, retryPolicy, concurrency,
-                System.identityHashCode(s3), dtype, bucketBy, buckets, filenamePrefix);
+                System.identityHashCode(s3), dtype, bucketBy, buckets, filenamePrefix, rowGroupSize, pageSize, dictionaryEncoding, bloomFilters,
+                bloomFilterFpp, sortBy, fileMetadata, storageClass, tags);
     }
 
     /** Every option, the defaults too; the client by class and identity (it has no value to show). */
@@ -279,7 +361,10 @@ public final class WriteOptions {
                 + ", leaseWait=" + leaseWait + ", encryption=" + encryption + ", acl=" + acl + ", expectedBucketOwner=" + expectedBucketOwner
                 + ", retryPolicy=" + retryPolicy + ", concurrency=" + concurrency
                 + ", s3=" + (s3 == null ? "default" : s3.getClass().getSimpleName() + "@" + Integer.toHexString(System.identityHashCode(s3)))
-                + ", dtype=" + dtype + ", bucketBy=" + bucketBy + ", buckets=" + buckets + ", filenamePrefix='" + filenamePrefix + "']";
+                + ", dtype=" + dtype + ", bucketBy=" + bucketBy + ", buckets=" + buckets + ", filenamePrefix='" + filenamePrefix + "'"
+                + ", rowGroupSize=" + (rowGroupSize == 0 ? "auto" : rowGroupSize) + ", pageSize=" + (pageSize == 0 ? "auto" : pageSize)
+                + ", dictionaryEncoding=" + dictionaryEncoding + ", bloomFilters=" + bloomFilters + ", bloomFilterFpp=" + bloomFilterFpp
+                + ", sortBy=" + sortBy + ", fileMetadata=" + fileMetadata + ", storageClass=" + storageClass + ", tags=" + tags + "]";
     }
 
     /**
@@ -309,6 +394,15 @@ public final class WriteOptions {
         private List<String> bucketBy = List.of();
         private int buckets;
         private String filenamePrefix = "";
+        private long rowGroupSize;
+        private int pageSize;
+        private Map<String, Boolean> dictionaryEncoding = Map.of();
+        private List<String> bloomFilters = List.of();
+        private double bloomFilterFpp = 0.01;
+        private List<String> sortBy = List.of();
+        private Map<String, String> fileMetadata = Map.of();
+        private String storageClass;
+        private Map<String, String> tags = Map.of();
 
         private Builder() {
         }
@@ -335,6 +429,15 @@ public final class WriteOptions {
             this.bucketBy = o.bucketBy;
             this.buckets = o.buckets;
             this.filenamePrefix = o.filenamePrefix;
+            this.rowGroupSize = o.rowGroupSize;
+            this.pageSize = o.pageSize;
+            this.dictionaryEncoding = o.dictionaryEncoding;
+            this.bloomFilters = o.bloomFilters;
+            this.bloomFilterFpp = o.bloomFilterFpp;
+            this.sortBy = o.sortBy;
+            this.fileMetadata = o.fileMetadata;
+            this.storageClass = o.storageClass;
+            this.tags = o.tags;
         }
 
         /** As {@link WriteBuilder#mode}. */
@@ -518,8 +621,127 @@ public final class WriteOptions {
             return this;
         }
 
+        /** As {@link WriteBuilder#rowGroupSize}. */
+        public Builder rowGroupSize(long bytes) {
+            if (bytes < 64 * 1024 || bytes > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("rowGroupSize must be from 64 KiB (65536) to 2 GiB (2147483647) bytes, got " + bytes);
+            }
+            this.rowGroupSize = bytes;
+            return this;
+        }
+
+        /** As {@link WriteBuilder#pageSize}. */
+        public Builder pageSize(int bytes) {
+            if (bytes < 1024 || bytes > 512 * 1024 * 1024) {
+                throw new IllegalArgumentException("pageSize must be from 1 KiB (1024) to 512 MiB (536870912) bytes, got " + bytes);
+            }
+            this.pageSize = bytes;
+            return this;
+        }
+
+        /** As {@link WriteBuilder#dictionaryEncoding}; an empty map: wrangler decides for every column. */
+        public Builder dictionaryEncoding(Map<String, Boolean> columns) {
+            Objects.requireNonNull(columns, "columns");
+            columns.forEach((c, on) -> {
+                Objects.requireNonNull(c, "dictionaryEncoding column");
+                Objects.requireNonNull(on, "dictionaryEncoding of " + c);
+            });
+            this.dictionaryEncoding = Collections.unmodifiableMap(new LinkedHashMap<>(columns));
+            return this;
+        }
+
+        /** As {@link WriteBuilder#bloomFilters}; no columns: none. */
+        public Builder bloomFilters(String... columns) {
+            this.bloomFilters = columns("bloomFilters", columns);
+            return this;
+        }
+
+        /** As {@link WriteBuilder#bloomFilterFpp}. */
+        public Builder bloomFilterFpp(double fpp) {
+            if (!(fpp > 0 && fpp < 1)) {
+                throw new IllegalArgumentException("bloomFilterFpp must be above 0 and below 1, such as 0.01, got " + fpp);
+            }
+            this.bloomFilterFpp = fpp;
+            return this;
+        }
+
+        /** As {@link WriteBuilder#sortBy}; no columns: input order. */
+        public Builder sortBy(String... columns) {
+            this.sortBy = columns("sortBy", columns);
+            return this;
+        }
+
+        /** As {@link WriteBuilder#fileMetadata}; an empty map: none. */
+        public Builder fileMetadata(Map<String, String> metadata) {
+            Objects.requireNonNull(metadata, "metadata");
+            metadata.forEach((k, v) -> {
+                Objects.requireNonNull(k, "fileMetadata key");
+                Objects.requireNonNull(v, "fileMetadata value of " + k);
+                if (k.isEmpty() || k.startsWith("wrangler.") || k.equals("writer.model.name") || k.equals("ARROW:schema")) {
+                    throw new IllegalArgumentException("fileMetadata key '" + k + "' is " + (k.isEmpty() ? "empty"
+                            : "one wrangler or Arrow writes itself") + ": use another key");
+                }
+            });
+            this.fileMetadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
+            return this;
+        }
+
+        /** As {@link WriteBuilder#storageClass}; null: the bucket's default. */
+        public Builder storageClass(String storageClass) {
+            if (storageClass != null && !STORAGE_CLASSES.contains(storageClass)) {
+                throw new IllegalArgumentException("storageClass '" + storageClass + "' is not one a table's data files can be in: give "
+                        + "STANDARD, INTELLIGENT_TIERING, STANDARD_IA, ONEZONE_IA or GLACIER_IR (GLACIER and DEEP_ARCHIVE objects "
+                        + "cannot be read without a restore, which reads, compactions and keyed reruns need)");
+            }
+            this.storageClass = storageClass;
+            return this;
+        }
+
+        /** As {@link WriteBuilder#tags}; an empty map: none. */
+        public Builder tags(Map<String, String> tags) {
+            Objects.requireNonNull(tags, "tags");
+            if (tags.size() > MAX_TAGS) {
+                throw new IllegalArgumentException("tags has " + tags.size() + " tags, but S3 allows at most " + MAX_TAGS + " on an object");
+            }
+            tags.forEach((k, v) -> {
+                Objects.requireNonNull(k, "tag key");
+                Objects.requireNonNull(v, "value of tag " + k);
+                if (k.isEmpty() || k.length() > MAX_TAG_KEY) {
+                    throw new IllegalArgumentException("tag key '" + k + "' has " + k.length() + " characters: S3 allows 1 to "
+                            + MAX_TAG_KEY);
+                }
+                if (v.length() > MAX_TAG_VALUE) {
+                    throw new IllegalArgumentException("the value of tag '" + k + "' has " + v.length() + " characters: S3 allows at most "
+                            + MAX_TAG_VALUE);
+                }
+                if (k.startsWith("aws:")) {
+                    throw new IllegalArgumentException("tag key '" + k + "' starts with 'aws:', which S3 reserves");
+                }
+                if (!TAG_CHARS.matcher(k).matches() || !TAG_CHARS.matcher(v).matches()) {
+                    throw new IllegalArgumentException("tag '" + k + "' holds a character S3 does not allow in tags: use letters, "
+                            + "digits, spaces and + - = . _ : / @");
+                }
+            });
+            this.tags = Collections.unmodifiableMap(new LinkedHashMap<>(tags));
+            return this;
+        }
+
+        private static List<String> columns(String option, String... columns) {
+            for (String c : columns) {
+                Objects.requireNonNull(c, option + " column");
+            }
+            if (new HashSet<>(List.of(columns)).size() != columns.length) {
+                throw new IllegalArgumentException(option + " names a column twice: " + List.of(columns));
+            }
+            return List.of(columns);
+        }
+
         /** The options as set so far. */
         public WriteOptions build() {
+            if (rowGroupSize != 0 && pageSize > rowGroupSize) {
+                throw new IllegalArgumentException("pageSize (" + pageSize + ") is larger than rowGroupSize (" + rowGroupSize
+                        + "): a page lies within a row group");
+            }
             return new WriteOptions(this);
         }
     }

@@ -52,6 +52,15 @@ class OptionParityTest {
         v.put("dtype", new Object[] {Map.of("n", "bigint")});
         v.put("bucketBy", new Object[] {List.of("id"), 4});
         v.put("filenamePrefix", new Object[] {"job7-"});
+        v.put("rowGroupSize", new Object[] {1L << 20});
+        v.put("pageSize", new Object[] {64 * 1024});
+        v.put("dictionaryEncoding", new Object[] {Map.of("id", false)});
+        v.put("bloomFilters", new Object[] {new String[] {"id"}});
+        v.put("bloomFilterFpp", new Object[] {0.05});
+        v.put("sortBy", new Object[] {new String[] {"id", "dt"}});
+        v.put("fileMetadata", new Object[] {Map.of("source", "crm")});
+        v.put("storageClass", new Object[] {"STANDARD_IA"});
+        v.put("tags", new Object[] {Map.of("team", "risk")});
         return v;
     }
 

@@ -106,7 +106,7 @@ final class KeyedRewrite {
             // The file's own columns and timestamp encoding, nanoseconds kept: a rewrite changes which rows a file holds,
             // never their values or types.
             FileEncoder.Settings settings = new FileEncoder.Settings(data, spec.compression(), true, int96,
-                    spec.tuning().rowGroupBytes(), spec.tuning().pageBytes()).withKeyRuns()
+                    spec.rowGroupBytes(), spec.pageBytes()).withLayout(LayoutColumns.within(spec.write(), data)).withKeyRuns()
                     .withFooter(committed == null ? Map.of() : Map.of(KeyRuns.COMMITTED_KEY, String.valueOf(committed.toEpochMilli())));
             WriteSpec.Tuning tuning = spec.tuning();
             StagingContext context = new StagingContext(store, location.prefix(), location.tmpPrefix() + writeId + "/", writeId,

@@ -10,6 +10,7 @@ import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.catalog.TableDefinition;
 import io.wrangler.encoding.ArrowSchemas;
 import io.wrangler.encoding.FileEncoder;
+import io.wrangler.encoding.FileLayout;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.encoding.TimestampPolicy;
 import io.wrangler.encoding.UnsupportedTypeException;
@@ -124,7 +125,7 @@ final class Planner {
         String writeId = keyId == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
         checkNames(writeId);
         FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut(), spec.compression(), spec.keepNanos(), spec.int96(),
-                spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
+                spec.rowGroupBytes(), spec.pageBytes()).withLayout(columns.layout());
         if (keyRuns()) {
             settings = settings.withKeyRuns();
         }
@@ -234,8 +235,10 @@ final class Planner {
         if (keyColumn != null) {
             data.add(keyColumn);
         }
+        Schema checked = schema;
+        FileLayout layout = new LayoutColumns(table, spec.write(), name -> partitionField(checked, name), parts, this::fileField).layout();
         return new Columns(data, parts, dataOut, dataCatalog, parts.stream().map(this::renamed).toList(), bucket,
-                bucket.stream().map(f -> outputName(f.getName())).toList());
+                bucket.stream().map(f -> outputName(f.getName())).toList(), layout);
     }
 
     /**

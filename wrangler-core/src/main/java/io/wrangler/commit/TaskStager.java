@@ -91,7 +91,7 @@ public final class TaskStager {
         S3Store store = new S3Store(spec.s3(), location.bucket(), spec.options())
                 .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
         FileEncoder.Settings settings = new FileEncoder.Settings(columns.dataOut(), spec.compression(), spec.keepNanos(), spec.int96(),
-                spec.tuning().rowGroupBytes(), spec.tuning().pageBytes());
+                spec.rowGroupBytes(), spec.pageBytes()).withLayout(columns.layout());
         String suffix = spec.compression().fileInfix() + ".parquet";
         String stagingFolder = location.tmpPrefix() + writeId + "/";
         String longestName = spec.filenamePrefix() + Stager.fileName(9_999_999, 99_999, writeId,

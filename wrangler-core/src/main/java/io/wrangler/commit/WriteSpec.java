@@ -75,10 +75,10 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
         return write.leaseWait();
     }
 
-    /** What every S3 request carries: encryption, ACL, expected bucket owner, retries. */
+    /** What every S3 request carries: encryption, ACL, expected bucket owner, retries; the data objects' storage class and tags. */
     public RequestOptions options() {
         return RequestOptions.of(write.encryption(), write.acl().orElse(null), write.expectedBucketOwner().orElse(null),
-                write.retryPolicy());
+                write.retryPolicy()).withDataObjects(write.storageClass().orElse(null), write.tags());
     }
 
     /** Start a new file in a partition once the current one has this many bytes (Long.MAX_VALUE: no limit). */
@@ -114,6 +114,16 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
     /** The number of buckets (0 without bucketing). */
     public int buckets() {
         return write.buckets();
+    }
+
+    /** The row group size: the option's, else the tuning's (64 MiB, less on a small heap). */
+    public long rowGroupBytes() {
+        return write.rowGroupSize().orElse(tuning.rowGroupBytes());
+    }
+
+    /** The page size: the option's, else the tuning's (1 MiB). */
+    public int pageBytes() {
+        return write.pageSize().orElse(tuning.pageBytes());
     }
 
     /** Write timestamps as Parquet INT96 (Julian day and nanoseconds of the day) instead of INT64. */

@@ -50,6 +50,7 @@ final class ColumnarEncoder implements FileEncoder {
     private final MessageType schema;
     private final ParquetProperties props;
     private final ParquetFileWriter file;
+    private final RecordEncoder.StreamFile stream;
     private final FlatColumnWriter.Source[] sources;
     /** Rows of one row group when a long run is encoded on several threads. */
     static final int PARALLEL_ROWS = 1 << 20;
@@ -65,7 +66,8 @@ final class ColumnarEncoder implements FileEncoder {
         this.settings = settings;
         this.schema = settings.schemas().messageType(settings.columns());
         this.props = baseProperties().build();
-        this.file = new ParquetFileWriter(new RecordEncoder.StreamFile(out), schema, ParquetFileWriter.Mode.OVERWRITE,
+        this.stream = new RecordEncoder.StreamFile(out);
+        this.file = new ParquetFileWriter(stream, schema, ParquetFileWriter.Mode.OVERWRITE,
                 settings.rowGroupBytes(), ParquetWriterDefaults.MAX_PADDING, null, props);
         file.start();
         this.sources = new FlatColumnWriter.Source[settings.columns().size()];
@@ -76,8 +78,10 @@ final class ColumnarEncoder implements FileEncoder {
 
     /** The file's writer properties: page size, heap buffers, dictionaries on (chooseEncodings turns some off). */
     private ParquetProperties.Builder baseProperties() {
-        return ParquetProperties.builder().withPageSize(settings.pageBytes()).withDictionaryEncoding(true)
+        ParquetProperties.Builder b = ParquetProperties.builder().withPageSize(settings.pageBytes()).withDictionaryEncoding(true)
                 .withAllocator(new HeapByteBufferAllocator());
+        settings.layout().dictionary().forEach(b::withDictionaryEncoding);
+        return b;
     }
 
     /**
@@ -99,8 +103,8 @@ final class ColumnarEncoder implements FileEncoder {
         int[] hashes = new int[n];
         for (int c = 0; c < columns.size(); c++) {
             FieldVector v = columns.get(c);
-            if (v instanceof BitVector) {
-                continue;
+            if (v instanceof BitVector || settings.layout().dictionary().containsKey(settings.columns().get(c).getName())) {
+                continue; // the layout decides this column's dictionary
             }
             int k = 0;
             for (int i = 0; i < n; i++) {
@@ -168,6 +172,9 @@ final class ColumnarEncoder implements FileEncoder {
                 writers[i] = FlatColumnWriter.of(c, pages.getPageWriter(c), props.getPageSizeThreshold(),
                         props.getPageRowCountLimit(), props.getDictionaryPageSizeThreshold(), encodings.isDictionaryEnabled(c),
                         sources[i]);
+                if (settings.layout().bloomFilters().contains(c.getPath()[0])) {
+                    writers[i].withBloomFilter(pages.getBloomFilterWriter(c), settings.layout().bloomFilterFpp());
+                }
             }
         }
 
@@ -374,7 +381,11 @@ final class ColumnarEncoder implements FileEncoder {
             group.seal();
             group.flushTo(file);
         }
-        Map<String, String> footer = new HashMap<>(metadata);
+        Map<String, String> footer = new HashMap<>(settings.layout().metadata());
+        footer.putAll(metadata);
+        if (footer.remove(FileLayout.UNSORTED) == null && settings.layout().sorted()) {
+            stream.sortingColumns(schema, settings.layout().sortBy());
+        }
         footer.put("writer.model.name", "wrangler");
         file.end(footer);
     }

@@ -27,20 +27,21 @@ public interface FileEncoder extends AutoCloseable {
      *     its rows were committed, {@link KeyRuns#COMMITTED_KEY})
      */
     record Settings(List<Field> columns, Compression compression, boolean keepNanos, boolean int96, long rowGroupBytes, int pageBytes,
-                    Executor helpers, boolean keyRuns, Map<String, String> footer) {
+                    Executor helpers, boolean keyRuns, Map<String, String> footer, FileLayout layout) {
         public Settings {
             columns = List.copyOf(columns);
             footer = Map.copyOf(footer);
+            layout = layout == null ? FileLayout.NONE : layout;
         }
 
         public Settings(List<Field> columns, Compression compression, boolean keepNanos, boolean int96, long rowGroupBytes, int pageBytes,
                         Executor helpers, boolean keyRuns) {
-            this(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, keyRuns, Map.of());
+            this(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, keyRuns, Map.of(), FileLayout.NONE);
         }
 
         /** These settings with {@code footer} added to the footer of each file with key runs. */
         public Settings withFooter(Map<String, String> footer) {
-            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, keyRuns, footer);
+            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, keyRuns, footer, layout);
         }
 
         public Settings(List<Field> columns, Compression compression, boolean keepNanos, boolean int96, long rowGroupBytes, int pageBytes,
@@ -53,16 +54,21 @@ public interface FileEncoder extends AutoCloseable {
         }
 
         public Settings withHelpers(Executor executor) {
-            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, executor, keyRuns, footer);
+            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, executor, keyRuns, footer, layout);
+        }
+
+        /** These settings with the file layout {@code layout} (dictionaries, bloom filters, sort, footer metadata). */
+        public Settings withLayout(FileLayout layout) {
+            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, keyRuns, footer, layout);
         }
 
         Settings withoutKeyRuns() {
-            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, false);
+            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, false, Map.of(), layout);
         }
 
         /** These settings for rows that carry their key ids ({@link KeyRuns}). */
         public Settings withKeyRuns() {
-            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, true, footer);
+            return new Settings(columns, compression, keepNanos, int96, rowGroupBytes, pageBytes, helpers, true, footer, layout);
         }
 
         /** How these settings write timestamps. */
@@ -81,8 +87,17 @@ public interface FileEncoder extends AutoCloseable {
      * struct or map), the row-wise {@link RecordEncoder} otherwise. Both write the same Parquet types.
      */
     static FileEncoder open(Settings settings, OutputStream out) throws IOException {
+        if (settings.layout().sorted()) {
+            // above the key runs, so that it sees each row's key and keeps the rows of a key together
+            return new SortingEncoder(settings, unsorted(settings, out));
+        }
+        return unsorted(settings, out);
+    }
+
+    /** An encoder that writes the rows in the order given. */
+    private static FileEncoder unsorted(Settings settings, OutputStream out) throws IOException {
         if (settings.keyRuns()) {
-            return new KeyRunsEncoder(open(settings.withoutKeyRuns(), out), settings.footer());
+            return new KeyRunsEncoder(unsorted(settings.withoutKeyRuns(), out), settings.footer());
         }
         for (Field f : settings.columns()) {
             ArrowType.ArrowTypeID id = f.getType().getTypeID();

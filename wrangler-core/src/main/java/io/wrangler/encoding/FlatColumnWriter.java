@@ -18,6 +18,8 @@ import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageWriter;
 import org.apache.parquet.column.statistics.SizeStatistics;
+import org.apache.parquet.column.values.bloomfilter.BlockSplitBloomFilter;
+import org.apache.parquet.column.values.bloomfilter.BloomFilterWriter;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.column.statistics.geospatial.GeospatialStatistics;
 import org.apache.parquet.io.api.Binary;
@@ -58,6 +60,8 @@ abstract class FlatColumnWriter {
     private boolean hasNulls;
     /** Bytes per row of the last page written, 0 before the first. */
     private long lastPerRow;
+    /** The hashes of this row group's values for its bloom filter, null without one. */
+    private BloomHashes bloom;
 
     FlatColumnWriter(ColumnDescriptor column, PageWriter pages, int pageBytes, int pageRows) {
         this.type = column.getPrimitiveType();
@@ -138,6 +142,64 @@ abstract class FlatColumnWriter {
                 throw new UncheckedIOException(e);
             }
         }
+        if (bloom != null) {
+            bloom.writeTo();
+        }
+    }
+
+    /**
+     * Gives this row group's column a bloom filter, written with its pages through {@code writer}: the standard place
+     * (before the footer, its offset in the column chunk's metadata) where parquet-java and the engines look for it.
+     */
+    final FlatColumnWriter withBloomFilter(BloomFilterWriter writer, double fpp) {
+        this.bloom = new BloomHashes(writer, fpp);
+        return this;
+    }
+
+    /** Adds the hashes of the open page's non-null values, as Parquet's bloom filter hashes them (their PLAIN bytes). */
+    abstract void hashValues(BloomHashes out);
+
+    /**
+     * The xxHash64 values of one row group's column, kept until it is finished; the filter is then sized for their
+     * distinct count at the chosen false positive probability (parquet-java sizes it from a guess given in advance).
+     */
+    static final class BloomHashes {
+        /** Hashes only: the hash functions of the format's one bloom filter algorithm hold no state. */
+        static final BlockSplitBloomFilter HASHER = new BlockSplitBloomFilter(BlockSplitBloomFilter.LOWER_BOUND_BYTES);
+        private static final int MAX_BYTES = 1024 * 1024;
+        private final BloomFilterWriter writer;
+        private final double fpp;
+        private long[] hashes = new long[1024];
+        private int count;
+
+        BloomHashes(BloomFilterWriter writer, double fpp) {
+            this.writer = writer;
+            this.fpp = fpp;
+        }
+
+        void add(long hash) {
+            if (count == hashes.length) {
+                hashes = Arrays.copyOf(hashes, 2 * count);
+            }
+            hashes[count++] = hash;
+        }
+
+        void writeTo() {
+            Arrays.sort(hashes, 0, count);
+            int distinct = 0;
+            for (int i = 0; i < count; i++) {
+                if (i == 0 || hashes[i] != hashes[i - 1]) {
+                    hashes[distinct++] = hashes[i];
+                }
+            }
+            int bytes = BlockSplitBloomFilter.optimalNumOfBits(Math.max(1, distinct), fpp) / 8;
+            BlockSplitBloomFilter filter = new BlockSplitBloomFilter(Math.min(MAX_BYTES, bytes), MAX_BYTES);
+            for (int i = 0; i < distinct; i++) {
+                filter.insertHash(hashes[i]);
+            }
+            writer.writeBloomFilter(filter);
+            hashes = null;
+        }
     }
 
     private void writePage() {
@@ -152,6 +214,9 @@ abstract class FlatColumnWriter {
         page.writeInt(levelBytes.size);
         page.write(levelBytes.buf, 0, levelBytes.size);
         Encoding encoding = values(page);
+        if (bloom != null) {
+            hashValues(bloom);
+        }
         Statistics<?> stats = Statistics.createStats(type);
         statistics(stats);
         stats.incrementNumNulls(nulls);
@@ -318,6 +383,14 @@ abstract class FlatColumnWriter {
             this.dictionaryLimit = dictionaryLimit;
             if (dictionaryLimit >= 0) {
                 dictionary = new LongDictionary();
+            }
+        }
+
+        @Override
+        void hashValues(BloomHashes out) {
+            BlockSplitBloomFilter h = BloomHashes.HASHER;
+            for (int i = 0; i < count; i++) {
+                out.add(width == 8 ? h.hash(values[i]) : h.hash((int) values[i]));
             }
         }
 
@@ -543,6 +616,24 @@ abstract class FlatColumnWriter {
         }
 
         @Override
+        void hashValues(BloomHashes out) {
+            BlockSplitBloomFilter h = BloomHashes.HASHER;
+            if (dictionary != null) {
+                for (int i = 0; i < count; i++) {
+                    int id = ids[i];
+                    out.add(h.hash(Binary.fromConstantByteArray(dictionary.arena.buf, dictionary.start(id), dictionary.length(id))));
+                }
+                return;
+            }
+            int p = 0;
+            for (int i = 0; i < count; i++) {
+                int length = (int) PageBytes.INTS.get(plain.buf, p);
+                out.add(h.hash(Binary.fromConstantByteArray(plain.buf, p + 4, length)));
+                p += 4 + length;
+            }
+        }
+
+        @Override
         void append(FieldVector v, int from, int to) {
             long start = load(v, from, to);
             int n = to - from;
@@ -736,6 +827,11 @@ abstract class FlatColumnWriter {
         }
 
         @Override
+        void hashValues(BloomHashes out) {
+            // the write refuses bloom filters on boolean columns: two values, which statistics already tell apart
+        }
+
+        @Override
         void append(FieldVector v, int from, int to) {
             BitVector x = (BitVector) v;
             if (bits.length * 64L < count + (to - from)) {
@@ -811,6 +907,13 @@ abstract class FlatColumnWriter {
             super(column, pages, pageBytes, pageRows);
             this.source = source;
             this.width = type.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT96 ? 12 : type.getTypeLength();
+        }
+
+        @Override
+        void hashValues(BloomHashes out) {
+            for (int i = 0; i < count; i++) {
+                out.add(BloomHashes.HASHER.hash(Binary.fromConstantByteArray(plain.buf, i * width, width)));
+            }
         }
 
         @Override

@@ -1,13 +1,24 @@
 package io.wrangler.encoding;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.format.FileMetaData;
+import org.apache.parquet.format.RowGroup;
+import org.apache.parquet.format.SortingColumn;
+import org.apache.parquet.format.Util;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
@@ -31,6 +42,9 @@ final class RecordEncoder implements FileEncoder {
     private final Cursor cursor = new Cursor();
     private final ColumnsWriteSupport support;
     private final OutputStream out;
+    private final Settings settings;
+    private final MessageType schema;
+    private final StreamFile stream;
     private long rows;
 
     RecordEncoder(Settings settings, OutputStream out) throws IOException {
@@ -38,7 +52,10 @@ final class RecordEncoder implements FileEncoder {
         ArrowSchemas.Mapped mapped = settings.schemas().map(settings.columns());
         MessageType schema = new MessageType("schema", mapped.types());
         this.support = new ColumnsWriteSupport(schema, mapped.writers());
-        this.writer = new Builder(new StreamFile(out), support)
+        this.settings = settings;
+        this.schema = schema;
+        this.stream = new StreamFile(out);
+        Builder b = new Builder(stream, support)
                 .withConf(new PlainParquetConfiguration())
                 .withCodecFactory(CODECS)
                 .withCompressionCodec(Codecs.parquetName(settings.compression()))
@@ -46,8 +63,13 @@ final class RecordEncoder implements FileEncoder {
                 .withRowGroupSize(settings.rowGroupBytes())
                 .withPageSize(settings.pageBytes())
                 .withDictionaryEncoding(true)
-                .withValidation(false)
-                .build();
+                .withValidation(false);
+        settings.layout().dictionary().forEach(b::withDictionaryEncoding);
+        for (String c : settings.layout().bloomFilters()) {
+            // parquet-java's own writer: an adaptive filter, the smallest of its candidate sizes that holds the row group's values
+            b.withBloomFilterEnabled(c, true).withBloomFilterFPP(c, settings.layout().bloomFilterFpp()).withAdaptiveBloomFilterEnabled(true);
+        }
+        this.writer = b.build();
     }
 
     @Override
@@ -77,7 +99,12 @@ final class RecordEncoder implements FileEncoder {
 
     @Override
     public void close(Map<String, String> metadata) throws IOException {
-        support.metadata = metadata;
+        Map<String, String> footer = new HashMap<>(settings.layout().metadata());
+        footer.putAll(metadata);
+        if (footer.remove(FileLayout.UNSORTED) == null && settings.layout().sorted()) {
+            stream.sortingColumns(schema, settings.layout().sortBy());
+        }
+        support.metadata = footer;
         writer.close();
     }
 
@@ -159,10 +186,60 @@ final class RecordEncoder implements FileEncoder {
 
     /** An OutputFile over a stream that is already open: parquet-java creates it exactly once. */
     static final class StreamFile implements OutputFile {
+        private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
         private final OutputStream out;
+        /** What was written since {@link #sortingColumns} was called, held back until the footer is edited; else null. */
+        private ByteArrayOutputStream tail;
+        private List<SortingColumn> sorting;
 
         StreamFile(OutputStream out) {
             this.out = out;
+        }
+
+        /**
+         * Records {@code columns} (top-level columns of {@code schema}) as every row group's {@code sorting_columns},
+         * ascending with nulls first: parquet-java's writer has no way to set them, so what is written from here on (the
+         * last row group at most, the indexes and the footer) is held back, and the footer rewritten with them at close.
+         */
+        void sortingColumns(MessageType schema, List<String> columns) {
+            List<SortingColumn> out = new ArrayList<>();
+            for (String c : columns) {
+                int leaf = -1;
+                List<ColumnDescriptor> leaves = schema.getColumns();
+                for (int i = 0; i < leaves.size(); i++) {
+                    if (leaves.get(i).getPath().length == 1 && leaves.get(i).getPath()[0].equals(c)) {
+                        leaf = i;
+                    }
+                }
+                if (leaf < 0) {
+                    throw new IllegalStateException("the sort column '" + c + "' is not a top-level column of " + schema);
+                }
+                out.add(new SortingColumn(leaf, false, true));
+            }
+            this.sorting = out;
+            this.tail = new ByteArrayOutputStream();
+        }
+
+        private void finishTail() throws IOException {
+            byte[] b = tail.toByteArray();
+            tail = null;
+            int n = b.length;
+            int length = n < 8 ? -1 : (b[n - 8] & 0xFF) | (b[n - 7] & 0xFF) << 8 | (b[n - 6] & 0xFF) << 16 | (b[n - 5] & 0xFF) << 24;
+            int start = n - 8 - length;
+            if (length < 0 || start < 0 || !Arrays.equals(b, n - 4, n, MAGIC, 0, 4)) {
+                throw new IOException("cannot record sorting columns: the footer was not written after they were set");
+            }
+            out.write(b, 0, start);
+            FileMetaData footer = Util.readFileMetaData(new ByteArrayInputStream(b, start, length));
+            for (RowGroup g : footer.getRow_groups()) {
+                g.setSorting_columns(sorting);
+            }
+            ByteArrayOutputStream edited = new ByteArrayOutputStream(length + 64);
+            Util.writeFileMetaData(footer, edited);
+            int size = edited.size();
+            edited.write(new byte[] {(byte) size, (byte) (size >>> 8), (byte) (size >>> 16), (byte) (size >>> 24)});
+            edited.write(MAGIC);
+            edited.writeTo(out);
         }
 
         @Override
@@ -186,23 +263,36 @@ final class RecordEncoder implements FileEncoder {
 
                 @Override
                 public void write(int b) throws IOException {
-                    out.write(b);
+                    if (tail != null) {
+                        tail.write(b);
+                    } else {
+                        out.write(b);
+                    }
                     pos++;
                 }
 
                 @Override
                 public void write(byte[] b, int off, int len) throws IOException {
-                    out.write(b, off, len);
+                    if (tail != null) {
+                        tail.write(b, off, len);
+                    } else {
+                        out.write(b, off, len);
+                    }
                     pos += len;
                 }
 
                 @Override
                 public void flush() throws IOException {
-                    out.flush();
+                    if (tail == null) {
+                        out.flush();
+                    }
                 }
 
                 @Override
                 public void close() throws IOException {
+                    if (tail != null) {
+                        finishTail();
+                    }
                     out.close();
                 }
             };

@@ -4,10 +4,14 @@ import io.wrangler.Encryption;
 import io.wrangler.RetryPolicy;
 import io.wrangler.catalog.SdkRetries;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import software.amazon.awssdk.awscore.AwsRequest;
 import software.amazon.awssdk.retries.api.RetryStrategy;
+import software.amazon.awssdk.utils.http.SdkHttpUtils;
 import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
@@ -21,6 +25,7 @@ import software.amazon.awssdk.services.s3.model.ListMultipartUploadsRequest;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.TaggingDirective;
 import software.amazon.awssdk.services.s3.model.UploadPartCopyRequest;
 import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 
@@ -36,11 +41,39 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * @param attempts calls at most per request, counting the first (1: no retries)
  * @param base the first backoff
  * @param cap the longest backoff
+ * @param storageClass the storage class of the data objects at their final keys, or null for the bucket's default
+ * @param tags the object tags of every data object, staged ones too (a bucket policy may require them on every PUT)
  */
-public record RequestOptions(String sse, String kmsKeyId, String acl, String expectedBucketOwner, int attempts, Duration base, Duration cap) {
+public record RequestOptions(String sse, String kmsKeyId, String acl, String expectedBucketOwner, int attempts, Duration base, Duration cap,
+                             String storageClass, Map<String, String> tags) {
     private static final Set<String> TRANSIENT_CODES = Set.of("SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout",
             "RequestTimeTooSkewed", "503 SlowDown");
     private static final Predicate<Throwable> S3_TRANSIENT = RequestOptions::isTransient;
+
+    public RequestOptions {
+        tags = tags == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(tags));
+    }
+
+    /** Request options without a storage class or tags. */
+    public RequestOptions(String sse, String kmsKeyId, String acl, String expectedBucketOwner, int attempts, Duration base, Duration cap) {
+        this(sse, kmsKeyId, acl, expectedBucketOwner, attempts, base, cap, null, Map.of());
+    }
+
+    /** These options with the data objects' storage class (null: the bucket's default) and tags. */
+    public RequestOptions withDataObjects(String storageClass, Map<String, String> tags) {
+        return new RequestOptions(sse, kmsKeyId, acl, expectedBucketOwner, attempts, base, cap, storageClass, tags);
+    }
+
+    /** The tags as the x-amz-tagging header carries them (URL query form), or null without tags. */
+    String tagging() {
+        if (tags.isEmpty()) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder();
+        tags.forEach((k, v) -> b.append(b.length() == 0 ? "" : "&").append(SdkHttpUtils.urlEncode(k)).append('=')
+                .append(SdkHttpUtils.urlEncode(v)));
+        return b.toString();
+    }
 
     public static RequestOptions defaults() {
         return of(Encryption.none(), null, null, RetryPolicy.defaults());
@@ -81,13 +114,35 @@ public record RequestOptions(String sse, String kmsKeyId, String acl, String exp
         return retried(b.serverSideEncryption(sse).ssekmsKeyId(kmsKeyId).acl(acl).expectedBucketOwner(expectedBucketOwner));
     }
 
+    /** A data object's PUT (only ever to a staging key: a data file at its final key is a copy or a multipart upload). */
+    PutObjectRequest.Builder applyData(PutObjectRequest.Builder b) {
+        return apply(b).tagging(tagging());
+    }
+
     CreateMultipartUploadRequest.Builder apply(CreateMultipartUploadRequest.Builder b) {
         return retried(b.serverSideEncryption(sse).ssekmsKeyId(kmsKeyId).acl(acl).expectedBucketOwner(expectedBucketOwner));
     }
 
+    /**
+     * A data object's multipart upload: tagged; in the storage class when it is created at its final key (a staged copy
+     * stays STANDARD: it lives seconds, and the infrequent-access classes bill 30 days at least).
+     */
+    CreateMultipartUploadRequest.Builder applyData(CreateMultipartUploadRequest.Builder b, boolean finalKey) {
+        return apply(b).tagging(tagging()).storageClass(finalKey ? storageClass : null);
+    }
+
+    /**
+     * A copy of a data object to its final key: in the storage class (a copy does not keep the source's, it takes the
+     * request's or STANDARD), with the tags given again (TaggingDirective REPLACE, so that the object has exactly these
+     * whatever the staged one holds); its user metadata is copied (MetadataDirective COPY, the default).
+     */
     CopyObjectRequest.Builder apply(CopyObjectRequest.Builder b) {
-        return retried(b.serverSideEncryption(sse).ssekmsKeyId(kmsKeyId).acl(acl).expectedBucketOwner(expectedBucketOwner)
-                .expectedSourceBucketOwner(expectedBucketOwner));
+        b.serverSideEncryption(sse).ssekmsKeyId(kmsKeyId).acl(acl).expectedBucketOwner(expectedBucketOwner)
+                .expectedSourceBucketOwner(expectedBucketOwner).storageClass(storageClass);
+        if (!tags.isEmpty()) {
+            b.taggingDirective(TaggingDirective.REPLACE).tagging(tagging());
+        }
+        return retried(b);
     }
 
     UploadPartRequest.Builder apply(UploadPartRequest.Builder b) {

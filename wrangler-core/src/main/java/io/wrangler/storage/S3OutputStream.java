@@ -55,7 +55,7 @@ public final class S3OutputStream extends OutputStream {
 
     /** Creates the multipart upload in the background, on the pool, not on the encoding thread. */
     private void startUpload() {
-        uploadId = CompletableFuture.supplyAsync(() -> store.createUpload(key), uploads.pool());
+        uploadId = CompletableFuture.supplyAsync(() -> store.createUpload(key, deferred), uploads.pool());
     }
 
     /** Bytes written so far. */

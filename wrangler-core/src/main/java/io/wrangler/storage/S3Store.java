@@ -128,7 +128,8 @@ public final class S3Store {
 
     /** Puts an object in one request, its body sent as is (an upload stream's only part). */
     void put(String key, RequestBody body) {
-        putObject(PutObjectRequest.builder().key(key), body);
+        PutObjectRequest r = timed(options.applyData(PutObjectRequest.builder().bucket(bucket).key(key))).build();
+        client.putObject(r, body);
     }
 
     /** Puts an object with the write's options added to {@code request} (conditions included). */
@@ -290,7 +291,7 @@ public final class S3Store {
             client.copyObject(r);
             return;
         }
-        String uploadId = createUpload(target);
+        String uploadId = createUpload(target, true);
         try {
             List<CompletedPart> parts = new ArrayList<>();
             int partNumber = 1;
@@ -309,9 +310,9 @@ public final class S3Store {
         }
     }
 
-    /** Begins a multipart upload at {@code key}: its upload id. */
-    String createUpload(String key) {
-        CreateMultipartUploadRequest r = options.apply(CreateMultipartUploadRequest.builder().bucket(bucket).key(key)).build();
+    /** Begins a multipart upload of a data object at {@code key}, its final key or a staging one: its upload id. */
+    String createUpload(String key, boolean finalKey) {
+        CreateMultipartUploadRequest r = options.applyData(CreateMultipartUploadRequest.builder().bucket(bucket).key(key), finalKey).build();
         return client.createMultipartUpload(r).uploadId();
     }
 

@@ -1,5 +1,8 @@
 package io.wrangler.spark;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.wrangler.CommitMethod;
 import io.wrangler.Compression;
 import io.wrangler.InvalidWriteException;
@@ -237,10 +240,92 @@ final class SourceOptions {
             if (!bucketBy.isEmpty()) {
                 b.bucketBy(bucketBy, buckets);
             }
+            layout(b);
             return b.build();
         } catch (IllegalArgumentException e) {
             throw invalid(e.getMessage(), "Fix the option; nothing was written.");
         }
+    }
+
+    /** The file layout options (docs/writing.md, "File layout"), each left at WriteOptions' default when absent. */
+    private void layout(WriteOptions.Builder b) {
+        if (get("rowGroupSize") != null) {
+            b.rowGroupSize(longOption("rowGroupSize", 0));
+        }
+        if (get("pageSize") != null) {
+            b.pageSize((int) Math.min(Integer.MAX_VALUE, longOption("pageSize", 0)));
+        }
+        if (get("dictionaryEncoding") != null) {
+            Map<String, Boolean> on = new LinkedHashMap<>();
+            jsonMap("dictionaryEncoding", "{\"id\": false, \"country\": true}").forEach((c, v) -> {
+                if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+                    throw invalid("the option dictionaryEncoding gives '" + v + "' for the column " + c, "Give true or false for each column.");
+                }
+                on.put(c, Boolean.parseBoolean(v));
+            });
+            b.dictionaryEncoding(on);
+        }
+        if (get("bloomFilters") != null) {
+            b.bloomFilters(columnList("bloomFilters").toArray(String[]::new));
+        }
+        if (get("bloomFilterFpp") != null) {
+            try {
+                b.bloomFilterFpp(Double.parseDouble(get("bloomFilterFpp").trim()));
+            } catch (NumberFormatException e) {
+                throw invalid("the option bloomFilterFpp is '" + get("bloomFilterFpp") + "', which is not a number", "Give a number such as 0.01.");
+            }
+        }
+        if (get("sortBy") != null) {
+            b.sortBy(columnList("sortBy").toArray(String[]::new));
+        }
+        if (get("fileMetadata") != null) {
+            b.fileMetadata(jsonMap("fileMetadata", "{\"source\": \"crm\"}"));
+        }
+        b.storageClass(get("storageClass"));
+        if (get("tags") != null) {
+            b.tags(jsonMap("tags", "{\"team\": \"risk\"}"));
+        }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** {@code map} as the JSON object a map option holds. */
+    static String json(Map<String, ?> map) {
+        try {
+            return JSON.writeValueAsString(map);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write " + map + " as JSON", e);
+        }
+    }
+
+    /** The JSON object of strings (or booleans) the option {@code name} holds, in order. */
+    private Map<String, String> jsonMap(String name, String example) {
+        try {
+            Map<String, Object> raw = JSON.readValue(get(name), new TypeReference<LinkedHashMap<String, Object>>() { });
+            Map<String, String> out = new LinkedHashMap<>();
+            raw.forEach((k, v) -> {
+                if (!(v instanceof String) && !(v instanceof Boolean)) {
+                    throw new IllegalArgumentException("the value of " + k + " is not a string");
+                }
+                out.put(k, v.toString());
+            });
+            return out;
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            throw invalid("the option " + name + " is '" + get(name) + "', which is not a JSON object of strings", "Give one such as "
+                    + example + ".");
+        }
+    }
+
+    /** The column names of a comma-separated option. */
+    private List<String> columnList(String name) {
+        List<String> out = new ArrayList<>();
+        for (String c : get(name).split(",")) {
+            if (c.trim().isEmpty()) {
+                throw invalid("the option " + name + " is '" + get(name) + "', which names an empty column", "Give column names separated by commas.");
+            }
+            out.add(c.trim());
+        }
+        return out;
     }
 
     /** The bucket columns of the option {@code bucketBy} (comma-separated, as the DataFrame names them), or none. */

@@ -101,6 +101,27 @@ public final class SparkWriteBuilder {
         if (options.preserveNanoseconds()) {
             option("preserveNanoseconds", "true");
         }
+        options.rowGroupSize().ifPresent(this::rowGroupSize);
+        options.pageSize().ifPresent(this::pageSize);
+        if (!options.dictionaryEncoding().isEmpty()) {
+            dictionaryEncoding(options.dictionaryEncoding());
+        }
+        if (!options.bloomFilters().isEmpty()) {
+            bloomFilters(options.bloomFilters().toArray(new String[0]));
+        }
+        if (options.bloomFilterFpp() != WriteOptions.defaults().bloomFilterFpp()) {
+            bloomFilterFpp(options.bloomFilterFpp());
+        }
+        if (!options.sortBy().isEmpty()) {
+            sortBy(options.sortBy().toArray(new String[0]));
+        }
+        if (!options.fileMetadata().isEmpty()) {
+            fileMetadata(options.fileMetadata());
+        }
+        options.storageClass().ifPresent(this::storageClass);
+        if (!options.tags().isEmpty()) {
+            tags(options.tags());
+        }
         firstSet = null;
         optionsGiven = true;
         return this;
@@ -228,6 +249,63 @@ public final class SparkWriteBuilder {
     public SparkWriteBuilder bucketBy(List<String> columns, int buckets) {
         option("bucketBy", String.join(",", columns));
         return option("buckets", Integer.toString(buckets));
+    }
+
+    /** As {@code WriteBuilder.rowGroupSize}: the string option {@code rowGroupSize}. */
+    public SparkWriteBuilder rowGroupSize(long bytes) {
+        WriteOptions.builder().rowGroupSize(bytes);
+        return option("rowGroupSize", Long.toString(bytes));
+    }
+
+    /** As {@code WriteBuilder.pageSize}: the string option {@code pageSize}. */
+    public SparkWriteBuilder pageSize(int bytes) {
+        WriteOptions.builder().pageSize(bytes);
+        return option("pageSize", Integer.toString(bytes));
+    }
+
+    /** As {@code WriteBuilder.dictionaryEncoding}: the string option {@code dictionaryEncoding}, a JSON object such as {@code {"id": false}}. */
+    public SparkWriteBuilder dictionaryEncoding(Map<String, Boolean> columns) {
+        WriteOptions.builder().dictionaryEncoding(columns);
+        return option("dictionaryEncoding", SourceOptions.json(columns));
+    }
+
+    /** As {@code WriteBuilder.bloomFilters}: the string option {@code bloomFilters}, columns separated by commas. */
+    public SparkWriteBuilder bloomFilters(String... columns) {
+        WriteOptions.builder().bloomFilters(columns);
+        return option("bloomFilters", String.join(",", columns));
+    }
+
+    /** As {@code WriteBuilder.bloomFilterFpp}: the string option {@code bloomFilterFpp}. */
+    public SparkWriteBuilder bloomFilterFpp(double fpp) {
+        WriteOptions.builder().bloomFilterFpp(fpp);
+        return option("bloomFilterFpp", Double.toString(fpp));
+    }
+
+    /**
+     * As {@code WriteBuilder.sortBy}: the string option {@code sortBy}, columns separated by commas. Each task sorts the
+     * rows of each file it writes (as Spark's {@code sortWithinPartitions} would, but per file, and recorded in the files).
+     */
+    public SparkWriteBuilder sortBy(String... columns) {
+        WriteOptions.builder().sortBy(columns);
+        return option("sortBy", String.join(",", columns));
+    }
+
+    /** As {@code WriteBuilder.fileMetadata}: the string option {@code fileMetadata}, a JSON object of strings. */
+    public SparkWriteBuilder fileMetadata(Map<String, String> metadata) {
+        WriteOptions.builder().fileMetadata(metadata);
+        return option("fileMetadata", SourceOptions.json(metadata));
+    }
+
+    /** As {@code WriteBuilder.storageClass}: the string option {@code storageClass}. */
+    public SparkWriteBuilder storageClass(String storageClass) {
+        WriteOptions.builder().storageClass(storageClass);
+        return option("storageClass", storageClass);
+    }
+
+    /** As {@code WriteBuilder.tags}: the string option {@code tags}, a JSON object of strings. */
+    public SparkWriteBuilder tags(Map<String, String> tags) {
+        WriteOptions.builder().tags(tags);
+        return option("tags", SourceOptions.json(tags));
     }
 
     /** Any option of the data source, by name. */

@@ -62,6 +62,15 @@ class OptionParityTest {
         v.put("dtype", new Object[] {Map.of("n", "bigint")});
         v.put("bucketBy", new Object[] {List.of("id"), 4});
         v.put("filenamePrefix", new Object[] {"job7-"});
+        v.put("rowGroupSize", new Object[] {1L << 20});
+        v.put("pageSize", new Object[] {64 * 1024});
+        v.put("dictionaryEncoding", new Object[] {Map.of("id", false)});
+        v.put("bloomFilters", new Object[] {new String[] {"id"}});
+        v.put("bloomFilterFpp", new Object[] {0.05});
+        v.put("sortBy", new Object[] {new String[] {"id", "dt"}});
+        v.put("fileMetadata", new Object[] {Map.of("source", "crm")});
+        v.put("storageClass", new Object[] {"STANDARD_IA"});
+        v.put("tags", new Object[] {Map.of("team", "risk")});
         return v;
     }
 
@@ -154,7 +163,9 @@ class OptionParityTest {
                 .maxRowsPerFile(40).targetFileSize(1L << 20).commitMethod(CommitMethod.DEFERRED_UPLOADS).preserveNanoseconds(true)
                 .lease(false).leaseWait(Duration.ofSeconds(7)).encryption(Encryption.sseS3()).acl("private").expectedBucketOwner("1")
                 .retryPolicy(RetryPolicy.of(2, Duration.ofMillis(3), Duration.ofMillis(4))).concurrency(3).bucketBy(List.of("id"), 4)
-                .filenamePrefix("p-").build();
+                .filenamePrefix("p-").rowGroupSize(1L << 20).pageSize(8192).dictionaryEncoding(Map.of("id", true, "n", false))
+                .bloomFilters("id", "n").bloomFilterFpp(0.001).sortBy("n", "id").fileMetadata(Map.of("a", "1", "b", "x=y,z"))
+                .storageClass("INTELLIGENT_TIERING").tags(Map.of("team", "risk", "cost center", "a+b=c")).build();
         soft.assertThat(sparkWriteOptions(SparkParquet.write(df).options(all))).as("every option at once").isEqualTo(all);
         soft.assertAll();
     }

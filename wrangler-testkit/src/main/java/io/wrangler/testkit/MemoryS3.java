@@ -121,7 +121,10 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * part copies with ranges; multipart uploads (parts but the last of at least {@link #minPartSize}, EntityTooSmall
  * otherwise; InvalidPart, InvalidPartOrder, NoSuchUpload); DeleteObjects of at most 1,000 keys, missing keys counted
  * deleted, quiet answers holding only the per-key errors; ListObjectsV2 with prefix, delimiter, start-after and pages of at
- * most 1,000 entries; ListMultipartUploads in key order with markers; ListParts; keys of at most 1,024 bytes (KeyTooLongError).
+ * most 1,000 entries; ListMultipartUploads in key order with markers; ListParts; keys of at most 1,024 bytes (KeyTooLongError);
+ * storage classes and object tags on PutObject and CreateMultipartUpload, and on CopyObject as S3 has them (the request's
+ * storage class, STANDARD without one; the source's tags and metadata unless its directive is REPLACE), shown by
+ * HeadObject (no storage class header for STANDARD), ListObjectsV2 and GetObjectTagging.
  *
  * <p>Knobs, in {@link FaultyS3}'s vocabulary (operations by their S3 names: PutObject, GetObject, CopyObject,
  * CompleteMultipartUpload, DeleteObjects, ...): {@link #failNth}, {@link #failNext} and {@link #failWhereKeyContains}
@@ -160,14 +163,36 @@ public final class MemoryS3 implements S3Fixture {
     public record Request(String operation, String bucket, String key, S3Request request) {
     }
 
-    private record Obj(byte[] content, String etag, Instant modified, String contentType, Map<String, String> metadata) {
+    private record Obj(byte[] content, String etag, Instant modified, String contentType, Map<String, String> metadata,
+                       String storageClass, Map<String, String> tags) {
     }
 
     private record Part(byte[] content, String etag, Instant modified) {
     }
 
     private record Upload(String id, long seq, String key, Instant initiated, String contentType, Map<String, String> metadata,
-                          Map<Integer, Part> parts) {
+                          Map<Integer, Part> parts, String storageClass, Map<String, String> tags) {
+    }
+
+    /** The tags of an x-amz-tagging header (URL query form), in order; none for null. */
+    private static Map<String, String> tags(String tagging) {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        if (tagging == null || tagging.isEmpty()) {
+            return out;
+        }
+        for (String pair : tagging.split("&")) {
+            int eq = pair.indexOf('=');
+            String k = eq < 0 ? pair : pair.substring(0, eq);
+            String v = eq < 0 ? "" : pair.substring(eq + 1);
+            out.put(java.net.URLDecoder.decode(k, java.nio.charset.StandardCharsets.UTF_8),
+                    java.net.URLDecoder.decode(v, java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+
+    /** A storage class as S3 records it: STANDARD when the request names none. */
+    private static String storageClass(String requested) {
+        return requested == null ? "STANDARD" : requested;
     }
 
     private static final class Store {
@@ -662,7 +687,8 @@ public final class MemoryS3 implements S3Fixture {
                 synchronized (lock) {
                     Store s = store(r.bucket());
                     precondition(s.objects.get(r.key()), r.ifNoneMatch(), r.ifMatch());
-                    Obj o = new Obj(bytes, "\"" + md5(bytes) + "\"", modifiedNow(), r.contentType(), r.metadata());
+                    Obj o = new Obj(bytes, "\"" + md5(bytes) + "\"", modifiedNow(), r.contentType(), r.metadata(),
+                            storageClass(r.storageClassAsString()), tags(r.tagging()));
                     s.objects.put(r.key(), o);
                     return answered(PutObjectResponse.builder().eTag(o.etag).serverSideEncryption(r.serverSideEncryption())
                             .ssekmsKeyId(r.ssekmsKeyId()).size((long) bytes.length), 200).build();
@@ -749,7 +775,26 @@ public final class MemoryS3 implements S3Fixture {
                     }
                     return answered(HeadObjectResponse.builder().eTag(o.etag).lastModified(o.modified).contentLength((long) o.content.length)
                             .contentType(o.contentType == null ? "binary/octet-stream" : o.contentType).metadata(o.metadata)
+                            // as S3: no x-amz-storage-class header for STANDARD
+                            .storageClass("STANDARD".equals(o.storageClass) ? null : o.storageClass)
+                            .tagCount(o.tags.isEmpty() ? null : o.tags.size())
                             .acceptRanges("bytes"), 200).build();
+                }
+            });
+        }
+
+        @Override
+        public software.amazon.awssdk.services.s3.model.GetObjectTaggingResponse getObjectTagging(
+                software.amazon.awssdk.services.s3.model.GetObjectTaggingRequest r) {
+            return serve("GetObjectTagging", r.bucket(), keys(r.key()), r, () -> {
+                synchronized (lock) {
+                    Obj o = store(r.bucket()).objects.get(r.key());
+                    if (o == null) {
+                        throw error(404, "NoSuchKey", "The specified key does not exist.");
+                    }
+                    List<software.amazon.awssdk.services.s3.model.Tag> set = new ArrayList<>();
+                    o.tags.forEach((k, v) -> set.add(software.amazon.awssdk.services.s3.model.Tag.builder().key(k).value(v).build()));
+                    return answered(software.amazon.awssdk.services.s3.model.GetObjectTaggingResponse.builder().tagSet(set), 200).build();
                 }
             });
         }
@@ -808,7 +853,13 @@ public final class MemoryS3 implements S3Fixture {
                         throw error(404, "NoSuchKey", "The specified key does not exist.");
                     }
                     Store target = store(r.destinationBucket());
-                    Obj copy = new Obj(src.content, src.etag, modifiedNow(), src.contentType, src.metadata);
+                    // as S3: the request's storage class (STANDARD without one, never the source's); the source's tags and
+                    // metadata unless the request's directive is REPLACE
+                    boolean replaceTags = r.taggingDirective() == software.amazon.awssdk.services.s3.model.TaggingDirective.REPLACE;
+                    boolean replaceMetadata = r.metadataDirective() == software.amazon.awssdk.services.s3.model.MetadataDirective.REPLACE;
+                    Obj copy = new Obj(src.content, src.etag, modifiedNow(), replaceMetadata ? r.contentType() : src.contentType,
+                            replaceMetadata ? r.metadata() : src.metadata, storageClass(r.storageClassAsString()),
+                            replaceTags ? tags(r.tagging()) : src.tags);
                     target.objects.put(r.destinationKey(), copy);
                     return answered(CopyObjectResponse.builder().copyObjectResult(CopyObjectResult.builder().eTag(copy.etag)
                             .lastModified(copy.modified).build()).serverSideEncryption(r.serverSideEncryption()), 200).build();
@@ -852,7 +903,7 @@ public final class MemoryS3 implements S3Fixture {
                         } else {
                             Obj o = objects.get(key);
                             contents.add(S3Object.builder().key(key).size((long) o.content.length).eTag(o.etag).lastModified(o.modified)
-                                    .storageClass("STANDARD").build());
+                                    .storageClass(o.storageClass).build());
                             key = objects.higherKey(key);
                         }
                     }
@@ -884,7 +935,8 @@ public final class MemoryS3 implements S3Fixture {
                     Store s = store(r.bucket());
                     long seq = ids.incrementAndGet();
                     String id = "memory-upload-" + seq + "-" + Long.toHexString(System.nanoTime());
-                    s.uploads.put(id, new Upload(id, seq, r.key(), now(), r.contentType(), r.metadata(), new TreeMap<>()));
+                    s.uploads.put(id, new Upload(id, seq, r.key(), now(), r.contentType(), r.metadata(), new TreeMap<>(),
+                            storageClass(r.storageClassAsString()), tags(r.tagging())));
                     return answered(CreateMultipartUploadResponse.builder().bucket(r.bucket()).key(r.key()).uploadId(id)
                             .serverSideEncryption(r.serverSideEncryption()).ssekmsKeyId(r.ssekmsKeyId()), 200).build();
                 }
@@ -985,7 +1037,7 @@ public final class MemoryS3 implements S3Fixture {
                         at += b.length;
                     }
                     Obj o = new Obj(content, "\"" + md5(digests.toArray(new byte[0][])) + "-" + parts.size() + "\"", modifiedNow(),
-                            u.contentType, u.metadata);
+                            u.contentType, u.metadata, u.storageClass, u.tags);
                     s.uploads.remove(u.id);
                     s.objects.put(r.key(), o);
                     return answered(CompleteMultipartUploadResponse.builder().bucket(r.bucket()).key(r.key()).eTag(o.etag)
