@@ -88,6 +88,11 @@ final class Prefetch implements AutoCloseable {
         return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head);
     }
 
+    /** Whether files small enough are fetched whole for their footer (and the first files' heads with it). */
+    boolean wholeFiles() {
+        return wholeFiles;
+    }
+
     /** Files whose first GET {@link #peek} may keep for their decoding: the files the read fetches ahead anyway. */
     int ahead() {
         return ahead;
