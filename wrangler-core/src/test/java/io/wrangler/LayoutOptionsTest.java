@@ -381,4 +381,37 @@ class LayoutOptionsTest {
         assertThat(TestLake.query(bucket, "k/", "SELECT source, count(*) FROM t GROUP BY source ORDER BY source"))
                 .containsExactly(List.of("key0", 2_000L), List.of("key1", 5L), List.of("key2", 2_000L));
     }
+
+    record Tagged(long user_id, String name, List<Long> tags) {
+    }
+
+    @Test
+    void filesWithNestedColumnsGetTheLayoutTooFromParquetJavasOwnWriter() throws IOException {
+        String bucket = TestLake.memoryBucket();
+        List<Tagged> rows = new ArrayList<>();
+        Random r = new Random(5);
+        for (int i = 0; i < 3_000; i++) {
+            rows.add(new Tagged(r.nextInt(100_000), i % 4 == 0 ? null : "n" + (i % 7), List.of((long) i, (long) i + 1)));
+        }
+        S3Parquet.write(rows).s3(client).sortBy("name", "user_id").bloomFilters("user_id").dictionaryEncoding(Map.of("name", false))
+                .fileMetadata(Map.of("source", "crm")).to("s3://" + bucket + "/n/");
+        byte[] file = s3.get(bucket, dataFiles(bucket, "n/").get(0));
+        List<List<Object>> read = TestLake.queryFile(file, "SELECT name, user_id, tags[1] FROM read_parquet($file)");
+        List<List<Object>> expected = rows.stream().sorted(java.util.Comparator.comparing(Tagged::name,
+                java.util.Comparator.nullsFirst(java.util.Comparator.<String>naturalOrder())).thenComparingLong(Tagged::user_id))
+                .map(t -> java.util.Arrays.<Object>asList(t.name(), t.user_id(), t.tags().get(0))).toList();
+        assertThat(read).isEqualTo(expected);
+        // leaves: user_id 0, name 1, tags.list.element 2
+        assertThat(footer(file).getRow_groups()).allSatisfy(g -> assertThat(g.getSorting_columns())
+                .containsExactly(new SortingColumn(1, false, true), new SortingColumn(0, false, true)));
+        assertThat(TestLake.queryFile(file, "SELECT path_in_schema, bloom_filter_offset IS NOT NULL, encodings LIKE '%DICTIONARY%' "
+                + "FROM parquet_metadata($file) WHERE path_in_schema IN ('user_id', 'name') ORDER BY 1"))
+                .extracting(c -> c.subList(0, c.get(0).equals("name") ? 3 : 2))
+                .containsExactly(List.of("name", false, false), List.of("user_id", true));
+        assertThat(TestLake.queryFile(file, "SELECT value::VARCHAR FROM parquet_kv_metadata($file) WHERE key::VARCHAR = 'source'"))
+                .containsExactly(List.of("crm"));
+        long present = rows.get(17).user_id();
+        assertThat(TestLake.queryFile(file, "SELECT bool_or(bloom_filter_excludes) FROM parquet_bloom_probe($file, 'user_id', " + present + ")"))
+                .containsExactly(List.of(false));
+    }
 }

@@ -416,7 +416,8 @@
  *       the job that recovers, never with a manifest's: a manifest that records other settings (than that job's) is
  *       refused, nothing touched, and the write is recovered by rerunning a write or compaction with its settings.
  *       Refusing rather than publishing with the recovering job's own settings, because those would silently change the
- *       encryption or ACL its writer chose for its files.</li>
+ *       encryption or ACL its writer chose for its files. The data files' storage class and tags are not recorded: a
+ *       roll forward's copies take the recovering job's (none when it sets none).</li>
  *   <li><b>Catalog</b>: recovery's catalog step decides on the Locations the catalog registers, never on a manifest's
  *       folder alone: a partition the catalog registers at another Location than the manifest records is left as the
  *       catalog has it (neither moved nor removed), a partition is removed only when the folder it is registered at

@@ -9,6 +9,8 @@ import io.wrangler.WriteOptions;
 import io.wrangler.spi.WriteTarget;
 import java.io.Serializable;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,7 +27,34 @@ record TaskSettings(String uri, String writeId, WriteMode mode, List<String> par
                     long maxRowsPerFile, long targetFileSize, String filenamePrefix, String idempotencyKey, String sse, String kmsKeyId,
                     String acl, String expectedBucketOwner, int retryAttempts, long retryBaseMillis, long retryCapMillis, int taskConcurrency,
                     int batchRows, CommitMethod commitMethod, List<String> bucketBy, int buckets,
-                    S3Settings s3) implements Serializable {
+                    S3Settings s3, Layout layout) implements Serializable {
+
+    /**
+     * The file layout options of the write ({@code WriteOptions}' row group and page size, dictionaries, bloom filters,
+     * sort, footer metadata, storage class and tags), as they cross the wire to the tasks.
+     */
+    record Layout(long rowGroupSize, int pageSize, LinkedHashMap<String, Boolean> dictionaryEncoding, ArrayList<String> bloomFilters,
+                  double bloomFilterFpp, ArrayList<String> sortBy, LinkedHashMap<String, String> fileMetadata, String storageClass,
+                  LinkedHashMap<String, String> tags) implements Serializable {
+        private static final long serialVersionUID = 1L;
+
+        static Layout of(WriteOptions o) {
+            return new Layout(o.rowGroupSize().orElse(0), o.pageSize().orElse(0), new LinkedHashMap<>(o.dictionaryEncoding()),
+                    new ArrayList<>(o.bloomFilters()), o.bloomFilterFpp(), new ArrayList<>(o.sortBy()), new LinkedHashMap<>(o.fileMetadata()),
+                    o.storageClass().orElse(null), new LinkedHashMap<>(o.tags()));
+        }
+
+        void applyTo(WriteOptions.Builder b) {
+            if (rowGroupSize > 0) {
+                b.rowGroupSize(rowGroupSize);
+            }
+            if (pageSize > 0) {
+                b.pageSize(pageSize);
+            }
+            b.dictionaryEncoding(dictionaryEncoding).bloomFilters(bloomFilters.toArray(String[]::new)).bloomFilterFpp(bloomFilterFpp)
+                    .sortBy(sortBy.toArray(String[]::new)).fileMetadata(fileMetadata).storageClass(storageClass).tags(tags);
+        }
+    }
 
     /** The target of one task attempt: its files' names start with the user's prefix, then {@code t<partition>-a<task id>-}. */
     WriteTarget task(int partitionId, long taskId) {
@@ -37,6 +66,7 @@ record TaskSettings(String uri, String writeId, WriteMode mode, List<String> par
         if (!bucketBy.isEmpty()) {
             b.bucketBy(bucketBy, buckets);
         }
+        layout.applyTo(b);
         return new WriteTarget(uri, s3.client(), b.build(), null, idempotencyKey);
     }
 

@@ -113,7 +113,7 @@ final class WranglerBatchWrite implements BatchWrite {
                 options.maxRowsPerFile(), options.targetFileSize(), options.filenamePrefix(), key,
                 writeOptions.encryption().serverSideEncryption(), writeOptions.encryption().kmsKeyId(), writeOptions.acl().orElse(null),
                 writeOptions.expectedBucketOwner().orElse(null), retry.attempts(), retry.base().toMillis(), retry.cap().toMillis(),
-                options.taskConcurrency(), options.batchRows(), method, bucketBy, buckets, s3);
+                options.taskConcurrency(), options.batchRows(), method, bucketBy, buckets, s3, TaskSettings.Layout.of(writeOptions));
         return new Factory(settings);
     }
 

@@ -76,4 +76,30 @@ class SparkWriteOptionsTest {
                         + "option and would undo it; call options(...) first, then the setters for this write");
         assertThatThrownBy(() -> SparkParquet.write(df).options(DAILY).options(DAILY)).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void layoutOptionsReachEveryTaskAndItsFiles() {
+        String bucket = SparkLake.bucket();
+        Dataset<Row> df = SparkLake.spark().sql("SELECT CAST((id * 7919) % 1000 AS BIGINT) AS id, concat('n', CAST(id % 5 AS STRING)) AS name "
+                + "FROM range(0, 1000, 1, 2)");
+        SparkParquet.write(df).s3(SparkLake.settings()).sortBy("id").bloomFilters("id").dictionaryEncoding(Map.of("name", false))
+                .fileMetadata(Map.of("source", "crm")).storageClass("STANDARD_IA").tags(Map.of("team", "risk")).to("s3://" + bucket + "/l/");
+        List<String> data = SparkLake.keys(bucket, "l/").stream().filter(k -> !k.startsWith("l/_tmp/") && k.endsWith(".parquet")).toList();
+        assertThat(data).hasSize(2);
+        var client = SparkLake.s3().client();
+        for (String k : data) {
+            byte[] file = client.getObjectAsBytes(g -> g.bucket(bucket).key(k)).asByteArray();
+            List<Long> ids = io.wrangler.testkit.DuckReader.queryFile(file, "SELECT id FROM read_parquet($file)").stream()
+                    .map(r -> (Long) r.get(0)).toList();
+            assertThat(ids).hasSize(500).isSorted();
+            assertThat(io.wrangler.testkit.DuckReader.queryFile(file, "SELECT value::VARCHAR FROM parquet_kv_metadata($file) "
+                    + "WHERE key::VARCHAR = 'source'")).containsExactly(List.of("crm"));
+            assertThat(io.wrangler.testkit.DuckReader.queryFile(file, "SELECT path_in_schema, bloom_filter_offset IS NOT NULL, "
+                    + "encodings LIKE '%DICTIONARY%' FROM parquet_metadata($file) ORDER BY column_id"))
+                    .containsExactly(List.of("id", true, false), List.of("name", false, false));
+            assertThat(client.headObject(h -> h.bucket(bucket).key(k)).storageClassAsString()).isEqualTo("STANDARD_IA");
+            assertThat(client.getObjectTagging(t -> t.bucket(bucket).key(k)).tagSet())
+                    .containsExactly(software.amazon.awssdk.services.s3.model.Tag.builder().key("team").value("risk").build());
+        }
+    }
 }

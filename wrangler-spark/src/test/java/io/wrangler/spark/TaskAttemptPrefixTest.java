@@ -30,7 +30,7 @@ class TaskAttemptPrefixTest {
     private static TaskSettings settings(String uri, String writeId, String filenamePrefix, CommitMethod method) {
         return new TaskSettings(uri, writeId, WriteMode.APPEND, List.of("country"), SCHEMA, Compression.SNAPPY, Long.MAX_VALUE,
                 Long.MAX_VALUE, filenamePrefix, null, null, null, null, null, 3, 1, 5, 2, 16, method, List.of(), 0,
-                SparkLake.settings());
+                SparkLake.settings(), TaskSettings.Layout.of(io.wrangler.WriteOptions.defaults()));
     }
 
     private static TaskWriter writer(TaskSettings s, int partition, long task) throws Exception {
