@@ -6,6 +6,9 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -15,7 +18,10 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 
-/** A partition filter keeps a read out of every other partition: it lists and GETs nothing there. */
+/**
+ * A partition filter keeps a read out of every other partition: it lists and GETs nothing there; a read of files small
+ * enough fetches each with one GET.
+ */
 class ReadRequestsTest {
     /** Every GET (its key) and listing (prefix, delimiter) a client sends. */
     static final class Requests implements ExecutionInterceptor {
@@ -81,5 +87,45 @@ class ReadRequestsTest {
         assertThat(seen.gets).isNotEmpty().allMatch(k -> k.startsWith("orders/dt=2024-01-15/country=DE/"));
         assertThat(seen.lists.stream().filter(l -> !l.endsWith("(delimiter /)")))
                 .containsExactlyInAnyOrder("orders/_tmp/", "orders/dt=2024-01-15/country=DE/");
+    }
+
+    record Wide(int part, String text) {
+    }
+
+    /**
+     * A read of a table of small files (more than the 16 KiB of a footer's GET, more files than are fetched ahead) sends
+     * one GET a file: the whole file, fetched for its footer (the read's schema), is decoded from the same bytes. Before,
+     * the files past the first eight took two: the footer, then the rest.
+     */
+    @Test
+    void smallFilesAreFetchedWithOneGetEach() throws Exception {
+        String bucket = TestLake.bucket();
+        Random random = new Random(34);
+        List<Wide> rows = new ArrayList<>();
+        for (int i = 0; i < 12 * 600; i++) {
+            StringBuilder text = new StringBuilder();
+            for (int c = 0; c < 48; c++) {
+                text.append((char) ('!' + random.nextInt(90)));
+            }
+            rows.add(new Wide(i % 12, text.toString()));
+        }
+        S3Parquet.write(rows).partitionBy("part").s3(TestLake.s3().client()).to("s3://" + bucket + "/wide/");
+        assertThat(TestLake.s3().list(bucket, "wide/").entrySet().stream().filter(e -> e.getKey().endsWith(".parquet")))
+                .hasSize(12).allMatch(e -> e.getValue() > 24 * 1024, "files of more than 24 KiB");
+        List<String> gets = new CopyOnWriteArrayList<>();
+        S3Client counting = TestLake.recordingGets(gets);
+        List<String> texts = new ArrayList<>();
+        try (ArrowReader r = S3Parquet.read("s3://" + bucket + "/wide/").s3(counting).open()) {
+            while (r.loadNextBatch()) {
+                VarCharVector v = (VarCharVector) r.getVectorSchemaRoot().getVector("text");
+                for (int i = 0; i < r.getVectorSchemaRoot().getRowCount(); i++) {
+                    texts.add(v.getObject(i).toString());
+                }
+            }
+        }
+        List<Object> expected = TestLake.query(bucket, "wide/", "SELECT text FROM t ORDER BY text").stream().map(row -> row.get(0)).toList();
+        Collections.sort(texts);
+        assertThat(texts).hasSize(rows.size()).isEqualTo(expected);
+        assertThat(gets).hasSize(12).doesNotHaveDuplicates().allMatch(k -> k.startsWith("wide/part=") && k.endsWith(".parquet"));
     }
 }

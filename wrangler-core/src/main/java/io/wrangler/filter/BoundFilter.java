@@ -18,7 +18,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 /**
  * A BoundFilter is a {@link RowFilter} checked against a table's columns: each column resolved to the table's spelling
  * and type, each literal converted to the column's domain ({@link Kind}). It answers two questions: what statistics say
- * of a set of rows ({@link #verdict}, {@link #rowGroup}: none, all or some pass) and which rows of a decoded batch pass
+ * of a set of rows ({@link #verdict}, {@code rowGroup}: none, all or some pass) and which rows of a decoded batch pass
  * ({@link #matches}, {@link #select}), with SQL's three-valued logic (a row passes when the filter is true, not when it
  * is false or unknown). Immutable and thread-safe.
  */

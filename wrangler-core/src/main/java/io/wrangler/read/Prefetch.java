@@ -45,15 +45,28 @@ final class Prefetch implements AutoCloseable {
     private final ConcurrentHashMap<Integer, Long> parsedBytes = new ConcurrentHashMap<>();
     /** A parsed footer's objects weigh a few times its bytes. */
     static final int PARSED_WEIGHT = 4;
+    private long parsedTotal;
     private final long budget;
+    /** Whether files of at most {@link S3InputFile#WHOLE} bytes are fetched whole for their footer ({@link #footer}). */
+    private final boolean wholeFiles;
     private ExecutorService pool;
     private int scheduled = -1;
     private boolean closed;
 
     /** @param budget the read's memory budget: a file ahead holds up to 1 MiB of it */
     Prefetch(List<TableFiles.DataFile> files, long budget) {
+        this(files, budget, true);
+    }
+
+    /**
+     * @param wholeFiles whether a file small enough is fetched whole when only its footer is asked for ({@link #footer}):
+     *     one GET where two would do, when the read decodes every file it looks at (false when most files may be
+     *     skipped after their footer)
+     */
+    Prefetch(List<TableFiles.DataFile> files, long budget, boolean wholeFiles) {
         this.files = files;
         this.budget = budget;
+        this.wholeFiles = wholeFiles;
         this.ahead = (int) Math.max(1, Math.min(MAX_AHEAD, budget / S3InputFile.WHOLE / 2));
     }
 
@@ -66,11 +79,18 @@ final class Prefetch implements AutoCloseable {
         CompletableFuture<byte[]> head = heads.get(index);
         if (head == null && !closed) {
             head = fetchAhead(index, s3, options);
-            heads.put(index, head);
+            if (head != null) {
+                heads.put(index, head);
+            }
             // input() starts the files after those already peeked
             scheduled = Math.max(scheduled, index);
         }
         return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head);
+    }
+
+    /** Whether files small enough are fetched whole for their footer (and the first files' heads with it). */
+    boolean wholeFiles() {
+        return wholeFiles;
     }
 
     /** Files whose first GET {@link #peek} may keep for their decoding: the files the read fetches ahead anyway. */
@@ -86,15 +106,56 @@ final class Prefetch implements AutoCloseable {
      */
     S3InputFile footer(int index, S3Client s3, RequestOptions options) throws IOException {
         TableFiles.DataFile f = files.get(index);
-        byte[] footer = new S3InputFile(s3, f.bucket(), f.key(), f.size(), options).fetchFooter();
+        S3InputFile in = new S3InputFile(s3, f.bucket(), f.key(), f.size(), options);
+        if (reserveWhole(f.size())) {
+            // One GET for the file: its footer for the schema now, its data for the decoding later, from the same bytes.
+            byte[] whole;
+            try {
+                whole = in.fetchHead();
+            } catch (IOException | RuntimeException e) {
+                release(f.size());
+                throw e;
+            }
+            synchronized (this) {
+                if (closed) {
+                    knownBytes -= f.size();
+                } else {
+                    known.put(index, whole);
+                }
+            }
+            return new S3InputFile(s3, f, options, null, whole);
+        }
+        byte[] footer = in.fetchFooter();
         synchronized (this) {
             // Beyond the budget a footer is fetched again with its file's first GET: memory stays bounded, not by the table.
-            if (!closed && knownBytes + footer.length <= budget / 2) {
+            if (!closed && knownBytes + footer.length <= knownBudget()) {
                 known.put(index, footer);
                 knownBytes += footer.length;
             }
         }
         return new S3InputFile(s3, f, options, null, footer);
+    }
+
+    /** The bytes {@link #known} may hold: three quarters of the read's budget (the parsed footers have the last quarter). */
+    private long knownBudget() {
+        return budget / 4 * 3;
+    }
+
+    /**
+     * Whether a file of {@code size} bytes is fetched whole for its footer and held until it is decoded: a file of at
+     * most {@link S3InputFile#WHOLE} bytes while the held bytes stay within {@link #knownBudget}; the bytes are
+     * reserved when it is. Files past the budget have their footer fetched alone, and their data with a second GET.
+     */
+    private synchronized boolean reserveWhole(long size) {
+        if (!wholeFiles || closed || size > S3InputFile.WHOLE || knownBytes + size > knownBudget()) {
+            return false;
+        }
+        knownBytes += size;
+        return true;
+    }
+
+    private synchronized void release(long size) {
+        knownBytes -= size;
     }
 
     /**
@@ -106,10 +167,10 @@ final class Prefetch implements AutoCloseable {
             return;
         }
         long weight = PARSED_WEIGHT * bytes;
-        if (knownBytes + weight <= budget / 2) {
+        if (parsedTotal + weight <= budget / 4) {
             parsed.put(index, footer);
             parsedBytes.put(index, weight);
-            knownBytes += weight;
+            parsedTotal += weight;
         }
     }
 
@@ -118,7 +179,7 @@ final class Prefetch implements AutoCloseable {
         ParquetMetadata m = parsed.remove(index);
         Long weight = parsedBytes.remove(index);
         if (weight != null) {
-            knownBytes -= weight;
+            parsedTotal -= weight;
         }
         return m;
     }
@@ -140,7 +201,10 @@ final class Prefetch implements AutoCloseable {
         scheduled = Math.max(scheduled, index);
         if (!closed) {
             for (int i = Math.max(index + 1, scheduled + 1); i <= index + ahead && i < files.size(); i++) {
-                heads.put(i, fetchAhead(i, s3, options));
+                CompletableFuture<byte[]> h = fetchAhead(i, s3, options);
+                if (h != null) {
+                    heads.put(i, h);
+                }
                 scheduled = i;
             }
         }
@@ -156,7 +220,11 @@ final class Prefetch implements AutoCloseable {
                 return t;
             });
         }
-        S3InputFile in = new S3InputFile(s3, file, options, null, known.get(index));
+        byte[] held = known.get(index);
+        if (held != null && held.length == file.size()) {
+            return null; // held whole: nothing to fetch
+        }
+        S3InputFile in = new S3InputFile(s3, file, options, null, held);
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return in.fetchHead();

@@ -62,9 +62,17 @@ final class RowGroupPages implements PageReadStore {
             to = Math.max(to, chunks[i].getStartingPos() + chunks[i].getTotalSize());
         }
         byte[] whole = null;
+        int base = 0;
         if (to > from && to - from <= budget) {
-            whole = new byte[Math.toIntExact(to - from)];
-            file.read(from, whole, 0, whole.length);
+            S3InputFile.Held held = file.held(from, to - from);
+            if (held != null) {
+                // the file is in memory already (fetched whole with its footer): its pages are read in place
+                whole = held.bytes();
+                base = held.offset();
+            } else {
+                whole = new byte[Math.toIntExact(to - from)];
+                file.read(from, whole, 0, whole.length);
+            }
         }
         int window = (int) Math.max(minWindow, Math.min(Integer.MAX_VALUE - 16, budget / Math.max(1, chunks.length)));
         for (int i = 0; i < chunks.length; i++) {
@@ -77,7 +85,7 @@ final class RowGroupPages implements PageReadStore {
                         + "does not read");
             }
             ChunkStream in = whole != null
-                    ? new ChunkStream(file, whole, (int) (c.getStartingPos() - from), c.getTotalSize())
+                    ? new ChunkStream(file, whole, base + (int) (c.getStartingPos() - from), c.getTotalSize())
                     : new ChunkStream(file, c.getStartingPos(), c.getTotalSize(), window);
             columns.put(List.of(wanted.get(i).getPath()), new ColumnPages(file, wanted.get(i), c, in));
         }

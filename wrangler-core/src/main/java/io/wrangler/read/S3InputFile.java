@@ -64,6 +64,9 @@ final class S3InputFile implements InputFile {
     S3InputFile(S3Client s3, TableFiles.DataFile f, RequestOptions options, CompletableFuture<byte[]> head, byte[] known) {
         this(s3, f.bucket(), f.key(), f.size(), options, head);
         this.known = known != null && known.length <= length ? known : null;
+        if (this.known != null && this.known.length == length) {
+            bytesRead = length; // the whole file, fetched by one GET for its footer
+        }
     }
 
     /** The file's last bytes already fetched ({@link #known}), or null; set once, when made. */
@@ -101,7 +104,33 @@ final class S3InputFile implements InputFile {
 
     /** How many of the file's last bytes are known ({@link #known}) or fetched ahead, for a footer's share of a budget. */
     long knownLength() {
+        if (known != null && known.length == length && length >= 8) {
+            // the whole file: its footer is the metadata's length (in the last 8 bytes) and those 8 bytes
+            long metadata = ByteBuffer.wrap(known, known.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt() & 0xFFFFFFFFL;
+            return Math.min(length, metadata + 8);
+        }
         return known != null ? known.length : Math.min(length, FOOTER_GET);
+    }
+
+    /** Bytes of the file held in memory: {@code bytes} from {@code offset}, read only. */
+    record Held(byte[] bytes, int offset) {
+    }
+
+    /**
+     * The bytes {@code [pos, pos + len)} where this file holds them in memory (the whole file fetched for its footer, or
+     * the first GET's bytes once fetched), for reading in place without a copy; null when they are not all held.
+     */
+    Held held(long pos, long len) throws IOException {
+        if (pos < 0 || len < 0 || pos + len > length) {
+            return null;
+        }
+        if (known != null && pos >= length - known.length) {
+            return new Held(known, (int) (pos - (length - known.length)));
+        }
+        if (pos >= tailStart()) {
+            return new Held(tail(), (int) (pos - tailStart()));
+        }
+        return null;
     }
 
     /** Where the bytes of the first GET start: the whole file up to {@link #WHOLE} bytes, else its last {@link #TAIL}. */
@@ -187,22 +216,27 @@ final class S3InputFile implements InputFile {
         }
         long tailStart = tailStart();
         if (pos >= tailStart) {
-            if (tail == null && head != null) {
-                try {
-                    tail = head.join();
-                    bytesRead += tail.length;
-                } catch (CompletionException | CancellationException e) {
-                    // fetched again below: a failed prefetch costs a request, not the read
-                }
-                head = null;
-            }
-            if (tail == null) {
-                tail = fetchHead();
-            }
-            System.arraycopy(tail, (int) (pos - tailStart), into, off, len);
+            System.arraycopy(tail(), (int) (pos - tailStart), into, off, len);
             return;
         }
         get(pos, into, off, len);
+    }
+
+    /** The first GET's bytes ({@link #tailStart} to the end): taken from the prefetch, else fetched now; once. */
+    private byte[] tail() throws IOException {
+        if (tail == null && head != null) {
+            try {
+                tail = head.join();
+                bytesRead += tail.length;
+            } catch (CompletionException | CancellationException e) {
+                // fetched again below: a failed prefetch costs a request, not the read
+            }
+            head = null;
+        }
+        if (tail == null) {
+            tail = fetchHead();
+        }
+        return tail;
     }
 
     @Override

@@ -110,6 +110,7 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
      * columns read are those its components take (checked against the table's schema before any row is read).
      */
     private TableReader reader(List<String> columns, int batchRows, RecordRows<?> records) {
+        ClassWarmup.start();
         TableLayout byName = uri == null ? layoutByName() : null;
         String uri = byName != null ? byName.location() : this.uri;
         S3Location location = S3Location.parse(uri, null, "read");

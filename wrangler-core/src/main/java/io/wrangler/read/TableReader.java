@@ -284,7 +284,7 @@ import software.amazon.awssdk.services.s3.S3Client;
         IntFunction<MessageType> one = i -> {
             TableFiles.DataFile f = files.get(i);
             try {
-                S3InputFile in = i < ahead ? p.peek(i, s3, options) : p.footer(i, s3, options);
+                S3InputFile in = i < ahead && p.wholeFiles() ? p.peek(i, s3, options) : p.footer(i, s3, options);
                 try (ParquetFileReader r = ParquetOptions.open(in)) {
                     ParquetMetadata footer = r.getFooter();
                     p.keepParsed(i, footer, in.knownLength());
@@ -394,7 +394,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 
     private synchronized Prefetch prefetch() {
         if (prefetch == null) {
-            prefetch = new Prefetch(files, readBudget);
+            // With a row filter most files may be skipped after their footer: fetch footers alone, not whole files.
+            prefetch = new Prefetch(files, readBudget, rowFilter == null);
         }
         return prefetch;
     }
