@@ -1,0 +1,98 @@
+package io.wrangler.compact;
+
+import io.wrangler.InvalidWriteException;
+import io.wrangler.ReadException;
+import io.wrangler.WriteStep;
+import io.wrangler.read.TableFiles;
+import io.wrangler.read.TableReader;
+import io.wrangler.storage.Removed;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * RemovalScan finds, for a delete of rows, which files of the scope hold a matched row and how many: it reads only the
+ * columns the test names, of every file in the scope, before the lease and before anything is written (a dry run does
+ * exactly this). So a file without a match is never rewritten, and a file whose every row matches is known as such.
+ */
+final class RemovalScan {
+    private RemovalScan() {
+    }
+
+    /**
+     * The files of {@code listing} that hold a row {@code match} matches, by key: {@code {rows, matched}}. Refuses a test
+     * the table's columns cannot answer ({@link RowMatch#refusal}) with an {@link InvalidWriteException}.
+     */
+    static Map<String, long[]> scan(CompactionSpec spec, TableFiles.Listing listing, Map<String, Field> partitionTypes,
+                                    Map<String, Field> catalogColumns, RowMatch match) {
+        return scan(spec, listing.partitionColumns(), listing.files(), partitionTypes, catalogColumns, match);
+    }
+
+    static Map<String, long[]> scan(CompactionSpec spec, List<String> partitionColumns, List<TableFiles.DataFile> files,
+                                    Map<String, Field> partitionTypes, Map<String, Field> catalogColumns, RowMatch match) {
+        String table = spec.table();
+        Map<String, long[]> out = new LinkedHashMap<>();
+        if (files.isEmpty()) {
+            return out;
+        }
+        try (BufferAllocator allocator = new RootAllocator()) {
+            Schema schema;
+            try (TableReader all = reader(spec, allocator, partitionColumns, files, partitionTypes, catalogColumns, null)) {
+                schema = all.schema();
+            }
+            String refused = match.refusal(schema);
+            if (refused != null) {
+                throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot delete rows of " + table + " (step: validate): "
+                        + refused + "; nothing was changed.");
+            }
+            List<String> names = new ArrayList<>();
+            for (String c : match.columns()) {
+                names.add(schema.getFields().stream().map(Field::getName).filter(n -> n.toLowerCase(Locale.ROOT)
+                        .equals(c.toLowerCase(Locale.ROOT))).findFirst().orElse(c));
+            }
+            BitSet matched = new BitSet();
+            // no column named (everyRow): the rows are counted from every column, as no column alone is known to be in every file
+            try (TableReader r = reader(spec, allocator, partitionColumns, files, partitionTypes, catalogColumns,
+                    names.isEmpty() ? null : names)) {
+                while (r.loadNextBatch()) {
+                    VectorSchemaRoot b = r.getVectorSchemaRoot();
+                    match.match(b, matched);
+                    long hits = matched.cardinality();
+                    long[] counts = out.computeIfAbsent(r.currentFile().key(), k -> new long[2]);
+                    counts[0] += b.getRowCount();
+                    counts[1] += hits;
+                }
+            }
+        } catch (ReadException e) {
+            throw Removed.by(e) ? Compaction.removed(spec, WriteStep.VALIDATE, e) : e;
+        } catch (IOException e) {
+            if (Removed.by(e)) {
+                throw Compaction.removed(spec, WriteStep.VALIDATE, e);
+            }
+            throw new ReadException(table, "Cannot delete rows of " + table + " (step: validate): " + e.getMessage()
+                    + ". Nothing was changed; fix the cause and rerun.", e);
+        }
+        out.values().removeIf(c -> c[1] == 0);
+        return out;
+    }
+
+    private static TableReader reader(CompactionSpec spec, BufferAllocator allocator, List<String> partitionColumns,
+                                      List<TableFiles.DataFile> files, Map<String, Field> partitionTypes,
+                                      Map<String, Field> catalogColumns, List<String> selected) {
+        TableReader r = new TableReader(allocator, null, new TableReader.Source(spec.s3(), spec.requests(), spec.table(),
+                new TableFiles.Listing(partitionColumns, files), partitionTypes), selected, spec.seams().batchRows());
+        if (catalogColumns != null) {
+            r.catalogColumns(catalogColumns);
+        }
+        return r;
+    }
+}
