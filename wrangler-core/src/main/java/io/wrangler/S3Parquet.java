@@ -143,7 +143,7 @@ public final class S3Parquet {
         CompactionSpec.DedupBy dedup = b.dedupKeys == null ? null : new CompactionSpec.DedupBy(b.dedupKeys, b.dedupOrder);
         return Compaction.run(new CompactionSpec(location, client, o, requests(o), b.compressionSet,
                 new CompactionSpec.Choice(b.filter, b.moreFilesThan, b.smallerThan), dedup, b.catalog,
-                new CompactionSpec.Seams(b.hook, b.tuning.engine(), b.batchRows, b.outputSchema)));
+                new CompactionSpec.Seams(b.hook, b.tuning.engine(), b.batchRows, b.outputSchema), null));
     }
 
     /**

@@ -40,12 +40,6 @@ public record CompactionSpec(S3Location location, S3Client s3, WriteOptions opti
         Objects.requireNonNull(seams, "seams");
     }
 
-    /** A compaction's spec. */
-    public CompactionSpec(S3Location location, S3Client s3, WriteOptions options, RequestOptions requests, boolean codecChosen,
-                          Choice choice, DedupBy dedup, CatalogTable catalog, Seams seams) {
-        this(location, s3, options, requests, codecChosen, choice, dedup, catalog, seams, null);
-    }
-
     /** What the operation is called in messages: "compact", "delete rows of", "drop partitions of". */
     public String verb() {
         return removal == null ? "compact" : removal.verb();

@@ -46,7 +46,9 @@ final class RemovalScan {
         }
         try (BufferAllocator allocator = new RootAllocator()) {
             Schema schema;
-            try (TableReader all = reader(spec, allocator, partitionColumns, files, partitionTypes, catalogColumns, null)) {
+            TableReader.Source source = new TableReader.Source(spec.s3(), spec.requests(), table,
+                    new TableFiles.Listing(partitionColumns, files), partitionTypes);
+            try (TableReader all = reader(spec, allocator, source, catalogColumns, null)) {
                 schema = all.schema();
             }
             String refused = match.refusal(schema);
@@ -61,8 +63,7 @@ final class RemovalScan {
             }
             BitSet matched = new BitSet();
             // no column named (everyRow): the rows are counted from every column, as no column alone is known to be in every file
-            try (TableReader r = reader(spec, allocator, partitionColumns, files, partitionTypes, catalogColumns,
-                    names.isEmpty() ? null : names)) {
+            try (TableReader r = reader(spec, allocator, source, catalogColumns, names.isEmpty() ? null : names)) {
                 while (r.loadNextBatch()) {
                     VectorSchemaRoot b = r.getVectorSchemaRoot();
                     match.match(b, matched);
@@ -85,11 +86,9 @@ final class RemovalScan {
         return out;
     }
 
-    private static TableReader reader(CompactionSpec spec, BufferAllocator allocator, List<String> partitionColumns,
-                                      List<TableFiles.DataFile> files, Map<String, Field> partitionTypes,
+    private static TableReader reader(CompactionSpec spec, BufferAllocator allocator, TableReader.Source source,
                                       Map<String, Field> catalogColumns, List<String> selected) {
-        TableReader r = new TableReader(allocator, null, new TableReader.Source(spec.s3(), spec.requests(), spec.table(),
-                new TableFiles.Listing(partitionColumns, files), partitionTypes), selected, spec.seams().batchRows());
+        TableReader r = new TableReader(allocator, null, source, selected, spec.seams().batchRows());
         if (catalogColumns != null) {
             r.catalogColumns(catalogColumns);
         }
