@@ -20,8 +20,8 @@ import java.util.Objects;
  *     .run();
  * }</pre>
  *
- * <p>Only the files that hold a matched row are rewritten (the rows of each file are read for the columns the test names
- * only, to find them); a file whose every row matches is removed, nothing written in its place; every other file is left
+ * <p>Only the files that hold a matched row are rewritten: the files of the scope are read for the columns the filter
+ * names only, row groups whose footer statistics or bloom filters rule the filter out skipped unread; a file whose every row matches is removed, nothing written in its place; every other file is left
  * as it is. The rewrite is a write of the commit protocol, as a compaction's: it takes the lease, stages the kept rows,
  * reads them back and checks them against what it kept before its commit point, and its manifest replaces exactly the
  * files it chose. A crash at any step leaves the table as before (recovery removes the staging) or as after (recovery
@@ -43,6 +43,7 @@ public final class DeleteRowsBuilder {
     final String uri;
     final SettableOptions options = new SettableOptions("delete of rows");
     PartitionFilter filter = PartitionFilter.all();
+    RowFilter where;
     String keyColumn;
     List<Object> keyValues;
     boolean everyRow;
@@ -56,10 +57,19 @@ public final class DeleteRowsBuilder {
     }
 
     /**
-     * Deletes the rows whose {@code column} holds one of {@code values}, compared by value (strings by content, whole
-     * numbers of any width by value, decimals by numeric value). A value of another kind than the column's (a string for
-     * an integer column), a column the table lacks, no values, or a null value are refused before anything is read or
-     * changed.
+     * Deletes the rows where {@code filter} is true; rows where it is false or unknown (a null met) are kept, as SQL's
+     * {@code DELETE ... WHERE}. A column the table lacks, or a value of another type than its column's, is refused
+     * before any row is read or anything changed. Row groups whose statistics or bloom filters rule the filter out are
+     * skipped unread.
+     */
+    public DeleteRowsBuilder where(RowFilter filter) {
+        this.where = Objects.requireNonNull(filter, "filter");
+        return this;
+    }
+
+    /**
+     * Deletes the rows whose {@code column} holds one of {@code values}: {@code where(RowFilter.in(column, values))}. No
+     * values, or a null value (a null matches no row), are refused before anything is read or changed.
      */
     public DeleteRowsBuilder keys(String column, Collection<?> values) {
         this.keyColumn = Objects.requireNonNull(column, "column");
@@ -69,7 +79,7 @@ public final class DeleteRowsBuilder {
 
     /**
      * Deletes every row of the partitions {@link #filter} passes (every row of the table without a filter). Without
-     * {@code keys(...)} or this, {@code run()} and {@code plan()} are refused: a delete with no predicate is never
+     * {@code where(...)}, {@code keys(...)} or this, {@code run()} and {@code plan()} are refused: a delete with no predicate is never
      * assumed.
      */
     public DeleteRowsBuilder everyRow() {

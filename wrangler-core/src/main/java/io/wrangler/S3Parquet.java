@@ -6,8 +6,6 @@ import io.wrangler.commit.Writes;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.compact.Compaction;
 import io.wrangler.compact.CompactionSpec;
-import io.wrangler.compact.EveryRow;
-import io.wrangler.compact.KeyMatch;
 import io.wrangler.compact.Removal;
 import io.wrangler.compact.Removals;
 import io.wrangler.compact.RowMatch;
@@ -177,22 +175,27 @@ public final class S3Parquet {
 
     /** The test of a delete of rows as configured, refused before any I/O when there is none or it cannot match. */
     private static RowMatch rowMatch(DeleteRowsBuilder b, String table) {
+        int given = (b.where != null ? 1 : 0) + (b.keyColumn != null ? 1 : 0) + (b.everyRow ? 1 : 0);
         String refused = null;
-        if (b.keyColumn == null && !b.everyRow) {
-            refused = "no rows are chosen. Give keys(column, values) for the rows to delete, or everyRow() to delete every row of "
-                    + "the partitions filter(...) passes; a delete with no predicate is never assumed";
-        } else if (b.keyColumn != null && b.everyRow) {
-            refused = "both keys(...) and everyRow() are given. Give one of them";
+        if (given == 0) {
+            refused = "no rows are chosen. Give where(rowFilter) or keys(column, values) for the rows to delete, or everyRow() to "
+                    + "delete every row of the partitions filter(...) passes; a delete with no predicate is never assumed";
+        } else if (given > 1) {
+            refused = "more than one of where(...), keys(...) and everyRow() is given. Give one of them";
         } else if (b.keyColumn != null && b.keyValues.isEmpty()) {
             refused = "keys(\"" + b.keyColumn + "\", ...) has no values, so it would match no row. Give at least one value";
         } else if (b.keyColumn != null && b.keyValues.contains(null)) {
-            refused = "keys(\"" + b.keyColumn + "\", ...) holds a null value, and a null matches no row. Leave nulls out";
+            refused = "keys(\"" + b.keyColumn + "\", ...) holds a null value, and a null matches no row. Leave nulls out, or "
+                    + "delete them with where(RowFilter.isNull(...))";
         }
         if (refused != null) {
             throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot delete rows of " + table + " (step: validate): "
                     + refused + "; nothing was changed.");
         }
-        return b.everyRow ? new EveryRow() : new KeyMatch(b.keyColumn, b.keyValues);
+        if (b.everyRow) {
+            return RowMatch.everyRow();
+        }
+        return RowMatch.of(b.where != null ? b.where : RowFilter.in(b.keyColumn, b.keyValues.toArray()));
     }
 
     /** Runs (or plans) the drop of partitions {@code b} configured: the one call from the API into the removal engine. */

@@ -150,23 +150,37 @@ class DeleteRowsTest {
         Map<String, byte[]> before = TestLake.snapshot(bucket, "");
         String head = "Cannot delete rows of " + table + " (step: validate): ";
         assertThatThrownBy(() -> S3Parquet.deleteRows(table).s3(s3).run()).isInstanceOf(InvalidWriteException.class)
-                .hasMessage(head + "no rows are chosen. Give keys(column, values) for the rows to delete, or everyRow() to delete "
+                .hasMessage(head + "no rows are chosen. Give where(rowFilter) or keys(column, values) for the rows to delete, or everyRow() to delete "
                         + "every row of the partitions filter(...) passes; a delete with no predicate is never assumed; nothing was changed.");
         assertThatThrownBy(() -> S3Parquet.deleteRows(table).keys("user", List.of("u-1")).s3(s3).run()).isInstanceOf(InvalidWriteException.class)
-                .hasMessage(head + "keys(...) names the column 'user', which the table does not have; its columns are "
-                        + "[user_id, amount, dt]. Name a column of the table; nothing was changed.");
+                .hasMessage(head + "the row filter user IN ('u-1') names the column 'user', which the table does not have; its columns are "
+                        + "[user_id, amount, dt]. Filter on a column of the table. Nothing was changed.");
         assertThatThrownBy(() -> S3Parquet.deleteRows(table).keys("amount", List.of("7")).s3(s3).run()).isInstanceOf(InvalidWriteException.class)
-                .hasMessage(head + "keys(...) gives the value '7' (a string) for the column 'amount', which holds Int(64, true) values, "
-                        + "so no row could ever match it. Give values of the column's type; nothing was changed.");
+                .hasMessage(head + "the row filter amount IN ('7') compares the column 'amount', of type Int(64, true), with the String '7'; "
+                        + "that column takes a Long, Integer, Short, Byte or BigInteger. Give the literal that type. Nothing was changed.");
         assertThatThrownBy(() -> S3Parquet.deleteRows(table).keys("user_id", List.of()).s3(s3).run()).isInstanceOf(InvalidWriteException.class)
                 .hasMessage(head + "keys(\"user_id\", ...) has no values, so it would match no row. Give at least one value; nothing was changed.");
         assertThatThrownBy(() -> S3Parquet.deleteRows(table).keys("user_id", java.util.Arrays.asList("u-1", null)).s3(s3).run())
                 .isInstanceOf(InvalidWriteException.class)
-                .hasMessage(head + "keys(\"user_id\", ...) holds a null value, and a null matches no row. Leave nulls out; nothing was changed.");
+                .hasMessage(head + "keys(\"user_id\", ...) holds a null value, and a null matches no row. Leave nulls out, or delete them "
+                        + "with where(RowFilter.isNull(...)); nothing was changed.");
         assertThatThrownBy(() -> S3Parquet.deleteRows(table).keys("user_id", List.of("u-1")).everyRow().s3(s3).run())
                 .isInstanceOf(InvalidWriteException.class)
-                .hasMessage(head + "both keys(...) and everyRow() are given. Give one of them; nothing was changed.");
+                .hasMessage(head + "more than one of where(...), keys(...) and everyRow() is given. Give one of them; nothing was changed.");
         assertThat(TestLake.snapshot(bucket, "")).containsExactlyInAnyOrderEntriesOf(before);
+    }
+
+    /** A row filter deletes where it is true and keeps where it is false or unknown, as DuckDB's own DELETE ... WHERE. */
+    @Test
+    void aRowFilterDeletesExactlyWhatDuckDbsDeleteWhereDeletes() {
+        append(events(List.of("u-1", "u-2", "u-3"), DAYS, 3, 0));
+        RowFilter f = RowFilter.or(RowFilter.eq("user_id", "u-1"), RowFilter.and(RowFilter.gt("amount", 20L), RowFilter.lt("amount", 25L)));
+        List<List<Object>> expected = TestLake.query(bucket, "t/", "SELECT user_id, amount, CAST(dt AS VARCHAR) FROM t WHERE NOT "
+                + "(user_id = 'u-1' OR (amount > 20 AND amount < 25)) ORDER BY ALL");
+        DeleteResult r = S3Parquet.deleteRows(table).where(f).s3(s3).run();
+        assertThat(contents()).isEqualTo(expected);
+        assertThat(r.rowsDeleted()).isEqualTo(27 - expected.size());
+        noObjectHolds(bucket, "t/", "u-1");
     }
 
     @Test

@@ -7,15 +7,11 @@ import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
 import io.wrangler.storage.Removed;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -30,7 +26,7 @@ final class RemovalScan {
 
     /**
      * The files of {@code listing} that hold a row {@code match} matches, by key: {@code {rows, matched}}. Refuses a test
-     * the table's columns cannot answer ({@link RowMatch#refusal}) with an {@link InvalidWriteException}.
+     * the table's columns cannot answer ({@link RowMatch#bind}) with an {@link InvalidWriteException}.
      */
     static Map<String, long[]> scan(CompactionSpec spec, TableFiles.Listing listing, Map<String, Field> partitionTypes,
                                     Map<String, Field> catalogColumns, RowMatch match) {
@@ -51,26 +47,33 @@ final class RemovalScan {
             try (TableReader all = reader(spec, allocator, source, catalogColumns, null)) {
                 schema = all.schema();
             }
-            String refused = match.refusal(schema);
+            String refused = match.bind(table, schema);
             if (refused != null) {
                 throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot delete rows of " + table + " (step: validate): "
-                        + refused + "; nothing was changed.");
+                        + refused + " Nothing was changed.");
             }
-            List<String> names = new ArrayList<>();
-            for (String c : match.columns()) {
-                names.add(schema.getFields().stream().map(Field::getName).filter(n -> n.toLowerCase(Locale.ROOT)
-                        .equals(c.toLowerCase(Locale.ROOT))).findFirst().orElse(c));
-            }
-            BitSet matched = new BitSet();
-            // no column named (everyRow): the rows are counted from every column, as no column alone is known to be in every file
-            try (TableReader r = reader(spec, allocator, source, catalogColumns, names.isEmpty() ? null : names)) {
+            List<String> names = match.columns(schema);
+            // the matched rows of each file: row groups its statistics (and bloom filters) rule out are skipped unread
+            try (TableReader r = reader(spec, allocator, source, catalogColumns, names)) {
+                if (match.filter() != null) {
+                    r.rowFilter(match.filter());
+                }
                 while (r.loadNextBatch()) {
-                    VectorSchemaRoot b = r.getVectorSchemaRoot();
-                    match.match(b, matched);
-                    long hits = matched.cardinality();
-                    long[] counts = out.computeIfAbsent(r.currentFile().key(), k -> new long[2]);
-                    counts[0] += b.getRowCount();
-                    counts[1] += hits;
+                    out.computeIfAbsent(r.currentFile().key(), k -> new long[2])[1] += r.getVectorSchemaRoot().getRowCount();
+                }
+            }
+            out.values().removeIf(c -> c[1] == 0);
+            if (match.filter() == null) {
+                out.values().forEach(c -> c[0] = c[1]);
+            } else if (!out.isEmpty()) {
+                // the rows of each file that holds a match: it is rewritten, or removed when every row matched
+                List<TableFiles.DataFile> hit = files.stream().filter(f -> out.containsKey(f.key())).toList();
+                TableReader.Source hits = new TableReader.Source(spec.s3(), spec.requests(), table,
+                        new TableFiles.Listing(partitionColumns, hit), partitionTypes);
+                try (TableReader r = reader(spec, allocator, hits, catalogColumns, names)) {
+                    while (r.loadNextBatch()) {
+                        out.get(r.currentFile().key())[0] += r.getVectorSchemaRoot().getRowCount();
+                    }
                 }
             }
         } catch (ReadException e) {
@@ -82,7 +85,6 @@ final class RemovalScan {
             throw new ReadException(table, "Cannot delete rows of " + table + " (step: validate): " + e.getMessage()
                     + ". Nothing was changed; fix the cause and rerun.", e);
         }
-        out.values().removeIf(c -> c[1] == 0);
         return out;
     }
 
