@@ -193,6 +193,30 @@ class DeleteRowsTest {
         assertThat(TestLake.query(bucket, "t/", "SELECT count(*) FROM t")).containsExactly(List.of(8L));
     }
 
+    /**
+     * A reader of the table while the delete is cut short sees it before (committed, nothing deleted yet: its new files
+     * are left out) or after (its deletes started: the files it replaces are left out), never both or neither.
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(value = Step.class, names = {"STARTED", "MANIFEST_WRITTEN", "COPIED_FILE", "DELETED_BATCH",
+            "BEFORE_CATALOG"})
+    void aReaderSeesTheTableBeforeOrAfterTheDelete(Step at) {
+        append(events(List.of("u-1", "u-2"), DAYS, 2, 0));
+        append(events(List.of("u-2", "u-3"), DAYS, 2, 100));
+        append(events(List.of("u-2"), DAYS, 1, 200));
+        long all = S3Parquet.read(table).s3(s3).count();
+        assertThatThrownBy(() -> S3Parquet.deleteRows(table).keys("user_id", List.of("u-2")).s3(s3).tuning(Tunings.smallDeleteBatches())
+                .stepHook((step, n) -> {
+                    if (step == at) {
+                        throw new CrashRecoveryTest.SimulatedCrash(step, n);
+                    }
+                }).run()).isInstanceOf(CrashRecoveryTest.SimulatedCrash.class);
+        boolean after = at == Step.DELETED_BATCH || at == Step.BEFORE_CATALOG;
+        assertThat(S3Parquet.read(table).s3(s3).count()).isEqualTo(after ? all - 15 : all);
+        Tunings.recover(table, s3);
+        assertThat(S3Parquet.read(table).s3(s3).count()).isEqualTo(at == Step.STARTED ? all : all - 15);
+    }
+
     static List<Arguments> crashes() {
         List<Arguments> out = new ArrayList<>();
         for (Step s : List.of(Step.STARTED, Step.STAGED_FILE, Step.LISTED_OLD_FILES, Step.MANIFEST_WRITTEN, Step.COPIED_FILE,

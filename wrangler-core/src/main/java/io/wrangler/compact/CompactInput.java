@@ -81,6 +81,8 @@ final class CompactInput extends ArrowReader {
     private final boolean everyRow;
     /** What the operation is called in messages. */
     private final String verb;
+    /** For a delete of rows, the rows its plan found matched in the files chosen; else -1. */
+    private final long plannedMatches;
     long rowsRead;
     long dropped;
     final Digest passed = new Digest();
@@ -113,6 +115,7 @@ final class CompactInput extends ArrowReader {
         this.match = spec.removal() == null ? null : spec.removal().rows();
         this.everyRow = spec.removal() != null && spec.removal().everyRow();
         this.verb = spec.verb();
+        this.plannedMatches = plan.matched == null ? -1 : plan.matched.values().stream().mapToLong(c -> c[1]).sum();
     }
 
     private TableReader reader(List<TableFiles.DataFile> files) {
@@ -424,6 +427,9 @@ final class CompactInput extends ArrowReader {
         if (rows != expected) {
             throw refused("its new files hold " + rows + " rows where " + expected + " were read"
                     + (dropped > 0 ? " and kept (" + dropped + (match != null ? " matched rows deleted)" : " duplicates dropped)") : ""));
+        }
+        if (plannedMatches >= 0 && dropped != plannedMatches) {
+            throw refused("it matched " + dropped + " rows in the files it chose where its plan found " + plannedMatches);
         }
         List<TableFiles.DataFile> files = new ArrayList<>();
         for (StagedFile f : staged) {
