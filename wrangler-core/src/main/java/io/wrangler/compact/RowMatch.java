@@ -49,9 +49,13 @@ public final class RowMatch {
             bound = BoundFilter.bind(table, filter, schema.getFields());
             return null;
         } catch (InvalidReadException e) {
-            String prefix = "Cannot read " + table + ": ";
             String m = e.getMessage();
-            return m.startsWith(prefix) ? m.substring(prefix.length()) : m;
+            for (String prefix : new String[] {"Cannot read " + table + " (step: validate): ", "Cannot read " + table + ": "}) {
+                if (m.startsWith(prefix)) {
+                    return m.substring(prefix.length());
+                }
+            }
+            return m;
         }
     }
 

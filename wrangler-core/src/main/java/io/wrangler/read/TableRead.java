@@ -44,17 +44,6 @@ import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
  */
 public record TableRead(String uri, CatalogTable catalog, Function<String, S3Client> client, List<String> columns, PartitionFilter filter,
                         BufferAllocator allocator, int batchRows, RetryPolicy retry, String expectedBucketOwner, RowFilter where) {
-    /** A read of every row the partition filter admits. */
-    public TableRead(String uri, CatalogTable catalog, Function<String, S3Client> client, List<String> columns, PartitionFilter filter,
-                     BufferAllocator allocator, int batchRows, RetryPolicy retry, String expectedBucketOwner) {
-        this(uri, catalog, client, columns, filter, allocator, batchRows, retry, expectedBucketOwner, null);
-    }
-
-    /** This read, of the rows that pass {@code rows} only (null: every row). */
-    public TableRead where(RowFilter rows) {
-        return new TableRead(uri, catalog, client, columns, filter, allocator, batchRows, retry, expectedBucketOwner, rows);
-    }
-
     /**
      * Files decoded at once, each on a thread of its own (batches still come in file order): the machine's cores, at
      * most 4. Each holds its row group and two decoded batches.

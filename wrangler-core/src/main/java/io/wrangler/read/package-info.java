@@ -12,6 +12,9 @@
  *
  * <p>Readers: a prefix with no object under it is no table (refused); a filter is checked against the partition columns
  * before any file is listed or opened; which writes show as before or after is decided over the read's whole scope (see
- * "Readers" in {@code io.wrangler.commit}).
+ * "Readers" in {@code io.wrangler.commit}). A row filter ({@code TableReader.rowFilter}) is bound to the read's schema
+ * when the schema is made, before any row is decoded; {@code FileDecoder} skips the row groups that statistics, bloom
+ * filters or the file's partition values rule out, decodes the filter's columns beside the selected ones, and keeps
+ * the rows that pass ({@code io.wrangler.filter}).
  */
 package io.wrangler.read;
