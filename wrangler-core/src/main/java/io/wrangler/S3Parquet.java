@@ -6,6 +6,9 @@ import io.wrangler.commit.Writes;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.compact.Compaction;
 import io.wrangler.compact.CompactionSpec;
+import io.wrangler.compact.Removal;
+import io.wrangler.compact.Removals;
+import io.wrangler.compact.RowMatch;
 import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
 import io.wrangler.input.InputFailures;
@@ -138,7 +141,78 @@ public final class S3Parquet {
         CompactionSpec.DedupBy dedup = b.dedupKeys == null ? null : new CompactionSpec.DedupBy(b.dedupKeys, b.dedupOrder);
         return Compaction.run(new CompactionSpec(location, client, o, requests(o), b.compressionSet,
                 new CompactionSpec.Choice(b.filter, b.moreFilesThan, b.smallerThan), dedup, b.catalog,
-                new CompactionSpec.Seams(b.hook, b.tuning.engine(), b.batchRows, b.outputSchema)));
+                new CompactionSpec.Seams(b.hook, b.tuning.engine(), b.batchRows, b.outputSchema), null));
+    }
+
+    /**
+     * A delete of rows from the table at {@code uri}: the files holding a matched row rewritten without it, under the
+     * table's lease and the commit protocol; see {@link DeleteRowsBuilder}.
+     */
+    public static DeleteRowsBuilder deleteRows(String uri) {
+        return new DeleteRowsBuilder(uri);
+    }
+
+    /**
+     * A drop of partitions of the table at {@code uri}: their files deleted and their catalog entries removed, under the
+     * table's lease and the commit protocol; see {@link DropPartitionsBuilder}.
+     */
+    public static DropPartitionsBuilder dropPartitions(String uri) {
+        return new DropPartitionsBuilder(uri);
+    }
+
+    /** Runs (or plans) the delete of rows {@code b} configured: the one call from the API into the removal engine. */
+    static DeleteResult deleteRows(DeleteRowsBuilder b, boolean dryRun) {
+        S3Location location = S3Location.parse(b.uri, WriteStep.VALIDATE, "delete rows of");
+        String table = location.uri();
+        RowMatch match = rowMatch(b, table);
+        ArrowMemory.check("delete rows of", table);
+        WriteOptions o = b.options.values().build();
+        S3Client client = o.s3().orElseGet(() -> defaultClient("delete rows of", table));
+        return Removals.deleteRows(new CompactionSpec(location, client, o, requests(o), false,
+                new CompactionSpec.Choice(b.filter, -1, -1), null, b.catalog,
+                new CompactionSpec.Seams(b.hook, b.tuning.engine(), b.batchRows, s -> s), Removal.deleteRows(match, dryRun)));
+    }
+
+    /** The test of a delete of rows as configured, refused before any I/O when there is none or it cannot match. */
+    private static RowMatch rowMatch(DeleteRowsBuilder b, String table) {
+        int given = (b.where != null ? 1 : 0) + (b.keyColumn != null ? 1 : 0) + (b.everyRow ? 1 : 0);
+        String refused = null;
+        if (given == 0) {
+            refused = "no rows are chosen. Give where(rowFilter) or keys(column, values) for the rows to delete, or everyRow() to "
+                    + "delete every row of the partitions filter(...) passes; a delete with no predicate is never assumed";
+        } else if (given > 1) {
+            refused = "more than one of where(...), keys(...) and everyRow() is given. Give one of them";
+        } else if (b.keyColumn != null && b.keyValues.isEmpty()) {
+            refused = "keys(\"" + b.keyColumn + "\", ...) has no values, so it would match no row. Give at least one value";
+        } else if (b.keyColumn != null && b.keyValues.contains(null)) {
+            refused = "keys(\"" + b.keyColumn + "\", ...) holds a null value, and a null matches no row. Leave nulls out, or "
+                    + "delete them with where(RowFilter.isNull(...))";
+        }
+        if (refused != null) {
+            throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot delete rows of " + table + " (step: validate): "
+                    + refused + "; nothing was changed.");
+        }
+        if (b.everyRow) {
+            return RowMatch.everyRow();
+        }
+        return RowMatch.of(b.where != null ? b.where : RowFilter.in(b.keyColumn, b.keyValues.toArray()));
+    }
+
+    /** Runs (or plans) the drop of partitions {@code b} configured: the one call from the API into the removal engine. */
+    static DropResult dropPartitions(DropPartitionsBuilder b, boolean dryRun) {
+        S3Location location = S3Location.parse(b.uri, WriteStep.VALIDATE, "drop partitions of");
+        String table = location.uri();
+        if (b.filter == null) {
+            throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot drop partitions of " + table + " (step: validate): "
+                    + "no filter(...) was given. Give the partitions to drop with filter(...), or filter(PartitionFilter.all()) to "
+                    + "drop every partition; nothing was changed.");
+        }
+        ArrowMemory.check("drop partitions of", table);
+        WriteOptions o = b.options.values().build();
+        S3Client client = o.s3().orElseGet(() -> defaultClient("drop partitions of", table));
+        return Removals.dropPartitions(new CompactionSpec(location, client, o, requests(o), false,
+                new CompactionSpec.Choice(b.filter, -1, -1), null, b.catalog,
+                new CompactionSpec.Seams(b.hook, b.tuning.engine(), 65_536, s -> s), Removal.dropPartitions(dryRun)));
     }
 
     /** Finishes or undoes the interrupted writes of the table at {@code uri}, with the default S3 client. */

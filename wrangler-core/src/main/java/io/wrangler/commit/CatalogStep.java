@@ -52,6 +52,16 @@ final class CatalogStep {
         return out;
     }
 
+    /**
+     * What a write's catalog step tells the catalog: the partitions to register, and those to remove (left without files).
+     */
+    record Change(List<PartitionEntry> register, List<PartitionEntry> unregister) {
+        Change {
+            register = List.copyOf(register);
+            unregister = List.copyOf(unregister);
+        }
+    }
+
     /** Prepares and commits in one go: recovery's path, where nothing is left to validate before I/O. */
     static void rerun(CatalogTable catalog, Manifest m) {
         CatalogCommit commit = catalog.prepare(definition(m));

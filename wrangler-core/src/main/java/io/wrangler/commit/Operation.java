@@ -1,7 +1,9 @@
 package io.wrangler.commit;
 
 import io.wrangler.layout.Manifest;
+import io.wrangler.staging.StagedFile;
 import java.io.IOException;
+import java.util.List;
 
 /**
  * An Operation is what one kind of table change does inside the one {@link Transaction} that the others do not: which
@@ -34,6 +36,23 @@ interface Operation {
      */
     default Replacing stageMore(Replacing replacing, Env env) throws IOException {
         return replacing;
+    }
+
+    /**
+     * Whether the write has nothing to do once staged (it then ends as a no-op, its record removed, nothing replaced): by
+     * default when it staged no file. An operation that replaces files it stages nothing for (a delete of rows that
+     * matched every row of a file, a drop of partitions) answers by what it replaces.
+     */
+    default boolean nothingToDo(List<StagedFile> staged) {
+        return staged.isEmpty();
+    }
+
+    /**
+     * What the catalog step tells the catalog, from the committed manifest: by default every partition of it is
+     * registered ({@link CatalogStep#entries}).
+     */
+    default CatalogStep.Change catalogChange(Manifest committed, Env env) {
+        return new CatalogStep.Change(CatalogStep.entries(committed), List.of());
     }
 
     /** What the transaction gives an operation: the plan, the table's context, and the listing of old files. */

@@ -287,7 +287,7 @@ public final class Transaction implements AutoCloseable {
      * @param folders where each partition goes
      */
     private WriteResult afterStaging(List<PartitionKey> keys, List<StagedFile> files, PartitionFolders folders) {
-        if (files.isEmpty()) {
+        if (operation.nothingToDo(files)) {
             Besides.awaitQuietly(early);
             undo(Undo.ABANDON, null);
             return Writes.empty(plan, recovered);
@@ -320,7 +320,11 @@ public final class Transaction implements AutoCloseable {
         spec.hook().reached(Step.BEFORE_CATALOG, 1);
         if (plan.catalogCommit() != null) {
             run(At.CATALOG, () -> {
-                plan.catalogCommit().commit(CatalogStep.entries(log.manifest()), context.fence());
+                CatalogStep.Change change = operation.catalogChange(log.manifest(), env);
+                plan.catalogCommit().commit(change.register(), context.fence());
+                if (!change.unregister().isEmpty()) {
+                    plan.catalogCommit().unregister(change.unregister(), context.fence());
+                }
                 return null;
             });
         }

@@ -8,6 +8,7 @@ import io.wrangler.Progress;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteOptions;
 import io.wrangler.catalog.CatalogTable;
+import io.wrangler.layout.Manifest;
 import io.wrangler.storage.RequestOptions;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -145,15 +146,26 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
      * @param keyRuns the input's last column is {@code KeyRuns.COLUMN}, each row's idempotency key id ({@code ""}: none):
      *     the files record it in their footers and are marked in their names, never as a column ({@link
      *     io.wrangler.encoding.KeyRuns})
+     * @param touched the partitions of the files in {@code keys}, recorded in the manifest whether or not anything is staged
+     *     in them (a delete of rows may leave one empty, a drop of partitions stages nothing), so that the catalog step,
+     *     the write's and a recovery's alike, removes from the catalog those left without files; empty: only the
+     *     partitions staged (a compaction's)
      */
-    public record Replacement(List<String> keys, Consumer<List<StagedFile>> check, IntSupplier bucketOfBatch, boolean keyRuns) {
+    public record Replacement(List<String> keys, Consumer<List<StagedFile>> check, IntSupplier bucketOfBatch, boolean keyRuns,
+                              List<Manifest.Partition> touched) {
         public Replacement {
             keys = List.copyOf(keys);
+            touched = List.copyOf(touched);
+        }
+
+        /** A replacement that records only the partitions it stages (a compaction's). */
+        public Replacement(List<String> keys, Consumer<List<StagedFile>> check, IntSupplier bucketOfBatch, boolean keyRuns) {
+            this(keys, check, bucketOfBatch, keyRuns, List.of());
         }
 
         /** A replacement of files without bucket numbers or key runs. */
         public Replacement(List<String> keys, Consumer<List<StagedFile>> check) {
-            this(keys, check, null, false);
+            this(keys, check, null, false, List.of());
         }
     }
 

@@ -217,7 +217,16 @@
  *       and checks them against the rows it read (a mismatch removes its staging: not applied), then records as replaced
  *       exactly the files it read (listed before it took the lease), so a file that came into its partitions since is
  *       never deleted (it refused, before the lease, any file it read that lies outside its partition's folder in the
- *       table, so it never records one elsewhere; bucket files are rewritten into files of their own bucket number); from here on it is an overwrite in every row of the state table. Recovery deletes exactly the recorded old files, never a file
+ *       table, so it never records one elsewhere; bucket files are rewritten into files of their own bucket number); from here on it is an overwrite in every row of the state table.
+ *       A delete of rows and a drop of partitions ({@code S3Parquet.deleteRows}, {@code dropPartitions}:
+ *       {@code io.wrangler.compact.Removals}) are such replacements too, with what they keep as input: a delete stages the
+ *       unmatched rows of the files holding a match, a drop stages nothing. A replacement that staged no file but
+ *       replaces some is not a no-op (the operation answers, {@code Operation.nothingToDo}); its manifest records, beside
+ *       the partitions it staged, those of the files it replaces with 0 rows ({@code Replacement.touched}), and its catalog
+ *       step, as a recovery's, registers the partitions whose folder holds files and removes from the catalog those left
+ *       without ({@code Operation.catalogChange}, {@code CatalogStep.split}). Both look at the table again under the lease,
+ *       in their check, and refuse (a conflict, staging removed) when a file came into their scope since they listed it
+ *       that holds a row they remove. Recovery deletes exactly the recorded old files, never a file
  *       written after the commit point (by a table nested in this one, or a writer without the lease); manifests
  *       without that list (wrangler 0.1's) are listed again, counting only files no younger than the manifest, and a
  *       nested table's staging met there is refused. A CAS that fails on every retry may still have been applied with

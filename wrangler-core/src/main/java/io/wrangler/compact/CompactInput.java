@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
+import java.util.function.IntPredicate;
 import java.util.function.UnaryOperator;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -73,6 +74,15 @@ final class CompactInput extends ArrowReader {
     private TableReader current;
     private BitSet keep;
     private long ordinal;
+    /** The exact test of a delete of rows, or null; {@link #matched} is its answer for the batch being passed. */
+    private final RowMatch match;
+    private final BitSet matched = new BitSet();
+    /** True for a drop of partitions: nothing is read, nothing passed. */
+    private final boolean everyRow;
+    /** What the operation is called in messages. */
+    private final String verb;
+    /** For a delete of rows, the rows its plan found matched in the files chosen; else -1. */
+    private final long plannedMatches;
     long rowsRead;
     long dropped;
     final Digest passed = new Digest();
@@ -102,6 +112,10 @@ final class CompactInput extends ArrowReader {
         this.dedupOrder = spec.dedup() == null ? null : spec.dedup().order();
         this.batchRows = spec.seams().batchRows();
         this.outputSchema = spec.seams().outputSchema();
+        this.match = spec.removal() == null ? null : spec.removal().rows();
+        this.everyRow = spec.removal() != null && spec.removal().everyRow();
+        this.verb = spec.verb();
+        this.plannedMatches = plan.matched == null ? -1 : plan.matched.values().stream().mapToLong(c -> c[1]).sum();
     }
 
     private TableReader reader(List<TableFiles.DataFile> files) {
@@ -271,7 +285,7 @@ final class CompactInput extends ArrowReader {
      * every column of every file read, not with the schema they were written with.
      */
     private boolean produce(VectorSchemaRoot out) throws IOException {
-        if (!current.loadNextBatch()) {
+        if (everyRow || !current.loadNextBatch()) {
             out.setRowCount(0);
             return false;
         }
@@ -295,7 +309,10 @@ final class CompactInput extends ArrowReader {
             from.add(v);
         }
         String[] keys = keyed == null ? null : keyed.keysOf(file, n);
-        if (keep == null) {
+        if (match != null) {
+            match.match(in, matched);
+            passKept(in, out, from, keys, i -> !matched.get(i));
+        } else if (keep == null) {
             passed.add(in, i -> true);
             for (int c = 0; c < from.size(); c++) {
                 if (from.get(c) != null) {
@@ -311,20 +328,24 @@ final class CompactInput extends ArrowReader {
             }
             out.setRowCount(n);
         } else {
-            passKept(in, out, from, keys);
+            long first = ordinal;
+            passKept(in, out, from, keys, i -> keep.get((int) (first + i)));
+            ordinal += n;
         }
         return true;
     }
 
-    /** Passes on the rows of {@code in} that dedup keeps ({@link #keep}), with their keys when the table is keyed. */
-    private void passKept(VectorSchemaRoot in, VectorSchemaRoot out, List<FieldVector> from, String[] keys) {
+    /**
+     * Passes on the rows of {@code in} that dedup keeps ({@link #keep}) or a delete of rows does not match, with their
+     * keys when the table is keyed.
+     */
+    private void passKept(VectorSchemaRoot in, VectorSchemaRoot out, List<FieldVector> from, String[] keys, IntPredicate kept) {
         int n = in.getRowCount();
-        long first = ordinal;
-        passed.add(in, i -> keep.get((int) (first + i)));
+        passed.add(in, kept::test);
         out.allocateNew();
         int k = 0;
         for (int i = 0; i < n; i++) {
-            if (keep.get((int) (ordinal + i))) {
+            if (kept.test(i)) {
                 for (int c = 0; c < from.size(); c++) {
                     if (from.get(c) != null) {
                         out.getVector(c).copyFromSafe(i, k, from.get(c));
@@ -336,7 +357,6 @@ final class CompactInput extends ArrowReader {
                 k++;
             }
         }
-        ordinal += n;
         dropped += n - k;
         out.setRowCount(k);
     }
@@ -406,7 +426,10 @@ final class CompactInput extends ArrowReader {
         long expected = rowsRead - dropped;
         if (rows != expected) {
             throw refused("its new files hold " + rows + " rows where " + expected + " were read"
-                    + (dropped > 0 ? " and kept (" + dropped + " duplicates dropped)" : ""));
+                    + (dropped > 0 ? " and kept (" + dropped + (match != null ? " matched rows deleted)" : " duplicates dropped)") : ""));
+        }
+        if (plannedMatches >= 0 && dropped != plannedMatches) {
+            throw refused("it matched " + dropped + " rows in the files it chose where its plan found " + plannedMatches);
         }
         List<TableFiles.DataFile> files = new ArrayList<>();
         for (StagedFile f : staged) {
@@ -459,7 +482,7 @@ final class CompactInput extends ArrowReader {
     }
 
     private VerificationException refused(String what, Throwable cause) {
-        return new VerificationException(table, "Cannot compact " + table + " (step: commit): " + what + ". Nothing was changed: "
+        return new VerificationException(table, "Cannot " + verb + " " + table + " (step: commit): " + what + ". Nothing was changed: "
                 + "the new files were removed before the commit point. Report this with the message; the table is as before.", cause);
     }
 

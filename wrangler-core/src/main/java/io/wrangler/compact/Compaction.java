@@ -44,19 +44,30 @@ public final class Compaction {
             checkOptions(spec, plan); // a typo in dedupBy is refused the day there is nothing to compact too
             return new CompactionResult(table, List.of(), 0, 0, 0, 0, 0, null);
         }
+        Rewritten r = rewrite(spec, plan, null);
+        WriteResult result = r.write();
+        int after = result.partitions().stream().mapToInt(p -> p.files().size()).sum();
+        return new CompactionResult(table, plan.folders, plan.filesBefore(), after, r.rowsRead(), result.rows(), r.dropped(), result);
+    }
+
+    /** What a rewrite did: its write, the rows it read and those it dropped (duplicates, or matched rows of a delete). */
+    record Rewritten(WriteResult write, long rowsRead, long dropped) {
+    }
+
+    /**
+     * Rewrites the chosen units of {@code plan} in one write of the commit protocol (see {@link #write}), {@code underLease}
+     * run with the check of the staged files, before the commit point: a removal's look at the table under the lease.
+     */
+    static Rewritten rewrite(CompactionSpec spec, CompactionPlan plan, Runnable underLease) {
         try (BufferAllocator allocator = new RootAllocator()) {
             WriteOptions o = keepEncodings(spec, plan.footers.encodings());
             CompactInput input = new CompactInput(allocator, spec, plan);
-            WriteResult result;
             try {
                 input.readSchema(); // refuses a dedupBy of unknown columns before the write takes the lease or stages anything
-                result = written(spec, plan, o, input);
+                return new Rewritten(written(spec, plan, o, input, underLease), input.rowsRead, input.dropped);
             } finally {
                 input.closeQuietly();
             }
-            int after = result.partitions().stream().mapToInt(p -> p.files().size()).sum();
-            return new CompactionResult(table, plan.folders, plan.filesBefore(), after, input.rowsRead, result.rows(), input.dropped,
-                    result);
         }
     }
 
@@ -78,14 +89,15 @@ public final class Compaction {
     }
 
     /** {@link #write}, a file listed and gone before it was read being a conflict. */
-    private static WriteResult written(CompactionSpec spec, CompactionPlan plan, WriteOptions o, CompactInput input) {
+    private static WriteResult written(CompactionSpec spec, CompactionPlan plan, WriteOptions o, CompactInput input,
+                                       Runnable underLease) {
         try {
-            return write(spec, plan, o, input);
+            return write(spec, plan, o, input, underLease);
         } catch (ReadException e) {
             if (Removed.by(e)) {
                 // Another write replaced a listed file between the listing and the lease (the write failed before its
                 // commit point and removed its staging): a conflict, as for two writers, not a broken read.
-                throw removed(spec.table(), WriteStep.STAGE, e);
+                throw removed(spec, WriteStep.STAGE, e);
             }
             throw e;
         }
@@ -101,13 +113,23 @@ public final class Compaction {
                 + "Nothing was changed; rerun the compaction.", e);
     }
 
+    /** {@link #removed(String, WriteStep, Exception)} for the operation of {@code spec}. */
+    static CommitConflictException removed(CompactionSpec spec, WriteStep step, Exception e) {
+        if (spec.removal() == null) {
+            return removed(spec.table(), step, e);
+        }
+        return new CommitConflictException(spec.table(), step, "Cannot " + spec.verb() + " " + spec.table() + " (step: " + step.label()
+                + "): a file it listed was removed by another write before it could read it (" + e.getMessage() + "). "
+                + "Nothing was changed; run it again.", e);
+    }
+
     /**
      * The compaction's one write, through the commit engine: an {@code OVERWRITE_PARTITIONS} of the chosen partitions
      * whose replacement is a commit argument: exactly the chosen files are recorded as replaced, the staged files are
      * checked against what was read before the commit point, every batch's bucket is kept, and the rows' key runs are
      * recorded in the new files' footers.
      */
-    private static WriteResult write(CompactionSpec spec, CompactionPlan plan, WriteOptions o, CompactInput input) {
+    private static WriteResult write(CompactionSpec spec, CompactionPlan plan, WriteOptions o, CompactInput input, Runnable underLease) {
         String table = spec.table();
         WriteOptions.Builder b = o.toBuilder().s3(spec.s3()).mode(WriteMode.OVERWRITE_PARTITIONS)
                 .partitionBy(plan.partitionColumns.toArray(new String[0]));
@@ -117,11 +139,15 @@ public final class Compaction {
             b.bucketBy(layout.bucketColumns(), layout.buckets());
         }
         WriteOptions w = b.build();
-        WriteSpec.Replacement replacement = new WriteSpec.Replacement(plan.replaced(),
-                staged -> input.verify(staged, plan.valuesByFolder(), spec.location()), plan.bucketed() ? input::batchBucket : null,
-                plan.keyRuns != null);
+        WriteSpec.Replacement replacement = new WriteSpec.Replacement(plan.replaced(), staged -> {
+            input.verify(staged, plan.valuesByFolder(), spec.location());
+            if (underLease != null) {
+                underLease.run();
+            }
+        }, plan.bucketed() ? input::batchBucket : null, plan.keyRuns != null, spec.removal() == null ? List.of() : plan.touched());
+        String what = spec.removal() == null ? "Compaction of " : spec.removal().everyRow() ? "Drop of partitions of " : "Delete of rows of ";
         WriteSpec write = new WriteSpec(table, spec.s3(), w, spec.catalog(), spec.seams().hook(),
-                spec.seams().tuning().withThreads(w.concurrency()), null, Progress.logging("Compaction of " + table), replacement);
+                spec.seams().tuning().withThreads(w.concurrency()), null, Progress.logging(what + table), replacement);
         ArrowSource source;
         try {
             source = ArrowSource.of(input);
@@ -140,12 +166,12 @@ public final class Compaction {
      * lease would come after the listing: rolling a crashed overwrite forward deletes files the compaction listed (it
      * failed, reading them), rolling an append back deletes rows it would keep.
      */
-    private static void recoverFirst(CompactionSpec spec) {
+    static void recoverFirst(CompactionSpec spec) {
         String table = spec.table();
         try {
             Writes.recoverAbandoned(table, spec.s3(), spec.catalog(), spec.seams().tuning(), spec.requests());
         } catch (SdkException e) {
-            throw new ReadException(table, "Cannot compact " + table + " (step: list): looking for interrupted writes "
+            throw new ReadException(table, "Cannot " + spec.verb() + " " + table + " (step: list): looking for interrupted writes "
                     + "under its _tmp/ failed: " + e.getMessage() + ". Nothing was changed; check s3:ListBucket and rerun.", e);
         }
     }

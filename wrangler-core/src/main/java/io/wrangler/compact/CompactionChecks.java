@@ -34,6 +34,8 @@ final class CompactionChecks {
     private final List<String> partitionColumns;
     private final TableLayout layout;
     private final String catalog;
+    /** What the operation is called in messages: "compact", "delete rows of", "drop partitions of". */
+    private String verb = "compact";
 
     CompactionChecks(String table, S3Location location, List<String> partitionColumns, TableLayout layout, String catalog) {
         this.table = table;
@@ -41,6 +43,12 @@ final class CompactionChecks {
         this.partitionColumns = partitionColumns;
         this.layout = layout;
         this.catalog = catalog;
+    }
+
+    /** These checks for the operation {@code verb} (as {@link CompactionSpec#verb}). */
+    CompactionChecks verb(String verb) {
+        this.verb = verb;
+        return this;
     }
 
     /** The bucket number of a file by its name, or -1. */
@@ -105,7 +113,8 @@ final class CompactionChecks {
             if (where != null) {
                 String at = f.folder().startsWith("s3://") ? f.folder() : table + f.folder();
                 throw invalid("the partition " + name(f) + (catalog == null ? " lies at " : " is registered in " + catalog + " at the Location ")
-                        + at + ", which is " + where + "; a compaction replaces files only in their partition's folder under the table, "
+                        + at + ", which is " + where + "; " + (verb.equals("compact") ? "a compaction" : "wrangler") + " replaces files only in "
+                        + "their partition's folder under the table, "
                         + "and never deletes elsewhere", "Move the partition's files to a folder under " + table + " and set its Location "
                         + "to it, or leave the partition out with filter(...); nothing was changed.");
             }
@@ -126,6 +135,6 @@ final class CompactionChecks {
     }
 
     private InvalidWriteException invalid(String what, String todo) {
-        return new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot compact " + table + " (step: validate): " + what + ". " + todo);
+        return new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot " + verb + " " + table + " (step: validate): " + what + ". " + todo);
     }
 }

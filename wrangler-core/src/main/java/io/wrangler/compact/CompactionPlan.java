@@ -55,6 +55,8 @@ final class CompactionPlan {
     final Map<String, List<KeyRuns.Run>> keyRuns;
     /** The table as listed (pruned by the filter). */
     private final TableFiles.Listing listing;
+    /** For a delete of rows, each chosen file's rows and matched rows by its key ({@link RemovalScan}); else null. */
+    final Map<String, long[]> matched;
 
     private CompactionPlan(CompactionSpec spec, S3Store store) {
         String table = spec.table();
@@ -71,8 +73,15 @@ final class CompactionPlan {
             partitionTypes.putIfAbsent(c, new Field(c, FieldType.nullable(ArrowType.Utf8.INSTANCE), null));
         }
         CompactionChecks checks = new CompactionChecks(table, spec.location(), partitionColumns, layout,
-                catalog == null ? null : catalog.describe());
-        choose(listed.listing, checks, spec.choice());
+                catalog == null ? null : catalog.describe()).verb(spec.verb());
+        Removal removal = spec.removal();
+        if (removal == null) {
+            choose(listed.listing, checks, spec.choice());
+            matched = null;
+        } else {
+            matched = removal.everyRow() ? null : RemovalScan.scan(spec, listed.listing, partitionTypes, catalogColumns, removal.rows());
+            chooseRemoved(listed.listing, checks, matched);
+        }
         folders = units.stream().map(fs -> checks.uri(fs.get(0))).distinct().toList();
         if (units.isEmpty()) {
             footers = null;
@@ -96,6 +105,11 @@ final class CompactionPlan {
                           Map<String, Field> partitionTypes) {
     }
 
+    /** The table as listed now with the spec's filter: a removal's look under the lease that nothing came meanwhile. */
+    static TableFiles.Listing listNow(CompactionSpec spec) {
+        return list(spec, new S3Store(spec.s3(), spec.location().bucket(), spec.requests())).listing;
+    }
+
     private static Listed list(CompactionSpec spec, S3Store store) {
         String table = spec.table();
         S3Location location = spec.location();
@@ -103,14 +117,14 @@ final class CompactionPlan {
         Map<String, Field> partitionTypes = new HashMap<>();
         try {
             if (catalog == null) {
-                return new Listed(new TableFiles(store, location).verb("compact").list(spec.choice().filter()), null, null, partitionTypes);
+                return new Listed(new TableFiles(store, location).verb(spec.verb()).list(spec.choice().filter()), null, null, partitionTypes);
             }
             TableLayout layout = catalog.layout();
             if (layout == null) {
-                throw new ReadException(table, "Cannot compact " + table + " through " + catalog.describe() + ": the catalog has "
+                throw new ReadException(table, "Cannot " + spec.verb() + " " + table + " through " + catalog.describe() + ": the catalog has "
                         + "no such table. Compact it without catalog(...).", null);
             }
-            TableFiles.Listing listing = new TableFiles(store, location).verb("compact").list(layout, spec.choice().filter(), b -> {
+            TableFiles.Listing listing = new TableFiles(store, location).verb(spec.verb()).list(layout, spec.choice().filter(), b -> {
                 if (!b.equals(location.bucket())) {
                     throw new ReadException(table, "Cannot compact " + table + ": a partition of " + catalog.describe() + " lies in "
                             + "the bucket " + b + ", outside the table; compaction rewrites partitions in place only.", null);
@@ -121,7 +135,7 @@ final class CompactionPlan {
             partitionTypes.putAll(TableSchema.partitionTypes(layout));
             return new Listed(listing, layout, catalogColumns, partitionTypes);
         } catch (SdkException e) {
-            throw new ReadException(table, "Cannot compact " + table + ": listing the table failed: " + e.getMessage()
+            throw new ReadException(table, "Cannot " + spec.verb() + " " + table + ": listing the table failed: " + e.getMessage()
                     + ". Nothing was changed; check s3:ListBucket and rerun.", e);
         }
     }
@@ -151,6 +165,31 @@ final class CompactionPlan {
                 checks.bucketed(files, byBucket.keySet());
             }
         }
+    }
+
+    /**
+     * Chooses what a removal replaces: every file of each listed partition for a drop, the files holding a matched row
+     * for a delete ({@code matched}); in units of a partition's bucket, checked as a compaction's are.
+     */
+    private void chooseRemoved(TableFiles.Listing listing, CompactionChecks checks, Map<String, long[]> matched) {
+        for (List<TableFiles.DataFile> files : listing.byFolder().values()) {
+            List<TableFiles.DataFile> chosen = files.stream().filter(f -> matched == null || matched.containsKey(f.key())).toList();
+            if (chosen.isEmpty()) {
+                continue;
+            }
+            checks.inTable(files);
+            Map<Integer, List<TableFiles.DataFile>> byBucket = checks.buckets(chosen);
+            checks.bucketed(files, checks.buckets(files).keySet());
+            for (Map.Entry<Integer, List<TableFiles.DataFile>> e : byBucket.entrySet()) {
+                units.add(new ArrayList<>(e.getValue()));
+                bucketOfUnit.add(e.getKey());
+            }
+        }
+    }
+
+    /** The table as listed: every file in the scope, for a removal's check under the lease that nothing came meanwhile. */
+    TableFiles.Listing listing() {
+        return listing;
     }
 
     /** The footers of the chosen files, each fetched and parsed once ({@link FileFooters}). */
@@ -216,6 +255,14 @@ final class CompactionPlan {
         List<String> keys = new ArrayList<>();
         units.forEach(fs -> fs.forEach(f -> keys.add(f.key())));
         return keys;
+    }
+
+    /** The partitions of the chosen files, once each, in unit order: what a removal records in its manifest. */
+    List<io.wrangler.layout.Manifest.Partition> touched() {
+        Map<String, io.wrangler.layout.Manifest.Partition> out = new java.util.LinkedHashMap<>();
+        units.forEach(fs -> out.putIfAbsent(fs.get(0).folder(), new io.wrangler.layout.Manifest.Partition(fs.get(0).folder(),
+                fs.get(0).values(), 0, 0)));
+        return List.copyOf(out.values());
     }
 
     /** The partition values of each chosen folder, by folder. */

@@ -28,15 +28,21 @@ import software.amazon.awssdk.services.s3.S3Client;
  * @param dedup the keys and order of {@code dedupBy}, or null
  * @param catalog the catalog table, or null
  * @param seams what tests change
+ * @param removal for a delete of rows or a drop of partitions, what it removes; null for a compaction
  */
 public record CompactionSpec(S3Location location, S3Client s3, WriteOptions options, RequestOptions requests, boolean codecChosen,
-                             Choice choice, DedupBy dedup, CatalogTable catalog, Seams seams) {
+                             Choice choice, DedupBy dedup, CatalogTable catalog, Seams seams, Removal removal) {
     public CompactionSpec {
         Objects.requireNonNull(location, "location");
         Objects.requireNonNull(s3, "s3");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(choice, "choice");
         Objects.requireNonNull(seams, "seams");
+    }
+
+    /** What the operation is called in messages: "compact", "delete rows of", "drop partitions of". */
+    public String verb() {
+        return removal == null ? "compact" : removal.verb();
     }
 
     /** The table URI, normalized. */

@@ -167,6 +167,12 @@ public record Manifest(int format, String writeId, String table, WriteMode mode,
                 compression, requests, replaces, bucketing);
     }
 
+    /** This manifest with other partitions (a replacement's partitions where it stages nothing added to those it stages). */
+    public Manifest withPartitions(List<Partition> partitions) {
+        return new Manifest(FORMAT, writeId, table, mode, state, keyId, createdAt, partitionColumns, partitions, files, catalog, schema,
+                compression, requests, replaces, bucketing);
+    }
+
     /** True for a write with an idempotency key: rolled forward from its commit point, like an overwrite. */
     public boolean keyed() {
         return keyId != null;
