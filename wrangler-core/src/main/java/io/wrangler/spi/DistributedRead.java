@@ -1,5 +1,6 @@
 package io.wrangler.spi;
 
+import io.wrangler.RowFilter;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -33,13 +34,17 @@ public final class DistributedRead {
     /**
      * Reads exactly the files of {@code part} (a snapshot from {@link #plan}, or a part of one, with its schema), in
      * order: batches of at most {@code batchRows} rows that never span two files, of the snapshot's schema restricted to
-     * {@code columns} (null: all) in that order. The caller closes the reader.
+     * {@code columns} (null: all) in that order, only the rows that pass {@code where} (null: all; as {@code
+     * ReadBuilder.where}: row groups its statistics rule out are skipped, every decoded row is tested). The caller closes
+     * the reader.
      *
      * @param target the table's URI and this process's S3 client (catalog and filter are not used)
+     * @throws io.wrangler.InvalidReadException {@code where} names an unknown column or a literal its column cannot hold
      * @throws io.wrangler.ReadException a column is unknown; on a batch: a file was removed or its column types changed
      *     since the listing, or S3 failed
      */
-    public static ArrowReader read(ReadTarget target, TableSnapshot part, List<String> columns, BufferAllocator allocator, int batchRows) {
-        return Engine.read(target, part, columns, allocator, batchRows);
+    public static ArrowReader read(ReadTarget target, TableSnapshot part, List<String> columns, RowFilter where, BufferAllocator allocator,
+                                   int batchRows) {
+        return Engine.read(target, part, new Engine.Selection(columns, where), allocator, batchRows);
     }
 }

@@ -190,7 +190,11 @@ final class Engine implements DistributedWrite {
         return new TableSnapshot(p.table(), p.schema() == null ? null : p.schema().toJson(), p.listing().partitionColumns(), files);
     }
 
-    static ArrowReader read(ReadTarget t, TableSnapshot part, List<String> columns, BufferAllocator allocator, int batchRows) {
+    /** The columns a task reads (null: all) and the rows (null: all). */
+    record Selection(List<String> columns, io.wrangler.RowFilter where) {
+    }
+
+    static ArrowReader read(ReadTarget t, TableSnapshot part, Selection selection, BufferAllocator allocator, int batchRows) {
         if (part.schemaJson() == null) {
             throw new IllegalArgumentException("the snapshot of " + part.table() + " has no schema: plan it with resolveSchema, or give it one");
         }
@@ -209,7 +213,8 @@ final class Engine implements DistributedWrite {
         }
         RequestOptions options = RequestOptions.of(Encryption.none(), null, t.expectedBucketOwner(), t.retry());
         TableReader reader = new TableReader(allocator, null, new TableReader.Source(t.s3(), options, part.table(),
-                new TableFiles.Listing(part.partitionColumns(), files), partitionTypes), columns, batchRows).dataColumns(data);
+                new TableFiles.Listing(part.partitionColumns(), files), partitionTypes), selection.columns(), batchRows).dataColumns(data)
+                .rowFilter(selection.where());
         try {
             reader.schema();
         } catch (RuntimeException e) {

@@ -17,6 +17,7 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
@@ -24,7 +25,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 /**
  * ReadTasks make each task's reader (serializable: it goes to the executors): the task builds its S3 client from the
  * settings and reads exactly the files of its {@link ReadPartition} with wrangler-core's decoder into Arrow batches,
- * which Spark reads in place as columns ({@link ArrowColumns}). Rows are offered too (the same batches, row by row).
+ * which Spark reads in place as columns ({@link ArrowColumns}), only the rows that pass the filters on data columns
+ * ({@link RowFilters}; Spark filters them again). Rows are offered too (the same batches, row by row).
  */
 final class ReadTasks implements PartitionReaderFactory {
     private static final long serialVersionUID = 1L;
@@ -38,8 +40,12 @@ final class ReadTasks implements PartitionReaderFactory {
     private final int batchRows;
     private final List<String> columns;
     private final StructType schema;
+    /** Spark's filters on data columns, turned into core's row filter on the executor ({@link RowFilters}). */
+    private final Filter[] rowFilters;
 
-    ReadTasks(S3Settings s3, RetryPolicy retry, String expectedBucketOwner, int batchRows, List<String> columns, StructType schema) {
+    ReadTasks(S3Settings s3, RetryPolicy retry, String expectedBucketOwner, int batchRows, List<String> columns, StructType schema,
+              Filter[] rowFilters) {
+        this.rowFilters = rowFilters.clone();
         this.s3 = s3;
         this.retryAttempts = retry.attempts();
         this.retryBaseMillis = retry.base().toMillis();
@@ -102,7 +108,8 @@ final class ReadTasks implements PartitionReaderFactory {
             try {
                 RetryPolicy retry = RetryPolicy.of(retryAttempts, Duration.ofMillis(retryBaseMillis), Duration.ofMillis(retryCapMillis));
                 r = DistributedRead.read(new ReadTarget(part.table(), null, s3.client(), io.wrangler.PartitionFilter.all(), retry,
-                        expectedBucketOwner), part, columns, allocator, batchRows);
+                        expectedBucketOwner), part, columns, RowFilters.of(rowFilters, part.schema(), part.partitionColumns()).where(),
+                        allocator, batchRows);
             } catch (RuntimeException e) {
                 allocator.close();
                 throw e;

@@ -11,6 +11,7 @@ import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -26,12 +27,16 @@ final class WranglerScan implements Scan, Batch {
     private final TableSnapshot loaded;
     private final StructType required;
     private final PartitionFilters.Pushed pushed;
+    /** The filters on data columns each task applies as core's row filter. */
+    private final List<Filter> rowFilters;
 
-    WranglerScan(Map<String, String> options, TableSnapshot loaded, StructType required, PartitionFilters.Pushed pushed) {
+    WranglerScan(Map<String, String> options, TableSnapshot loaded, StructType required, PartitionFilters.Pushed pushed,
+                 List<Filter> rowFilters) {
         this.options = options;
         this.loaded = loaded;
         this.required = required;
         this.pushed = pushed;
+        this.rowFilters = List.copyOf(rowFilters);
     }
 
     @Override
@@ -41,7 +46,8 @@ final class WranglerScan implements Scan, Batch {
 
     @Override
     public String description() {
-        return "wrangler " + loaded.table() + (pushed.used().isEmpty() ? "" : " partitions " + pushed.used());
+        return "wrangler " + loaded.table() + (pushed.used().isEmpty() ? "" : " partitions " + pushed.used())
+                + (rowFilters.isEmpty() ? "" : " rows " + rowFilters);
     }
 
     @Override
@@ -94,6 +100,6 @@ final class WranglerScan implements Scan, Batch {
     public PartitionReaderFactory createReaderFactory() {
         ReadOptions read = new ReadOptions(options);
         return new ReadTasks(read.s3(), read.retry(), read.expectedBucketOwner(), read.batchRows(),
-                Arrays.stream(required.fields()).map(f -> f.name()).toList(), required);
+                Arrays.stream(required.fields()).map(f -> f.name()).toList(), required, rowFilters.toArray(new Filter[0]));
     }
 }

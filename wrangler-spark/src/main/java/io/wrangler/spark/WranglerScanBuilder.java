@@ -14,7 +14,8 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * A read being planned by Spark: the columns it needs ({@link #pruneColumns}: only those are fetched) and its filters
- * ({@link #pushFilters}: those on partition columns prune the listing, see {@link PartitionFilters}). Every filter is
+ * ({@link #pushFilters}: those on partition columns prune the listing, see {@link PartitionFilters}; those on data
+ * columns become the tasks' row filter, see {@link RowFilters}). Every filter is
  * handed back to Spark to apply to the rows: what the listing prunes is a superset of the rows that pass.
  */
 final class WranglerScanBuilder implements ScanBuilder, SupportsPushDownFilters, SupportsPushDownRequiredColumns {
@@ -23,6 +24,7 @@ final class WranglerScanBuilder implements ScanBuilder, SupportsPushDownFilters,
     private final StructType schema;
     private StructType required;
     private PartitionFilters.Pushed pushed = new PartitionFilters.Pushed(io.wrangler.PartitionFilter.all(), List.of());
+    private RowFilters.Pushed rows = new RowFilters.Pushed(null, List.of());
 
     /**
      * @param loaded the snapshot the DataFrame was loaded with: its schema is the read's
@@ -38,12 +40,15 @@ final class WranglerScanBuilder implements ScanBuilder, SupportsPushDownFilters,
     @Override
     public Filter[] pushFilters(Filter[] filters) {
         pushed = PartitionFilters.of(filters, schema, loaded.partitionColumns());
+        rows = RowFilters.of(filters, loaded.schema(), loaded.partitionColumns());
         return filters; // all applied again by Spark to the rows
     }
 
     @Override
     public Filter[] pushedFilters() {
-        return pushed.used().toArray(new Filter[0]);
+        List<Filter> all = new ArrayList<>(pushed.used());
+        all.addAll(rows.used());
+        return all.toArray(new Filter[0]);
     }
 
     @Override
@@ -59,6 +64,6 @@ final class WranglerScanBuilder implements ScanBuilder, SupportsPushDownFilters,
 
     @Override
     public Scan build() {
-        return new WranglerScan(options, loaded, required, pushed);
+        return new WranglerScan(options, loaded, required, pushed, rows.used());
     }
 }
