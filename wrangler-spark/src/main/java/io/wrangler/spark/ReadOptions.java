@@ -1,6 +1,7 @@
 package io.wrangler.spark;
 
 import io.wrangler.InvalidReadException;
+import io.wrangler.InvalidWriteException;
 import io.wrangler.PartitionFilter;
 import io.wrangler.RetryPolicy;
 import io.wrangler.catalog.CatalogTable;
@@ -57,9 +58,18 @@ final class ReadOptions {
     RetryPolicy retry() {
         try {
             return RetryPolicy.of(o.retryAttempts(), Duration.ofMillis(o.retryBaseMillis()), Duration.ofMillis(o.retryCapMillis()));
-        } catch (RuntimeException e) {
+        } catch (InvalidWriteException e) {
+            throw reworded(e);
+        } catch (IllegalArgumentException e) {
             throw invalid(e.getMessage(), "Fix the retry options.");
         }
+    }
+
+    /** The write's wording of a bad option ({@link SourceOptions}) as a read's. */
+    private InvalidReadException reworded(InvalidWriteException e) {
+        String m = e.getMessage();
+        int at = m.indexOf("(step: validate): ");
+        return new InvalidReadException(name, "Cannot read " + name + " (step: validate): " + (at < 0 ? m : m.substring(at + 18)));
     }
 
     String expectedBucketOwner() {
@@ -70,8 +80,8 @@ final class ReadOptions {
     int batchRows() {
         try {
             return o.get("batchRows") == null ? 8192 : o.batchRows();
-        } catch (RuntimeException e) {
-            throw invalid(e.getMessage(), "Give a positive number of rows.");
+        } catch (InvalidWriteException e) {
+            throw reworded(e);
         }
     }
 

@@ -257,6 +257,9 @@ class SparkReadTest {
         assertThatThrownBy(() -> SparkLake.spark().read().format("wrangler").options(SparkLake.options()).option("glue.table", "t").load())
                 .isInstanceOf(InvalidReadException.class).hasMessage("Cannot read the wrangler data source (step: validate): only one of the "
                         + "options glue.database and glue.table is set. Set both, or neither.");
+        assertThatThrownBy(() -> SparkLake.spark().read().format("wrangler").options(SparkLake.options()).option("retryAttempts", "x")
+                .load("s3://" + bucket + "/t/")).isInstanceOf(InvalidReadException.class).hasMessage("Cannot read s3://" + bucket + "/t/ "
+                        + "(step: validate): the option retryAttempts is 'x', which is not a whole number. Give a number, such as 134217728.");
         assertThatThrownBy(() -> read("s3://" + bucket + "/nothing/")).isInstanceOf(InvalidReadException.class)
                 .hasMessage("Cannot read s3://" + bucket + "/nothing/ (step: list): there is no table at this prefix: no object lies under it "
                         + "(no data file, no _tmp/). Check the URI, or pass catalog(...) for a table whose partitions the catalog registers "
