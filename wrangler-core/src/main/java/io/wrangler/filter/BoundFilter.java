@@ -85,20 +85,20 @@ public final class BoundFilter {
             default -> {
                 Field field = find(tableColumns, f.column());
                 if (field == null) {
-                    throw new InvalidReadException(table, "Cannot read " + table + ": the row filter " + f + " names the column '"
+                    throw new InvalidReadException(table, "Cannot read " + table + " (step: validate): the row filter " + f + " names the column '"
                             + f.column() + "', which the table does not have; its columns are "
                             + tableColumns.stream().map(Field::getName).toList() + ". Filter on a column of the table.");
                 }
                 ArrowType type = field.getType();
                 Kind kind = Kind.of(type);
                 if (kind == null) {
-                    throw new InvalidReadException(table, "Cannot read " + table + ": the row filter " + f + " names the column '"
+                    throw new InvalidReadException(table, "Cannot read " + table + " (step: validate): the row filter " + f + " names the column '"
                             + field.getName() + "', of type " + type + ", which a row filter cannot compare (only integer, "
                             + "float, decimal, string, binary, boolean, date and timestamp columns). Filter on another column, "
                             + "or filter the rows after reading them.");
                 }
                 if (f.op() == RowFilter.Op.STARTS_WITH && kind != Kind.BYTES) {
-                    throw new InvalidReadException(table, "Cannot read " + table + ": the row filter " + f + " asks a prefix of the "
+                    throw new InvalidReadException(table, "Cannot read " + table + " (step: validate): the row filter " + f + " asks a prefix of the "
                             + "column '" + field.getName() + "', of type " + type + "; startsWith takes a string or binary column. "
                             + "Use a comparison instead.");
                 }
@@ -106,7 +106,7 @@ public final class BoundFilter {
                 for (Object v : f.values()) {
                     Object lit = Kind.literal(type, v);
                     if (lit == null) {
-                        throw new InvalidReadException(table, "Cannot read " + table + ": the row filter " + f + " compares the column '"
+                        throw new InvalidReadException(table, "Cannot read " + table + " (step: validate): the row filter " + f + " compares the column '"
                                 + field.getName() + "', of type " + type + ", with the " + v.getClass().getSimpleName() + " "
                                 + textOf(v) + "; that column takes " + Kind.accepts(type) + ". Give the literal that type.");
                     }
