@@ -374,7 +374,9 @@
  * fails the read ({@code ReadException}: retry), as taking it for absent could show a committed overwrite's old and new
  * files together. A reader takes no lease and changes nothing: a write that changes state between the reader's look at
  * {@code _tmp/} and its listing can still show half, and a file deleted after the listing fails the read, which is
- * then rerun.
+ * then rerun. A distributed read ({@code io.wrangler.spi.DistributedRead}, Spark's {@code format("wrangler")}) decides
+ * all this once, in the driver's one listing; its tasks read exactly the files it listed, so a file deleted after that
+ * listing fails the task that reads it (never skipped: the query fails, it does not return part of the table).
  *
  * <h2>What each decision relies on</h2>
  * Every decision below is made from a whole listing (every page) or from one object's own state, never from the first

@@ -22,6 +22,7 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
@@ -82,6 +83,46 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
             throw new ReadException(name(), "Cannot read " + name() + ": " + e + ". A read changes nothing: fix the cause and read again.", e);
         }
         return rows;
+    }
+
+    /**
+     * What a read lists, for an engine whose tasks read the files on other processes ({@link #plan}).
+     *
+     * @param table the table's URI
+     * @param listing the visible files the read's filter admits, partition by partition
+     * @param schema the read's schema (data columns, then partition columns), or null when not resolved
+     */
+    public record Plan(String table, TableFiles.Listing listing, Schema schema) {
+    }
+
+    /**
+     * Lists the table once, as {@link #open()} does (through the catalog, if any; the filter prunes the listing), and,
+     * with {@code resolveSchema}, reads every listed file's footer for the read's schema (every column, the partition
+     * columns typed as {@link #open()} types them). Reads no row.
+     */
+    public Plan plan(boolean resolveSchema) {
+        TableLayout byName = uri == null ? layoutByName() : null;
+        S3Location location = S3Location.parse(byName != null ? byName.location() : this.uri, null, "read");
+        String table = location.uri();
+        S3Client client = this.client.apply(table);
+        RequestOptions options = RequestOptions.of(Encryption.none(), null, expectedBucketOwner, retry);
+        Listed listed = list(byName, location, client, options, null);
+        if (!resolveSchema) {
+            return new Plan(table, listed.listing, null);
+        }
+        List<TableFiles.DataFile> files = listed.listing.files();
+        try (BufferAllocator owned = new RootAllocator();
+             TableReader reader = new TableReader(owned, null, new TableReader.Source(client, options, table, listed.listing,
+                     listed.partitionTypes), null, 1)) {
+            reader.knownSchemas(FileFooters.read(client, options, files, key -> false).schemas(files));
+            if (listed.catalogColumns != null) {
+                reader.catalogColumns(listed.catalogColumns);
+            }
+            return new Plan(table, listed.listing, reader.schema());
+        } catch (IOException e) {
+            throw new ReadException(table, "Cannot read " + table + ": reading the files' footers failed: " + e + ". A read changes "
+                    + "nothing: fix the cause and read again.", e);
+        }
     }
 
     /** The table's name for messages: its URI, or the catalog table's name. */

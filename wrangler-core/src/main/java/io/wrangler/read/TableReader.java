@@ -203,6 +203,20 @@ import software.amazon.awssdk.services.s3.S3Client;
     /** The files' schemas read from their footers before this reader was made, or null. */
     private List<MessageType> knownSchemas;
 
+    /** The read's data columns as a reader of the whole table resolved them (an engine's task reads some of its files), or null. */
+    private List<Field> fixedData;
+
+    /**
+     * Takes the read's data columns as given (resolved before, over every file of the table, by a reader on another
+     * process) instead of from the footers of this reader's files, which may lack some: a file without a column gives
+     * nulls for it, and each file's own footer is still checked against these columns when it is decoded (a type that
+     * changed since fails the read). Call before the first batch.
+     */
+    public TableReader dataColumns(List<Field> columns) {
+        this.fixedData = List.copyOf(columns);
+        return this;
+    }
+
     /**
      * Takes the files' schemas from their footers read by the caller ({@link FileFooters}), one per file in file order:
      * the read's schema is made from them and no footer is fetched for it (each file's own footer is still checked
@@ -242,7 +256,8 @@ import software.amazon.awssdk.services.s3.S3Client;
         if (schema != null) {
             return schema;
         }
-        List<Field> data = new TableSchema(table, files, catalogColumns).union(knownSchemas != null ? knownSchemas : fileSchemas());
+        List<Field> data = fixedData != null ? fixedData
+                : new TableSchema(table, files, catalogColumns).union(knownSchemas != null ? knownSchemas : fileSchemas());
         List<Field> all = new ArrayList<>(data);
         all.addAll(partitions.fields());
         List<Field> out = TableSchema.select(table, all, selected);

@@ -9,13 +9,23 @@ import io.wrangler.layout.Manifest;
 import io.wrangler.commit.TaskStager;
 import io.wrangler.commit.Transaction;
 import io.wrangler.commit.WriteSpec;
+import io.wrangler.Encryption;
 import io.wrangler.input.BatchSource;
+import io.wrangler.read.TableFiles;
+import io.wrangler.read.TableRead;
+import io.wrangler.read.TableReader;
+import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
@@ -23,7 +33,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * The one adapter of the engine SPI to the internal engine ({@code Transaction.begin}, {@code TaskStager.stageTask} and
- * {@code Transaction.commit} / {@code abort}): converts the SPI's values to the engine's and back, and nothing else.
+ * {@code Transaction.commit} / {@code abort}; for reads {@code TableRead.plan} and a {@code TableReader} of given files):
+ * converts the SPI's values to the engine's and back, and nothing else.
  */
 final class Engine implements DistributedWrite {
     private final Transaction write;
@@ -167,5 +178,53 @@ final class Engine implements DistributedWrite {
         } catch (RuntimeException e) {
             // Best effort: what stays is removed with the staging folder by the write's end or by the next recovery.
         }
+    }
+
+    static TableSnapshot plan(ReadTarget t, boolean resolveSchema) {
+        TableRead.Plan p = new TableRead(t.uri(), t.catalog(), uri -> t.s3(), null, t.filter(), null, 65_536, t.retry(),
+                t.expectedBucketOwner()).plan(resolveSchema);
+        List<TableSnapshot.File> files = new ArrayList<>();
+        for (TableFiles.DataFile f : p.listing().files()) {
+            files.add(new TableSnapshot.File(f.bucket(), f.key(), f.size(), f.folder(), f.values()));
+        }
+        return new TableSnapshot(p.table(), p.schema() == null ? null : p.schema().toJson(), p.listing().partitionColumns(), files);
+    }
+
+    /** The columns a task reads (null: all) and the rows (null: all). */
+    record Selection(List<String> columns, io.wrangler.RowFilter where) {
+    }
+
+    static ArrowReader read(ReadTarget t, TableSnapshot part, Selection selection, BufferAllocator allocator, int batchRows) {
+        if (part.schemaJson() == null) {
+            throw new IllegalArgumentException("the snapshot of " + part.table() + " has no schema: plan it with resolveSchema, or give it one");
+        }
+        List<TableFiles.DataFile> files = new ArrayList<>();
+        for (TableSnapshot.File f : part.files()) {
+            files.add(new TableFiles.DataFile(f.bucket(), f.key(), f.size(), f.folder(), f.values()));
+        }
+        Map<String, Field> partitionTypes = new HashMap<>();
+        List<Field> data = new ArrayList<>();
+        for (Field f : part.schema().getFields()) {
+            if (part.partitionColumns().contains(f.getName())) {
+                partitionTypes.put(f.getName(), f);
+            } else {
+                data.add(f);
+            }
+        }
+        RequestOptions options = RequestOptions.of(Encryption.none(), null, t.expectedBucketOwner(), t.retry());
+        TableReader reader = new TableReader(allocator, null, new TableReader.Source(t.s3(), options, part.table(),
+                new TableFiles.Listing(part.partitionColumns(), files), partitionTypes), selection.columns(), batchRows).dataColumns(data)
+                .rowFilter(selection.where());
+        try {
+            reader.schema();
+        } catch (RuntimeException e) {
+            try {
+                reader.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        return reader;
     }
 }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * The jar that goes to a cluster, on the class path a cluster gives it: wrangler-spark's shaded jar next to Spark as
  * it ships (4.0.1 with its own Arrow 18.1 and parquet-java 1.15.2; 3.5.5 with Arrow 12 and parquet-java 1.13; no
  * wrangler-core, no unrelocated Arrow or parquet-java of ours, no AWS SDK but the jar's), in a child JVM. The write
- * succeeds, Spark's own reader reads the values back, and so does DuckDB.
+ * succeeds, Spark's own reader reads the values back, and so does DuckDB; the wrangler data source reads them too, with
+ * no Hadoop S3 connector on the class path (core's reader, its relocated Arrow read by Spark as columns).
  */
 class ShadedJarIT {
     @Test
@@ -76,13 +77,15 @@ class ShadedJarIT {
             assertThat(done).as(log).isTrue();
             assertThat(p.exitValue()).as(log).isZero();
             List<String> lines = log.lines().filter(l -> l.startsWith("ARROW ") || l.startsWith("PARQUET ") || l.startsWith("RESULT ")
-                    || l.startsWith("ROW ")).toList();
+                    || l.startsWith("ROW ") || l.startsWith("S3A ") || l.startsWith("READ ")).toList();
             assertThat(lines.get(0)).startsWith("ARROW ").contains(sparksArrow);
             assertThat(lines.get(1)).startsWith("PARQUET ").contains(sparksParquet);
             assertThat(lines.subList(2, lines.size())).containsExactly("RESULT rows=6 partitions=2",
                     "ROW 0|0.00|2026-10-01 12:00:00|[0,1]|0", "ROW 1|1.50|2026-10-01 12:00:01|[1,2]|1",
                     "ROW 2|3.00|2026-10-01 12:00:02|[2,3]|0", "ROW 3|4.50|2026-10-01 12:00:03|[3,4]|1",
-                    "ROW 4|6.00|2026-10-01 12:00:04|[4,5]|0", "ROW 5|7.50|2026-10-01 12:00:05|[5,6]|1");
+                    "ROW 4|6.00|2026-10-01 12:00:04|[4,5]|0", "ROW 5|7.50|2026-10-01 12:00:05|[5,6]|1", "S3A false",
+                    "READ 0|0.00|2026-10-01 12:00:00|[0,1]|0", "READ 1|1.50|2026-10-01 12:00:01|[1,2]|1", "READ 2|3.00|2026-10-01 12:00:02|[2,3]|0",
+                    "READ 3|4.50|2026-10-01 12:00:03|[3,4]|1", "READ 5|7.50|2026-10-01 12:00:05|[5,6]|1");
             assertThat(DuckReader.query(s3, "lake", "t/", "SELECT id, CAST(amount AS VARCHAR), epoch_us(ts) - epoch_us(TIMESTAMPTZ '2026-10-01 "
                     + "12:00:00+00'), CAST(part AS VARCHAR) FROM t WHERE id = 5")).containsExactly(List.of(5L, "7.50", 5_000_000L, "1"));
         }

@@ -13,7 +13,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 /**
  * ShadedJarIT's child: a Spark job on the class path a cluster gives it (Spark's own Arrow and parquet-java, wrangler-spark's
  * shaded jar), writing through SparkParquet to the parent's LocalS3, then reading the table back with Spark's own Parquet
- * reader. Prints where Spark's Arrow and parquet-java come from, the result, and every row read.
+ * reader, and through the wrangler data source (core's reader, relocated). Prints where Spark's Arrow and parquet-java come
+ * from, the result, every row read, whether a Hadoop S3 connector is on the class path, and the rows the data source read.
  *
  * <p>Arguments: endpoint, bucket.
  */
@@ -45,6 +46,15 @@ public final class ShadedWriteMain {
         for (Row row : spark.read().parquet(dir.resolve("t").toString()).orderBy("id")
                 .selectExpr("id", "CAST(amount AS STRING)", "CAST(ts AS STRING)", "to_json(pair)", "part").collectAsList()) {
             System.out.println("ROW " + row.mkString("|"));
+        }
+        // the same table through the wrangler data source: core's reader in each task, no Hadoop S3 connector on this class path
+        System.out.println("S3A " + (ShadedWriteMain.class.getClassLoader().getResource("org/apache/hadoop/fs/s3a/S3AFileSystem.class") != null));
+        for (Row row : spark.read().format("wrangler").option("s3.endpoint", args[0]).option("s3.region", "us-east-1")
+                .option("s3.pathStyle", "true").option("s3.accessKeyId", "wrangler-local").option("s3.secretAccessKey", "wrangler-local-secret")
+                .option("s3.chunkedEncoding", "false").option("s3.checksumsWhenRequired", "true").load("s3://" + bucket + "/t/")
+                .where("part = '1' OR id < 3").orderBy("id")
+                .selectExpr("id", "CAST(amount AS STRING)", "CAST(ts AS STRING)", "to_json(pair)", "part").collectAsList()) {
+            System.out.println("READ " + row.mkString("|"));
         }
         spark.stop();
     }
