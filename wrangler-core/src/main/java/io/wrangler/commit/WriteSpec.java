@@ -135,15 +135,18 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
      * @param keyRuns the input's last column is {@code KeyRuns.COLUMN}, each row's idempotency key id ({@code ""}: none):
      *     the files record it in their footers and are marked in their names, never as a column ({@link
      *     io.wrangler.encoding.KeyRuns})
+     * @param keepsRows the new files hold exactly the rows of the files replaced (a compaction without {@code dedupBy}):
+     *     the commit log records it, so that an incremental read after an earlier mark is not told its rows were replaced
      */
-    public record Replacement(List<String> keys, Consumer<List<StagedFile>> check, IntSupplier bucketOfBatch, boolean keyRuns) {
+    public record Replacement(List<String> keys, Consumer<List<StagedFile>> check, IntSupplier bucketOfBatch, boolean keyRuns,
+                              boolean keepsRows) {
         public Replacement {
             keys = List.copyOf(keys);
         }
 
-        /** A replacement of files without bucket numbers or key runs. */
+        /** A replacement of files without bucket numbers or key runs, that may change rows. */
         public Replacement(List<String> keys, Consumer<List<StagedFile>> check) {
-            this(keys, check, null, false);
+            this(keys, check, null, false, false);
         }
     }
 

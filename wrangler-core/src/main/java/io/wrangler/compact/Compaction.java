@@ -119,7 +119,7 @@ public final class Compaction {
         WriteOptions w = b.build();
         WriteSpec.Replacement replacement = new WriteSpec.Replacement(plan.replaced(),
                 staged -> input.verify(staged, plan.valuesByFolder(), spec.location()), plan.bucketed() ? input::batchBucket : null,
-                plan.keyRuns != null);
+                plan.keyRuns != null, spec.dedup() == null);
         WriteSpec write = new WriteSpec(table, spec.s3(), w, spec.catalog(), spec.seams().hook(),
                 spec.seams().tuning().withThreads(w.concurrency()), null, Progress.logging("Compaction of " + table), replacement);
         ArrowSource source;
