@@ -7,6 +7,7 @@ import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.hive.HivePaths;
+import io.wrangler.layout.CommitLog;
 import io.wrangler.layout.Manifest;
 import io.wrangler.layout.WriteIds;
 import io.wrangler.spi.StepHook;
@@ -187,7 +188,7 @@ final class Recovery {
         long written = log.lastWritten().getEpochSecond();
         for (S3Object o : store.list(location.prefix())) {
             String rel = o.key().substring(location.prefix().length());
-            if (!rel.startsWith("_tmp/") && !rel.contains("/_tmp/") && !own.contains(o.key())
+            if (!rel.startsWith("_tmp/") && !rel.contains("/_tmp/") && !own.contains(o.key()) && !CommitLog.wranglers(location, o.key())
                     && o.lastModified().getEpochSecond() > written) {
                 return WriteLog.Resolution.CATALOG_ONLY;
             }

@@ -122,6 +122,14 @@ public final class CommitLog {
     public record Tail(String log, long seq, List<Name> lastGroup) {
     }
 
+    /**
+     * True for a key under the table's {@code _wrangler/} folder (its commit log): never a data file, never an old file
+     * an overwrite replaces, never a file younger than a manifest.
+     */
+    public static boolean wranglers(S3Location location, String key) {
+        return key.startsWith(location.prefix() + "_wrangler/");
+    }
+
     /** The folder of the log of the table at {@code location}. */
     public static String prefix(S3Location location) {
         return location.prefix() + FOLDER;

@@ -80,6 +80,14 @@ public final class TableFiles {
     /** What the caller does, for messages: "read" or "compact". */
     private String verb = "read";
 
+    /** Whether the last listing met a write between its commit record and its end ({@link Visibility#midCommit}). */
+    private boolean midCommit;
+
+    /** Whether the last listing met a write between its commit record and its end: its read's commit mark is unknown. */
+    public boolean midCommit() {
+        return midCommit;
+    }
+
     /** Names the caller's verb in this listing's messages ("compact"); "read" by default. */
     public TableFiles verb(String verb) {
         this.verb = verb;
@@ -101,6 +109,7 @@ public final class TableFiles {
      */
     public Listing list(PartitionFilter filter) {
         Visibility visibility = Visibility.of(store, location, verb);
+        midCommit = visibility.midCommit();
         if (filter == PartitionFilter.all()) {
             return listAll(visibility);
         }
@@ -355,6 +364,7 @@ public final class TableFiles {
         List<String> columns = layout.partitionColumns();
         checkFilter(filter, columns, true);
         Visibility visibility = Visibility.of(store, location, verb);
+        midCommit = visibility.midCommit();
         List<PartitionEntry> partitions = columns.isEmpty() ? List.of(new PartitionEntry(List.of(), table)) : layout.partitions();
         List<Registered> registered = new ArrayList<>();
         List<S3Object> here = new ArrayList<>();
