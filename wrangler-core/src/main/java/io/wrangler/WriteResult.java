@@ -18,7 +18,8 @@ import java.util.Map;
  * @param recovered what the write found of earlier interrupted writes and finished or undid before it began
  * @param mark the table's commit mark right after this write (its own entry in the table's commit log; for a write that
  *     changed nothing, the last commit before it): store its text as a checkpoint and read what later writes commit with
- *     {@link ReadBuilder#committedAfter(CommitMark)}. Null for a write that did not go through the commit log (a dry run)
+ *     {@link ReadBuilder#committedAfter(CommitMark)}. Null for a write that took no lease (an input with no rows and no
+ *     schema, which changes nothing)
  */
 public record WriteResult(String table, String writeId, WriteMode mode, long rows, List<PartitionResult> partitions,
                           List<String> deletedFiles, RecoveryResult recovered, CommitMark mark) {
