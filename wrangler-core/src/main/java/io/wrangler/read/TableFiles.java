@@ -88,6 +88,13 @@ public final class TableFiles {
         return midCommit;
     }
 
+    /** The writes in flight, looked at once for a listing (before its files are listed). */
+    private Visibility visibility() {
+        Visibility visibility = Visibility.of(store, location, verb);
+        midCommit = visibility.midCommit();
+        return visibility;
+    }
+
     /** Names the caller's verb in this listing's messages ("compact"); "read" by default. */
     public TableFiles verb(String verb) {
         this.verb = verb;
@@ -108,8 +115,7 @@ public final class TableFiles {
      *     is listed)
      */
     public Listing list(PartitionFilter filter) {
-        Visibility visibility = Visibility.of(store, location, verb);
-        midCommit = visibility.midCommit();
+        Visibility visibility = visibility();
         if (filter == PartitionFilter.all()) {
             return listAll(visibility);
         }
@@ -363,8 +369,7 @@ public final class TableFiles {
     public Listing list(TableLayout layout, PartitionFilter filter, Function<String, S3Store> stores) {
         List<String> columns = layout.partitionColumns();
         checkFilter(filter, columns, true);
-        Visibility visibility = Visibility.of(store, location, verb);
-        midCommit = visibility.midCommit();
+        Visibility visibility = visibility();
         List<PartitionEntry> partitions = columns.isEmpty() ? List.of(new PartitionEntry(List.of(), table)) : layout.partitions();
         List<Registered> registered = new ArrayList<>();
         List<S3Object> here = new ArrayList<>();

@@ -48,12 +48,6 @@ import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
  */
 public record TableRead(String uri, CatalogTable catalog, Function<String, S3Client> client, List<String> columns, PartitionFilter filter,
                         BufferAllocator allocator, int batchRows, RetryPolicy retry, String expectedBucketOwner, Selection selection) {
-    /** A read of every visible file. */
-    public TableRead(String uri, CatalogTable catalog, Function<String, S3Client> client, List<String> columns, PartitionFilter filter,
-                     BufferAllocator allocator, int batchRows, RetryPolicy retry, String expectedBucketOwner) {
-        this(uri, catalog, client, columns, filter, allocator, batchRows, retry, expectedBucketOwner, Selection.ALL);
-    }
-
     /**
      * Which files a read reads, and where its commit mark goes.
      *
