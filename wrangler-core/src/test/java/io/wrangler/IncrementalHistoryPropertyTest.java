@@ -49,7 +49,7 @@ class IncrementalHistoryPropertyTest {
 
     static LongStream seeds() {
         Long one = Long.getLong("wrangler.incr.seed");
-        return one != null ? LongStream.of(one) : LongStream.range(1, 1 + Integer.getInteger("wrangler.incr.seeds", 4));
+        return one != null ? LongStream.of(one) : LongStream.range(1, 1 + Integer.getInteger("wrangler.incr.seeds", 3));
     }
 
     @ParameterizedTest
