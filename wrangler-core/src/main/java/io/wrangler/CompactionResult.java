@@ -19,4 +19,13 @@ public record CompactionResult(String table, List<String> partitions, int filesB
     public CompactionResult {
         partitions = List.copyOf(partitions);
     }
+
+    /**
+     * The table's commit mark right after the compaction ({@link WriteResult#mark()} of its write), or null when nothing
+     * was compacted (the table did not change: the last mark stands). A compaction without {@code dedupBy} keeps every
+     * row, and an incremental read after an earlier mark neither returns its rows again nor reports them replaced.
+     */
+    public CommitMark mark() {
+        return write == null ? null : write.mark();
+    }
 }

@@ -51,6 +51,13 @@ public final class ReadBuilder {
     int batchRows = 65_536;
     RetryPolicy retry = RetryPolicy.defaults();
     String expectedBucketOwner;
+    CommitMark after;
+    java.time.Instant modifiedFrom;
+    java.time.Instant modifiedTo;
+    List<String> files;
+    boolean withMark;
+    /** The last read's commit mark (throws when it is unknown), or null before a read that finds one. */
+    private java.util.function.Supplier<CommitMark> lastMark;
 
     ReadBuilder(String uri) {
         this.uri = Objects.requireNonNull(uri, "uri");
@@ -157,6 +164,107 @@ public final class ReadBuilder {
      */
     public ReadBuilder expectedBucketOwner(String accountId) {
         this.expectedBucketOwner = accountId;
+        return this;
+    }
+
+    /**
+     * Reads only what commits after {@code mark} added: the files the table's commit log records as added since, less
+     * those replaced since, without listing the table's data. {@link #lastMark()} then gives the mark of the last commit
+     * read, to store as the next checkpoint. A write still in flight (its entry written, its end not yet reached) ends the
+     * range before its entry: its rows come with the next read. Rows that a compaction without {@code dedupBy} only moved
+     * between files are not returned again. With {@link #filter}, only the partitions it admits.
+     *
+     * <pre>{@code
+     * ReadBuilder delta = S3Parquet.read("s3://bucket/marts/orders/").committedAfter(checkpoint.load());
+     * List<Order> since = delta.toList(Order.class);
+     * checkpoint.store(delta.lastMark().toString());
+     * }</pre>
+     *
+     * <p>The read throws {@link ReplacedSinceMarkException} (naming the partitions) when a commit since replaced rows that
+     * existed at the mark (an overwrite, a keyed rerun of an earlier key, a compaction with {@code dedupBy}): then no delta
+     * is right, and the table or those partitions are read whole. An {@link InvalidReadException} when the mark is another
+     * table's, ahead of the table's log, or older than the entries the log still holds. See docs/reading.md.
+     */
+    public ReadBuilder committedAfter(CommitMark mark) {
+        this.after = Objects.requireNonNull(mark, "mark");
+        return this;
+    }
+
+    /**
+     * {@link #committedAfter(CommitMark)} with the mark's stored text.
+     *
+     * @throws InvalidReadException the text is not a mark (nothing is read)
+     */
+    public ReadBuilder committedAfter(String mark) {
+        Objects.requireNonNull(mark, "mark");
+        try {
+            return committedAfter(CommitMark.parse(mark));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidReadException(name(), "Cannot read " + name() + " after a mark: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Makes a read of the table as it is find its commit mark too ({@link #lastMark()}): the table's commit log is looked at
+     * before and after the listing (a few requests more). The first run of an incremental job reads this way, then reads
+     * {@link #committedAfter} its mark.
+     */
+    public ReadBuilder withMark() {
+        this.withMark = true;
+        return this;
+    }
+
+    /**
+     * The commit mark of the table state the last {@link #open()}, {@link #toList} or {@link #count()} of this builder read:
+     * after {@link #committedAfter} the last commit it read, after {@link #withMark()} the last commit the table had.
+     *
+     * @throws IllegalStateException no read with a mark ran yet
+     * @throws ReadException a write committed while the {@link #withMark()} read listed the table, so the rows it read may or
+     *     may not hold it: read again
+     */
+    public CommitMark lastMark() {
+        if (lastMark == null) {
+            throw new IllegalStateException("no read of " + name() + " found a commit mark yet: call committedAfter(mark) or withMark(), "
+                    + "then open(), toList() or count()");
+        }
+        return lastMark.get();
+    }
+
+    /** Where a read tells its commit mark. */
+    void lastMark(java.util.function.Supplier<CommitMark> mark) {
+        this.lastMark = mark;
+    }
+
+    /**
+     * Reads only the files whose S3 LastModified lies in {@code [from, to]} (either may be null: unbounded), as
+     * awswrangler's {@code last_modified_begin}/{@code last_modified_end}. LastModified is when each file's object was
+     * written (a compaction's files are new objects, a file's time is S3's clock): it says nothing of commits, so this is
+     * no incremental read; {@link #committedAfter} is.
+     */
+    public ReadBuilder lastModifiedBetween(java.time.Instant from, java.time.Instant to) {
+        if (from == null && to == null) {
+            throw new IllegalArgumentException("lastModifiedBetween needs from or to (null means unbounded on that side)");
+        }
+        if (from != null && to != null && from.isAfter(to)) {
+            throw new IllegalArgumentException("lastModifiedBetween: from " + from + " is after to " + to);
+        }
+        this.modifiedFrom = from;
+        this.modifiedTo = to;
+        return this;
+    }
+
+    /**
+     * Reads only these files of the table ({@code s3://} URIs or keys of its bucket), in this order. Each must be a data
+     * file a read of the table sees now (not a file of a write in flight, nor one replaced since): else the read is refused
+     * with an {@link InvalidReadException} naming them, before any file is read.
+     */
+    public ReadBuilder files(List<String> keysOrUris) {
+        Objects.requireNonNull(keysOrUris, "files");
+        if (keysOrUris.isEmpty()) {
+            throw new IllegalArgumentException("files() needs at least one file");
+        }
+        keysOrUris.forEach(k -> Objects.requireNonNull(k, "file"));
+        this.files = List.copyOf(keysOrUris);
         return this;
     }
 

@@ -365,8 +365,13 @@ public final class S3Parquet {
 
     private static TableRead tableRead(ReadBuilder b) {
         S3Client s3 = b.s3;
+        if (b.after != null && (b.files != null || b.modifiedFrom != null || b.modifiedTo != null)) {
+            throw new IllegalArgumentException("committedAfter(mark) reads what commits added; it cannot be combined with files(...) "
+                    + "or lastModifiedBetween(...)");
+        }
+        TableRead.Selection selection = new TableRead.Selection(b.after, b.modifiedFrom, b.modifiedTo, b.files, b.withMark, b::lastMark);
         return new TableRead(b.uri, b.catalog, table -> s3 != null ? s3 : defaultClient("read", table), b.columns, b.filter, b.allocator,
-                b.batchRows, b.retry, b.expectedBucketOwner, b.where);
+                b.batchRows, b.retry, b.expectedBucketOwner, b.where, selection);
     }
 
     /** Records converted with an allocator owned by the source. */

@@ -16,12 +16,27 @@ import java.util.Map;
  * @param deletedFiles the {@code s3://} URIs of every file this write deleted: the replaced files of its
  *     partitions, and for {@link WriteMode#OVERWRITE} also the files of partitions it did not write
  * @param recovered what the write found of earlier interrupted writes and finished or undid before it began
+ * @param mark the table's commit mark right after this write (its own entry in the table's commit log; for a write that
+ *     changed nothing, the last commit before it): store its text as a checkpoint and read what later writes commit with
+ *     {@link ReadBuilder#committedAfter(CommitMark)}. Null for a write that took no lease (an input with no rows and no
+ *     schema, which changes nothing)
  */
 public record WriteResult(String table, String writeId, WriteMode mode, long rows, List<PartitionResult> partitions,
-                          List<String> deletedFiles, RecoveryResult recovered) {
+                          List<String> deletedFiles, RecoveryResult recovered, CommitMark mark) {
     public WriteResult {
         partitions = List.copyOf(partitions);
         deletedFiles = List.copyOf(deletedFiles);
+    }
+
+    /** A result without a commit mark. */
+    public WriteResult(String table, String writeId, WriteMode mode, long rows, List<PartitionResult> partitions,
+                       List<String> deletedFiles, RecoveryResult recovered) {
+        this(table, writeId, mode, rows, partitions, deletedFiles, recovered, null);
+    }
+
+    /** This result with the write's commit mark. */
+    public WriteResult withMark(CommitMark mark) {
+        return new WriteResult(table, writeId, mode, rows, partitions, deletedFiles, recovered, mark);
     }
 
     /**

@@ -166,7 +166,8 @@ class EvolvedSchemaTest {
         }
         // Unpartitioned: region is a data column, before discount, which the second file brings.
         assertThat(rows).isEqualTo(expected);
-        Map<String, Long> sizes = TestLake.s3().list(bucket, "t/");
+        Map<String, Long> sizes = new java.util.TreeMap<>(TestLake.s3().list(bucket, "t/"));
+        sizes.keySet().removeIf(k -> k.startsWith("t/_wrangler/")); // the table's commit log, not data
         assertThat(sizes).hasSize(files);
         for (Map.Entry<String, Long> file : sizes.entrySet()) {
             // Each byte of the file once: its ranges are disjoint and cover it (these small files are read whole).
@@ -266,7 +267,7 @@ class EvolvedSchemaTest {
         String table = "s3://" + bucket + "/t/";
         // The writer refuses such columns: another writer's file, made by renaming orderXd to orderid in the footer.
         S3Parquet.write(List.of(new Clash(1, 2, 3))).s3(TestLake.s3().client()).to(table);
-        String key = TestLake.keys(bucket, "t/").get(0);
+        String key = TestLake.keys(bucket, "t/").stream().filter(k -> k.endsWith(".parquet")).findFirst().orElseThrow();
         byte[] file = TestLake.s3().get(bucket, key);
         byte[] from = "orderXd".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         int renamed = 0;

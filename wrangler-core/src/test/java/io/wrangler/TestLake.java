@@ -94,14 +94,21 @@ final class TestLake {
         return in;
     }
 
-    /** Every key under the prefix with its content, for byte-identical comparisons. */
+    /**
+     * Every key under the prefix with its content, for byte-identical comparisons; the tables' commit logs
+     * ({@code _wrangler/}, which record each run's write id) left out unless the prefix is in one.
+     */
     static Map<String, byte[]> snapshot(String bucket, String prefix) {
-        return where(bucket).snapshot(bucket, prefix);
+        Map<String, byte[]> out = new java.util.TreeMap<>(where(bucket).snapshot(bucket, prefix));
+        out.keySet().removeIf(k -> !prefix.contains("_wrangler/") && k.contains("_wrangler/"));
+        return out;
     }
 
-    /** Keys under the prefix. */
+    /** Keys under the prefix; the tables' commit logs ({@code _wrangler/}) left out unless the prefix is in one. */
     static List<String> keys(String bucket, String prefix) {
-        return new ArrayList<>(where(bucket).list(bucket, prefix).keySet());
+        List<String> out = new ArrayList<>(where(bucket).list(bucket, prefix).keySet());
+        out.removeIf(k -> !prefix.contains("_wrangler/") && k.contains("_wrangler/"));
+        return out;
     }
 
     /** Runs {@code sql} in DuckDB over the table at {@code s3://bucket/prefix}, visible as {@code t}; see {@link DuckReader}. */

@@ -4,6 +4,7 @@ import io.wrangler.CommitStateUnknownException;
 import io.wrangler.WriteIncompleteException;
 import io.wrangler.WriteMode;
 import io.wrangler.WriteStep;
+import io.wrangler.layout.CommitLog;
 import io.wrangler.layout.Manifest;
 import io.wrangler.layout.WriteIds;
 import io.wrangler.spi.StepHook;
@@ -274,7 +275,7 @@ final class Publisher {
         String tmp = location.tmpPrefix();
         for (S3Object o : store.list(prefix)) {
             String key = o.key();
-            if (key.startsWith(tmp) || mine.contains(key)) {
+            if (key.startsWith(tmp) || mine.contains(key) || CommitLog.wranglers(location, key)) {
                 continue;
             }
             if (key.substring(location.prefix().length()).contains("/_tmp/")) {

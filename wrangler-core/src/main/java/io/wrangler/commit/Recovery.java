@@ -7,6 +7,7 @@ import io.wrangler.catalog.CatalogCommit;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.hive.HivePaths;
+import io.wrangler.layout.CommitLog;
 import io.wrangler.layout.Manifest;
 import io.wrangler.layout.WriteIds;
 import io.wrangler.spi.StepHook;
@@ -187,7 +188,7 @@ final class Recovery {
         long written = log.lastWritten().getEpochSecond();
         for (S3Object o : store.list(location.prefix())) {
             String rel = o.key().substring(location.prefix().length());
-            if (!rel.startsWith("_tmp/") && !rel.contains("/_tmp/") && !own.contains(o.key())
+            if (!rel.startsWith("_tmp/") && !rel.contains("/_tmp/") && !own.contains(o.key()) && !CommitLog.wranglers(location, o.key())
                     && o.lastModified().getEpochSecond() > written) {
                 return WriteLog.Resolution.CATALOG_ONLY;
             }
@@ -197,8 +198,13 @@ final class Recovery {
 
     /** Undoes a write: only objects its own run created are deleted. */
     private void rollBack(WriteLog log, List<MultipartUpload> uploads) {
+        boolean retract = LogStep.retractable(log.manifest());
         log.aborting();
         Manifest m = log.manifest();
+        if (retract) {
+            // Before its files go: a reader that met its entry and then finds its record gone finds its files gone too.
+            logged(() -> LogStep.undone(store, location, m, fence));
+        }
         aborted.addAll(abortStray(store, uploads, m.files()));
         // Staging before the final keys: the write's own process may have stalled inside its copies and resume now, and a
         // single CopyObject is not fenced. Once its source is gone a late copy fails; one that landed before is deleted
@@ -273,8 +279,23 @@ final class Recovery {
             }
             registerAsNow(catalog, m, store, location, fence);
         }
+        logged(() -> LogStep.finished(store, location, m, fence));
         log.end();
         forward.add(m.writeId());
+    }
+
+    /** A step on the table's commit log, its IOException (an entry that cannot be read) as the unchecked failure it is here. */
+    private static void logged(LogWork work) {
+        try {
+            work.run();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @FunctionalInterface
+    private interface LogWork {
+        void run() throws java.io.IOException;
     }
 
     private boolean sameCatalog(Manifest m) {

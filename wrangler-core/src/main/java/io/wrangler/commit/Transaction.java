@@ -1,5 +1,6 @@
 package io.wrangler.commit;
 
+import io.wrangler.CommitMark;
 import io.wrangler.RecoveryResult;
 import io.wrangler.WriteResult;
 import io.wrangler.WriteStep;
@@ -8,6 +9,7 @@ import io.wrangler.catalog.PartitionEntry;
 import io.wrangler.commit.Outcomes.At;
 import io.wrangler.commit.Outcomes.Undo;
 import io.wrangler.input.BatchSource;
+import io.wrangler.layout.CommitLog;
 import io.wrangler.layout.Manifest;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.staging.StagedFile;
@@ -59,6 +61,13 @@ public final class Transaction implements AutoCloseable {
     private WriteLog log;
     /** The early listing of the old files of the partitions an input known in advance touches, or null. */
     private CompletableFuture<Publisher.Listing> early;
+    /**
+     * The end of the table's commit log, looked up beside the staging once the recovery (which may log) is done: the
+     * write's own entry takes the next number in its end step, so the log costs no round trip before the commit point.
+     */
+    private CompletableFuture<CommitLog.Tail> logTail;
+    /** Whether the end step sent the write's log entry (a plain append undone after that retracts it). */
+    private boolean logSent;
     /** What {@link #stage} staged in this process: committed without the checks of reported files. */
     private StagedFiles own;
     private boolean ended;
@@ -150,6 +159,13 @@ public final class Transaction implements AutoCloseable {
         Runnable recordFence = fence;
         log = run(At.RECORD, () -> WriteLog.start(context.store(), location, recordFence, plan.started()));
         spec.hook().reached(Step.STARTED, 1);
+        logTail = besides.run(() -> {
+            try {
+                return CommitLog.tail(context.store(), location);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
         Manifest touched = plan.touched();
         if (touched != null) {
             early = besides.run(() -> publisher.listOldFiles(touched, null));
@@ -290,7 +306,7 @@ public final class Transaction implements AutoCloseable {
         if (operation.nothingToDo(files)) {
             Besides.awaitQuietly(early);
             undo(Undo.ABANDON, null);
-            return Writes.empty(plan, recovered);
+            return Writes.empty(plan, recovered).withMark(lastMark());
         }
         Planner.checkNotAllNull(spec, table, keys, () -> {
             Besides.awaitQuietly(early);
@@ -330,11 +346,40 @@ public final class Transaction implements AutoCloseable {
         }
         spec.hook().reached(Step.BEFORE_CLEANUP, 1);
         spec.hook().reached(Step.STAGING_REMOVED, 1);
-        run(At.END, () -> {
+        CommitMark mark = run(At.END, () -> {
+            CommitMark logged = logEntry();
             log.end();
-            return null;
+            return logged;
         });
-        return Writes.result(plan, listed.manifest(), outcome, recovered);
+        return Writes.result(plan, listed.manifest(), outcome, recovered).withMark(mark);
+    }
+
+    /**
+     * The write's entry in the table's commit log, the last step before its manifest is deleted (every operation passes
+     * here): after publish and the catalog step, so that its files are in place when a reader of the log meets it, and
+     * before a plain append's commit point, so that no committed append goes unlogged (a recovery that undoes it instead
+     * retracts the entry). See package-info, "The commit log".
+     */
+    private CommitMark logEntry() throws IOException {
+        CommitLog.Tail tail = Outcomes.joined(logTail);
+        WriteSpec.Replacement r = spec.replacement();
+        boolean rowsChanged = r == null || !r.keepsRows();
+        CommitLog.Entry entry = LogStep.entry(location, log.manifest(), LogStep.kind(plan.kind()), rowsChanged);
+        logSent = true;
+        return LogStep.append(context.store(), location, tail, entry, context.fence());
+    }
+
+    /** The mark of the log's last entry as this write found it, or null when the lookup failed or never ran. */
+    private CommitMark lastMark() {
+        if (logTail == null) {
+            return null;
+        }
+        try {
+            CommitLog.Tail tail = Outcomes.joined(logTail);
+            return CommitMark.of(tail.log(), tail.seq());
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /**
@@ -506,8 +551,16 @@ public final class Transaction implements AutoCloseable {
      * @param registered whether its catalog step may have registered partitions (to unregister those now empty)
      */
     private void rollBack(boolean registered, String whose) {
+        boolean retract = logSent && LogStep.retractable(log.manifest());
         log.aborting();
         Manifest m = log.manifest();
+        if (retract) {
+            try {
+                LogStep.undone(context.store(), location, m, context.fence());
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
         if (!Publisher.unpublish(context.store(), m).isEmpty()) {
             throw S3Exception.builder().statusCode(200).message("S3 refused to delete some of " + whose + " files").build();
         }

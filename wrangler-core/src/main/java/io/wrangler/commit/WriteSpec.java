@@ -150,22 +150,24 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
      *     in them (a delete of rows may leave one empty, a drop of partitions stages nothing), so that the catalog step,
      *     the write's and a recovery's alike, removes from the catalog those left without files; empty: only the
      *     partitions staged (a compaction's)
+     * @param keepsRows the new files hold exactly the rows of the files replaced (a compaction without {@code dedupBy}):
+     *     the commit log records it, so that an incremental read after an earlier mark is not told its rows were replaced
      */
     public record Replacement(List<String> keys, Consumer<List<StagedFile>> check, IntSupplier bucketOfBatch, boolean keyRuns,
-                              List<Manifest.Partition> touched) {
+                              List<Manifest.Partition> touched, boolean keepsRows) {
         public Replacement {
             keys = List.copyOf(keys);
             touched = List.copyOf(touched);
         }
 
-        /** A replacement that records only the partitions it stages (a compaction's). */
+        /** A replacement that records only the partitions it stages and may change rows. */
         public Replacement(List<String> keys, Consumer<List<StagedFile>> check, IntSupplier bucketOfBatch, boolean keyRuns) {
-            this(keys, check, bucketOfBatch, keyRuns, List.of());
+            this(keys, check, bucketOfBatch, keyRuns, List.of(), false);
         }
 
-        /** A replacement of files without bucket numbers or key runs. */
+        /** A replacement of files without bucket numbers or key runs, that may change rows. */
         public Replacement(List<String> keys, Consumer<List<StagedFile>> check) {
-            this(keys, check, null, false, List.of());
+            this(keys, check, null, false, List.of(), false);
         }
     }
 

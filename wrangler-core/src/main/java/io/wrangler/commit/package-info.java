@@ -68,7 +68,7 @@
  *   record (the manifest created STARTED), stage (in this process), check (what the tasks reported; a compaction's read-back
  *   of what it staged), list (the old files), rewrite (a keyed rerun's marked files), commit (the CAS to COMMITTED), publish
  *   (copies or completions, deletes), published (the staged copies' removal, the CAS to PUBLISHED), catalog, end (the
- *   manifest's conditional delete). Outcomes: <i>not applied</i>, a WriteNotAppliedException (nothing changed, rerun);
+ *   write's entry in the commit log, then the manifest's conditional delete). Outcomes: <i>not applied</i>, a WriteNotAppliedException (nothing changed, rerun);
  *   <i>undone</i>, the same after the write rolled itself back (if that fails too: a CommitConflictException, the next
  *   holder finishes the undo); <i>incomplete</i>, a WriteIncompleteException (committed, finished by a rerun or a
  *   recovery); <i>unknown</i>, a CommitStateUnknownException (recover, then look); <i>complete</i>, no failure; <i>as
@@ -282,13 +282,46 @@
  *       catalog step, registering the table as it is then, and never publishes the data again. A plain append rolls
  *       itself back ({@code CatalogException}: nothing changed, rerun). A recovery without the catalog leaves the
  *       write {@code catalogPending}, its manifest kept, its data untouched.</li>
- *   <li><b>Cleanup</b>: the manifest is deleted with a conditional DELETE on its ETag ({@code WriteLog.end}): the end
- *       of the write, and the commit point of a plain append (a recovery that claimed it first makes it fail).
+ *   <li><b>Cleanup</b>: the write's entry is added to the table's commit log (see "The commit log"; one conditional PUT,
+ *       its number found beside the staging), then the manifest is deleted with a conditional DELETE on its ETag
+ *       ({@code WriteLog.end}): the end of the write, and the commit point of a plain append (a recovery that claimed it
+ *       first makes it fail).
  *       <br><i>Crash before the manifest DELETE:</i> as a crash in the catalog step: an overwrite or keyed append (PUBLISHED) gets its catalog step again, never a
  *       second publish; a plain append is rolled back, which is what makes its rerun add the rows exactly once. <i>After it:</i> the write is complete. A crash
  *       between that last DELETE and the caller seeing the result cannot be told from success: rerunning an
  *       append then adds its rows again, as rerunning any completed append does.</li>
  * </ol>
+ *
+ * <h2>The commit log</h2>
+ * Every write that commits records itself once in the table's commit log ({@link io.wrangler.layout.CommitLog}):
+ * {@code <table>/_wrangler/log/<seq / 1000, 10 digits>/<seq, 19 digits>.<writeId>.json}, numbered 1, 2, 3, ... in commit
+ * order, holding its write id, kind, the files it added (key, folder, bytes, rows), the keys it replaced, and whether a
+ * compaction kept every row. Incremental reads ({@code ReadBuilder.committedAfter}) read it; nothing of the protocol
+ * above depends on it. Outside {@code _tmp/} because it is not temporary (a lifecycle rule or a hand cleanup of
+ * {@code _tmp/} must not take it) and so that readers' listing of {@code _tmp/} does not grow with it; the overwrite's
+ * listing of old files and recovery's listing of files younger than a 0.1 manifest leave {@code _wrangler/} out.
+ * <ul>
+ *   <li><b>Who writes it, when.</b> The {@link io.wrangler.commit.Transaction}, for every operation alike, in its end step:
+ *       after publish and the catalog step (the write's files are in place when a reader meets its entry) and right before
+ *       the manifest's deletion (so no plain append commits unlogged). Its number is the last entry's plus one, found by
+ *       a listing started beside the staging once the recovery is done (the recovery may log): the log adds one PUT after
+ *       the catalog step and no request before the commit point. The PUT is a conditional create: a number is taken
+ *       once; a number taken meanwhile by an entry of the same write (a recovery's) ends the step, by another write's
+ *       fences and takes the next.</li>
+ *   <li><b>Recovery</b> writes the entry of a write it finishes (roll forward, or catalog step), right before it ends it,
+ *       unless the log holds one of that write already; and, for a plain append past STARTED that it rolls back, a
+ *       {@code ROLLED_BACK} entry (unless one is there) after its claim and before its files are deleted: a reader that
+ *       met the append's entry and then finds its record gone finds its files gone too, and fails (rerun) rather than
+ *       return them. A stalled writer of that append that logs itself late uses the same name (same number, same write
+ *       id) and is refused by S3. A plain append that rolls itself back after sending its entry retracts it the same way.</li>
+ *   <li><b>Readers</b> list the log after the mark, then {@code _tmp/}: an entry whose write still has a folder there has
+ *       not ended, and the range stops before it (a retracted write excepted). Entries are parsed strictly and checked
+ *       (this table, the name's number and write id, only keys of this table's data files carrying that id, replaced keys
+ *       in the table) before anything is read on their word.</li>
+ *   <li><b>Not atomic with the data</b>: a write's entry and its end are two requests; between them a reader of the log
+ *       waits for the end (above), and a read of the table {@code withMark()} that meets a write between its commit
+ *       record and its end has no mark (it says so).</li>
+ * </ul>
  *
  * <h2>Distributed writes (wrangler-spark)</h2>
  * A write whose files other processes encode ({@link io.wrangler.commit.Transaction#begin(io.wrangler.commit.WriteSpec,

@@ -144,7 +144,8 @@ public final class Compaction {
             if (underLease != null) {
                 underLease.run();
             }
-        }, plan.bucketed() ? input::batchBucket : null, plan.keyRuns != null, spec.removal() == null ? List.of() : plan.touched());
+        }, plan.bucketed() ? input::batchBucket : null, plan.keyRuns != null, spec.removal() == null ? List.of() : plan.touched(),
+                spec.removal() == null && spec.dedup() == null);
         String what = spec.removal() == null ? "Compaction of " : spec.removal().everyRow() ? "Drop of partitions of " : "Delete of rows of ";
         WriteSpec write = new WriteSpec(table, spec.s3(), w, spec.catalog(), spec.seams().hook(),
                 spec.seams().tuning().withThreads(w.concurrency()), null, Progress.logging(what + table), replacement);

@@ -30,6 +30,8 @@ public final class Visibility {
     private final S3Store store;
     private final S3Location location;
     private final String verb;
+    /** Whether a manifest past its record and short of a roll back (COMMITTED or PUBLISHED, any kind) was found. */
+    private boolean midCommit;
 
     private Visibility(S3Store store, S3Location location, String verb, Set<String> hiddenWrites, List<Manifest> committed,
                        List<Manifest> published) {
@@ -40,6 +42,14 @@ public final class Visibility {
         this.committed = committed;
         this.published = published;
         this.tmp = location.tmpPrefix();
+    }
+
+    /**
+     * True when a write was between its commit record and its end (a manifest COMMITTED or PUBLISHED, any kind): such a
+     * write may or may not have its entry in the commit log yet, so a read's commit mark cannot be told from this look.
+     */
+    public boolean midCommit() {
+        return midCommit;
     }
 
     /**
@@ -69,6 +79,7 @@ public final class Visibility {
         Set<String> hidden = new HashSet<>();
         List<Manifest> committed = new ArrayList<>();
         List<Manifest> published = new ArrayList<>();
+        boolean midCommit = false;
         for (S3Object o : store.list(location.tmpPrefix())) {
             String rel = o.key().substring(location.tmpPrefix().length());
             int slash = rel.indexOf('/');
@@ -104,6 +115,7 @@ public final class Visibility {
                         + "it is not a write of this table, delete " + location.uriOf(location.tmpPrefix() + rel.substring(0, slash + 1))
                         + " by hand, then " + verb + " again.", null);
             }
+            midCommit |= m.state() == Manifest.State.COMMITTED || m.state() == Manifest.State.PUBLISHED;
             boolean committable = m.mode() != WriteMode.APPEND || m.keyed();
             if (!committable || m.state() == Manifest.State.STARTED || m.state() == Manifest.State.ABORTING) {
                 // A plain append commits when its manifest is deleted; anything before a commit point may be undone.
@@ -114,7 +126,9 @@ public final class Visibility {
                 published.add(m);
             }
         }
-        return new Visibility(store, location, verb, hidden, committed, published);
+        Visibility v = new Visibility(store, location, verb, hidden, committed, published);
+        v.midCommit = midCommit;
+        return v;
     }
 
     /**

@@ -80,6 +80,21 @@ public final class TableFiles {
     /** What the caller does, for messages: "read" or "compact". */
     private String verb = "read";
 
+    /** Whether the last listing met a write between its commit record and its end ({@link Visibility#midCommit}). */
+    private boolean midCommit;
+
+    /** Whether the last listing met a write between its commit record and its end: its read's commit mark is unknown. */
+    public boolean midCommit() {
+        return midCommit;
+    }
+
+    /** The writes in flight, looked at once for a listing (before its files are listed). */
+    private Visibility visibility() {
+        Visibility visibility = Visibility.of(store, location, verb);
+        midCommit = visibility.midCommit();
+        return visibility;
+    }
+
     /** Names the caller's verb in this listing's messages ("compact"); "read" by default. */
     public TableFiles verb(String verb) {
         this.verb = verb;
@@ -100,7 +115,7 @@ public final class TableFiles {
      *     is listed)
      */
     public Listing list(PartitionFilter filter) {
-        Visibility visibility = Visibility.of(store, location, verb);
+        Visibility visibility = visibility();
         if (filter == PartitionFilter.all()) {
             return listAll(visibility);
         }
@@ -354,7 +369,7 @@ public final class TableFiles {
     public Listing list(TableLayout layout, PartitionFilter filter, Function<String, S3Store> stores) {
         List<String> columns = layout.partitionColumns();
         checkFilter(filter, columns, true);
-        Visibility visibility = Visibility.of(store, location, verb);
+        Visibility visibility = visibility();
         List<PartitionEntry> partitions = columns.isEmpty() ? List.of(new PartitionEntry(List.of(), table)) : layout.partitions();
         List<Registered> registered = new ArrayList<>();
         List<S3Object> here = new ArrayList<>();

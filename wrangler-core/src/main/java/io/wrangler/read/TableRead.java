@@ -11,12 +11,16 @@ import io.wrangler.catalog.TableLayout;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
+import io.wrangler.CommitMark;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -42,9 +46,30 @@ import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
  * @param retry how each request is retried
  * @param expectedBucketOwner the account that must own the bucket, or null
  * @param where the rows to read, or null for all
+ * @param selection which of the table's files are read (all, those committed after a mark, modified in a range, named),
+ *     and where the read's commit mark goes
  */
 public record TableRead(String uri, CatalogTable catalog, Function<String, S3Client> client, List<String> columns, PartitionFilter filter,
-                        BufferAllocator allocator, int batchRows, RetryPolicy retry, String expectedBucketOwner, RowFilter where) {
+                        BufferAllocator allocator, int batchRows, RetryPolicy retry, String expectedBucketOwner, RowFilter where,
+                        Selection selection) {
+    /**
+     * Which files a read reads, and where its commit mark goes.
+     *
+     * @param after only what commits after this mark added (the table's commit log decides), or null
+     * @param from only files last modified at or after this (S3's LastModified), or null
+     * @param to only files last modified at or before this, or null
+     * @param files only these files (keys or {@code s3://} URIs), each of which must be a visible file of the table, or null
+     * @param withMark whether a read of the table as it is finds its commit mark (a read after a mark always does)
+     * @param marks told the read's commit mark, as a supplier that throws a {@link ReadException} when it is unknown
+     */
+    public record Selection(CommitMark after, Instant from, Instant to, List<String> files, boolean withMark,
+                            Consumer<Supplier<CommitMark>> marks) {
+        public static final Selection ALL = new Selection(null, null, null, null, false, m -> { });
+
+        public Selection {
+            files = files == null ? null : List.copyOf(files);
+        }
+    }
     /**
      * Files decoded at once, each on a thread of its own (batches still come in file order): the machine's cores, at
      * most 4. Each holds its row group and two decoded batches.
@@ -158,8 +183,14 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
         String table = location.uri();
         S3Client client = this.client.apply(table);
         RequestOptions options = RequestOptions.of(Encryption.none(), null, expectedBucketOwner, retry);
-        Listed listed = list(byName, location, client, options, records);
+        RecordRows<?> forListing = records;
+        Listed listed = selection.after() != null ? increment(byName, location, client, options, records)
+                : Selected.select(this, location, () -> list(byName, location, client, options, forListing), client, options);
         TableFiles.Listing listing = listed.listing;
+        if (selection.after() != null && listing.files().isEmpty()) {
+            columns = List.of(); // nothing was committed since: no file to take columns from, no row
+            records = null;
+        }
         Map<String, Field> partitionTypes = listed.partitionTypes;
         Map<String, Field> catalogColumns = listed.catalogColumns;
         BufferAllocator owned = allocator == null ? new RootAllocator() : null;
@@ -196,8 +227,50 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
         return reader;
     }
 
+    /**
+     * The files committed after the selection's mark ({@link Increment}), with the catalog's types when there is one;
+     * the read's mark is the last commit read.
+     */
+    private Listed increment(TableLayout byName, S3Location location, S3Client client, RequestOptions options, RecordRows<?> records) {
+        String table = location.uri();
+        S3Store store = new S3Store(client, location.bucket(), options);
+        Map<String, Field> partitionTypes = new HashMap<>();
+        Map<String, Field> catalogColumns = null;
+        if (catalog != null) {
+            TableLayout layout;
+            try {
+                layout = byName != null ? byName : catalog.layout();
+            } catch (CatalogException e) {
+                throw new ReadException(table, "Cannot read " + table + ": " + e.getMessage(), e);
+            }
+            if (layout != null) {
+                catalogColumns = TableSchema.dataColumns(layout);
+                partitionTypes.putAll(TableSchema.partitionTypes(layout));
+            }
+        }
+        Increment.Result r;
+        try {
+            r = Increment.after(store, location, selection.after(), filter);
+        } catch (SdkException e) {
+            throw new ReadException(table, "Cannot read what " + table + " committed after " + selection.after() + ": reading the "
+                    + "commit log failed: " + e.getMessage() + ". Nothing was changed; read again.", e);
+        }
+        selection.marks().accept(r::end);
+        if (records != null) {
+            r.listing().partitionColumns().forEach(c -> partitionTypes.computeIfAbsent(c, records::partitionType));
+        }
+        return new Listed(r.listing(), partitionTypes, catalogColumns);
+    }
+
     /** The files a read lists, with the types of their partition columns and the catalog's data columns (or null). */
-    private record Listed(TableFiles.Listing listing, Map<String, Field> partitionTypes, Map<String, Field> catalogColumns) {
+    record Listed(TableFiles.Listing listing, Map<String, Field> partitionTypes, Map<String, Field> catalogColumns, boolean midCommit) {
+        Listed(TableFiles.Listing listing, Map<String, Field> partitionTypes, Map<String, Field> catalogColumns) {
+            this(listing, partitionTypes, catalogColumns, false);
+        }
+
+        Listed withListing(TableFiles.Listing other) {
+            return new Listed(other, partitionTypes, catalogColumns, midCommit);
+        }
     }
 
     /** Lists the table's files, through the catalog's layout ({@code byName}, or its own) when there is a catalog. */
@@ -209,6 +282,7 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
         TableFiles.Listing listing;
         Map<String, Field> partitionTypes = new HashMap<>();
         Map<String, Field> catalogColumns = null;
+        TableFiles files = new TableFiles(store, location);
         try {
             if (catalog != null) {
                 TableLayout layout;
@@ -221,12 +295,12 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
                     throw new ReadException(table, "Cannot read " + table + " through " + catalog.describe() + ": the catalog has no "
                             + "such table. Read it without catalog(...), or write it with this catalog first.", null);
                 }
-                listing = new TableFiles(store, location).list(layout, filter,
+                listing = files.list(layout, filter,
                         b -> stores.computeIfAbsent(b, k -> new S3Store(client, k, options)));
                 catalogColumns = TableSchema.dataColumns(layout);
                 partitionTypes.putAll(TableSchema.partitionTypes(layout));
             } else {
-                listing = new TableFiles(store, location).list(filter);
+                listing = files.list(filter);
             }
             if (records != null) {
                 listing.partitionColumns().forEach(c -> partitionTypes.computeIfAbsent(c, records::partitionType));
@@ -238,6 +312,6 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
             throw new ReadException(table, "Cannot read " + table + ": listing the table failed: " + e.getMessage()
                     + ". Check the credentials and s3:ListBucket, then read again.", e);
         }
-        return new Listed(listing, partitionTypes, catalogColumns);
+        return new Listed(listing, partitionTypes, catalogColumns, files.midCommit());
     }
 }

@@ -182,7 +182,7 @@ final class Engine implements DistributedWrite {
 
     static TableSnapshot plan(ReadTarget t, boolean resolveSchema) {
         TableRead.Plan p = new TableRead(t.uri(), t.catalog(), uri -> t.s3(), null, t.filter(), null, 65_536, t.retry(),
-                t.expectedBucketOwner()).plan(resolveSchema);
+                t.expectedBucketOwner(), null, TableRead.Selection.ALL).plan(resolveSchema);
         List<TableSnapshot.File> files = new ArrayList<>();
         for (TableFiles.DataFile f : p.listing().files()) {
             files.add(new TableSnapshot.File(f.bucket(), f.key(), f.size(), f.folder(), f.values()));
