@@ -45,6 +45,7 @@ public final class ReadBuilder {
     S3Client s3;
     List<String> columns;
     PartitionFilter filter = PartitionFilter.all();
+    RowFilter where;
     CatalogTable catalog;
     BufferAllocator allocator;
     int batchRows = 65_536;
@@ -92,6 +93,21 @@ public final class ReadBuilder {
     /** Reads only the partitions that pass {@code filter}; nothing of the others is listed or opened. */
     public ReadBuilder filter(PartitionFilter filter) {
         this.filter = Objects.requireNonNull(filter, "filter");
+        return this;
+    }
+
+    /**
+     * Reads only the rows that pass {@code filter} (see {@link RowFilter}: SQL's semantics, nulls never pass a
+     * comparison). The filter is checked against the table's columns before any row is decoded: a column the table does
+     * not have, or a literal its type does not take, fails the read with an {@link InvalidReadException}. Files and row
+     * groups whose footer statistics (min, max, null counts) or bloom filters rule every row out are skipped unread; the
+     * filter is then applied exactly to every row decoded, so the rows read never depend on what statistics the files
+     * hold. A filter may name partition columns too (their values as the read types them); to list fewer partitions,
+     * add a {@link #filter(PartitionFilter)}. The filter's columns need not be among {@link #columns}. Replaces an
+     * earlier {@code where}.
+     */
+    public ReadBuilder where(RowFilter filter) {
+        this.where = Objects.requireNonNull(filter, "filter");
         return this;
     }
 
@@ -176,8 +192,9 @@ public final class ReadBuilder {
     }
 
     /**
-     * The number of rows of the read (its filter applies, its columns do not matter), from the row counts in the files'
-     * footers: no column chunk is fetched or decoded.
+     * The number of rows of the read (its filters apply, its columns do not matter), from the row counts in the files'
+     * footers: no column chunk is fetched or decoded, unless a {@link #where} filter leaves a row group that statistics
+     * cannot decide (some of its rows may pass, some not): then only the filter's columns of that row group are.
      *
      * @throws ReadException the listing or a footer could not be read
      */

@@ -354,7 +354,7 @@ public final class S3Parquet {
     private static TableRead tableRead(ReadBuilder b) {
         S3Client s3 = b.s3;
         return new TableRead(b.uri, b.catalog, table -> s3 != null ? s3 : defaultClient("read", table), b.columns, b.filter, b.allocator,
-                b.batchRows, b.retry, b.expectedBucketOwner);
+                b.batchRows, b.retry, b.expectedBucketOwner).where(b.where);
     }
 
     /** Records converted with an allocator owned by the source. */

@@ -6,9 +6,17 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import io.wrangler.filter.BoundFilter;
+import io.wrangler.filter.ColumnStats;
+import io.wrangler.filter.FooterStats;
+import io.wrangler.filter.Rows;
+import io.wrangler.filter.Verdict;
+import java.util.function.Function;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
@@ -40,9 +48,13 @@ final class FileDecoder {
      * @param directPages whether flat columns may be decoded page by page straight into their vectors
      * @param directSeen per column, the kinds of pages decoded straight into its vectors (a mask), merged into
      * @param converterChunks per flat column, how many of its chunks went through the converters, added to
+     * @param filter the rows to read, or null for all
+     * @param filterOnly the columns the filter reads that the read does not select (data or partition columns)
+     * @param allocator the allocator of the vectors of {@code filterOnly}
      */
     record Setup(String table, List<Field> dataFields, int batchRows, int minWindow, boolean directPages, PartitionColumns partitions,
-                 Map<String, Integer> directSeen, Map<String, Integer> converterChunks) {
+                 Map<String, Integer> directSeen, Map<String, Integer> converterChunks, BoundFilter filter, List<Field> filterOnly,
+                 BufferAllocator allocator) {
     }
 
     private final Setup setup;
@@ -56,22 +68,21 @@ final class FileDecoder {
     private final MessageType fileSchema;
     private final List<BlockMetaData> groups;
     private int groupIndex;
-    private MessageType requested;
-    /** The selected columns that are flat (one leaf, not repeated): decoded column by column. */
-    private MessageType flatSchema;
-    private GroupConverter flatRoot;
-    private ColumnReader[] flat;
-    /** Per flat column, its decoder in this row group when it reads pages straight into the vector, else null. */
-    private DirectColumn[] direct;
-    private FieldVector[] flatVectors;
-    private int[] flatMaxDefinition;
+    /** The columns decoded in a row group the filter must be evaluated on (the read's and the filter's), and in others. */
+    private final Plan full;
+    private final Plan plain;
+    private Plan plan;
+    /** The filter's columns the read does not select, decoded or filled beside {@code out}; null when none. */
+    private final VectorSchemaRoot extras;
+    /** {@code out}'s vectors and {@link #extras}', for the filter; null without a filter. */
+    private final VectorSchemaRoot view;
+    /** Whether the current row group's rows are tested one by one (statistics could not decide them). */
+    private boolean filterGroup;
+    /** The filter's partition columns, by name: their one value in this file (canonical), as statistics. */
+    private final Map<String, VectorSchemaRoot> partitionValues = new HashMap<>();
     private final int[] flatRow = new int[1];
-    /** The selected columns that are lists, maps or structs: assembled record by record. */
-    private MessageType nestedSchema;
-    private RecordReader<Object> records;
     private long rowsLeftInGroup;
     private final int[] row = new int[1];
-    private GroupConverter root;
 
     /**
      * @param footer the file's footer parsed before (not read again), or null to read it
@@ -86,13 +97,43 @@ final class FileDecoder {
         this.budget = budget;
         this.input = input;
         this.reader = open(footer);
+        this.extras = setup.filter() == null || setup.filterOnly().isEmpty() ? null
+                : VectorSchemaRoot.create(new Schema(setup.filterOnly()), setup.allocator());
         try {
             fileSchema = reader.getFooter().getFileMetaData().getSchema();
             groups = reader.getRowGroups();
-            columns();
+            plain = columns(setup.dataFields());
+            List<Field> wide = new ArrayList<>(setup.dataFields());
+            if (extras != null) {
+                wide.addAll(setup.filterOnly());
+            }
+            full = setup.filter() == null ? plain : columns(wide);
+            if (setup.filter() != null) {
+                List<FieldVector> all = new ArrayList<>(out.getFieldVectors());
+                if (extras != null) {
+                    all.addAll(extras.getFieldVectors());
+                }
+                view = new VectorSchemaRoot(all);
+                partitionValues();
+            } else {
+                view = null;
+            }
         } catch (RuntimeException e) {
             close();
             throw e;
+        }
+    }
+
+    /** The filter's partition columns' one value in this file, each in a one-row batch. */
+    private void partitionValues() {
+        for (Field f : setup.partitions().fields()) {
+            if (setup.filter().columns().containsKey(f.getName())) {
+                VectorSchemaRoot one = VectorSchemaRoot.create(new Schema(List.of(f)), setup.allocator());
+                one.allocateNew();
+                setup.partitions().fill(one, 1, file);
+                one.setRowCount(1);
+                partitionValues.put(f.getName(), one);
+            }
         }
     }
 
@@ -104,8 +145,26 @@ final class FileDecoder {
         }
     }
 
-    /** Matches the read's columns to the file's, and makes the converters of flat and of nested columns. */
-    private void columns() {
+    /** The readers of a row group's columns: flat ones column by column, the others record by record. */
+    private static final class Plan {
+        MessageType requested;
+        /** The selected columns that are flat (one leaf, not repeated): decoded column by column. */
+        MessageType flatSchema;
+        GroupConverter flatRoot;
+        ColumnReader[] flat;
+        /** Per flat column, its decoder in this row group when it reads pages straight into the vector, else null. */
+        DirectColumn[] direct;
+        FieldVector[] flatVectors;
+        int[] flatMaxDefinition;
+        /** The selected columns that are lists, maps or structs: assembled record by record. */
+        MessageType nestedSchema;
+        RecordReader<Object> records;
+        GroupConverter root;
+    }
+
+    /** Matches {@code fields} to the file's columns, and makes the converters of flat and of nested columns. */
+    private Plan columns(List<Field> fields) {
+        Plan p = new Plan();
         List<Type> all = new ArrayList<>();
         List<Type> flatTypes = new ArrayList<>();
         List<Converter> flatConverters = new ArrayList<>();
@@ -116,10 +175,10 @@ final class FileDecoder {
         for (Type t : fileSchema.getFields()) {
             byKey.put(TableSchema.key(t.getName()), t);
         }
-        for (Field want : setup.dataFields()) {
+        for (Field want : fields) {
             Type t = byKey.get(TableSchema.key(want.getName()));
             if (t == null) {
-                continue; // nulls
+                continue; // nulls; or a partition column the filter reads
             }
             Field has = TableSchema.field(table, t, file);
             if (!TableSchema.covers(want, has)) {
@@ -130,6 +189,9 @@ final class FileDecoder {
             }
             all.add(t);
             FieldVector v = out.getVector(want.getName());
+            if (v == null) {
+                v = extras.getVector(want.getName());
+            }
             if (t.isPrimitive() && !t.isRepetition(Type.Repetition.REPEATED)) {
                 flatTypes.add(t);
                 flatOut.add(v);
@@ -139,39 +201,67 @@ final class FileDecoder {
                 nestedConverters.add(ParquetArrow.converter(t, v, () -> row[0]));
             }
         }
-        requested = new MessageType(fileSchema.getName(), all);
-        flatSchema = new MessageType(fileSchema.getName(), flatTypes);
-        nestedSchema = new MessageType(fileSchema.getName(), nestedTypes);
-        flat = new ColumnReader[flatTypes.size()];
-        direct = new DirectColumn[flatTypes.size()];
-        flatVectors = flatOut.toArray(new FieldVector[0]);
-        flatMaxDefinition = new int[flatTypes.size()];
-        for (int i = 0; i < flat.length; i++) {
-            flatMaxDefinition[i] = flatSchema.getColumns().get(i).getMaxDefinitionLevel();
+        p.requested = new MessageType(fileSchema.getName(), all);
+        p.flatSchema = new MessageType(fileSchema.getName(), flatTypes);
+        p.nestedSchema = new MessageType(fileSchema.getName(), nestedTypes);
+        p.flat = new ColumnReader[flatTypes.size()];
+        p.direct = new DirectColumn[flatTypes.size()];
+        p.flatVectors = flatOut.toArray(new FieldVector[0]);
+        p.flatMaxDefinition = new int[flatTypes.size()];
+        for (int i = 0; i < p.flat.length; i++) {
+            p.flatMaxDefinition[i] = p.flatSchema.getColumns().get(i).getMaxDefinitionLevel();
         }
-        flatRoot = group(flatConverters.toArray(new Converter[0]), () -> { });
-        root = group(nestedConverters.toArray(new Converter[0]), () -> row[0]++);
+        p.flatRoot = group(flatConverters.toArray(new Converter[0]), () -> { });
+        p.root = group(nestedConverters.toArray(new Converter[0]), () -> row[0]++);
+        return p;
     }
 
-    /** Fills {@code out} with the file's next batch; false at the end of the file. */
+    /** Fills {@code out} with the file's next batch (rows that pass the filter: never none); false at the end of the file. */
     boolean next() throws IOException {
-        while (rowsLeftInGroup == 0) {
-            if (!nextGroup()) {
-                return false;
+        while (true) {
+            while (rowsLeftInGroup == 0) {
+                if (!nextGroup()) {
+                    return false;
+                }
+            }
+            out.allocateNew();
+            if (filterGroup && extras != null) {
+                extras.allocateNew();
+            }
+            int n = (int) Math.min(batchRows, rowsLeftInGroup);
+            decode(n);
+            rowsLeftInGroup -= n;
+            setup.partitions().fill(out, n, file);
+            out.setRowCount(n);
+            if (!filterGroup) {
+                return true;
+            }
+            if (extras != null) {
+                setup.partitions().fill(extras, n, file);
+                extras.setRowCount(n);
+            }
+            view.setRowCount(n);
+            int[] keep = setup.filter().select(view);
+            if (keep.length > 0) {
+                Rows.keep(out, keep);
+                return true;
             }
         }
-        out.allocateNew();
-        int n = (int) Math.min(batchRows, rowsLeftInGroup);
+    }
+
+    /** Decodes the next {@code n} rows of the row group into the plan's vectors. */
+    private void decode(int n) throws IOException {
+        Plan p = plan;
         row[0] = 0;
         try {
-            for (int c = 0; c < flat.length; c++) {
-                if (direct[c] != null) {
-                    direct[c].read(n);
-                    setup.directSeen().merge(flatVectors[c].getName(), direct[c].seen(), (a, b) -> a | b);
+            for (int c = 0; c < p.flat.length; c++) {
+                if (p.direct[c] != null) {
+                    p.direct[c].read(n);
+                    setup.directSeen().merge(p.flatVectors[c].getName(), p.direct[c].seen(), (a, b) -> a | b);
                     continue;
                 }
-                ColumnReader r = flat[c];
-                int defined = flatMaxDefinition[c];
+                ColumnReader r = p.flat[c];
+                int defined = p.flatMaxDefinition[c];
                 for (int i = 0; i < n; i++) {
                     if (r.getCurrentDefinitionLevel() == defined) {
                         flatRow[0] = i;
@@ -180,18 +270,14 @@ final class FileDecoder {
                     r.consume();
                 }
             }
-            if (records != null) {
+            if (p.records != null) {
                 for (int i = 0; i < n; i++) {
-                    records.read();
+                    p.records.read();
                 }
             }
         } catch (RuntimeException e) {
             throw ReadErrors.failed(table, file, e);
         }
-        rowsLeftInGroup -= n;
-        setup.partitions().fill(out, n, file);
-        out.setRowCount(n);
-        return true;
     }
 
     private boolean nextGroup() throws IOException {
@@ -200,6 +286,12 @@ final class FileDecoder {
             if (block.getRowCount() == 0) {
                 continue;
             }
+            Verdict v = setup.filter() == null ? Verdict.ALL : verdict(block);
+            if (v == Verdict.NONE) {
+                continue;
+            }
+            filterGroup = v == Verdict.SOME;
+            plan = filterGroup ? full : plain;
             try {
                 startGroup(block);
             } catch (IOException | RuntimeException e) {
@@ -211,14 +303,38 @@ final class FileDecoder {
         return false;
     }
 
+    /** What the row group's statistics, bloom filters and the file's partition values say of the filter. */
+    private Verdict verdict(BlockMetaData block) {
+        Function<String, ColumnStats> footer = FooterStats.of(block, fileSchema, setup.filter().columns(), chunk -> {
+            try {
+                return reader.readBloomFilter(chunk);
+            } catch (IOException | RuntimeException e) {
+                return null; // only an optimisation: the rows are tested anyway
+            }
+        });
+        long rows = block.getRowCount();
+        return setup.filter().verdict(name -> {
+            VectorSchemaRoot one = partitionValues.get(name);
+            if (one == null) {
+                return footer.apply(name);
+            }
+            FieldVector v = one.getVector(0);
+            return v.isNull(0) ? ColumnStats.allNull(rows) : ColumnStats.exactly(v, rows);
+        });
+    }
+
     /** Readers over the row group's pages, streamed in bounded memory ({@link RowGroupPages}). */
     private void startGroup(BlockMetaData block) throws IOException {
-        RowGroupPages pages = new RowGroupPages(input, block, requested.getColumns(), budget, setup.minWindow());
-        records = nestedSchema.getFieldCount() == 0 ? null
-                : new ColumnIOFactory().getColumnIO(nestedSchema, fileSchema).getRecordReader(pages, materializer(root), FilterCompat.NOOP);
-        if (flatSchema.getFieldCount() > 0) {
-            ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, flatRoot, flatSchema, reader.getFooter().getFileMetaData().getCreatedBy());
-            List<ColumnDescriptor> columns = flatSchema.getColumns();
+        Plan p = plan;
+        ColumnReader[] flat = p.flat;
+        DirectColumn[] direct = p.direct;
+        FieldVector[] flatVectors = p.flatVectors;
+        RowGroupPages pages = new RowGroupPages(input, block, p.requested.getColumns(), budget, setup.minWindow());
+        p.records = p.nestedSchema.getFieldCount() == 0 ? null
+                : new ColumnIOFactory().getColumnIO(p.nestedSchema, fileSchema).getRecordReader(pages, materializer(p.root), FilterCompat.NOOP);
+        if (p.flatSchema.getFieldCount() > 0) {
+            ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, p.flatRoot, p.flatSchema, reader.getFooter().getFileMetaData().getCreatedBy());
+            List<ColumnDescriptor> columns = p.flatSchema.getColumns();
             for (int i = 0; i < flat.length; i++) {
                 // Decided per column chunk: the next row group's chunk of the column may take the other path.
                 ColumnDescriptor column = columns.get(i);
@@ -242,6 +358,10 @@ final class FileDecoder {
     }
 
     void close() {
+        if (extras != null) {
+            extras.close();
+        }
+        partitionValues.values().forEach(VectorSchemaRoot::close);
         try {
             reader.close();
         } catch (IOException e) {

@@ -5,6 +5,7 @@ import io.wrangler.Encryption;
 import io.wrangler.PartitionFilter;
 import io.wrangler.ReadException;
 import io.wrangler.RetryPolicy;
+import io.wrangler.RowFilter;
 import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableLayout;
 import io.wrangler.storage.RequestOptions;
@@ -39,9 +40,21 @@ import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
  * @param batchRows the rows of a batch of {@link #open()}
  * @param retry how each request is retried
  * @param expectedBucketOwner the account that must own the bucket, or null
+ * @param where the rows to read, or null for all
  */
 public record TableRead(String uri, CatalogTable catalog, Function<String, S3Client> client, List<String> columns, PartitionFilter filter,
-                        BufferAllocator allocator, int batchRows, RetryPolicy retry, String expectedBucketOwner) {
+                        BufferAllocator allocator, int batchRows, RetryPolicy retry, String expectedBucketOwner, RowFilter where) {
+    /** A read of every row the partition filter admits. */
+    public TableRead(String uri, CatalogTable catalog, Function<String, S3Client> client, List<String> columns, PartitionFilter filter,
+                     BufferAllocator allocator, int batchRows, RetryPolicy retry, String expectedBucketOwner) {
+        this(uri, catalog, client, columns, filter, allocator, batchRows, retry, expectedBucketOwner, null);
+    }
+
+    /** This read, of the rows that pass {@code rows} only (null: every row). */
+    public TableRead where(RowFilter rows) {
+        return new TableRead(uri, catalog, client, columns, filter, allocator, batchRows, retry, expectedBucketOwner, rows);
+    }
+
     /**
      * Files decoded at once, each on a thread of its own (batches still come in file order): the machine's cores, at
      * most 4. Each holds its row group and two decoded batches.
@@ -121,7 +134,7 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
         BufferAllocator owned = allocator == null ? new RootAllocator() : null;
         if (records != null) {
             try (TableReader all = new TableReader(allocator != null ? allocator : owned, null,
-                    new TableReader.Source(client, options, table, listing, partitionTypes), columns, batchRows)) {
+                    new TableReader.Source(client, options, table, listing, partitionTypes), columns, batchRows).rowFilter(where)) {
                 if (catalogColumns != null) {
                     all.catalogColumns(catalogColumns);
                 }
@@ -134,7 +147,8 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
             }
         }
         TableReader reader = new TableReader(allocator != null ? allocator : owned, owned,
-                new TableReader.Source(client, options, table, listing, partitionTypes), columns, batchRows).threads(READ_THREADS);
+                new TableReader.Source(client, options, table, listing, partitionTypes), columns, batchRows).threads(READ_THREADS)
+                .rowFilter(where);
         if (catalogColumns != null) {
             reader.catalogColumns(catalogColumns);
         }

@@ -1,5 +1,7 @@
 package io.wrangler.read;
 
+import io.wrangler.RowFilter;
+import io.wrangler.filter.BoundFilter;
 import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -214,6 +216,27 @@ import software.amazon.awssdk.services.s3.S3Client;
         return this;
     }
 
+    /** The rows to read, or null for all; bound to the read's columns with the schema. */
+    private RowFilter rowFilter;
+    private BoundFilter bound;
+    /** The columns the filter reads that the read does not select: decoded (or filled) beside the batch, then dropped. */
+    private List<Field> filterOnly = List.of();
+
+    /**
+     * Reads only the rows that pass {@code filter} (null: every row): it is checked against the read's columns with the
+     * schema, before any row is decoded ({@link BoundFilter#bind}); row groups that statistics rule out are skipped
+     * unread, and the filter is applied to every row decoded. Call before the first batch.
+     */
+    public TableReader rowFilter(RowFilter filter) {
+        this.rowFilter = filter;
+        return this;
+    }
+
+    /** The bound row filter, or null: known once the schema is. */
+    BoundFilter boundFilter() {
+        return bound;
+    }
+
     @Override
     protected Schema readSchema() throws IOException {
         if (schema != null) {
@@ -230,6 +253,14 @@ import software.amazon.awssdk.services.s3.S3Client;
             }
         }
         this.dataFields = dataOut;
+        if (rowFilter != null) {
+            bound = BoundFilter.bind(table, rowFilter, all);
+            List<Field> extra = new ArrayList<>();
+            for (String c : bound.missingFrom(out.stream().map(Field::getName).collect(java.util.stream.Collectors.toSet()))) {
+                extra.add(bound.columns().get(c));
+            }
+            this.filterOnly = List.copyOf(extra);
+        }
         this.schema = new Schema(out);
         return schema;
     }
@@ -337,7 +368,7 @@ import software.amazon.awssdk.services.s3.S3Client;
     /** The decoder of the file at {@code index} into {@code out}, its prefetched bytes and parsed footer taken over. */
     private FileDecoder decoder(int index, VectorSchemaRoot out, long budget) throws IOException {
         FileDecoder.Setup setup = new FileDecoder.Setup(table, dataFields, batchRows, minWindow, directPagesOn, partitions, directPages,
-                converterChunks);
+                converterChunks, bound, filterOnly, allocator);
         ParquetMetadata footer = prefetch().takeParsed(index);
         return new FileDecoder(setup, files.get(index), prefetch().input(index, s3, options), footer, out, budget);
     }
