@@ -128,6 +128,11 @@ final class MergeColumns {
         return true;
     }
 
+    /** The table's columns (data and partition), as a read types them. */
+    List<Field> tableFields() {
+        return new ArrayList<>(table.values());
+    }
+
     /** The table's spelling of the input column {@code name}. */
     String tableName(String name) {
         return table.get(name.toLowerCase(Locale.ROOT)).getName();

@@ -36,7 +36,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 /**
  * A MergePlan is what a merge changes, settled from reads only (the dry run stops here): the table listed, the
  * partitions it matches in (those the input's rows go to, and the scope's), the files there that can hold an input key
- * by their footers ({@link KeyPruning}), then those files' key columns read to find the ones that do hold one, and for
+ * by their footers and bloom filters ({@link KeyFilter}), then those files' key columns read to find the ones that do hold one, and for
  * each input key what happens: inserted (no row of the table has it), updated (the table's rows of it are dropped and
  * the input's row written), unchanged (the table's rows stay: {@code KEEP_EXISTING}, or a newer order value).
  */
@@ -193,8 +193,13 @@ final class MergePlan {
      * notes which files hold one, and each found key's newest order value.
      */
     private void scanKeys(BufferAllocator allocator) throws IOException {
-        KeyPruning pruning = KeyPruning.of(input.column(input.keys.get(0)), columns.tableName(input.keys.get(0)));
-        List<TableFiles.DataFile> candidates = scanned.stream().filter(f -> pruning.mayHold(footers.get(f.key()))).toList();
+        KeyFilter filter = KeyFilter.of(spec, input, columns, columns.tableFields());
+        List<TableFiles.DataFile> candidates = new ArrayList<>();
+        for (TableFiles.DataFile f : scanned) {
+            if (filter.mayHold(f, footers.get(f.key()))) {
+                candidates.add(f);
+            }
+        }
         if (candidates.isEmpty()) {
             return;
         }

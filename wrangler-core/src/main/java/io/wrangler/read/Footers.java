@@ -42,6 +42,20 @@ public final class Footers {
         }
     }
 
+    /** What is done with an open file (its footer read; its bloom filters readable). */
+    @FunctionalInterface
+    public interface WithFile<T> {
+        T apply(ParquetFileReader file) throws IOException;
+    }
+
+    /** Opens the file {@code key} ({@code size} bytes), reading its footer (one GET of its tail), and applies {@code with}. */
+    public static <T> T withFile(S3Client s3, RequestOptions options, String bucket, String key, long size, WithFile<T> with)
+            throws IOException {
+        try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, options), ParquetOptions.readOptions())) {
+            return with.apply(r);
+        }
+    }
+
     /** {@link #keyRuns}, with the file's timestamp encoding. */
     public static Keyed keyed(S3Client s3, RequestOptions options, String bucket, String key, long size) throws IOException {
         try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, options), ParquetOptions.readOptions())) {
