@@ -37,7 +37,7 @@ import software.amazon.awssdk.core.exception.SdkException;
  * A MergePlan is what a merge changes, settled from reads only (the dry run stops here): the table listed, the
  * partitions it matches in (those the input's rows go to, and the scope's), the files there that can hold an input key
  * by their footers and bloom filters ({@link KeyFilter}), then those files' key columns read to find the ones that do hold one, and for
- * each input key what happens: inserted (no row of the table has it), updated (the table's rows of it are dropped and
+ * each input key what happens (only files holding an updated key are rewritten): inserted (no row of the table has it), updated (the table's rows of it are dropped and
  * the input's row written), unchanged (the table's rows stay: {@code KEEP_EXISTING}, or a newer order value).
  */
 final class MergePlan {
@@ -46,7 +46,7 @@ final class MergePlan {
     final MergeColumns columns;
     /** Every file of the matched partitions when planned: the check under the lease finds exactly these. */
     final List<TableFiles.DataFile> scanned = new ArrayList<>();
-    /** The files that hold a key of the input, in listing order: read, written again without the updated keys' rows. */
+    /** The files that hold an updated key, in listing order: read, written again without the updated keys' rows. */
     final List<TableFiles.DataFile> rewrite = new ArrayList<>();
     /** The footers of the scanned files, by key. */
     final Map<String, ParquetMetadata> footers = new HashMap<>();
@@ -54,6 +54,10 @@ final class MergePlan {
     Map<String, List<KeyRuns.Run>> keyRuns;
     /** The keys whose rows in the table are dropped (their input row written instead). */
     final Set<List<Object>> updated = new HashSet<>();
+    /** The files the footers could not rule out, in listing order. */
+    private List<TableFiles.DataFile> candidates = List.of();
+    /** The input keys each candidate file holds, by its key. */
+    private final Map<String, Set<List<Object>>> holding = new HashMap<>();
     /** The keys found in the table. */
     private final Set<List<Object>> found = new HashSet<>();
     /** The greatest order value of each found key's rows in the table (with an order column). */
@@ -94,6 +98,7 @@ final class MergePlan {
             throw MergeErrors.readFailed(spec, e);
         }
         plan.decide();
+        plan.chooseRewrites();
         return plan;
     }
 
@@ -209,7 +214,6 @@ final class MergePlan {
         if (order != null) {
             selected.add(order);
         }
-        Set<String> holding = new HashSet<>();
         try (TableReader r = reader(allocator, candidates, selected).knownSchemas(schemas(candidates))) {
             while (r.loadNextBatch()) {
                 VectorSchemaRoot b = r.getVectorSchemaRoot();
@@ -219,14 +223,13 @@ final class MergePlan {
                 for (int i = 0; i < b.getRowCount(); i++) {
                     List<Object> key = InputRows.key(k, i);
                     if (key != null && input.winner.containsKey(key)) {
-                        holding.add(file);
+                        holding.computeIfAbsent(file, f -> new HashSet<>()).add(key);
                         note(key, o == null ? null : Dedup.order(o, i));
                     }
                 }
             }
         }
-        candidates.stream().filter(f -> holding.contains(f.key())).forEach(rewrite::add);
-        rewrite.forEach(f -> touched.add(f.folder()));
+        this.candidates = candidates;
     }
 
     private void note(List<Object> key, Comparable<Object> order) {
@@ -254,6 +257,17 @@ final class MergePlan {
             }
         }
         keyRuns = keyed ? runs : null;
+    }
+
+    /** The files that hold an updated key: rewritten. A file holding only kept keys is left as it is. */
+    private void chooseRewrites() {
+        for (TableFiles.DataFile f : candidates) {
+            Set<List<Object>> keys = holding.get(f.key());
+            if (keys != null && keys.stream().anyMatch(updated::contains)) {
+                rewrite.add(f);
+                touched.add(f.folder());
+            }
+        }
     }
 
     /** Decides each input key's fate; see the class comment. */

@@ -9,7 +9,7 @@
  *
  * <p>What it rewrites ({@link io.wrangler.merge.MergePlan}, reads only, which the dry run returns): the partitions the
  * input's rows go to and the scope's; there, the files whose footer statistics (and bloom filters, where written) of the key
- * columns admit an input key ({@link io.wrangler.merge.KeyFilter}: the shared row filter {@code in(key, values)}); of those, the files whose key columns hold an input key. Every other file
+ * columns admit an input key ({@link io.wrangler.merge.KeyFilter}: the shared row filter {@code in(key, values)}); of those, the files whose key columns hold a key the merge updates. Every other file
  * is untouched. Each rewritten file is written again without the rows of the updated keys, keeping its rows' idempotency
  * keys (so a later rerun of a keyed write still replaces exactly its own rows), and the input's inserted and updated rows
  * are added, in their own partitions. The plan is made before the lease; the check before the commit point lists the
