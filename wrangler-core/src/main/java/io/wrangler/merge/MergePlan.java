@@ -91,14 +91,14 @@ final class MergePlan {
             plan.readFooters();
             columns.tableSchema(plan.schemaReader(allocator, listed.listing), spec, input);
             plan.scanKeys(allocator);
-            plan.readKeyRuns();
+            plan.decide();
+            plan.chooseRewrites();
+            plan.readKeyRuns(); // of the files chosen: a rewrite of a keyed file keeps whose rows are whose
         } catch (IOException e) {
             throw MergeErrors.readFailed(spec, e);
         } catch (SdkException e) {
             throw MergeErrors.readFailed(spec, e);
         }
-        plan.decide();
-        plan.chooseRewrites();
         return plan;
     }
 
