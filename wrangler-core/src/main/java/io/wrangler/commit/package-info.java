@@ -217,7 +217,12 @@
  *       and checks them against the rows it read (a mismatch removes its staging: not applied), then records as replaced
  *       exactly the files it read (listed before it took the lease), so a file that came into its partitions since is
  *       never deleted (it refused, before the lease, any file it read that lies outside its partition's folder in the
- *       table, so it never records one elsewhere; bucket files are rewritten into files of their own bucket number); from here on it is an overwrite in every row of the state table. Recovery deletes exactly the recorded old files, never a file
+ *       table, so it never records one elsewhere; bucket files are rewritten into files of their own bucket number); from here on it is an overwrite in every row of the state table.
+ *       A merge by key ({@code S3Parquet.merge}, {@code io.wrangler.merge}) is the same replacement: the files holding a key
+ *       it updates are read under the lease and rewritten without those keys' rows (key runs kept, as a compaction keeps
+ *       them), its check lists the partitions it matched in once more, under the lease, and refuses the commit (not
+ *       applied) when they hold other files than it planned with, then reads its staged files back; it records as
+ *       replaced exactly the files it rewrote. Recovery deletes exactly the recorded old files, never a file
  *       written after the commit point (by a table nested in this one, or a writer without the lease); manifests
  *       without that list (wrangler 0.1's) are listed again, counting only files no younger than the manifest, and a
  *       nested table's staging met there is refused. A CAS that fails on every retry may still have been applied with
