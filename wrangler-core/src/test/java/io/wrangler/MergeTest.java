@@ -214,6 +214,25 @@ class MergeTest {
     }
 
     @Test
+    void aCompactionThatReplacedAMatchedFileAfterThePlanIsAConflictAndNothingOfTheMergeApplies() {
+        seed();
+        List<List<Object>> before = contents();
+        assertThatThrownBy(() -> merge(late()).scope(allDays()).stepHook((step, n) -> {
+            if (step == Step.STARTED) {
+                // a compaction of D1's two files, as one that committed between the merge's plan and its lease
+                S3Parquet.compact(table).filter(PartitionFilter.in("event_date", "2024-01-01")).lease(false).s3(s3).run();
+            }
+        }).to(table)).isInstanceOf(CommitConflictException.class)
+                .hasMessageStartingWith("Cannot merge into " + table + " (step: stage): a file it listed was removed by another write "
+                        + "before the merge could read it (").hasMessageEndingWith("Nothing was changed; rerun the merge.");
+        assertThat(contents()).isEqualTo(before);
+        assertThat(TestLake.keys(bucket, "t/event_date=2024-01-01/")).hasSize(1);
+        merge(late()).scope(allDays()).to(table);
+        assertThat(contents()).isNotEqualTo(before);
+        assertThat(TestLake.query(bucket, "t/", "SELECT payload FROM t WHERE event_id = 2")).containsExactly(List.of("b"));
+    }
+
+    @Test
     void aKeyedRerunAfterAMergeReplacesExactlyItsOwnRows() {
         List<Event> batchA = List.of(new Event(1, "a", 1, D1), new Event(2, "a", 1, D1), new Event(3, "a", 1, D1));
         S3Parquet.write(batchA).partitionBy("event_date").mode(WriteMode.APPEND).idempotencyKey("batch-a").s3(s3).to(table);
