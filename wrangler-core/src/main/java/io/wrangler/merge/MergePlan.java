@@ -163,10 +163,37 @@ final class MergePlan {
         return out;
     }
 
-    /** Reads the footer of every scanned file once. */
+    /** Reads the footer of every scanned file once, {@code concurrency} at a time (one GET each). */
     private void readFooters() throws IOException {
-        for (TableFiles.DataFile f : scanned) {
-            footers.put(f.key(), Footers.footer(spec.s3(), spec.requests(), f.bucket(), f.key(), f.size()));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
+                Math.max(1, Math.min(spec.options().concurrency(), scanned.size())));
+        try {
+            List<java.util.concurrent.Future<ParquetMetadata>> read = new ArrayList<>();
+            for (TableFiles.DataFile f : scanned) {
+                read.add(pool.submit(() -> Footers.footer(spec.s3(), spec.requests(), f.bucket(), f.key(), f.size())));
+            }
+            for (int i = 0; i < scanned.size(); i++) {
+                footers.put(scanned.get(i).key(), joined(read.get(i)));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static ParquetMetadata joined(java.util.concurrent.Future<ParquetMetadata> f) throws IOException {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while reading the footers");
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IOException(e.getCause());
         }
     }
 
