@@ -24,5 +24,13 @@ reader.loadNextBatch();
 System.out.print("wrangler reads a batch of " + reader.getVectorSchemaRoot().getRowCount() + " rows (two files):\n" + reader.getVectorSchemaRoot().contentToTSVString());
 if (reader.getVectorSchemaRoot().getRowCount() != 2 || reader.loadNextBatch()) throw new AssertionError("tour: batches");
 reader.close();
+// A merge by key (upsert): order 1's row is replaced, order 3 added; the files without a matched key stay as they are.
+record Order(long order_id, String status, LocalDate dt) {}
+S3Parquet.write(List.of(new Order(1, "open", LocalDate.of(2024, 1, 15)), new Order(2, "open", LocalDate.of(2024, 1, 15)))).partitionBy("dt").s3(s3.client()).to("s3://lake/orders/");
+var m = S3Parquet.merge(List.of(new Order(1, "shipped", LocalDate.of(2024, 1, 15)), new Order(3, "open", LocalDate.of(2024, 1, 16)))).on("order_id").s3(s3.client()).to("s3://lake/orders/");
+System.out.println("merged: " + m.rowsInserted() + " inserted, " + m.rowsUpdated() + " updated, " + m.filesRewritten().size() + " file rewritten");
+var orders = DuckReader.query(s3, "lake", "orders/", "SELECT order_id, status FROM t ORDER BY order_id");
+System.out.println("DuckDB reads " + orders);
+if (!orders.equals(List.of(List.of(1L, "shipped"), List.of(2L, "open"), List.of(3L, "open")))) throw new AssertionError("tour: merge " + orders);
 System.out.println("tour ok");
 /exit

@@ -13,6 +13,8 @@ import io.wrangler.input.ArrowSource;
 import io.wrangler.input.BatchSource;
 import io.wrangler.input.InputFailures;
 import io.wrangler.input.RecordSource;
+import io.wrangler.merge.Merge;
+import io.wrangler.merge.MergeSpec;
 import io.wrangler.read.TableRead;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
@@ -213,6 +215,67 @@ public final class S3Parquet {
         return Removals.dropPartitions(new CompactionSpec(location, client, o, requests(o), false,
                 new CompactionSpec.Choice(b.filter, -1, -1), null, b.catalog,
                 new CompactionSpec.Seams(b.hook, b.tuning.engine(), 65_536, s -> s), Removal.dropPartitions(dryRun)));
+    }
+
+    /**
+     * A merge by key (upsert) of one borrowed batch (not closed by the merge) into a table: each row replaces the table's
+     * rows of its key, or is added; see {@link MergeBuilder}.
+     */
+    public static MergeBuilder merge(VectorSchemaRoot root) {
+        Objects.requireNonNull(root, "root");
+        return new MergeBuilder(() -> ArrowSource.of(root, null));
+    }
+
+    /** A merge by key of a stream of batches (read whole before the merge reads the table; not closed); see {@link MergeBuilder}. */
+    public static MergeBuilder merge(ArrowReader reader) {
+        Objects.requireNonNull(reader, "reader");
+        return new MergeBuilder(() -> {
+            try {
+                return ArrowSource.of(reader);
+            } catch (IOException e) {
+                throw new UncheckedIOException("the ArrowReader failed while its schema was read", e);
+            }
+        });
+    }
+
+    /** A merge by key of Java records, one column per record component; an empty collection is a no-op. */
+    public static MergeBuilder merge(Collection<? extends Record> records) {
+        Objects.requireNonNull(records, "records");
+        List<? extends Record> copy = Collections.unmodifiableList(new ArrayList<>(records));
+        return new MergeBuilder(() -> copy.isEmpty() ? null : new RecordsInput(copy));
+    }
+
+    /** Runs (or, {@code dryRun}, plans) the merge {@code b} configured: the one call from the API into {@code io.wrangler.merge}. */
+    static MergeResult merge(MergeBuilder b, String uri, boolean dryRun) {
+        Objects.requireNonNull(uri, "uri");
+        if (b.keys == null) {
+            throw new IllegalStateException("Cannot merge into " + uri + ": no key columns; name them with on(...)");
+        }
+        S3Location location = S3Location.parse(uri, WriteStep.VALIDATE, "merge into");
+        String table = location.uri();
+        ArrowMemory.check("merge into", table);
+        WriteOptions o = b.options.values().build();
+        S3Client client = o.s3().orElseGet(() -> defaultClient("merge into", table));
+        BatchSource source;
+        try {
+            source = b.input.open();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot merge into " + table + " (step: validate): " + e.getMessage()
+                    + ". Nothing was changed.", e);
+        } catch (UncheckedIOException e) {
+            throw new InputException(table, WriteStep.VALIDATE, "Cannot merge into " + table + " (step: validate): " + e.getMessage() + " ("
+                    + e.getCause() + "). Nothing was changed; fix the input source and rerun.", e.getCause());
+        }
+        if (source == null) {
+            return new MergeResult(table, 0, 0, 0, List.of(), List.of(), null); // no records: nothing to merge
+        }
+        if (source instanceof ArrowSource arrow) {
+            arrow.keepNanos(o.preserveNanoseconds() || o.timestampsAsInt96());
+        }
+        try (BatchSource checked = new InputFailures(source, table)) {
+            return Merge.run(new MergeSpec(location, client, o, requests(o), checked, b.keys, b.orderBy,
+                    b.whenMatched == WhenMatched.KEEP_EXISTING, b.scope, b.catalog, b.hook, b.tuning.engine()), dryRun);
+        }
     }
 
     /** Finishes or undoes the interrupted writes of the table at {@code uri}, with the default S3 client. */

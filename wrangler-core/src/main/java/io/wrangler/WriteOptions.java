@@ -307,6 +307,24 @@ public final class WriteOptions {
      * the layout and types they have, replacing exactly the files it read, and verifies the rows read back from staged
      * files.
      */
+    /** Why a merge cannot take these options (one it cannot honour is not at its default), or null. */
+    String notForMerge() {
+        if (mode != DEFAULTS.mode) {
+            return "mode is " + mode + ", but a merge always replaces exactly the files that hold a matched key";
+        }
+        if (!bucketBy.isEmpty()) {
+            return "bucketBy is " + bucketBy + ", but a merge does not bucket the files it writes";
+        }
+        if (!dtype.isEmpty()) {
+            return "dtype is " + dtype + ", but a merge keeps the table's types (give the input the table's types)";
+        }
+        if (commitMethod == CommitMethod.DEFERRED_UPLOADS) {
+            return "commitMethod is DEFERRED_UPLOADS, but a merge reads its new files back before its commit point, and a deferred "
+                    + "upload cannot be read before it is completed";
+        }
+        return null;
+    }
+
     String notForCompaction() {
         if (mode != DEFAULTS.mode) {
             return "mode is " + mode + ", but a compaction always replaces exactly the files it read in the partitions it rewrites";

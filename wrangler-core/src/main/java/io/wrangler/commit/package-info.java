@@ -226,7 +226,12 @@
  *       step, as a recovery's, registers the partitions whose folder holds files and removes from the catalog those left
  *       without ({@code Operation.catalogChange}, {@code CatalogStep.split}). Both look at the table again under the lease,
  *       in their check, and refuse (a conflict, staging removed) when a file came into their scope since they listed it
- *       that holds a row they remove. Recovery deletes exactly the recorded old files, never a file
+ *       that holds a row they remove.
+ *       A merge by key ({@code S3Parquet.merge}, {@code io.wrangler.merge}) is the same replacement: the files holding a key
+ *       it updates are read under the lease and rewritten without those keys' rows (key runs kept, as a compaction keeps
+ *       them), its check lists the partitions it matched in once more, under the lease, and refuses the commit (not
+ *       applied) when they hold other files than it planned with, then reads its staged files back; it records as
+ *       replaced exactly the files it rewrote. Recovery deletes exactly the recorded old files, never a file
  *       written after the commit point (by a table nested in this one, or a writer without the lease); manifests
  *       without that list (wrangler 0.1's) are listed again, counting only files no younger than the manifest, and a
  *       nested table's staging met there is refused. A CAS that fails on every retry may still have been applied with

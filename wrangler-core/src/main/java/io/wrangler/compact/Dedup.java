@@ -35,7 +35,7 @@ import org.apache.arrow.vector.util.Text;
  * lowest. The kept row of a key has the greatest order value; among rows with that value, the one committed last:
  * see {@link #COMMIT_ORDER}, and within one file the later row.
  */
-final class Dedup {
+public final class Dedup {
     private Dedup() {
     }
 
@@ -73,7 +73,7 @@ final class Dedup {
     }
 
     /** Null when {@code field} can order rows, else what its type is, for the refusal. */
-    static String unordered(Field field) {
+    public static String unordered(Field field) {
         ArrowType t = field.getType();
         return switch (t.getTypeID()) {
             case Int, FloatingPoint, Utf8, LargeUtf8, Binary, LargeBinary, FixedSizeBinary, Bool, Decimal, Date, Time, Timestamp -> null;
@@ -82,7 +82,7 @@ final class Dedup {
     }
 
     /** The value of row {@code i} of {@code v} as a key component: equal (equals and hashCode) exactly when equal by value. */
-    static Object key(FieldVector v, int i) {
+    public static Object key(FieldVector v, int i) {
         if (v == null || v.isNull(i)) {
             return null;
         }
@@ -92,7 +92,7 @@ final class Dedup {
 
     /** The value of row {@code i} of {@code v} as an order value, null for null. */
     @SuppressWarnings("unchecked")
-    static Comparable<Object> order(FieldVector v, int i) {
+    public static Comparable<Object> order(FieldVector v, int i) {
         Object k = key(v, i);
         if (k != null && !(k instanceof Comparable)) {
             throw new IllegalArgumentException("the column '" + v.getName() + "' has values without order: " + k.getClass().getSimpleName());
@@ -101,7 +101,7 @@ final class Dedup {
     }
 
     /** -1, 0, 1 as {@code a} is lower, equal, greater; null lowest. */
-    static int compare(Comparable<Object> a, Comparable<Object> b) {
+    public static int compare(Comparable<Object> a, Comparable<Object> b) {
         if (a == null || b == null) {
             return a == null ? (b == null ? 0 : -1) : 1;
         }

@@ -21,7 +21,7 @@ import org.apache.arrow.vector.types.pojo.Field;
  * reader into the same Arrow types, so a flat value is hashed by its bytes in the vector (fixed width: its slot;
  * variable width: its bytes), a nested one by its text.
  */
-final class Digest {
+public final class Digest {
     private final Map<String, long[]> columns = new LinkedHashMap<>();
     private final Map<String, Field> types = new LinkedHashMap<>();
     private final Map<String, String> names = new HashMap<>();
@@ -29,8 +29,14 @@ final class Digest {
     /** A column left out, or null. */
     String skipped;
 
+    /** Leaves the column {@code name} out of this digest (the rows' key ids, which the footers record). */
+    public Digest skipping(String name) {
+        skipped = name;
+        return this;
+    }
+
     /** Adds the rows of {@code b} that {@code row} takes. */
-    void add(VectorSchemaRoot b, IntPredicate row) {
+    public void add(VectorSchemaRoot b, IntPredicate row) {
         int n = b.getRowCount();
         for (int i = 0; i < n; i++) {
             if (row.test(i)) {
@@ -121,7 +127,7 @@ final class Digest {
      * The column whose type differs between the rows read and {@code other} (read back), as a sentence, or null: a type
      * the write could not keep, which is a limit of the compaction, not a changed file.
      */
-    String typeDifference(Digest other) {
+    public String typeDifference(Digest other) {
         for (Map.Entry<String, Field> e : types.entrySet()) {
             Field back = other.types.get(e.getKey());
             if (back != null && !back.getType().equals(e.getValue().getType())) {
@@ -133,7 +139,7 @@ final class Digest {
     }
 
     /** What differs, or null. */
-    String difference(Digest other) {
+    public String difference(Digest other) {
         if (rows != other.rows) {
             return rows + " rows read, " + other.rows + " written";
         }

@@ -31,6 +31,31 @@ public final class Footers {
     public record Keyed(List<KeyRuns.Run> runs, boolean int96, Instant committed) {
     }
 
+    /**
+     * The whole footer of the file {@code key} ({@code size} bytes): its schema, row groups and their column statistics
+     * (a merge prunes the files that cannot hold its keys by them). One GET of its tail; S3's failures pass as SdkException.
+     */
+    public static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(S3Client s3, RequestOptions options, String bucket, String key,
+                                                                            long size) throws IOException {
+        try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, options), ParquetOptions.readOptions())) {
+            return r.getFooter();
+        }
+    }
+
+    /** What is done with an open file (its footer read; its bloom filters readable). */
+    @FunctionalInterface
+    public interface WithFile<T> {
+        T apply(ParquetFileReader file) throws IOException;
+    }
+
+    /** Opens the file {@code key} ({@code size} bytes), reading its footer (one GET of its tail), and applies {@code with}. */
+    public static <T> T withFile(S3Client s3, RequestOptions options, String bucket, String key, long size, WithFile<T> with)
+            throws IOException {
+        try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, options), ParquetOptions.readOptions())) {
+            return with.apply(r);
+        }
+    }
+
     /** {@link #keyRuns}, with the file's timestamp encoding. */
     public static Keyed keyed(S3Client s3, RequestOptions options, String bucket, String key, long size) throws IOException {
         try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, options), ParquetOptions.readOptions())) {
@@ -43,7 +68,7 @@ public final class Footers {
      *
      * @throws IOException the footer has no key runs, runs that do not add up to {@code rows}, or a commit time that is not one
      */
-    static Keyed keyed(FileMetaData meta, long rows, String bucket, String key) throws IOException {
+    public static Keyed keyed(FileMetaData meta, long rows, String bucket, String key) throws IOException {
         String value = meta.getKeyValueMetaData().get(KeyRuns.FOOTER_KEY);
         if (value == null) {
             throw new IOException("s3://" + bucket + "/" + key + " is marked as recording its rows' keys but its footer has no "

@@ -1,0 +1,127 @@
+package io.wrangler.merge;
+
+import io.wrangler.RowFilter;
+import io.wrangler.filter.BoundFilter;
+import io.wrangler.filter.FooterStats;
+import io.wrangler.filter.Verdict;
+import io.wrangler.read.Footers;
+import io.wrangler.read.TableFiles;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+
+/**
+ * Which files can hold one of the input's keys, by the shared row filter's pruning ({@code io.wrangler.filter}): the
+ * filter {@code in(key, the input's values)} for each key column whose type has literals (integers, strings, binary,
+ * dates, decimals, booleans), and'ed, judged on each row group's footer statistics and, where the bounds leave it open
+ * and the file has them, its bloom filters. A file it keeps may still hold no key: the key scan ({@link MergePlan})
+ * reads its key columns to know.
+ */
+final class KeyFilter {
+    /** The bound filter, or null when no key column can be pruned by (every file of the matched partitions is read). */
+    private final BoundFilter bound;
+    private final MergeSpec spec;
+
+    private KeyFilter(MergeSpec spec, BoundFilter bound) {
+        this.spec = spec;
+        this.bound = bound;
+    }
+
+    /** The filter of {@code input}'s keys over the table's columns {@code table}. */
+    static KeyFilter of(MergeSpec spec, InputRows input, MergeColumns columns, List<Field> table) {
+        List<RowFilter> parts = new ArrayList<>();
+        for (String k : input.keys) {
+            Set<Object> values = new LinkedHashSet<>();
+            for (FieldVector v : input.column(k)) {
+                for (int i = 0; i < v.getValueCount() && values != null; i++) {
+                    Object literal = literal(v, i);
+                    if (literal == null) {
+                        values = null;
+                    } else {
+                        values.add(literal);
+                    }
+                }
+            }
+            if (values != null && !values.isEmpty()) {
+                parts.add(RowFilter.in(columns.tableName(k), values.toArray()));
+            }
+        }
+        if (parts.isEmpty()) {
+            return new KeyFilter(spec, null);
+        }
+        RowFilter f = parts.size() == 1 ? parts.get(0) : RowFilter.and(parts.toArray(new RowFilter[0]));
+        return new KeyFilter(spec, BoundFilter.bind(spec.table(), f, table));
+    }
+
+    /** The value of row {@code i} as a filter's literal, or null when its type has none here. */
+    private static Object literal(FieldVector v, int i) {
+        ArrowType t = v.getField().getType();
+        Object o = v.getObject(i);
+        return switch (t.getTypeID()) {
+            case Int -> ((ArrowType.Int) t).getIsSigned() && o instanceof Number ? ((Number) o).longValue() : null;
+            case Utf8 -> o.toString();
+            case Binary -> o;
+            case Bool -> o;
+            case Decimal -> o instanceof BigDecimal ? o : null;
+            case Date -> v instanceof DateDayVector d ? LocalDate.ofEpochDay(d.get(i)) : null;
+            default -> null;
+        };
+    }
+
+    /** Whether {@code f}, whose footer is {@code footer}, can hold a key: statistics first, then its bloom filters. */
+    boolean mayHold(TableFiles.DataFile f, ParquetMetadata footer) throws IOException {
+        if (bound == null) {
+            return true;
+        }
+        boolean open = false;
+        for (BlockMetaData block : footer.getBlocks()) {
+            Verdict v = bound.verdict(FooterStats.of(block, footer.getFileMetaData().getSchema(), bound.columns(), null));
+            if (v != Verdict.NONE) {
+                open = true;
+                if (!hasBlooms(block)) {
+                    return true;
+                }
+            }
+        }
+        return open && blooms(f);
+    }
+
+    private boolean hasBlooms(BlockMetaData block) {
+        for (ColumnChunkMetaData c : block.getColumns()) {
+            if (c.getBloomFilterOffset() >= 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The verdict of every row group with its bloom filters (one more GET of the footer, and the filters asked for). */
+    private boolean blooms(TableFiles.DataFile f) throws IOException {
+        return Footers.withFile(spec.s3(), spec.requests(), f.bucket(), f.key(), f.size(), r -> {
+            for (BlockMetaData block : r.getFooter().getBlocks()) {
+                Verdict v = bound.verdict(FooterStats.of(block, r.getFooter().getFileMetaData().getSchema(), bound.columns(), chunk -> {
+                    try {
+                        return r.readBloomFilter(chunk);
+                    } catch (IOException | RuntimeException e) {
+                        return null; // only an optimisation: the key scan reads the keys anyway
+                    }
+                }));
+                if (v != Verdict.NONE) {
+                    return true;
+                }
+            }
+            return false;
+        });
+    }
+}

@@ -1,0 +1,231 @@
+package io.wrangler.merge;
+
+import io.wrangler.commit.KeyedFiles;
+import io.wrangler.compact.Digest;
+import io.wrangler.encoding.KeyRuns;
+import io.wrangler.input.BatchSource;
+import io.wrangler.partition.PartitionValues;
+import io.wrangler.read.TableFiles;
+import io.wrangler.read.TableReader;
+import io.wrangler.read.TableSchema;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The rows of the merge's new files, read under the lease (the write's stage step reads them): first each rewritten
+ * file, one after another and batch by batch, without the rows of the updated keys (with their idempotency keys, when the
+ * files hold keyed runs, so that the new files keep whose rows are whose); then the input's inserted and updated rows
+ * (no key: the merge's own). Every row passed is added to a digest, which the check compares with the staged files read
+ * back before the commit point. Memory: one batch of one file, besides the input.
+ */
+final class MergeInput implements BatchSource {
+    private final MergePlan plan;
+    private final BufferAllocator allocator;
+    private final Schema schema;
+    /** The digest of the data columns of every row passed. */
+    final Digest passed = new Digest();
+    /** Rows passed: kept from the rewritten files, and from the input. */
+    long kept;
+    long written;
+    private TableReader reader;
+    private int inputBatch;
+    private VectorSchemaRoot out;
+    private TableFiles.DataFile file;
+    private List<KeyRuns.Run> runs;
+    private int run;
+    private long left;
+
+    MergeInput(MergePlan plan, BufferAllocator allocator) {
+        this.plan = plan;
+        this.allocator = allocator;
+        this.schema = plan.output();
+    }
+
+    @Override
+    public Schema schema() {
+        return schema;
+    }
+
+    @Override
+    public boolean next() throws IOException {
+        if (out != null) {
+            out.close();
+        }
+        out = VectorSchemaRoot.create(schema, allocator);
+        out.allocateNew();
+        if (inputBatch == 0 && !plan.rewrite.isEmpty()) {
+            if (reader == null) {
+                reader = plan.reader(allocator, plan.rewrite, null).knownSchemas(plan.schemas(plan.rewrite));
+            }
+            while (reader.loadNextBatch()) {
+                if (fromFile(reader.getVectorSchemaRoot(), reader.currentFile()) > 0) {
+                    return digested();
+                }
+            }
+        }
+        while (inputBatch < plan.input.batches.size()) {
+            if (fromInput(plan.input.batches.get(inputBatch), inputBatch++) > 0) {
+                return digested();
+            }
+        }
+        return false;
+    }
+
+    private boolean digested() {
+        List<FieldVector> data = new ArrayList<>();
+        for (FieldVector v : out.getFieldVectors()) {
+            if (!v.getName().equals(KeyRuns.COLUMN) && plan.columns.inputPartition(v.getName()) == null) {
+                data.add(v);
+            }
+        }
+        VectorSchemaRoot view = new VectorSchemaRoot(data);
+        view.setRowCount(out.getRowCount());
+        passed.add(view, i -> true);
+        return true;
+    }
+
+    /** Copies the rows of a rewritten file's batch that are not of an updated key; returns how many. */
+    private int fromFile(VectorSchemaRoot in, TableFiles.DataFile from) throws IOException {
+        List<FieldVector> keys = plan.input.keys.stream().map(k -> vector(in, plan.columns.tableName(k))).toList();
+        List<FieldVector> sources = new ArrayList<>();
+        for (Field f : schema.getFields()) {
+            FieldVector v = f.getName().equals(KeyRuns.COLUMN) ? null : vector(in, f.getName());
+            if (v != null && !TableSchema.covers(f, v.getField())) {
+                throw new IOException("the column '" + f.getName() + "' of " + from.key() + " is " + v.getField() + ", not " + f
+                        + " as when the merge was planned");
+            }
+            sources.add(v);
+        }
+        int k = 0;
+        for (int i = 0; i < in.getRowCount(); i++) {
+            String keyId = plan.keyRuns == null ? null : keyOf(from);
+            if (plan.updated.contains(InputRows.key(keys, i))) {
+                continue;
+            }
+            copyRow(sources, i, k, keyId);
+            k++;
+        }
+        out.setRowCount(k);
+        kept += k;
+        return k;
+    }
+
+    /** Copies the input rows of one batch that are written (inserted or updated); returns how many. */
+    private int fromInput(VectorSchemaRoot in, int batch) {
+        List<FieldVector> keys = plan.input.keys.stream().map(in::getVector).toList();
+        List<FieldVector> sources = new ArrayList<>();
+        for (Field f : schema.getFields()) {
+            String p = plan.columns.inputPartition(f.getName());
+            sources.add(f.getName().equals(KeyRuns.COLUMN) ? null : vector(in, p != null ? p : f.getName()));
+        }
+        int k = 0;
+        for (int i = 0; i < in.getRowCount(); i++) {
+            if (!plan.written(InputRows.key(keys, i), (long) batch << 32 | i)) {
+                continue;
+            }
+            copyRow(sources, i, k, plan.keyRuns == null ? null : "");
+            k++;
+        }
+        out.setRowCount(k);
+        written += k;
+        return k;
+    }
+
+    private void copyRow(List<FieldVector> sources, int i, int k, String keyId) {
+        for (int c = 0; c < sources.size(); c++) {
+            FieldVector from = sources.get(c);
+            FieldVector to = out.getVector(c);
+            if (to.getName().equals(KeyRuns.COLUMN)) {
+                ((VarCharVector) to).setSafe(k, keyId.getBytes(StandardCharsets.UTF_8));
+            } else if (from == null) {
+                to.setNull(k);
+            } else if (to instanceof VarCharVector text && to.getField().getType().equals(ArrowType.Utf8.INSTANCE)
+                    && !(from instanceof VarCharVector)) {
+                String v = PartitionValues.render(from, i); // an input's typed partition value as its folder's text
+                if (v == null) {
+                    text.setNull(k);
+                } else {
+                    text.setSafe(k, v.getBytes(StandardCharsets.UTF_8));
+                }
+            } else {
+                to.copyFromSafe(i, k, from);
+            }
+        }
+    }
+
+    /** The idempotency key of the next row of {@code from}: its unmarked keyed write's, its marked footer's runs', or none. */
+    private String keyOf(TableFiles.DataFile from) throws IOException {
+        if (!from.equals(file)) {
+            file = from;
+            runs = plan.keyRuns.get(from.key());
+            run = -1;
+            left = 0;
+        }
+        if (runs == null) {
+            String key = KeyedFiles.keyOf(from.key());
+            return key == null ? "" : key;
+        }
+        while (left == 0) {
+            if (++run >= runs.size()) {
+                throw new IOException(from.key() + " holds more rows than its key runs count");
+            }
+            left = runs.get(run).rows();
+        }
+        left--;
+        return runs.get(run).key();
+    }
+
+    private static FieldVector vector(VectorSchemaRoot root, String name) {
+        FieldVector v = root.getVector(name);
+        if (v != null) {
+            return v;
+        }
+        for (FieldVector x : root.getFieldVectors()) {
+            if (x.getName().toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
+                return x;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public VectorSchemaRoot current() {
+        return out;
+    }
+
+    @Override
+    public boolean replayable() {
+        return false;
+    }
+
+    @Override
+    public void rewind() {
+        throw new UnsupportedOperationException("read once");
+    }
+
+    @Override
+    public void close() {
+        if (out != null) {
+            out.close();
+            out = null;
+        }
+        if (reader != null) {
+            try {
+                reader.close();
+            } catch (IOException e) {
+                // the write's outcome is what the caller needs
+            }
+            reader = null;
+        }
+    }
+}

@@ -1,0 +1,349 @@
+package io.wrangler.merge;
+
+import io.wrangler.PartitionFilter;
+import io.wrangler.ReadException;
+import io.wrangler.catalog.CatalogTable;
+import io.wrangler.catalog.TableLayout;
+import io.wrangler.commit.KeyedFiles;
+import io.wrangler.compact.Dedup;
+import io.wrangler.encoding.KeyRuns;
+import io.wrangler.partition.PartitionValues;
+import io.wrangler.read.Footers;
+import io.wrangler.read.TableFiles;
+import io.wrangler.read.TableReader;
+import io.wrangler.read.TableSchema;
+import io.wrangler.storage.S3Store;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.schema.MessageType;
+import software.amazon.awssdk.core.exception.SdkException;
+
+/**
+ * A MergePlan is what a merge changes, settled from reads only (the dry run stops here): the table listed, the
+ * partitions it matches in (those the input's rows go to, and the scope's), the files there that can hold an input key
+ * by their footers and bloom filters ({@link KeyFilter}), then those files' key columns read to find the ones that do hold one, and for
+ * each input key what happens (only files holding an updated key are rewritten): inserted (no row of the table has it), updated (the table's rows of it are dropped and
+ * the input's row written), unchanged (the table's rows stay: {@code KEEP_EXISTING}, or a newer order value).
+ */
+final class MergePlan {
+    final MergeSpec spec;
+    final InputRows input;
+    final MergeColumns columns;
+    /** Every file of the matched partitions when planned: the check under the lease finds exactly these. */
+    final List<TableFiles.DataFile> scanned = new ArrayList<>();
+    /** The files that hold an updated key, in listing order: read, written again without the updated keys' rows. */
+    final List<TableFiles.DataFile> rewrite = new ArrayList<>();
+    /** The footers of the scanned files, by key. */
+    final Map<String, ParquetMetadata> footers = new HashMap<>();
+    /** The key runs of each marked file rewritten; null when no rewritten file holds rows of an idempotency key. */
+    Map<String, List<KeyRuns.Run>> keyRuns;
+    /** The keys whose rows in the table are dropped (their input row written instead). */
+    final Set<List<Object>> updated = new HashSet<>();
+    /** The files the footers could not rule out, in listing order. */
+    private List<TableFiles.DataFile> candidates = List.of();
+    /** The input keys each candidate file holds, by its key. */
+    private final Map<String, Set<List<Object>>> holding = new HashMap<>();
+    /** The keys found in the table. */
+    private final Set<List<Object>> found = new HashSet<>();
+    /** The greatest order value of each found key's rows in the table (with an order column). */
+    private final Map<List<Object>, Comparable<Object>> newest = new HashMap<>();
+    long inserted;
+    long unchanged;
+    /** The partitions the input's rows go to. */
+    private final Set<List<String>> inputPartitions = new HashSet<>();
+    /** The partitions the merge writes or rewrites, as folders below the table, in order. */
+    final Set<String> touched = new LinkedHashSet<>();
+
+    private MergePlan(MergeSpec spec, InputRows input, MergeColumns columns) {
+        this.spec = spec;
+        this.input = input;
+        this.columns = columns;
+    }
+
+    /** Plans the merge of {@code input}; reads only. */
+    static MergePlan of(MergeSpec spec, InputRows input, BufferAllocator allocator) {
+        S3Store store = new S3Store(spec.s3(), spec.location().bucket(), spec.requests());
+        Listed listed = list(spec, store);
+        MergeColumns columns = MergeColumns.of(spec, input, listed.listing, listed.layout);
+        MergePlan plan = new MergePlan(spec, input, columns);
+        plan.inputPartitions.addAll(plan.inputPartitions());
+        for (TableFiles.DataFile f : listed.listing.files()) {
+            if (plan.scans(f)) {
+                plan.scanned.add(f);
+            }
+        }
+        try {
+            plan.readFooters();
+            columns.tableSchema(plan.schemaReader(allocator, listed.listing), spec, input);
+            plan.scanKeys(allocator);
+            plan.decide();
+            plan.chooseRewrites();
+            plan.readKeyRuns(); // of the files chosen: a rewrite of a keyed file keeps whose rows are whose
+        } catch (IOException e) {
+            throw MergeErrors.readFailed(spec, e);
+        } catch (SdkException e) {
+            throw MergeErrors.readFailed(spec, e);
+        }
+        return plan;
+    }
+
+    /** The table as listed, and its catalog's layout (null without a catalog). */
+    record Listed(TableFiles.Listing listing, TableLayout layout) {
+    }
+
+    /** Lists the table (through the catalog when given); a table with no object yet is a listing of no files. */
+    static Listed list(MergeSpec spec, S3Store store) {
+        CatalogTable catalog = spec.catalog();
+        try {
+            TableLayout layout = catalog == null ? null : catalog.layout();
+            if (layout == null) {
+                if (store.firstEntries(spec.location().prefix(), 1).isEmpty()) {
+                    return new Listed(new TableFiles.Listing(List.of(), List.of()), null);
+                }
+                return new Listed(new TableFiles(store, spec.location()).verb("merge into").list(PartitionFilter.all()), null);
+            }
+            TableFiles.Listing listing = new TableFiles(store, spec.location()).verb("merge into").list(layout, PartitionFilter.all(), b -> {
+                if (!b.equals(spec.location().bucket())) {
+                    throw MergeErrors.outside(spec, b);
+                }
+                return store;
+            });
+            return new Listed(listing, layout);
+        } catch (SdkException e) {
+            throw new ReadException(spec.table(), spec.cannot("list") + "listing the table failed: " + e.getMessage()
+                    + ". Nothing was changed; check s3:ListBucket and rerun.", e);
+        }
+    }
+
+    /** Whether the merge matches keys in the file {@code f}: it lies in a partition the input writes to, or in the scope. */
+    boolean scans(TableFiles.DataFile f) {
+        return inputPartitions.contains(f.values()) || spec.scope() != null && spec.scope().test(values(columns.partitionColumns, f));
+    }
+
+    /** The partition values (unescaped text, null for the default partition) of every input row, once each. */
+    private Set<List<String>> inputPartitions() {
+        Set<List<String>> out = new HashSet<>();
+        for (VectorSchemaRoot b : input.batches) {
+            List<FieldVector> p = columns.inputPartitionVectors(b);
+            for (int i = 0; i < b.getRowCount(); i++) {
+                out.add(partitionOf(p, i));
+            }
+        }
+        return out;
+    }
+
+    static List<String> partitionOf(List<FieldVector> p, int i) {
+        List<String> values = new ArrayList<>(p.size());
+        for (FieldVector v : p) {
+            values.add(PartitionValues.render(v, i));
+        }
+        return values;
+    }
+
+    private static Map<String, String> values(List<String> columns, TableFiles.DataFile f) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (int c = 0; c < columns.size(); c++) {
+            out.put(columns.get(c), f.values().get(c));
+        }
+        return out;
+    }
+
+    /** Reads the footer of every scanned file once, {@code concurrency} at a time (one GET each). */
+    private void readFooters() throws IOException {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
+                Math.max(1, Math.min(spec.options().concurrency(), scanned.size())));
+        try {
+            List<java.util.concurrent.Future<ParquetMetadata>> read = new ArrayList<>();
+            for (TableFiles.DataFile f : scanned) {
+                read.add(pool.submit(() -> Footers.footer(spec.s3(), spec.requests(), f.bucket(), f.key(), f.size())));
+            }
+            for (int i = 0; i < scanned.size(); i++) {
+                footers.put(scanned.get(i).key(), joined(read.get(i)));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static ParquetMetadata joined(java.util.concurrent.Future<ParquetMetadata> f) throws IOException {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while reading the footers");
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IOException(e.getCause());
+        }
+    }
+
+    /** A reader whose schema is the table's: the scanned files' (from their footers), else one file's, else none (null). */
+    private TableReader schemaReader(BufferAllocator allocator, TableFiles.Listing listing) {
+        List<TableFiles.DataFile> files = scanned.isEmpty() ? listing.files().stream().limit(1).toList() : scanned;
+        if (files.isEmpty()) {
+            return null;
+        }
+        TableReader r = reader(allocator, files, null);
+        return scanned.isEmpty() ? r : r.knownSchemas(schemas(files));
+    }
+
+    List<MessageType> schemas(List<TableFiles.DataFile> files) {
+        return files.stream().map(f -> footers.get(f.key()).getFileMetaData().getSchema()).toList();
+    }
+
+    TableReader reader(BufferAllocator allocator, List<TableFiles.DataFile> files, List<String> selected) {
+        TableReader r = new TableReader(allocator, null, new TableReader.Source(spec.s3(), spec.requests(), spec.table(),
+                new TableFiles.Listing(columns.partitionColumns, files), columns.partitionTypes), selected, 65_536);
+        if (columns.catalogColumns != null) {
+            r.catalogColumns(columns.catalogColumns);
+        }
+        return r;
+    }
+
+    /**
+     * Reads the key columns (and the order column) of the scanned files that can hold an input key by their footers, and
+     * notes which files hold one, and each found key's newest order value.
+     */
+    private void scanKeys(BufferAllocator allocator) throws IOException {
+        KeyFilter filter = KeyFilter.of(spec, input, columns, columns.tableFields());
+        List<TableFiles.DataFile> candidates = new ArrayList<>();
+        for (TableFiles.DataFile f : scanned) {
+            if (filter.mayHold(f, footers.get(f.key()))) {
+                candidates.add(f);
+            }
+        }
+        if (candidates.isEmpty()) {
+            return;
+        }
+        List<String> selected = new ArrayList<>();
+        input.keys.forEach(k -> selected.add(columns.tableName(k)));
+        String order = input.order == null ? null : columns.tableNameOrNull(input.order);
+        if (order != null) {
+            selected.add(order);
+        }
+        try (TableReader r = reader(allocator, candidates, selected).knownSchemas(schemas(candidates))) {
+            while (r.loadNextBatch()) {
+                VectorSchemaRoot b = r.getVectorSchemaRoot();
+                List<FieldVector> k = selected.subList(0, input.keys.size()).stream().map(b::getVector).toList();
+                FieldVector o = order == null ? null : b.getVector(order);
+                String file = r.currentFile().key();
+                for (int i = 0; i < b.getRowCount(); i++) {
+                    List<Object> key = InputRows.key(k, i);
+                    if (key != null && input.winner.containsKey(key)) {
+                        holding.computeIfAbsent(file, f -> new HashSet<>()).add(key);
+                        note(key, o == null ? null : Dedup.order(o, i));
+                    }
+                }
+            }
+        }
+        this.candidates = candidates;
+    }
+
+    private void note(List<Object> key, Comparable<Object> order) {
+        found.add(key);
+        if (input.order != null) {
+            Comparable<Object> was = newest.get(key);
+            if (!newest.containsKey(key) || Dedup.compare(order, was) > 0) {
+                newest.put(key, order);
+            }
+        }
+    }
+
+    /** The key runs of the marked files rewritten: a rewrite keeps whose rows are whose (see KeyedRewrite). */
+    private void readKeyRuns() throws IOException {
+        Map<String, List<KeyRuns.Run>> runs = new HashMap<>();
+        boolean keyed = false;
+        for (TableFiles.DataFile f : rewrite) {
+            if (KeyedFiles.marked(f.key())) {
+                ParquetMetadata m = footers.get(f.key());
+                long rows = m.getBlocks().stream().mapToLong(b -> b.getRowCount()).sum();
+                runs.put(f.key(), Footers.keyed(m.getFileMetaData(), rows, f.bucket(), f.key()).runs());
+                keyed = true;
+            } else if (KeyedFiles.keyOf(f.key()) != null) {
+                keyed = true;
+            }
+        }
+        keyRuns = keyed ? runs : null;
+    }
+
+    /** The files that hold an updated key: rewritten. A file holding only kept keys is left as it is. */
+    private void chooseRewrites() {
+        for (TableFiles.DataFile f : candidates) {
+            Set<List<Object>> keys = holding.get(f.key());
+            if (keys != null && keys.stream().anyMatch(updated::contains)) {
+                rewrite.add(f);
+                touched.add(f.folder());
+            }
+        }
+    }
+
+    /** Decides each input key's fate; see the class comment. */
+    private void decide() {
+        for (Map.Entry<List<Object>, Long> e : input.winner.entrySet()) {
+            List<Object> key = e.getKey();
+            if (!found.contains(key)) {
+                inserted++;
+                touch(e.getValue());
+            } else if (spec.keepExisting() || input.order != null && Dedup.compare(inputOrder(e.getValue()), newest.get(key)) < 0) {
+                unchanged++;
+            } else {
+                updated.add(key);
+                touch(e.getValue());
+            }
+        }
+    }
+
+    private Comparable<Object> inputOrder(long ref) {
+        return Dedup.order(input.batches.get((int) (ref >>> 32)).getVector(input.order), (int) ref);
+    }
+
+    private void touch(long ref) {
+        VectorSchemaRoot b = input.batches.get((int) (ref >>> 32));
+        touched.add(columns.folderOf(partitionOf(columns.inputPartitionVectors(b), (int) ref)));
+    }
+
+    /** Whether the input row {@code ref} is written: its key's winner, inserted or updated. */
+    boolean written(List<Object> key, long ref) {
+        Long w = input.winner.get(key);
+        return w != null && w == ref && (updated.contains(key) || !found.contains(key));
+    }
+
+    /** Whether there is anything to change. */
+    boolean empty() {
+        return inserted == 0 && updated.isEmpty();
+    }
+
+    /** The column of the rows' idempotency keys, which the encoder records in the footers ({@link KeyRuns}). */
+    static Field keyColumn() {
+        return new Field(KeyRuns.COLUMN, FieldType.nullable(ArrowType.Utf8.INSTANCE), null);
+    }
+
+    /** The output schema: the table's columns, the input's new ones, then the rows' key ids when keyed. */
+    Schema output() {
+        List<Field> fields = new ArrayList<>(columns.output.getFields());
+        if (keyRuns != null) {
+            fields.add(keyColumn());
+        }
+        return new Schema(fields);
+    }
+}

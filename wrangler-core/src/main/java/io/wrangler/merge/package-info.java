@@ -1,0 +1,21 @@
+/**
+ * Merge by key (upsert): the rows of an input written into a table by key, under the one commit protocol of
+ * {@code io.wrangler.commit}. Internal: not API; may change in any release.
+ *
+ * <p>A merge is one write: it takes the table's lease, stages its new files, checks them and commits an
+ * {@code OVERWRITE_PARTITIONS} whose manifest records as replaced exactly the files it rewrote (a compaction's kind of
+ * replacement, {@code WriteSpec.Replacement}), so recovery and readers treat it as any other write: a crash before the
+ * commit point leaves the table as before, from it on as after; a reader sees one or the other.
+ *
+ * <p>What it rewrites ({@link io.wrangler.merge.MergePlan}, reads only, which the dry run returns): the partitions the
+ * input's rows go to and the scope's; there, the files whose footer statistics (and bloom filters, where written) of the key
+ * columns admit an input key ({@link io.wrangler.merge.KeyFilter}: the shared row filter {@code in(key, values)}); of those, the files whose key columns hold a key the merge updates. Every other file
+ * is untouched. Each rewritten file is written again without the rows of the updated keys, keeping its rows' idempotency
+ * keys (so a later rerun of a keyed write still replaces exactly its own rows), and the input's inserted and updated rows
+ * are added, in their own partitions. The plan is made before the lease; the check before the commit point lists the
+ * matched partitions again under the lease and refuses the merge (not applied) when they hold other files than planned.
+ *
+ * <p>Memory: the input whole (its batches and a hash map of its keys), and one batch of one rewritten file at a time:
+ * the files stream through the write, so a partition larger than the heap is merged as any other.
+ */
+package io.wrangler.merge;
