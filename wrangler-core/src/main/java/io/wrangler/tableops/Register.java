@@ -162,6 +162,8 @@ public final class Register {
         } catch (ReadException e) {
             String own = "Cannot read " + spec.table() + ": ";
             String m = e.getMessage().startsWith(own) ? e.getMessage().substring(own.length()) : e.getMessage();
+            int todo = m.indexOf(". Rewrite ");
+            m = todo > 0 ? m.substring(0, todo) : m; // the read's own advice, replaced by this operation's
             throw refusals.invalid("the files' footers disagree, and no reader reads them as one table: " + stripDot(m),
                     "Rewrite one of the files with the other's type, or move it out of the table. Nothing was changed.");
         }
