@@ -93,7 +93,7 @@ final class TableFolders {
                     String shown = "";
                     try {
                         strict(folder, own, new ArrayList<>(), location.uriOf(o.key()));
-                        shown = " (folders of the columns " + own + ")";
+                        shown = own.isEmpty() ? "" : " (folders of the columns " + own + ")";
                     } catch (Misfit ignored) {
                         // described below by its folder alone
                     }
