@@ -191,6 +191,41 @@ class RepairCatalogTest {
     }
 
     @Test
+    void aCatalogRefusalIsTypedByWhetherAnythingChangedAndARerunFinishes() {
+        String bucket = TestLakes.bucket("repair-refused", s3);
+        String db = TestLakes.database(bucket);
+        String uri = "s3://" + bucket + "/sales/";
+        GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "sales");
+        S3Parquet.write(sales("x")).partitionBy("dt").catalog(catalog).s3(s3.client()).to(uri);
+        List<String> fresh = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            fresh.add(String.format("%03d", i));
+        }
+        S3Parquet.write(sales(fresh.toArray(String[]::new))).partitionBy("dt").s3(s3.client()).to(uri);
+        String denied = "AccessDeniedException (User is not authorized to perform this operation)";
+
+        glue.failNext("BatchCreatePartition", 1, io.wrangler.testkit.GlueFault.ACCESS_DENIED);
+        assertThatThrownBy(() -> S3Parquet.repairCatalog(uri).catalog(catalog).s3(s3.client()).run())
+                .isInstanceOf(CatalogException.class)
+                .hasMessage("Cannot repair the catalog of " + uri + " (step: catalog): Cannot register partitions in " + db + ".sales: Glue "
+                        + "answered " + denied + ". Nothing was changed; fix the cause and run S3Parquet.repairCatalog(...).run() again.");
+        assertThat(dts(db, "sales")).containsExactly("x");
+
+        glue.failNth("BatchCreatePartition", 2, io.wrangler.testkit.GlueFault.ACCESS_DENIED);
+        assertThatThrownBy(() -> S3Parquet.repairCatalog(uri).catalog(catalog).s3(s3.client()).run())
+                .isInstanceOf(WriteIncompleteException.class)
+                .hasMessage("Cannot repair the catalog of " + uri + " (step: catalog): Cannot register partitions in " + db + ".sales: Glue "
+                        + "answered " + denied + ". Part of it was done: run S3Parquet.repairCatalog(...).run() again (it is idempotent) to "
+                        + "finish it.");
+        assertThat(dts(db, "sales")).hasSize(101);
+        glue.clearFaults();
+
+        RepairResult r = S3Parquet.repairCatalog(uri).catalog(catalog).s3(s3.client()).run();
+        assertThat(r.added()).hasSize(50);
+        assertThat(dts(db, "sales")).hasSize(151);
+    }
+
+    @Test
     void aRepairRacingAWriterConflictsTypedOrSeesItsPartition() throws Exception {
         String bucket = TestLakes.bucket("repair-race", s3);
         String db = TestLakes.database(bucket);

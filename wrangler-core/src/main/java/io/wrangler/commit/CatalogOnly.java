@@ -12,6 +12,7 @@ import io.wrangler.storage.S3Store;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
 
 /**
@@ -20,9 +21,10 @@ import software.amazon.awssdk.core.exception.SdkException;
  * would finish), the change, release; no manifest, since nothing is staged and the change is idempotent: a crash at any
  * point is finished by running the operation again, whose plan is made afresh under the lease.
  *
- * <p>What a failure becomes ({@link Outcomes#catalogOpFailed}): before the change's first request, nothing changed (a
- * lost lease a conflict, S3 a storage failure, the catalog a catalog failure); once a change was sent (its fence ran), the
- * operation is partly done and a rerun finishes it (a WriteIncompleteException). The lease's own failures are those of a
+ * <p>What a failure becomes ({@link Outcomes#catalogOpFailed}): before the first change was made, nothing changed (a
+ * lost lease a conflict, S3 a storage failure, the catalog a catalog failure); once a change may have been made (a request
+ * after the first, or a first one not refused by its service: {@link #refused}), the operation is partly done and a
+ * rerun finishes it (a WriteIncompleteException). The lease's own failures are those of a
  * write's lease step; a recovery's lost lease or S3 failure those of {@code S3Parquet.recover}.
  */
 public final class CatalogOnly {
@@ -49,6 +51,22 @@ public final class CatalogOnly {
     }
 
     private CatalogOnly() {
+    }
+
+    /**
+     * Whether the failed change was refused by its service, so not applied: a 4xx answer (a lost lease stops before the
+     * change is sent), except a timeout, after which the change may have been applied. Otherwise the change in flight
+     * counts as made: its failure is then reported as partly done, which a rerun finishes either way.
+     */
+    static boolean refused(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof AwsServiceException a) {
+                String code = a.awsErrorDetails() == null ? null : a.awsErrorDetails().errorCode();
+                return a.statusCode() >= 400 && a.statusCode() < 500 && !"OperationTimeoutException".equals(code)
+                        && !"RequestTimeout".equals(code);
+            }
+        }
+        return false;
     }
 
     /** The key of the table's lease: the one object a drop of the table's data deletes last, by releasing it. */
@@ -82,7 +100,9 @@ public final class CatalogOnly {
             };
             return change.apply(fence, recovered);
         } catch (TableLease.Lost | SdkException | CatalogException e) {
-            throw Outcomes.catalogOpFailed(table, r.verb(), step, e, changes.get() > 0, r.rerun());
+            int sent = changes.get();
+            boolean changed = sent > 1 || sent == 1 && !(e instanceof TableLease.Lost) && !refused(e);
+            throw Outcomes.catalogOpFailed(table, r.verb(), step, e, changed, r.rerun());
         } catch (WranglerException e) {
             throw e;
         } finally {

@@ -48,48 +48,62 @@ public final class DropTable {
             inCatalog = layout != null;
         }
         if (!apply) {
-            long objects = 0;
-            long uploads = 0;
-            if (deleteData) {
-                try {
-                    String leaseKey = CatalogOnly.leaseKey(spec.location());
-                    objects = spec.store().list(spec.location().prefix()).stream().filter(o -> !o.key().equals(leaseKey)).count();
-                    uploads = spec.store().openUploads(spec.location().prefix()).size();
-                } catch (SdkException e) {
-                    throw refusals.storage("list the table", e);
-                }
-            }
-            return new DropTableResult(spec.table(), describe(spec), inCatalog, objects, uploads, false);
+            return planned(spec, deleteData, inCatalog, refusals);
         }
         return CatalogOnly.run(spec.run(VERB, RERUN, !deleteData), (fence, recovered) -> {
             boolean dropped = spec.catalog() != null && spec.catalog().dropTable(fence);
             if (!deleteData) {
                 return new DropTableResult(spec.table(), describe(spec), dropped, 0, 0, true);
             }
-            S3Store store = spec.store();
-            String leaseKey = CatalogOnly.leaseKey(spec.location());
-            List<String> keys = new ArrayList<>();
-            for (S3Object o : store.list(spec.location().prefix())) {
-                if (!o.key().equals(leaseKey)) {
-                    keys.add(o.key());
-                }
-            }
-            store.delete(keys, spec.tuning().deleteBatch(), fence, errors -> {
-                if (!errors.isEmpty()) {
-                    throw new WriteIncompleteException(spec.table(), WriteStep.CLEANUP, WriteStep.CLEANUP, "Cannot drop " + spec.table()
-                            + " (step: cleanup): S3 refused to delete " + errors.size() + " objects, the first " + errors.get(0).key() + " ("
-                            + errors.get(0).code() + "). Part of the table was deleted: fix the cause (s3:DeleteObject) and run " + RERUN
-                            + " again to finish it.", null);
-                }
-            });
-            List<MultipartUpload> uploads = store.openUploads(spec.location().prefix());
-            for (MultipartUpload u : uploads) {
-                fence.run();
-                store.abort(u.key(), u.uploadId());
-            }
+            long[] deleted = deleteAll(spec, fence);
             // the lease is the last object: CatalogOnly releases it (a conditional delete) once this returns
-            return new DropTableResult(spec.table(), describe(spec), dropped, keys.size(), uploads.size(), true);
+            return new DropTableResult(spec.table(), describe(spec), dropped, deleted[0], deleted[1], true);
         });
+    }
+
+    /** What a drop would remove, counted with reads only (the lease, which the drop itself would hold, not counted). */
+    private static DropTableResult planned(OpSpec spec, boolean deleteData, boolean inCatalog, Refusals refusals) {
+        long objects = 0;
+        long uploads = 0;
+        if (deleteData) {
+            try {
+                String leaseKey = CatalogOnly.leaseKey(spec.location());
+                objects = spec.store().list(spec.location().prefix()).stream().filter(o -> !o.key().equals(leaseKey)).count();
+                uploads = spec.store().openUploads(spec.location().prefix()).size();
+            } catch (SdkException e) {
+                throw refusals.storage("list the table", e);
+            }
+        }
+        return new DropTableResult(spec.table(), describe(spec), inCatalog, objects, uploads, false);
+    }
+
+    /**
+     * Deletes every object under the table's prefix but the lease, from one complete listing, in fenced batches, then
+     * aborts the open uploads under it (each fenced); returns how many objects and uploads.
+     */
+    private static long[] deleteAll(OpSpec spec, Runnable fence) {
+        S3Store store = spec.store();
+        String leaseKey = CatalogOnly.leaseKey(spec.location());
+        List<String> keys = new ArrayList<>();
+        for (S3Object o : store.list(spec.location().prefix())) {
+            if (!o.key().equals(leaseKey)) {
+                keys.add(o.key());
+            }
+        }
+        store.delete(keys, spec.tuning().deleteBatch(), fence, errors -> {
+            if (!errors.isEmpty()) {
+                throw new WriteIncompleteException(spec.table(), WriteStep.CLEANUP, WriteStep.CLEANUP, "Cannot drop " + spec.table()
+                        + " (step: cleanup): S3 refused to delete " + errors.size() + " objects, the first " + errors.get(0).key() + " ("
+                        + errors.get(0).code() + "). Part of the table was deleted: fix the cause (s3:DeleteObject) and run " + RERUN
+                        + " again to finish it.", null);
+            }
+        });
+        List<MultipartUpload> uploads = store.openUploads(spec.location().prefix());
+        for (MultipartUpload u : uploads) {
+            fence.run();
+            store.abort(u.key(), u.uploadId());
+        }
+        return new long[] {keys.size(), uploads.size()};
     }
 
     private static TableLayout layoutOrNull(OpSpec spec, Refusals refusals) {
