@@ -16,7 +16,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.glue.model.EntityNotFoundException;
 
 /** S3Parquet.dropTable: a table removed from its catalog, and with its data under the lease. */
@@ -172,6 +176,47 @@ class DropTableTest {
                 .cause().isInstanceOf(WriteNotAppliedException.class).hasMessageContaining("lease");
         assertThat(s3.list(bucket, "sales/").keySet()).as("nothing of the table, nor of the writer, is left")
                 .allMatch(k -> k.equals("sales/_tmp/_lease.json")).isEmpty();
+        assertThat(inGlue(db, "sales")).isFalse();
+    }
+
+    @Test
+    void aWriterWhoseCatalogWasPreparedBeforeTheDropFailsTypedAndLeavesNothing() throws Exception {
+        String bucket = TestLakes.bucket("drop-prepared", s3);
+        String db = TestLakes.database(bucket);
+        String uri = "s3://" + bucket + "/sales/";
+        GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "sales");
+        S3Parquet.write(sales(10, "s")).partitionBy("dt").catalog(catalog).s3(s3.client()).to(uri);
+        CountDownLatch dropHeld = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        var drop = CompletableFuture.supplyAsync(() -> S3Parquet.dropTable(uri).catalog(catalog).deleteData(true).s3(s3.client())
+                .hook((step, count) -> {
+                    if (step == CatalogOnly.Step.BEFORE_CHANGE && count == 1) {
+                        dropHeld.countDown();
+                        RegisterTableTest.await(go);
+                    }
+                }).run());
+        RegisterTableTest.await(dropHeld);
+        // The writer prepares its catalog step against the table as it is, then waits for the drop's lease.
+        CountDownLatch refused = new CountDownLatch(1);
+        S3Client watched = (S3Client) Proxy.newProxyInstance(S3Client.class.getClassLoader(), new Class<?>[] {S3Client.class},
+                (proxy, method, args) -> {
+                    try {
+                        return method.invoke(s3.client(), args);
+                    } catch (InvocationTargetException e) {
+                        if (args != null && args.length > 0 && args[0] instanceof PutObjectRequest put && put.key().endsWith("_tmp/_lease.json")) {
+                            refused.countDown();
+                        }
+                        throw e.getCause();
+                    }
+                });
+        var writer = CompletableFuture.runAsync(() -> S3Parquet.write(sales(5, "w")).partitionBy("dt").catalog(catalog).s3(watched).to(uri));
+        RegisterTableTest.await(refused);
+        go.countDown();
+        assertThat(drop.get(60, TimeUnit.SECONDS).catalogTable()).isTrue();
+
+        assertThatThrownBy(() -> writer.get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(CatalogException.class).hasMessageContaining("(step: catalog)");
+        assertThat(s3.list(bucket, "sales/")).as("the append undone: no half table").isEmpty();
         assertThat(inGlue(db, "sales")).isFalse();
     }
 
