@@ -327,7 +327,9 @@ class RegisterTableTest {
         await(held);
         Map<String, String> during = published(bucket);
         assertThatThrownBy(() -> S3Parquet.register(uri).catalog(catalog).leaseWait(java.time.Duration.ZERO).s3(s3.client()).run())
-                .isInstanceOf(CommitConflictException.class).hasMessageContaining("(step: lease)");
+                .isInstanceOf(CommitConflictException.class)
+                .hasMessageStartingWith("Cannot register " + uri + " (step: lease): another writer holds the table (")
+                .hasMessageContaining("Nothing was changed; rerunning is safe once it has finished");
         assertThat(glue.client().getTables(b -> b.databaseName(db)).tableList()).as("nothing registered").isEmpty();
         assertThat(published(bucket)).isEqualTo(during);
 

@@ -120,6 +120,34 @@ class RepairCatalogTest {
                 .hasSize(4);
     }
 
+    public record Place(String id, String country) {
+    }
+
+    @Test
+    void aPartitionRegisteredAtAGoneFolderIsMovedToTheFolderHoldingItsValuesOnlyWithRemoveMissing() {
+        String bucket = TestLakes.bucket("repair-moved", s3);
+        String db = TestLakes.database(bucket);
+        String uri = "s3://" + bucket + "/places/";
+        GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "places");
+        S3Parquet.write(List.of(new Place("p1", "RU"))).partitionBy("country").catalog(catalog).s3(s3.client()).to(uri);
+        // 'a/b' registered at awswrangler's unescaped folder, which is gone; its rows now lie in the escaped Hive folder.
+        S3Parquet.write(List.of(new Place("p2", "a/b"))).partitionBy("country").s3(s3.client()).to(uri);
+        var sd = partitions(db, "places").get(0).storageDescriptor().toBuilder().location(uri + "country=a/b/").build();
+        glue.client().createPartition(b -> b.databaseName(db).tableName("places").partitionInput(p -> p.values("a/b").storageDescriptor(sd)));
+
+        RepairResult kept = S3Parquet.repairCatalog(uri).catalog(catalog).s3(s3.client()).run();
+        assertThat(kept.added()).isEmpty();
+        assertThat(kept.missing()).containsExactly(new PartitionEntry(List.of("a/b"), uri + "country=a/b/"));
+
+        RepairResult moved = S3Parquet.repairCatalog(uri).catalog(catalog).removeMissing(true).s3(s3.client()).run();
+        assertThat(moved.removed()).containsExactly(new PartitionEntry(List.of("a/b"), uri + "country=a/b/"));
+        assertThat(moved.added()).containsExactly(new PartitionEntry(List.of("a/b"), uri + "country=a%2Fb/"));
+        assertThat(partitions(db, "places")).extracting(p -> p.values().get(0), p -> p.storageDescriptor().location()).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("RU", uri + "country=RU/"), org.assertj.core.groups.Tuple.tuple("a/b", uri + "country=a%2Fb/"));
+        assertThat(S3Parquet.read(catalog).s3(s3.client()).toList(Place.class)).containsExactlyInAnyOrder(new Place("p1", "RU"),
+                new Place("p2", "a/b"));
+    }
+
     @Test
     void decisionsComeFromEveryPageOfBothListingsAndGlueLimitsAreKept() {
         String bucket = TestLakes.bucket("repair-pages", s3);

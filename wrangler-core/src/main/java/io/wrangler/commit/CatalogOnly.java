@@ -1,6 +1,7 @@
 package io.wrangler.commit;
 
 import io.wrangler.CatalogException;
+import io.wrangler.CommitConflictException;
 import io.wrangler.RecoveryResult;
 import io.wrangler.WranglerException;
 import io.wrangler.WriteStep;
@@ -83,6 +84,8 @@ public final class CatalogOnly {
                     r.leaseWait(), r.tuning().clockOffset());
         } catch (SdkException e) {
             throw Outcomes.leaseFailed(table, r.location().tmpPrefix(), e);
+        } catch (CommitConflictException e) {
+            throw Outcomes.catalogOpLeaseHeld(r.verb(), e);
         }
         ExecutorService pool = Pools.pool(r.tuning().threads());
         AtomicInteger changes = new AtomicInteger();

@@ -671,6 +671,12 @@ final class Outcomes {
         return new CatalogException(table, step, head + "Nothing was changed; fix the cause and run " + rerun + " again.", cause);
     }
 
+    /** A write's lease refusal ({@link #leaseHeld} and the like), worded for a catalog-only operation. */
+    static CommitConflictException catalogOpLeaseHeld(String verb, CommitConflictException e) {
+        String m = e.getMessage().replaceFirst("^Cannot write ", "Cannot " + verb + " ").replace("Nothing was written", "Nothing was changed");
+        return new CommitConflictException(e.table(), e.step(), m, e.getCause() != null ? e.getCause() : e);
+    }
+
     private static String stripDot(String m) {
         return m != null && m.endsWith(".") ? m.substring(0, m.length() - 1) : m;
     }

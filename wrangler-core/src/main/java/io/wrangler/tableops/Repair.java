@@ -36,16 +36,17 @@ public final class Repair {
             throw refusals.invalid("no catalog was given", "Call catalog(...) with the table to repair. Nothing was changed.");
         }
         Register.checkBucket(spec, refusals);
-        Plan first = plan(spec, refusals);
+        Plan first = plan(spec, refusals, removeMissing);
         if (!apply) {
             return result(spec, first, removeMissing, false);
         }
         return CatalogOnly.run(spec.run(VERB, RERUN, true), (fence, recovered) -> {
-            Plan now = plan(spec, refusals);
-            spec.catalog().addPartitions(now.add(), fence);
+            Plan now = plan(spec, refusals, removeMissing);
             if (removeMissing) {
+                // first: a folder whose values were registered at a gone folder is then added at its own
                 spec.catalog().removePartitions(now.missing(), fence);
             }
+            spec.catalog().addPartitions(now.add(), fence);
             return result(spec, now, removeMissing, true);
         });
     }
@@ -55,7 +56,11 @@ public final class Repair {
                 removeMissing ? List.of() : p.missing(), p.outside(), applied);
     }
 
-    static Plan plan(OpSpec spec, Refusals refusals) {
+    /**
+     * The repair as the table and the catalog are now. A folder holding data whose values the catalog registers only at
+     * missing folders is added when those are removed ({@code removeMissing}), else left (its values are registered).
+     */
+    static Plan plan(OpSpec spec, Refusals refusals, boolean removeMissing) {
         TableLayout layout = refusals.layout(spec.catalog());
         if (layout == null) {
             throw refusals.invalid("the catalog has no table " + spec.catalog().describe(), "Register the dataset first with "
@@ -81,12 +86,17 @@ public final class Repair {
         List<PartitionEntry> missing = new ArrayList<>();
         List<PartitionEntry> outside = new ArrayList<>();
         for (PartitionEntry e : layout.partitions()) {
-            registered.add(e.values());
             String at = Refusals.normalized(e.location());
             if (at == null || !at.startsWith(spec.table()) || at.startsWith(spec.location().uriOf(spec.location().tmpPrefix()))) {
                 outside.add(e);
+                registered.add(e.values());
             } else if (!holding.contains(at)) {
                 missing.add(e);
+                if (!removeMissing) {
+                    registered.add(e.values());
+                }
+            } else {
+                registered.add(e.values());
             }
         }
         List<PartitionEntry> add = new ArrayList<>();
