@@ -18,6 +18,10 @@ import io.wrangler.merge.MergeSpec;
 import io.wrangler.read.TableRead;
 import io.wrangler.storage.RequestOptions;
 import io.wrangler.storage.S3Location;
+import io.wrangler.tableops.DropTable;
+import io.wrangler.tableops.OpSpec;
+import io.wrangler.tableops.Register;
+import io.wrangler.tableops.Repair;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -276,6 +280,53 @@ public final class S3Parquet {
             return Merge.run(new MergeSpec(location, client, o, requests(o), checked, b.keys, b.orderBy,
                     b.whenMatched == WhenMatched.KEEP_EXISTING, b.scope, b.catalog, b.hook, b.tuning.engine()), dryRun);
         }
+    }
+
+    /**
+     * The registration in a catalog of the existing Hive-layout Parquet dataset at {@code uri}, without rewriting it
+     * (awswrangler's {@code store_parquet_metadata}): columns from the files' footers, partitions from the folders; see
+     * {@link RegisterBuilder}.
+     */
+    public static RegisterBuilder register(String uri) {
+        return new RegisterBuilder(uri);
+    }
+
+    /**
+     * The repair of the catalog's partitions of the table at {@code uri} from its folders (Hive's {@code MSCK REPAIR
+     * TABLE}); see {@link RepairBuilder}.
+     */
+    public static RepairBuilder repairCatalog(String uri) {
+        return new RepairBuilder(uri);
+    }
+
+    /** The removal of the table at {@code uri} from its catalog, and optionally of its data; see {@link DropTableBuilder}. */
+    public static DropTableBuilder dropTable(String uri) {
+        return new DropTableBuilder(uri);
+    }
+
+    /** Runs (or, without {@code apply}, plans) the registration {@code b} configured. */
+    static RegisterResult register(RegisterBuilder b, boolean apply) {
+        OpSpec spec = opSpec(b.uri, "register", b.s3, b.catalog, b.tuning, b.leaseWait, b.hook);
+        return Register.run(spec, new Register.Options(b.partitionTypes, b.partitionColumns, b.replaceTable), apply);
+    }
+
+    /** Runs (or plans) the repair {@code b} configured. */
+    static RepairResult repair(RepairBuilder b, boolean apply) {
+        OpSpec spec = opSpec(b.uri, "repair the catalog of", b.s3, b.catalog, b.tuning, b.leaseWait, b.hook);
+        return Repair.run(spec, b.removeMissing, apply);
+    }
+
+    /** Runs (or plans) the drop {@code b} configured. */
+    static DropTableResult drop(DropTableBuilder b, boolean apply) {
+        OpSpec spec = opSpec(b.uri, "drop", b.s3, b.catalog, b.tuning, b.leaseWait, b.hook);
+        return DropTable.run(spec, b.deleteData, apply);
+    }
+
+    private static OpSpec opSpec(String uri, String verb, S3Client s3, CatalogTable catalog, Tuning tuning, java.time.Duration wait,
+                                 io.wrangler.spi.StepHook hook) {
+        S3Location location = S3Location.parse(uri, WriteStep.VALIDATE, verb);
+        S3Client client = s3 != null ? s3 : defaultClient(verb, location.uri());
+        return new OpSpec(location, client, RequestOptions.defaults(), catalog, tuning.engine(), wait, hook);
     }
 
     /** Finishes or undoes the interrupted writes of the table at {@code uri}, with the default S3 client. */

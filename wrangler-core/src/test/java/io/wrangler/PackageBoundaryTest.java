@@ -35,7 +35,8 @@ class PackageBoundaryTest {
     static final Set<String> SHARED = Set.of("io.wrangler.hive");
     static final Set<String> INTERNAL = Set.of("io.wrangler.commit", "io.wrangler.compact", "io.wrangler.encoding", "io.wrangler.filter",
             "io.wrangler.input", "io.wrangler.layout", "io.wrangler.merge", "io.wrangler.partition", "io.wrangler.read", "io.wrangler.staging",
-            "io.wrangler.storage");
+            "io.wrangler.storage",
+            "io.wrangler.tableops");
     /** The classes allowed to name internal packages: the bridge of the API and the adapter of the SPI. */
     static final Set<String> BRIDGES = Set.of("io.wrangler.S3Parquet", "io.wrangler.spi.Engine");
 
@@ -45,7 +46,8 @@ class PackageBoundaryTest {
      * value of the API (WriteOptions checking a Hive type, say) closes a loop through the engine.
      */
     static final Set<String> BRIDGE_CALLERS = Set.of("io.wrangler.CompactBuilder", "io.wrangler.MergeBuilder", "io.wrangler.ReadBuilder",
-            "io.wrangler.WriteBuilder", "io.wrangler.DeleteRowsBuilder", "io.wrangler.DropPartitionsBuilder");
+            "io.wrangler.WriteBuilder", "io.wrangler.DeleteRowsBuilder", "io.wrangler.DropPartitionsBuilder",
+            "io.wrangler.RegisterBuilder", "io.wrangler.RepairBuilder", "io.wrangler.DropTableBuilder");
 
     private static final SourceReferences CORE = SourceReferences.of(Path.of("src", "main", "java"));
 

@@ -74,4 +74,43 @@ public interface CatalogTable {
     default TableLayout layout() {
         throw new UnsupportedOperationException(describe() + " gives readers no table layout: read the table by its S3 location");
     }
+
+    /**
+     * Registers {@code partitions} in the catalog's existing table, each at its Location, with the table's own storage
+     * definition (formats, SerDe, columns): what a repair adds for folders the catalog lacks. Idempotent: a partition
+     * already registered is left as it is (not moved). Glue sends them in BatchCreatePartition calls of at most 100 and
+     * reads its per-entry errors. {@code fence} runs immediately before every call that changes the catalog. The default
+     * cannot.
+     *
+     * @throws io.wrangler.CatalogException when the catalog refuses a partition (naming it) or has no such table
+     * @throws UnsupportedOperationException when this catalog cannot register partitions on their own
+     */
+    default void addPartitions(List<PartitionEntry> partitions, Runnable fence) {
+        throw new UnsupportedOperationException(describe() + " cannot register partitions on their own");
+    }
+
+    /**
+     * Removes {@code partitions} (by their values) from the catalog's table: what a repair removes for folders that are
+     * gone. Idempotent: a partition already gone is fine. Glue sends them in BatchDeletePartition calls of at most 25 and
+     * reads its per-entry errors. {@code fence} runs immediately before every call that changes the catalog. The default
+     * cannot.
+     *
+     * @throws io.wrangler.CatalogException when the catalog refuses a partition (naming it)
+     * @throws UnsupportedOperationException when this catalog cannot remove partitions on their own
+     */
+    default void removePartitions(List<PartitionEntry> partitions, Runnable fence) {
+        throw new UnsupportedOperationException(describe() + " cannot remove partitions on their own");
+    }
+
+    /**
+     * Deletes the table from the catalog (its partitions with it); the data is not touched. {@code fence} runs
+     * immediately before the call. Idempotent. The default cannot.
+     *
+     * @return false when the catalog had no such table (nothing was deleted)
+     * @throws io.wrangler.CatalogException when the catalog refuses
+     * @throws UnsupportedOperationException when this catalog cannot delete tables
+     */
+    default boolean dropTable(Runnable fence) {
+        throw new UnsupportedOperationException(describe() + " cannot delete tables");
+    }
 }

@@ -640,6 +640,47 @@ final class Outcomes {
                 + "): S3 answered " + found(e) + ". " + whatToDo, e);
     }
 
+    // ---- catalog-only operations (register, repair, drop table): lease, recover, change, release; no manifest ----
+
+    /**
+     * A catalog-only operation ({@link CatalogOnly}) failed in {@code step}. Before its first change ({@code changed}
+     * false) nothing was changed: a lost lease is a {@link CommitConflictException}, S3 a {@link StorageException}, the
+     * catalog a {@link CatalogException}, all safe to rerun. After it, the operation is partly done and, being idempotent,
+     * finished by running it again: a {@link WriteIncompleteException} whose remaining step is {@code step}.
+     *
+     * @param verb what the operation does to the table, for the message ("register", "repair the catalog of", "drop")
+     * @param rerun the call that finishes or retries it
+     */
+    static WranglerException catalogOpFailed(String table, String verb, WriteStep step, Throwable cause, boolean changed, String rerun) {
+        String what = cause instanceof SdkException s ? "S3 answered " + found(s) : stripDot(cause.getMessage());
+        String head = "Cannot " + verb + " " + table + " (step: " + step.label() + "): " + what + ". ";
+        if (changed) {
+            return new WriteIncompleteException(table, step, step, head + "Part of it was done: run " + rerun + " again (it is idempotent) to "
+                    + "finish it.", cause);
+        }
+        if (cause instanceof TableLease.Lost) {
+            return new CommitConflictException(table, step, head + "Nothing was changed; run " + rerun + " again once the other holder "
+                    + "has finished.", cause);
+        }
+        if (cause instanceof SdkException s) {
+            String requestId = s instanceof AwsServiceException a ? a.requestId() : null;
+            int status = s instanceof AwsServiceException a ? a.statusCode() : 0;
+            return new StorageException(table, step, head + "Nothing was changed; fix the cause and run " + rerun + " again.", requestId,
+                    status, s);
+        }
+        return new CatalogException(table, step, head + "Nothing was changed; fix the cause and run " + rerun + " again.", cause);
+    }
+
+    /** A write's lease refusal ({@link #leaseHeld} and the like), worded for a catalog-only operation. */
+    static CommitConflictException catalogOpLeaseHeld(String verb, CommitConflictException e) {
+        String m = e.getMessage().replaceFirst("^Cannot write ", "Cannot " + verb + " ").replace("Nothing was written", "Nothing was changed");
+        return new CommitConflictException(e.table(), e.step(), m, e.getCause() != null ? e.getCause() : e);
+    }
+
+    private static String stripDot(String m) {
+        return m != null && m.endsWith(".") ? m.substring(0, m.length() - 1) : m;
+    }
+
     // ---- futures: their failures unwrapped, so that the decision sees the cause ----
 
     /** The value of a completed future, its failure rethrown unwrapped (an Error or unchecked exception as it is). */

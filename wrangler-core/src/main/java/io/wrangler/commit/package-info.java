@@ -327,6 +327,19 @@
  *       waits for the end (above), and a read of the table {@code withMark()} that meets a write between its commit
  *       record and its end has no mark (it says so).</li>
  * </ul>
+ * <h2>Catalog-only operations: register, repair, drop table</h2>
+ * {@code S3Parquet.register}, {@code repairCatalog} and {@code dropTable} ({@code io.wrangler.tableops}) write no data
+ * file, so they take a short path of their own, {@link io.wrangler.commit.CatalogOnly}: validate (their plan, reads
+ * only; every refusal here), lease, recover (with their catalog; not for a drop of the data, whose writes in flight go
+ * with the table), plan again, the change (each catalog request, and each delete batch of a drop, preceded by a fence),
+ * release. No manifest: each change is idempotent (a partition already registered or already gone counts as done, a
+ * table already deleted too), so a crash at any point leaves part of the change and a rerun finishes it; recovery and
+ * readers never meet anything of theirs under {@code _tmp/}. A drop of the data deletes every object under the table's
+ * prefix but the lease, {@code _tmp/} included, then aborts the open uploads there, and releases the lease last: a
+ * writer whose lease it took over fails at its next fence; one waiting for it writes a new table after it. Failures
+ * ({@code Outcomes.catalogOpFailed}): before a change was made, not applied (a lost lease a CommitConflictException,
+ * S3 a StorageException, the catalog a CatalogException); after, a WriteIncompleteException (rerun to finish). A first
+ * request its service refused (4xx, not a timeout) is not a change made.
  *
  * <h2>Distributed writes (wrangler-spark)</h2>
  * A write whose files other processes encode ({@link io.wrangler.commit.Transaction#begin(io.wrangler.commit.WriteSpec,

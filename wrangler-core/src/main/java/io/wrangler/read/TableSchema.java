@@ -86,6 +86,17 @@ public final class TableSchema {
         return out;
     }
 
+    /**
+     * The data columns a reader of {@code files} (without a catalog) resolves from their footers' schemas, one per file in
+     * file order: their union by name, as {@link #union} makes it; for an operation that adopts files it did not write.
+     *
+     * @throws ReadException when two files' types of a column are not one type, or a file's type is one wrangler does
+     *     not read (the message names the files)
+     */
+    public static List<Field> ofFiles(String table, List<TableFiles.DataFile> files, List<MessageType> schemas) {
+        return new TableSchema(table, files, null).union(schemas);
+    }
+
     /** A column's name as columns are matched: case-insensitively, as Hive, Glue and Athena do. */
     static String key(String name) {
         return name.toLowerCase(Locale.ROOT);

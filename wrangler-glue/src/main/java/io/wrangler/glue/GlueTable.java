@@ -404,6 +404,30 @@ public final class GlueTable implements CatalogTable {
         }
     }
 
+    // ---- register, repair and drop table: catalog changes outside a write ----
+
+    private GlueTableOps ops() {
+        return new GlueTableOps(glue, o.catalogId, database, name(), o.retry);
+    }
+
+    /** Registers partitions with the table's storage definition: BatchCreatePartition, at most 100 a call. */
+    @Override
+    public void addPartitions(List<PartitionEntry> partitions, Runnable fence) {
+        ops().addPartitions(partitions, fence);
+    }
+
+    /** Removes partitions: BatchDeletePartition, at most 25 a call; one already gone is fine. */
+    @Override
+    public void removePartitions(List<PartitionEntry> partitions, Runnable fence) {
+        ops().removePartitions(partitions, fence);
+    }
+
+    /** DeleteTable (Glue deletes the table's partitions with it); false when there was no such table. */
+    @Override
+    public boolean dropTable(Runnable fence) {
+        return ops().dropTable(fence);
+    }
+
     @Override
     public CatalogCommit prepare(TableDefinition def) {
         if (name().isEmpty() || name().length() > 255) {
