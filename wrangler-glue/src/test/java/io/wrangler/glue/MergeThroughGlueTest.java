@@ -67,6 +67,11 @@ class MergeThroughGlueTest {
         List<Column> columns = glue.getTable(b -> b.databaseName(db).name("events")).table().storageDescriptor().columns();
         assertThat(columns.stream().map(Column::name).toList()).containsExactly("id", "kind", "note");
         assertThat(gluePartitions()).isEqualTo(s3Partitions());
+        // id 1, the last row of d1, moved to d2: d1 is left without files and leaves the catalog with them
+        MergeResult moved = S3Parquet.merge(List.of(new Event(1, "moved", "d2"))).on("id").scope(PartitionFilter.all()).catalog(events)
+                .s3(s3).to(table);
+        assertThat(moved.rowsUpdated()).isEqualTo(1);
+        assertThat(gluePartitions()).isEqualTo(s3Partitions()).containsExactly("dt=d2", "dt=d3");
         // read by name, through Glue: the merged rows
         assertThat(S3Parquet.read(events).s3(s3).count()).isEqualTo(5);
     }
