@@ -41,11 +41,13 @@ public class ReadmeSnippetsTest {
         List<String> snippets = markedSnippets(Files.readString(Path.of("../README.md")));
         assertThat(snippets).as("README's marked snippets").hasSizeGreaterThanOrEqualTo(10);
         DailyOrders.main(new String[] {folder.toString()});
-        try (ExampleLake lake = ExampleLake.open(folder); JShell shell = shell()) {
+        try (ExampleLake lake = ExampleLake.open(folder)) {
             s3 = lake.s3();
             glue = lake.glue();
-            for (String snippet : snippets) {
-                run(shell, snippet);
+            try (JShell shell = shell()) {
+                for (String snippet : snippets) {
+                    run(shell, snippet);
+                }
             }
         }
     }
