@@ -63,6 +63,18 @@ public class ReadmeSnippetsTest {
         assertThat(problems).as("README's java blocks that no test runs or compiles").isEmpty();
     }
 
+    @Test
+    void aJavaBlockWithoutAMarkOrWithAMarkNamingNoTestIsReported() throws Exception {
+        String readme = String.join("\n", "Text.", "```java", "int a = 1;", "```", "",
+                "<!-- compiled in CI: wrangler-examples/consumer, NoSuchTest -->", "```java", "int b = 2;", "```", "",
+                "<!-- compiled and run in CI: wrangler-examples/consumer, FirstProgramTest -->", "```java", "int c = 3;", "```",
+                MARK, "```java", "int d = 4;", "```", "");
+        assertThat(unchecked(readme, Path.of(".."))).containsExactly(
+                "line 2: a java block with neither " + MARK + " nor <!-- compiled in CI: <project>, <Test> --> before it",
+                "line 7: <!-- compiled in CI: wrangler-examples/consumer, NoSuchTest --> names no test class NoSuchTest under "
+                        + "wrangler-examples/consumer/src/test/java that holds this mark");
+    }
+
     /** The java blocks of {@code readme} not marked as run here or compiled by a test that exists and reads them. */
     static List<String> unchecked(String readme, Path root) throws IOException {
         List<String> out = new ArrayList<>();
