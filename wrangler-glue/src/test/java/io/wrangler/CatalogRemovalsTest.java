@@ -76,6 +76,15 @@ class CatalogRemovalsTest {
     }
 
     @Test
+    void aDeleteThroughACatalogThatLacksTheTableSaysToRegisterIt() {
+        S3Parquet.write(List.of(new Event("u-1", 1, DAYS.get(0)))).partitionBy("dt").s3(s3.client()).to(table);
+        assertThatThrownBy(() -> S3Parquet.deleteRows(table).keys("user_id", List.of("u-1")).catalog(catalog).s3(s3.client()).run())
+                .isInstanceOf(WranglerException.class)
+                .hasMessage("Cannot delete rows of " + table + " through glue:" + db + ".t: the catalog has no such table. Register it "
+                        + "first (S3Parquet.register), or run without catalog(...).");
+    }
+
+    @Test
     void aDropRemovesThePartitionsFromGlueAndADeleteTheOnesItEmpties() {
         fill();
         DropResult drop = S3Parquet.dropPartitions(table).filter(before("2024-05-03")).catalog(catalog).s3(s3.client()).run();

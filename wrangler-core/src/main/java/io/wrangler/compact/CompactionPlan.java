@@ -122,7 +122,7 @@ final class CompactionPlan {
             TableLayout layout = catalog.layout();
             if (layout == null) {
                 throw new ReadException(table, "Cannot " + spec.verb() + " " + table + " through " + catalog.describe() + ": the catalog has "
-                        + "no such table. Compact it without catalog(...).", null);
+                        + "no such table. Register it first (S3Parquet.register), or run without catalog(...).", null);
             }
             TableFiles.Listing listing = new TableFiles(store, location).verb(spec.verb()).list(layout, spec.choice().filter(), b -> {
                 if (!b.equals(location.bucket())) {
