@@ -77,7 +77,7 @@ class AwswranglerLocationsTest {
     private void put(String folder, List<Old> rows) {
         String scratch = "scratch-" + System.nanoTime() + "/";
         S3Parquet.write(rows).s3(s3).to("s3://" + bucket + "/" + scratch);
-        for (String key : Lake.s3().list(bucket, scratch).keySet()) {
+        for (String key : Lake.list(bucket, scratch).keySet()) {
             String name = key.substring(key.lastIndexOf('/') + 1);
             Lake.s3().put(bucket, "sales/" + folder + name, Lake.s3().get(bucket, key));
             s3.deleteObject(b -> b.bucket(bucket).key(key));
@@ -95,7 +95,7 @@ class AwswranglerLocationsTest {
     }
 
     private Set<String> keys() {
-        return Lake.s3().list(bucket, "sales/").keySet();
+        return Lake.list(bucket, "sales/").keySet();
     }
 
     @Test

@@ -39,7 +39,7 @@ class AwswranglerNamesTest {
         assertThat(t.storageDescriptor().columns()).extracting(Column::name, Column::type).containsExactly(
                 org.assertj.core.groups.Tuple.tuple("orderid", "string"), org.assertj.core.groups.Tuple.tuple("amountcents", "bigint"));
         assertThat(t.partitionKeys()).extracting(Column::name).containsExactly("par");
-        assertThat(Lake.s3().list(bucket, "sales/").keySet()).allMatch(k -> k.startsWith("sales/par=a/") || k.startsWith("sales/par=b/"));
+        assertThat(Lake.list(bucket, "sales/").keySet()).allMatch(k -> k.startsWith("sales/par=a/") || k.startsWith("sales/par=b/"));
         assertThat(Lake.query(bucket, "sales/", "SELECT orderid, amountcents, par FROM t ORDER BY 1"))
                 .containsExactly(List.of("o1", 150L, "a"), List.of("o2", 250L, "b"));
     }
@@ -68,7 +68,7 @@ class AwswranglerNamesTest {
     void withoutACatalogPartitionByFindsTheInputColumnIgnoringCase() {
         // one name rule with or without a catalog (docs/writing.md, "Names"): 'par' names the input column Par
         S3Parquet.write(List.of(new Sale("o", 1, "x"))).partitionBy("par").s3(Lake.s3().client()).to(table);
-        assertThat(Lake.s3().list(bucket, "sales/").keySet()).isNotEmpty().allMatch(k -> k.startsWith("sales/Par=x/"));
+        assertThat(Lake.list(bucket, "sales/").keySet()).isNotEmpty().allMatch(k -> k.startsWith("sales/Par=x/"));
     }
 
     @Test
@@ -79,6 +79,6 @@ class AwswranglerNamesTest {
         var t = glue.getTable(b -> b.databaseName(db).name("legacy_sales")).table();
         assertThat(t.storageDescriptor().columns()).extracting(Column::name).containsExactly("orderId", "amountCents");
         assertThat(t.partitionKeys()).extracting(Column::name).containsExactly("Par");
-        assertThat(Lake.s3().list(bucket, "sales/").keySet()).allMatch(k -> k.startsWith("sales/Par=a/"));
+        assertThat(Lake.list(bucket, "sales/").keySet()).allMatch(k -> k.startsWith("sales/Par=a/"));
     }
 }

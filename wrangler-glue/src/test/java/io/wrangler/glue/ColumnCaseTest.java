@@ -70,7 +70,7 @@ class ColumnCaseTest {
                 .s3(s3).to(table);
         S3Parquet.write(List.of(new Order("o3", 300, "EU"))).partitionBy("region").filenamePrefix("b").mode(WriteMode.APPEND)
                 .catalog(catalog()).s3(s3).to(table);
-        byte[] appended = Lake.s3().get(bucket, Lake.s3().list(bucket, "orders/region=EU/b").keySet().iterator().next());
+        byte[] appended = Lake.s3().get(bucket, Lake.list(bucket, "orders/region=EU/b").keySet().iterator().next());
         assertThat(DuckReader.queryFile(appended, "SELECT name FROM parquet_schema($file) WHERE name LIKE '%order%'"))
                 .as("the append through Glue keeps the input's spelling in its files, as a write without it does")
                 .isEqualTo(List.of(List.of("orderId")));
@@ -89,7 +89,7 @@ class ColumnCaseTest {
         assertThat(r.filesBefore()).isEqualTo(2);
         assertThat(r.filesAfter()).isEqualTo(1);
         assertThat(Lake.query(bucket, "orders/", "SELECT orderid, amountcents, region FROM t ORDER BY orderid")).isEqualTo(expected);
-        byte[] compacted = Lake.s3().get(bucket, Lake.s3().list(bucket, "orders/region=EU/").keySet().iterator().next());
+        byte[] compacted = Lake.s3().get(bucket, Lake.list(bucket, "orders/region=EU/").keySet().iterator().next());
         assertThat(DuckReader.queryFile(compacted, "SELECT name FROM parquet_schema($file) WHERE name LIKE '%o%'"))
                 .isEqualTo(List.of(List.of("orderid"), List.of("amountcents")));
         assertThat(rows(S3Parquet.read(table).catalog(catalog()).s3(s3).open(), List.of("orderid", "amountcents", "region")))
@@ -106,8 +106,8 @@ class ColumnCaseTest {
         S3Parquet.write(rows).partitionBy("dt").s3(s3).to(plain);
         S3Parquet.write(rows).partitionBy("dt").catalog(catalog()).s3(s3).to(table);
         String sql = "SELECT name, type FROM parquet_schema($file) WHERE name <> 'schema' ORDER BY name";
-        byte[] without = Lake.s3().get(bucket, Lake.s3().list(bucket, "plain/DT=2024-01-15/").keySet().iterator().next());
-        byte[] with = Lake.s3().get(bucket, Lake.s3().list(bucket, "orders/dt=2024-01-15/").keySet().iterator().next());
+        byte[] without = Lake.s3().get(bucket, Lake.list(bucket, "plain/DT=2024-01-15/").keySet().iterator().next());
+        byte[] with = Lake.s3().get(bucket, Lake.list(bucket, "orders/dt=2024-01-15/").keySet().iterator().next());
         assertThat(DuckReader.queryFile(with, sql)).isEqualTo(DuckReader.queryFile(without, sql))
                 .isEqualTo(List.of(List.of("amountCents", "INT64"), List.of("orderId", "BYTE_ARRAY"), List.of("ship_to", "BYTE_ARRAY")));
         assertThat(glue.getTable(b -> b.databaseName(db).name("orders")).table().storageDescriptor().columns()).extracting(Column::name)

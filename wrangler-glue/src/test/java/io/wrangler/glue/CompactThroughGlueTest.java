@@ -121,7 +121,7 @@ class CompactThroughGlueTest {
         AwswranglerTables.create(glue, db, "sales", table, columns, List.of(col("country", "string")));
         for (int i = 0; i < 2; i++) {
             S3Parquet.write(List.of(new Old("o" + i, i))).s3(s3).to("s3://" + bucket + "/scratch" + i + "/");
-            String key = Lake.s3().list(bucket, "scratch" + i + "/").keySet().iterator().next();
+            String key = Lake.list(bucket, "scratch" + i + "/").keySet().iterator().next();
             Lake.s3().put(bucket, "sales/country=x/part-" + i + ".parquet", Lake.s3().get(bucket, key));
             s3.deleteObject(b -> b.bucket(bucket).key(key));
         }

@@ -49,7 +49,7 @@ class EmptyInputThroughGlueTest {
 
         assertThat(r.emptyInput()).isTrue();
         assertThat(r.paths()).isEmpty();
-        assertThat(Lake.s3().list(bucket, "orders/")).isEmpty();
+        assertThat(Lake.list(bucket, "orders/")).isEmpty();
         Table t = glue.getTable(b -> b.databaseName(db).name("orders")).table();
         assertThat(t.storageDescriptor().columns()).extracting(Column::name, Column::type)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("orderid", "string"),
@@ -70,6 +70,6 @@ class EmptyInputThroughGlueTest {
         WriteResult again = writeEmpty();
         assertThat(again.emptyInput()).isTrue();
         assertThat(glue.getTable(b -> b.databaseName(db).name("orders")).table().versionId()).isEqualTo(version);
-        assertThat(Lake.s3().list(bucket, "orders/")).isEmpty();
+        assertThat(Lake.list(bucket, "orders/")).isEmpty();
     }
 }

@@ -286,7 +286,7 @@ class GlueCatalogTest {
         Table t = glueTable("my_orders_");
         assertThat(t.storageDescriptor().columns()).extracting(Column::name).containsExactly("camel_case", "n");
         assertThat(t.partitionKeys()).extracting(Column::name).containsExactly("order_date");
-        assertThat(Lake.s3().list(bucket, "my/").keySet()).allMatch(k -> k.startsWith("my/order_date=2024-01-15/"));
+        assertThat(Lake.list(bucket, "my/").keySet()).allMatch(k -> k.startsWith("my/order_date=2024-01-15/"));
         assertThat(Lake.query(bucket, "my/", "SELECT camel_case, n, CAST(order_date AS VARCHAR) FROM t")).containsExactly(List.of("x", 7L, "2024-01-15"));
 
         try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(List.of(
@@ -401,7 +401,7 @@ class GlueCatalogTest {
         RecoveryResult r = S3Parquet.recover(table, Lake.s3().client(), orders());
         assertThat(r.rolledForward()).hasSize(1);
         assertThat(partitions("orders")).extracting(Partition::values).containsExactly(List.of("2024-01-15", "RU"));
-        assertThat(Lake.s3().list(bucket, "marts/orders/_tmp/")).isEmpty();
+        assertThat(Lake.list(bucket, "marts/orders/_tmp/")).isEmpty();
         assertThat(Lake.query(bucket, "marts/orders/", "SELECT count(*) FROM t")).containsExactly(List.of(2L));
     }
 
@@ -415,7 +415,7 @@ class GlueCatalogTest {
                 .isInstanceOf(WriteIncompleteException.class);
         assertThat(S3Parquet.recover(table, Lake.s3().client()).catalogPending()).hasSize(1);
         // The pending write's staged copies are gone: only its manifest (PUBLISHED) is left.
-        assertThat(Lake.s3().list(bucket, "marts/orders/_tmp/").keySet()).allSatisfy(k -> assertThat(k).endsWith("_manifest.json"));
+        assertThat(Lake.list(bucket, "marts/orders/_tmp/").keySet()).allSatisfy(k -> assertThat(k).endsWith("_manifest.json"));
 
         // A later overwrite of the same partition, and an unrelated write, both without the catalog. Without a catalog
         // names are not sanitized, so these writes carry the catalog's column names themselves.
@@ -430,7 +430,7 @@ class GlueCatalogTest {
         RecoveryResult r = S3Parquet.recover(table, Lake.s3().client(), orders());
         assertThat(r.rolledForward()).hasSize(1);
         assertThat(Lake.query(bucket, "marts/orders/", "SELECT orderid FROM t ORDER BY dt")).isEqualTo(expected);
-        assertThat(Lake.s3().list(bucket, "marts/orders/_tmp/")).isEmpty();
+        assertThat(Lake.list(bucket, "marts/orders/_tmp/")).isEmpty();
     }
 
     @Test
@@ -449,7 +449,7 @@ class GlueCatalogTest {
         S3Parquet.recover(table, Lake.s3().client(), orders());
 
         java.util.Set<String> folders = new java.util.TreeSet<>();
-        Lake.s3().list(bucket, "marts/orders/").keySet().forEach(k -> folders.add("s3://" + bucket + "/" + k.substring(0, k.lastIndexOf('/') + 1)));
+        Lake.list(bucket, "marts/orders/").keySet().forEach(k -> folders.add("s3://" + bucket + "/" + k.substring(0, k.lastIndexOf('/') + 1)));
         assertThat(partitions("orders")).extracting(p -> p.storageDescriptor().location()).containsExactlyInAnyOrderElementsOf(folders).hasSize(250);
     }
 
@@ -467,7 +467,7 @@ class GlueCatalogTest {
         assertThat(S3Parquet.recover(table, Lake.s3().client(), orders()).isEmpty()).isTrue();
         assertThat(partitions("orders")).extracting(Partition::values).containsExactly(List.of("2023-12-31", "RU"));
         assertThat(Lake.query(bucket, "marts/orders/", "SELECT orderid FROM t")).containsExactly(List.of("a-2023-12-31-RU-0"));
-        assertThat(Lake.s3().list(bucket, "marts/orders/_tmp/")).isEmpty();
+        assertThat(Lake.list(bucket, "marts/orders/_tmp/")).isEmpty();
         // The rerun the rollback makes safe: every row once, every partition registered.
         write(orders("b", days, List.of("RU", "DE"), 1), WriteMode.APPEND, orders());
         assertThat(partitions("orders")).hasSize(251);
@@ -507,7 +507,7 @@ class GlueCatalogTest {
                 .containsEntry("projection.country.type", "enum").containsEntry("projection.country.values", "RU,DE")
                 .containsEntry("storage.location.template", table + "dt=${dt}/country=${country}/");
         // Every written partition's folder is what the template makes of its values.
-        for (String key : Lake.s3().list(bucket, "marts/orders/").keySet()) {
+        for (String key : Lake.list(bucket, "marts/orders/").keySet()) {
             String folder = "s3://" + bucket + "/" + key.substring(0, key.lastIndexOf('/') + 1);
             String[] parts = key.substring("marts/orders/".length()).split("/");
             String dt = parts[0].substring(3);
@@ -531,7 +531,7 @@ class GlueCatalogTest {
         assertThat(t.parameters()).containsEntry("projection.bucket.type", "integer").containsEntry("projection.bucket.range", "0,9")
                 .containsEntry("projection.Sensor.type", "injected")
                 .containsEntry("storage.location.template", "s3://" + bucket + "/readings/bucket=${bucket}/Sensor=${Sensor}/");
-        assertThat(Lake.s3().list(bucket, "readings/").keySet()).allMatch(k -> k.startsWith("readings/bucket=3/Sensor=s1/"));
+        assertThat(Lake.list(bucket, "readings/").keySet()).allMatch(k -> k.startsWith("readings/bucket=3/Sensor=s1/"));
     }
 
     @Test

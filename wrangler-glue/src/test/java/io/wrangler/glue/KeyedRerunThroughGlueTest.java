@@ -50,7 +50,7 @@ class KeyedRerunThroughGlueTest {
         S3Parquet.write(List.of(new Sale("k2a", 2, VALUE))).partitionBy("country").mode(WriteMode.APPEND).idempotencyKey("k2")
                 .catalog(catalog()).s3(s3).to(table);
         S3Parquet.compact(table).catalog(catalog()).s3(s3).run();
-        assertThat(Lake.s3().list(bucket, "sales/").keySet()).singleElement().asString().startsWith("sales/country=" + VALUE + "/").endsWith("_k.snappy.parquet");
+        assertThat(Lake.list(bucket, "sales/").keySet()).singleElement().asString().startsWith("sales/country=" + VALUE + "/").endsWith("_k.snappy.parquet");
         assertThat(rowsAt(registered)).containsExactly(List.of("k1a", 1L), List.of("k2a", 2L));
         S3Parquet.write(List.of(new Sale("k1b", 3, VALUE))).partitionBy("country").mode(WriteMode.APPEND).idempotencyKey("k1")
                 .catalog(catalog()).s3(s3).to(table);

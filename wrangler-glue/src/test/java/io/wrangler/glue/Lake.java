@@ -6,6 +6,7 @@ import io.wrangler.testkit.MemoryS3;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -50,8 +51,18 @@ final class Lake {
         return bucket.replace('-', '_');
     }
 
+    /** Every object of the bucket; the tables' commit logs ({@code _wrangler/}) left out, as a table's data. */
     static Map<String, byte[]> snapshot(String bucket) {
-        return s3().snapshot(bucket, "");
+        Map<String, byte[]> out = new TreeMap<>(s3().snapshot(bucket, ""));
+        out.keySet().removeIf(k -> k.contains("_wrangler/"));
+        return out;
+    }
+
+    /** Keys and sizes under the prefix; the tables' commit logs ({@code _wrangler/}) left out unless the prefix is in one. */
+    static Map<String, Long> list(String bucket, String prefix) {
+        Map<String, Long> out = new TreeMap<>(s3().list(bucket, prefix));
+        out.keySet().removeIf(k -> !prefix.contains("_wrangler/") && k.contains("_wrangler/"));
+        return out;
     }
 
     static List<List<Object>> query(String bucket, String prefix, String sql) {

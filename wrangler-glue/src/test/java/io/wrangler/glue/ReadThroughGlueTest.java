@@ -62,7 +62,7 @@ class ReadThroughGlueTest {
     private void put(String folder, List<Old> rows) {
         String scratch = "scratch-" + System.nanoTime() + "/";
         S3Parquet.write(rows).s3(s3).to("s3://" + bucket + "/" + scratch);
-        for (String key : Lake.s3().list(bucket, scratch).keySet()) {
+        for (String key : Lake.list(bucket, scratch).keySet()) {
             Lake.s3().put(bucket, "sales/" + folder + key.substring(key.lastIndexOf('/') + 1), Lake.s3().get(bucket, key));
             s3.deleteObject(b -> b.bucket(bucket).key(key));
         }
@@ -128,7 +128,7 @@ class ReadThroughGlueTest {
 
     /** The folders that hold the table's data files in S3 (as s3:// URIs), and how many each holds. */
     private Map<String, Long> dataFolders() {
-        return Lake.s3().list(bucket, "sales/").keySet().stream().filter(k -> !k.startsWith("sales/_tmp/"))
+        return Lake.list(bucket, "sales/").keySet().stream().filter(k -> !k.startsWith("sales/_tmp/"))
                 .collect(Collectors.groupingBy(k -> "s3://" + bucket + "/" + k.substring(0, k.lastIndexOf('/') + 1), TreeMap::new,
                         Collectors.counting()));
     }
@@ -167,13 +167,13 @@ class ReadThroughGlueTest {
         assertThat(new TreeSet<>(folders.keySet())).isEqualTo(new TreeSet<>(locations.values()));
         assertThat(folders.values()).containsOnly(1L);
         assertThat(rows(S3Parquet.read(table).catalog(catalog()).s3(s3).open())).isEqualTo(EXPECTED).isEqualTo(duckThroughGlue());
-        assertThat(Lake.s3().list(bucket, "sales/_tmp/")).isEmpty();
+        assertThat(Lake.list(bucket, "sales/_tmp/")).isEmpty();
     }
 
     @Test
     void aPartitionLocationOutsideS3IsRefusedByReadAndCompactWithWhatToFix() throws Exception {
         AwswranglerTables.partition(glue, db, "sales", List.of("XX"), "gs://elsewhere/sales/country=XX/", COLUMNS);
-        Map<String, Long> before = Lake.s3().list(bucket, "sales/");
+        Map<String, Long> before = Lake.list(bucket, "sales/");
         String found = "the catalog registers the partition {country=XX} at 'gs://elsewhere/sales/country=XX/', which is not a location "
                 + "wrangler can read (Cannot read gs://elsewhere/sales/country=XX/: the scheme is not s3:// or s3a://. Pass the table root "
                 + "as s3://bucket/prefix/.). Fix the partition's Location in the catalog, or ";
@@ -183,7 +183,7 @@ class ReadThroughGlueTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> S3Parquet.compact(table).catalog(catalog()).s3(s3).run())
                 .isInstanceOf(io.wrangler.ReadException.class)
                 .hasMessage("Cannot compact " + table + " (step: list): " + found + "compact the table without catalog(...).");
-        assertThat(Lake.s3().list(bucket, "sales/")).isEqualTo(before);
+        assertThat(Lake.list(bucket, "sales/")).isEqualTo(before);
         // The other partitions are still read through the catalog once the filter leaves the bad one out.
         assertThat(rows(S3Parquet.read(table).catalog(catalog()).filter(PartitionFilter.in("country", "DE")).s3(s3).open())).isNotEmpty();
     }

@@ -175,7 +175,7 @@ class TypeMappingTest {
                         .hasMessageStartingWith("Cannot write " + table + " (step: validate): ");
                 soft.assertThat(catchThrowable(() -> glue.getTable(b -> b.databaseName(db).name(name)))).as(c.label)
                         .isInstanceOf(EntityNotFoundException.class);
-                soft.assertThat(Lake.s3().list(bucket, name + "/")).as(c.label).isEmpty();
+                soft.assertThat(Lake.list(bucket, name + "/")).as(c.label).isEmpty();
                 continue;
             }
             soft.assertThat(HiveTypes.of(c.field)).as(c.label).isEqualTo(c.hive);
