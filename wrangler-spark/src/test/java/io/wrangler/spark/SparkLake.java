@@ -81,12 +81,18 @@ final class SparkLake {
         return name;
     }
 
+    /** The objects under the prefix; the tables' commit logs ({@code _wrangler/}) left out unless the prefix is in one. */
     static Map<String, byte[]> snapshot(String bucket, String prefix) {
-        return s3().snapshot(bucket, prefix);
+        Map<String, byte[]> out = new java.util.TreeMap<>(s3().snapshot(bucket, prefix));
+        out.keySet().removeIf(k -> !prefix.contains("_wrangler/") && k.contains("_wrangler/"));
+        return out;
     }
 
+    /** Keys under the prefix; the tables' commit logs ({@code _wrangler/}) left out unless the prefix is in one. */
     static List<String> keys(String bucket, String prefix) {
-        return new ArrayList<>(s3().list(bucket, prefix).keySet());
+        List<String> out = new ArrayList<>(s3().list(bucket, prefix).keySet());
+        out.removeIf(k -> !prefix.contains("_wrangler/") && k.contains("_wrangler/"));
+        return out;
     }
 
     /** The table read by Spark from a local copy of its objects (Spark skips {@code _tmp/}, as readers of the table do). */
