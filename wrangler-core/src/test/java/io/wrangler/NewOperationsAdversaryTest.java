@@ -1,6 +1,7 @@
 package io.wrangler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -90,5 +91,33 @@ class NewOperationsAdversaryTest {
         append(List.of(new Row(3, longUser, 1, "eu")));
         S3Parquet.merge(List.of(new Row(4, longUser, 2, "eu"))).on("user_id").s3(s3).to(table);
         assertThat(rows("true")).extracting(r -> r.get(0)).containsExactly(1L, 2L, 4L);
+    }
+    private CommitMark mark() {
+        ReadBuilder r = S3Parquet.read(table).s3(s3).withMark();
+        r.count();
+        return r.lastMark();
+    }
+
+    /** After a merge that updates, a delete and a drop, an incremental read from before each is refused naming the partition. */
+    @Test
+    void anIncrementalReadAcrossAMergeADeleteOrADropIsRefusedNeverASilentlyWrongDelta() {
+        append(List.of(new Row(1, "a", 1, "eu"), new Row(2, "a", 1, "us")));
+        CommitMark m0 = mark();
+        S3Parquet.merge(List.of(new Row(1, "b", 2, "eu"))).on("id").s3(s3).to(table);
+        assertThatThrownBy(() -> S3Parquet.read(table).s3(s3).committedAfter(m0).count())
+                .isInstanceOfSatisfying(ReplacedSinceMarkException.class, e -> assertThat(e.partitions()).containsExactly("region=eu/"));
+        CommitMark m1 = mark();
+        S3Parquet.deleteRows(table).keys("id", List.of(2L)).s3(s3).run();
+        assertThatThrownBy(() -> S3Parquet.read(table).s3(s3).committedAfter(m1).count())
+                .isInstanceOfSatisfying(ReplacedSinceMarkException.class, e -> assertThat(e.partitions()).containsExactly("region=us/"));
+        append(List.of(new Row(3, "a", 1, "us")));
+        CommitMark m2 = mark();
+        S3Parquet.dropPartitions(table).filter(PartitionFilter.in("region", "us")).s3(s3).run();
+        assertThatThrownBy(() -> S3Parquet.read(table).s3(s3).committedAfter(m2).count())
+                .isInstanceOfSatisfying(ReplacedSinceMarkException.class, e -> assertThat(e.partitions()).containsExactly("region=us/"));
+        // an insert-only merge is an append: its delta is its rows
+        CommitMark m3 = mark();
+        S3Parquet.merge(List.of(new Row(9, "n", 1, "eu"))).on("id").s3(s3).to(table);
+        assertThat(S3Parquet.read(table).s3(s3).committedAfter(m3).count()).isEqualTo(1);
     }
 }
