@@ -56,4 +56,40 @@ class CatalogOperationsAdversaryTest {
         S3Parquet.merge(List.of(new Named2("s1", "y", "01"))).on("id").catalog(catalog).s3(s3.client()).to(uri);
         assertThat(DuckReader.query(s3, bucket, "m/", "SELECT id, country, month FROM t")).containsExactly(List.of("s1", "y", "01"));
     }
+    public record Ev(long id, String region) {
+    }
+
+    private List<String> gluePartitions(String db, String name) {
+        List<String> out = new java.util.ArrayList<>();
+        for (var p : glue.client().getPartitions(b -> b.databaseName(db).tableName(name)).partitions()) {
+            out.add(p.values().get(0) + " @ " + p.storageDescriptor().location());
+        }
+        out.sort(null);
+        return out;
+    }
+
+    @Test
+    void aDropAndARepairOfPartitionsWhoseValuesNeedEscapingKeepGlueEqualToS3() {
+        String bucket = TestLakes.bucket("adv", s3);
+        String db = TestLakes.database(bucket);
+        String uri = "s3://" + bucket + "/e/";
+        String odd = "a/b=c%d é";
+        GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "e").createDatabase(true);
+        S3Parquet.write(List.of(new Ev(1, odd), new Ev(2, "x"), new Ev(3, "y"))).partitionBy("region").catalog(catalog).s3(s3.client()).to(uri);
+        String oddFolder = "region=a%2Fb%3Dc%25d é/";
+        assertThat(gluePartitions(db, "e")).containsExactly(odd + " @ " + uri + oddFolder, "x @ " + uri + "region=x/", "y @ " + uri + "region=y/");
+
+        // repair: the odd partition unregistered behind wrangler's back, added again with its value unescaped
+        glue.client().deletePartition(b -> b.databaseName(db).tableName("e").partitionValues(odd));
+        S3Parquet.repairCatalog(uri).catalog(catalog).s3(s3.client()).run();
+        assertThat(gluePartitions(db, "e")).containsExactly(odd + " @ " + uri + oddFolder, "x @ " + uri + "region=x/", "y @ " + uri + "region=y/");
+        assertThat(S3Parquet.read(uri).catalog(catalog).s3(s3.client()).toList(Ev.class)).containsExactlyInAnyOrder(new Ev(1, odd),
+                new Ev(2, "x"), new Ev(3, "y"));
+
+        DropResult r = S3Parquet.dropPartitions(uri).filter(PartitionFilter.in("region", odd)).catalog(catalog).s3(s3.client()).run();
+        assertThat(r.applied()).isTrue();
+        assertThat(gluePartitions(db, "e")).containsExactly("x @ " + uri + "region=x/", "y @ " + uri + "region=y/");
+        assertThat(DuckReader.query(s3, bucket, "e/", "SELECT id, region FROM t ORDER BY id")).containsExactly(List.of(2L, "x"),
+                List.of(3L, "y"));
+    }
 }
