@@ -120,4 +120,37 @@ class NewOperationsAdversaryTest {
         S3Parquet.merge(List.of(new Row(9, "n", 1, "eu"))).on("id").s3(s3).to(table);
         assertThat(S3Parquet.read(table).s3(s3).committedAfter(m3).count()).isEqualTo(1);
     }
+    record Wider(long id, String user_id, double score, String region, String note) {
+    }
+
+    @Test
+    void aDeleteOnAColumnOlderFilesLackTreatsTheirRowsAsNull() {
+        append(List.of(new Row(1, "a", 1, "eu")));
+        S3Parquet.write(List.of(new Wider(2, "a", 1, "eu", "x"), new Wider(3, "a", 1, "eu", null))).partitionBy("region")
+                .mode(WriteMode.APPEND).s3(s3).to(table);
+        DeleteResult r = S3Parquet.deleteRows(table).where(RowFilter.isNull("note")).s3(s3).run();
+        assertThat(r.rowsDeleted()).isEqualTo(2);
+        assertThat(rows("true")).containsExactly(List.of(2L, "a", 1.0, "eu"));
+    }
+
+    @Test
+    void aDeleteByKeysOfAPartitionColumnDeletesThoseRows() {
+        append(List.of(new Row(1, "a", 1, "eu"), new Row(2, "a", 1, "us")));
+        DeleteResult r = S3Parquet.deleteRows(table).keys("region", List.of("eu")).s3(s3).run();
+        assertThat(r.rowsDeleted()).isEqualTo(1);
+        assertThat(rows("true")).containsExactly(List.of(2L, "a", 1.0, "us"));
+    }
+
+    @Test
+    void aDeleteByKeysGivenAsStringsOfABigintColumnIsRefusedNotASilentNoOp() {
+        append(List.of(new Row(1, "a", 1, "eu")));
+        DeleteResult r;
+        try {
+            r = S3Parquet.deleteRows(table).keys("id", List.of("1")).s3(s3).run();
+        } catch (WranglerException e) {
+            assertThat(e).isInstanceOf(InvalidWriteException.class);
+            return;
+        }
+        assertThat(r.rowsDeleted()).as("an erasure of id '1' that matched nothing and said it was done").isEqualTo(1);
+    }
 }
