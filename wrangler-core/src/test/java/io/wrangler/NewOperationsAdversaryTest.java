@@ -153,4 +153,32 @@ class NewOperationsAdversaryTest {
         }
         assertThat(r.rowsDeleted()).as("an erasure of id '1' that matched nothing and said it was done").isEqualTo(1);
     }
+    record Small(int id, java.time.LocalDate day, java.math.BigDecimal amount, short tiny, String region) {
+    }
+
+    private static List<Small> smalls(String payload) {
+        List<Small> out = new java.util.ArrayList<>();
+        for (int i = 1; i <= 99; i += 2) {
+            out.add(new Small(i, java.time.LocalDate.of(2024, 1, 1).plusDays(i), new java.math.BigDecimal(i + ".25"), (short) i, payload));
+        }
+        return out;
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"id", "day", "amount", "tiny"})
+    void aMergeAndADeleteOnAKeyWithBloomFiltersFindTheKeyInANarrowColumn(String key) {
+        S3Parquet.write(smalls("eu")).partitionBy("region").bloomFilters(key).mode(WriteMode.APPEND).s3(s3).to(table);
+        Small k = smalls("eu").get(7);
+        S3Parquet.merge(List.of(k)).on(key).s3(s3).to(table);
+        assertThat(TestLake.query(bucket, "t/", "SELECT count(*) FROM t")).containsExactly(List.of(50L));
+        Object value = switch (key) {
+            case "id" -> k.id();
+            case "day" -> k.day();
+            case "amount" -> k.amount();
+            default -> k.tiny();
+        };
+        DeleteResult r = S3Parquet.deleteRows(table).keys(key, List.of(value)).s3(s3).run();
+        assertThat(r.rowsDeleted()).isEqualTo(1);
+        assertThat(TestLake.query(bucket, "t/", "SELECT count(*) FROM t")).containsExactly(List.of(49L));
+    }
 }
