@@ -181,4 +181,16 @@ class NewOperationsAdversaryTest {
         assertThat(r.rowsDeleted()).isEqualTo(1);
         assertThat(TestLake.query(bucket, "t/", "SELECT count(*) FROM t")).containsExactly(List.of(49L));
     }
+    @SuppressWarnings("checkstyle:RecordComponentName")
+    record Upper(long ID, String USER_ID, double SCORE, String REGION) {
+    }
+
+    @Test
+    void aMergeWhoseInputSpellsTheColumnsInAnotherCaseReplacesTheKeyInTheTablesColumns() {
+        append(List.of(new Row(1, "a", 1, "eu"), new Row(2, "a", 1, "eu")));
+        MergeResult r = S3Parquet.merge(List.of(new Upper(1, "b", 2, "eu"))).on("ID").s3(s3).to(table);
+        assertThat(r.rowsUpdated()).isEqualTo(1);
+        assertThat(rows("true")).containsExactly(List.of(1L, "b", 2.0, "eu"), List.of(2L, "a", 1.0, "eu"));
+        assertThat(TestLake.query(bucket, "t/", "SELECT count(*) FROM (DESCRIBE t)")).containsExactly(List.of(4L));
+    }
 }
