@@ -28,7 +28,8 @@ import org.apache.arrow.vector.util.Text;
  *
  * <p>Keys are equal by value, as SQL's {@code PARTITION BY} groups them: strings and binary by their bytes, unsigned
  * integers by their unsigned value, decimals by their numeric value (1.5 = 1.50), floats as {@link Double#equals}
- * (NaN equals NaN; -0.0 and 0.0 differ), nested values element by element; nulls are equal to each other, so the rows
+ * but for zero (NaN equals NaN; -0.0 equals 0.0, as DuckDB groups and joins them: a merge on a float key matches the
+ * table's 0.0 for an input's -0.0), nested values element by element; nulls are equal to each other, so the rows
  * whose keys are null (or null in the same columns, equal in the others) are one key. The order column compares
  * numbers by value (unsigned ones unsigned), strings and binary by their bytes unsigned (UTF-8 byte order, which is
  * code point order, as DuckDB and Athena sort), booleans false first, dates, times and timestamps by time; null is
@@ -136,6 +137,12 @@ public final class Dedup {
         }
         if (o instanceof BigDecimal d) {
             return d.signum() == 0 ? BigDecimal.ZERO : d.stripTrailingZeros();
+        }
+        if (o instanceof Double d && d == 0.0) {
+            return 0.0d; // -0.0 is 0.0
+        }
+        if (o instanceof Float f && f == 0.0f) {
+            return 0.0f;
         }
         if (o instanceof List<?> list) {
             List<Object> out = new ArrayList<>(list.size());

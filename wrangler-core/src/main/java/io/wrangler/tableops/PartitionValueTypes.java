@@ -27,6 +27,18 @@ final class PartitionValueTypes {
         };
     }
 
+    /**
+     * The text a write gives the value {@code v} (which {@link #parses}) of an integer column in its folder, as
+     * {@code Long.toString}: {@code 01} and {@code +1} are 1, written {@code 1}. Null for other types (their values are
+     * taken as the folders have them).
+     */
+    static String canonical(String type, String v) {
+        return switch (type) {
+            case "tinyint", "smallint", "int", "bigint" -> Long.toString(Long.parseLong(v));
+            default -> null;
+        };
+    }
+
     static boolean parses(String type, String v) {
         try {
             switch (type) {

@@ -211,6 +211,14 @@ public final class Register {
                             + "', which is not a " + type, "Declare the column's type as the folders have it (or leave it a string). "
                                     + "Nothing was changed.");
                 }
+                String canonical = v == null ? null : PartitionValueTypes.canonical(type, v);
+                if (canonical != null && !canonical.equals(v)) {
+                    // a write, merge or overwrite of this value goes to column=canonical/: two folders of one partition
+                    throw refusals.invalid("the folder '" + p.folder() + "' gives the partition column '" + column + "' the value '" + v
+                            + "', which a write of the " + type + " " + canonical + " puts in the folder of '" + canonical
+                            + "': a merge, delete or overwrite of that partition would leave this folder's rows beside its own",
+                            "Rename the folder to the value as written, or declare the column a string. Nothing was changed.");
+                }
             }
             Field named = named(catalog, f, refusals);
             keys.add(new Field(named.getName(), new FieldType(true, named.getType(), null), named.getChildren()));
