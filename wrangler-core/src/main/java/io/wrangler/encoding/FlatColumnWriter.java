@@ -164,8 +164,18 @@ abstract class FlatColumnWriter {
      * distinct count at the chosen false positive probability (parquet-java sizes it from a guess given in advance).
      */
     static final class BloomHashes {
-        /** Hashes only: the hash functions of the format's one bloom filter algorithm hold no state. */
-        static final BlockSplitBloomFilter HASHER = new BlockSplitBloomFilter(BlockSplitBloomFilter.LOWER_BOUND_BYTES);
+        /**
+         * Hashes only, one per thread: parquet-java's {@code hash(long)}, {@code hash(int)}, ... write the value into a
+         * buffer the filter keeps, so one filter shared by the files encoded in parallel overflowed that buffer or, worse,
+         * hashed another thread's value (a bloom filter missing a value it holds rules out a row group that matches).
+         */
+        private static final ThreadLocal<BlockSplitBloomFilter> HASHERS =
+                ThreadLocal.withInitial(() -> new BlockSplitBloomFilter(BlockSplitBloomFilter.LOWER_BOUND_BYTES));
+
+        /** This thread's hasher: the format's one bloom filter hash, xxHash64 of the plain encoding. */
+        static BlockSplitBloomFilter hasher() {
+            return HASHERS.get();
+        }
         private static final int MAX_BYTES = 1024 * 1024;
         private final BloomFilterWriter writer;
         private final double fpp;
@@ -388,7 +398,7 @@ abstract class FlatColumnWriter {
 
         @Override
         void hashValues(BloomHashes out) {
-            BlockSplitBloomFilter h = BloomHashes.HASHER;
+            BlockSplitBloomFilter h = BloomHashes.hasher();
             for (int i = 0; i < count; i++) {
                 out.add(width == 8 ? h.hash(values[i]) : h.hash((int) values[i]));
             }
@@ -617,7 +627,7 @@ abstract class FlatColumnWriter {
 
         @Override
         void hashValues(BloomHashes out) {
-            BlockSplitBloomFilter h = BloomHashes.HASHER;
+            BlockSplitBloomFilter h = BloomHashes.hasher();
             if (dictionary != null) {
                 for (int i = 0; i < count; i++) {
                     int id = ids[i];
@@ -911,8 +921,9 @@ abstract class FlatColumnWriter {
 
         @Override
         void hashValues(BloomHashes out) {
+            BlockSplitBloomFilter h = BloomHashes.hasher();
             for (int i = 0; i < count; i++) {
-                out.add(BloomHashes.HASHER.hash(Binary.fromConstantByteArray(plain.buf, i * width, width)));
+                out.add(h.hash(Binary.fromConstantByteArray(plain.buf, i * width, width)));
             }
         }
 
