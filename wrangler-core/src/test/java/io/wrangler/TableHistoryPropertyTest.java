@@ -37,9 +37,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Random histories of everything that changes a table, each checked after every step against a model of the rows each
  * partition must hold (a multiset, with the idempotency key that contributed each row) and against DuckDB over the same
  * objects: plain appends, keyed appends (a new key, or a rerun of an earlier key with new values), OVERWRITE_PARTITIONS,
- * OVERWRITE, appends that add a column, compactions with and without {@code dedupBy}, crashes at a random step of any of
- * them (resolved by {@code S3Parquet.recover} or by the next operation), and readers that read while an operation is
- * paused at a random step.
+ * OVERWRITE, appends that add a column, compactions with and without {@code dedupBy}, merges by key
+ * ({@code S3Parquet.merge(...).on("id")}, with and without {@code orderBy("value")}, UPDATE and KEEP_EXISTING, with and
+ * without a {@code scope} wider than the input's partitions), deletes of rows ({@code keys("id", ...)} and
+ * {@code where(RowFilter)}, in every partition or a {@code PartitionFilter}'s), drops of partitions, crashes at a random
+ * step of any of them (resolved by {@code S3Parquet.recover} or by the next operation), and readers that read while an
+ * operation is paused at a random step. (Register and repair need wrangler-glue, which core's tests do not reach: not
+ * here.)
  *
  * <p>The model is the documented behaviour, nothing weaker:
  * <ul>
@@ -57,7 +61,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>a compaction that is the next operation after a crash lists the table before its own recovery runs: it either
  *       compacts the recovered table, or (docs/compaction.md: a file that came into a partition after the compaction listed it is not
  *       deleted) the table as it listed it, with the recovered write's new files beside the compacted ones, or is refused
- *       with a {@code WriteNotAppliedException}, nothing changed; any other failure is a defect.</li>
+ *       with a {@code WriteNotAppliedException}, nothing changed; any other failure is a defect;</li>
+ *   <li>a merge (docs/merge.md) matches keys in its input's partitions and its scope's; per key, the input's row (with
+ *       {@code orderBy}, the greatest value, a tie the later input row) is inserted when no matched partition holds the
+ *       key, else replaces every row of the key there (UPDATE; with {@code orderBy} only when its value is at least the
+ *       greatest of theirs) or is dropped (KEEP_EXISTING); its rows belong to no idempotency key, the rows it keeps keep
+ *       theirs, so a later keyed rerun replaces exactly its key's remaining rows; its counts are the model's, and each
+ *       merge is also computed by DuckDB over the table before it (QUALIFY row_number() of the input, anti-join, union);</li>
+ *   <li>a delete (docs/deletes.md) removes, in its partitions, the rows its filter is true for, nothing else (a delete
+ *       matching nothing is a no-op that says so); a drop removes every row of its partitions; all three are committed
+ *       from {@link Step#MANIFEST_WRITTEN} on; they run only with no crash pending (they list the table before they
+ *       recover it, as a compaction does, which the model does not follow for them), and may crash themselves.</li>
  * </ul>
  * Each row has a unique (dt, id, seq): {@code seq} is the number of the operation that wrote it, so it is also its commit
  * order; ids repeat across writes (a small pool per partition) and values take few values, so that dedup has duplicates
@@ -77,6 +91,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * </pre>
  * A failing seed reruns alone with {@code -Dwrangler.history.seed=<seed> -Dwrangler.history.seeds=1}. While bisecting a
  * failure, {@code -Dwrangler.history.kinds=APPEND,KEYED,...} limits the operations drawn (every kind by default).
+ * {@code -Dwrangler.history.tiesAfterRewrites=true} lets a {@code dedupBy(id, value)} follow a merge or delete, which
+ * meets the known defect of {@link #dedupTieAfterADeleteRewroteTheOlderFileKeepsTheLaterWrite}.
  */
 class TableHistoryPropertyTest {
     private static final long SEED = Long.getLong("wrangler.history.seed", 20261204L);
