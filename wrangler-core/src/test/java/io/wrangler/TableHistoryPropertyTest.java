@@ -1070,7 +1070,9 @@ class TableHistoryPropertyTest {
                 }
             }
             List<Row> out = new ArrayList<>(before.stream().filter(r -> !(matched.contains(r.dt()) && replaced.contains(r.id()))).toList());
-            out.addAll(added);
+            // the merge's files may carry the table's columns its input lacks (note, as nulls): either schema
+            boolean tableNoted = before.stream().anyMatch(r -> r.noted() || r.lingering());
+            added.forEach(r -> out.add(tableNoted ? r.linger() : r));
             return out;
         }
 
@@ -1247,6 +1249,9 @@ class TableHistoryPropertyTest {
 
         /** DuckDB's dedup of every partition, over the table as it is now: (day, row text) pairs. */
         List<List<Object>> duckDedup(String order) {
+            if (TestLake.keys(bucket, "t/").stream().noneMatch(k -> k.endsWith(".parquet"))) {
+                return List.of(); // every row deleted or dropped: nothing to deduplicate
+            }
             return TestLake.query(bucket, "t/", "SELECT CAST(dt AS VARCHAR), id, value, seq, json_extract_string(to_json(t), '$.note') "
                     + "FROM t QUALIFY row_number() OVER (PARTITION BY dt, id ORDER BY " + order + " DESC, seq DESC) = 1");
         }
