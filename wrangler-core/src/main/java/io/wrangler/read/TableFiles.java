@@ -145,8 +145,10 @@ public final class TableFiles {
         Map<String, Folder> byKeyFolder = new LinkedHashMap<>();
         for (Folder f : level) {
             String prefix = location.prefix() + f.folder;
+            // Not known: no partition folder nor file shows the columns (every row deleted, every partition dropped), so
+            // there are no values to give the filter (a user's predicate would be handed nulls): nothing passes it.
             if (byKeyFolder.containsKey(prefix) || (complete || holding.contains(f.folder))
-                    && !filter.test(known ? new Values(zip(columns, f.values), columns) : zip(columns, f.values))) {
+                    && (!known || !filter.test(new Values(zip(columns, f.values), columns)))) {
                 continue;
             }
             byKeyFolder.put(prefix, f);
@@ -155,7 +157,7 @@ public final class TableFiles {
         // The scope is every folder the filter admits, listed or not: an overwrite that emptied one shows there first.
         for (S3Object o : visibility.visible(listed, key -> {
             List<String> values = folderValues(key, columns);
-            return values != null && filter.test(known ? new Values(zip(columns, values), columns) : zip(columns, values));
+            return values != null && known && filter.test(new Values(zip(columns, values), columns));
         })) {
             Folder f = byKeyFolder.get(o.key().substring(0, o.key().lastIndexOf('/') + 1));
             files.add(new DataFile(location.bucket(), o.key(), o.size(), f.folder, f.values, o.lastModified()));
