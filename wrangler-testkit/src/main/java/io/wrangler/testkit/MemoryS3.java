@@ -118,7 +118,8 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * upload, the source's for a copy); Last-Modified in whole seconds and a Date on every answer (S3's clock, which
  * {@link #advanceClock} moves); {@code If-None-Match: *} and {@code If-Match} on PutObject and CompleteMultipartUpload
  * (412 PreconditionFailed; 404 NoSuchKey for If-Match on a missing key) and {@code If-Match} on DeleteObject; copies and
- * part copies with ranges; multipart uploads (parts but the last of at least {@link #minPartSize}, EntityTooSmall
+ * part copies with ranges, copies with {@code x-amz-copy-source-if-match} / {@code -if-none-match} and with
+ * {@code If-None-Match} / {@code If-Match} on the target; multipart uploads (parts but the last of at least {@link #minPartSize}, EntityTooSmall
  * otherwise; InvalidPart, InvalidPartOrder, NoSuchUpload); DeleteObjects of at most 1,000 keys, missing keys counted
  * deleted, quiet answers holding only the per-key errors; ListObjectsV2 with prefix, delimiter, start-after and pages of at
  * most 1,000 entries; ListMultipartUploads in key order with markers; ListParts; keys of at most 1,024 bytes (KeyTooLongError);
@@ -131,7 +132,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * inject an {@link S3Fault}; {@link #ignoreConditionalWrites} makes it a server that does not enforce preconditions;
  * {@link #holdWhereKeyContains} and {@link #holdAnswerWhereKeyContains} stall requests (before or after they are
  * applied) until the test releases them; {@link #denyDeleteWhereKeyContains} makes DeleteObjects report per-key errors;
- * {@link #requests} records what was asked, every attempt. The SDK's retry layer is modelled: a request that sets its
+ * {@link #requests} records what was asked, every attempt. {@link #serve()} serves it over HTTP. The SDK's retry layer is modelled: a request that sets its
  * own retry strategy (a plugin of its override configuration, as wrangler sets one on every request) is attempted as
  * that strategy says, each attempt served, recorded and faulted on its own, with the strategy's backoff in between; a
  * request without one is attempted once (a client whose retries are off).
@@ -278,6 +279,14 @@ public final class MemoryS3 implements S3Fixture {
     @Override
     public S3Client client() {
         return client;
+    }
+
+    /**
+     * Serves this S3 over HTTP on 127.0.0.1 (S3's REST API, for clients in other processes) until the returned endpoint
+     * is closed; every request is served by {@link #client()}, so this S3's knobs and request log hold for it too.
+     */
+    public S3Endpoint serve() {
+        return S3Endpoint.serve(this);
     }
 
     // ---- knobs ----
@@ -853,6 +862,11 @@ public final class MemoryS3 implements S3Fixture {
                         throw error(404, "NoSuchKey", "The specified key does not exist.");
                     }
                     Store target = store(r.destinationBucket());
+                    if (!ignoreConditionalWrites && (r.copySourceIfMatch() != null && !unquote(r.copySourceIfMatch()).equals(unquote(src.etag))
+                            || r.copySourceIfNoneMatch() != null && unquote(r.copySourceIfNoneMatch()).equals(unquote(src.etag)))) {
+                        throw error(412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold");
+                    }
+                    precondition(target.objects.get(r.destinationKey()), r.ifNoneMatch(), r.ifMatch());
                     // as S3: the request's storage class (STANDARD without one, never the source's); the source's tags and
                     // metadata unless the request's directive is REPLACE
                     boolean replaceTags = r.taggingDirective() == software.amazon.awssdk.services.s3.model.TaggingDirective.REPLACE;
