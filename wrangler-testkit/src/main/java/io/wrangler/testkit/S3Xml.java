@@ -32,7 +32,9 @@ final class S3Xml {
     private S3Xml(String root, boolean urlEncoded) {
         this.root = root;
         this.urlEncoded = urlEncoded;
-        out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<").append(root).append(" xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">");
+        // S3's error bodies, unlike its results, name no namespace
+        out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<").append(root)
+                .append(root.equals("Error") ? ">" : " xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">");
     }
 
     /** A body whose root element is {@code root}; key fields as they are. */

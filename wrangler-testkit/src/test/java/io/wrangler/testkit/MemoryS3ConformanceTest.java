@@ -65,7 +65,7 @@ class MemoryS3ConformanceTest {
     }
 
     /** What one backend answered, request by request. */
-    private static final class Seen {
+    static final class Seen {
         final List<String> lines = new ArrayList<>();
 
         void add(String what, Supplier<?> request) {
