@@ -10,6 +10,7 @@ import io.wrangler.WriteMode;
 import io.wrangler.WriteResult;
 import io.wrangler.testkit.LocalS3;
 import io.wrangler.testkit.MemoryS3;
+import io.wrangler.testkit.S3Endpoint;
 import java.io.File;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.util.VersionInfo;
 
 /** A write and a read from a project that knows wrangler only through its BOM, on the testkit's light embedded lake. */
@@ -62,6 +64,13 @@ class ConsumerTest {
                         || j.startsWith("logback-") || j.startsWith("aws-crt-"))
                 .toList();
         assertEquals(List.of(), heavy);
+        // and on that class path the lake is served over HTTP to other processes (the JDK's server, the SDK's client)
+        try (S3Endpoint http = S3Endpoint.start()) {
+            http.createBucket("served");
+            http.client().putObject(b -> b.bucket("served").key("k"), RequestBody.fromString("over http"));
+            assertEquals("over http", http.client().getObjectAsBytes(b -> b.bucket("served").key("k")).asUtf8String());
+            assertEquals("over http", new String(http.memory().get("served", "k"), java.nio.charset.StandardCharsets.UTF_8));
+        }
         IllegalStateException e = assertThrows(IllegalStateException.class, LocalS3::start);
         assertTrue(e.getMessage().startsWith("LocalS3 needs com.adobe.testing:s3mock on the class path, an optional dependency of "
                 + "wrangler-testkit: declare it in your build"), e.getMessage());
