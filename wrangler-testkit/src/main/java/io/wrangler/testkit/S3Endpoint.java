@@ -50,7 +50,7 @@ import software.amazon.awssdk.services.s3.S3ClientBuilder;
  * }
  * }</pre>
  *
- * <p>Requests are served by up to {@value #THREADS} threads at once (wrangler sends 48 at once by default); each
+ * <p>Requests are served by up to 64 threads at once (wrangler sends 48 at once by default); each
  * request is atomic against the others, as in the MemoryS3.
  */
 public final class S3Endpoint implements S3Fixture {
