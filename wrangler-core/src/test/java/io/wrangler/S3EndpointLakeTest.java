@@ -63,18 +63,15 @@ class S3EndpointLakeTest {
         // the rerun of one day replaces that day only
         WriteResult rerun = write(table, WriteMode.OVERWRITE_PARTITIONS, new Sale(D2, "RU", 70), new Sale(D2, "FR", 5));
         assertThat(rerun.rows()).isEqualTo(2);
-        List<List<Object>> expected = List.of(List.of("2024-01-15", "DE", 250L), List.of("2024-01-15", "RU", 100L),
-                List.of("2024-01-16", "FR", 5L), List.of("2024-01-16", "RU", 70L));
-        assertThat(duck("sales/")).isEqualTo(expected);
+        assertThat(S3Parquet.read(table).s3(http.client()).toList(Sale.class)).containsExactlyInAnyOrder(new Sale(D1, "DE", 250),
+                new Sale(D1, "RU", 100), new Sale(D2, "RU", 70), new Sale(D2, "FR", 5));
 
         write(table, WriteMode.APPEND, new Sale(D1, "IT", 1));
         CompactionResult compacted = S3Parquet.compact(table).s3(http.client()).run();
         assertThat(compacted.filesBefore()).as("the two files of 2024-01-15").isEqualTo(2);
         assertThat(compacted.filesAfter()).isEqualTo(1);
-        List<List<Object>> withAppend = new ArrayList<>(expected);
-        withAppend.add(1, List.of("2024-01-15", "IT", 1L));
-        assertThat(duck("sales/")).isEqualTo(withAppend);
-        assertThat(S3Parquet.read(table).s3(http.client()).toList(Sale.class)).hasSize(5);
+        assertThat(duck("sales/")).isEqualTo(List.of(List.of("2024-01-15", "DE", 250L), List.of("2024-01-15", "IT", 1L),
+                List.of("2024-01-15", "RU", 100L), List.of("2024-01-16", "FR", 5L), List.of("2024-01-16", "RU", 70L)));
 
         // what went over the wire: conditional PUTs of the lease, ranged GETs of the reads
         List<MemoryS3.Request> seen = http.memory().requests();
@@ -100,7 +97,7 @@ class S3EndpointLakeTest {
             hold.release();
         }
         assertThat(first.get(60, TimeUnit.SECONDS).rows()).isEqualTo(1);
-        assertThat(duck("leased/")).isEqualTo(List.of(List.of("2024-01-15", "DE", 1L)));
+        assertThat(S3Parquet.read(table).s3(http.client()).toList(Sale.class)).containsExactly(new Sale(D1, "DE", 1));
     }
 
     @Test
