@@ -30,7 +30,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 /**
  * What an S3Endpoint sends and takes on the wire, beyond what the SDK's model shows: checksums and digests verified
  * and answered, XML escaping and {@code encoding-type=url} of awkward keys, S3's error bodies and statuses, faults of
- * the MemoryS3 as a client sees them over HTTP, virtual-host addressing, refusals.
+ * the MemoryS3 as a client sees them over HTTP, storage classes, tags and copy conditions, virtual-host addressing,
+ * refusals.
  */
 class S3EndpointWireTest {
     private static S3Endpoint s3;
@@ -195,5 +196,32 @@ class S3EndpointWireTest {
             String answer = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             assertThat(answer).startsWith("HTTP/1.1 200").endsWith("\r\n\r\nvirtual");
         }
+    }
+
+    @Test
+    void storageClassesTagsAndCopyConditionsAreTheMemoryS3sOverHttp() {
+        S3Client c = s3.client();
+        String etag = c.putObject(b -> b.bucket("wire").key("sc/cold").storageClass("GLACIER_IR").tagging("team=data&tier=cold"),
+                RequestBody.fromString("cold")).eTag();
+        var head = c.headObject(b -> b.bucket("wire").key("sc/cold"));
+        assertThat(head.storageClassAsString() + " " + head.tagCount()).isEqualTo("GLACIER_IR 2");
+        assertThat(c.getObjectTagging(b -> b.bucket("wire").key("sc/cold")).tagSet())
+                .extracting(t -> t.key() + "=" + t.value()).containsExactly("team=data", "tier=cold");
+        assertThat(c.listObjectsV2(b -> b.bucket("wire").prefix("sc/")).contents())
+                .extracting(o -> o.key() + " " + o.storageClassAsString()).containsExactly("sc/cold GLACIER_IR");
+        // a copy takes the request's storage class (STANDARD without one: no header) and the source's tags
+        c.copyObject(b -> b.sourceBucket("wire").sourceKey("sc/cold").destinationBucket("wire").destinationKey("sc/copy")
+                .copySourceIfMatch(etag));
+        var copy = c.headObject(b -> b.bucket("wire").key("sc/copy"));
+        assertThat(copy.storageClassAsString() + " " + copy.tagCount()).isEqualTo("null 2");
+        assertThatThrownBy(() -> c.copyObject(b -> b.sourceBucket("wire").sourceKey("sc/cold").destinationBucket("wire")
+                .destinationKey("sc/stale").copySourceIfMatch("\"0123\"")))
+                .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode() + " " + e.awsErrorDetails().errorCode())
+                        .isEqualTo("412 PreconditionFailed"));
+        assertThatThrownBy(() -> c.copyObject(b -> b.sourceBucket("wire").sourceKey("sc/cold").destinationBucket("wire")
+                .destinationKey("sc/copy").ifNoneMatch("*")))
+                .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode() + " " + e.awsErrorDetails().errorCode())
+                        .isEqualTo("412 PreconditionFailed"));
+        assertThat(s3.list("wire", "sc/").keySet()).containsExactly("sc/cold", "sc/copy");
     }
 }
