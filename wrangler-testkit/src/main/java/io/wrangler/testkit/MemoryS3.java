@@ -132,10 +132,10 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * inject an {@link S3Fault}; {@link #ignoreConditionalWrites} makes it a server that does not enforce preconditions;
  * {@link #holdWhereKeyContains} and {@link #holdAnswerWhereKeyContains} stall requests (before or after they are
  * applied) until the test releases them; {@link #denyDeleteWhereKeyContains} makes DeleteObjects report per-key errors;
- * {@link #requests} records what was asked, every attempt. {@link #serve()} serves it over HTTP. The SDK's retry layer is modelled: a request that sets its
- * own retry strategy (a plugin of its override configuration, as wrangler sets one on every request) is attempted as
- * that strategy says, each attempt served, recorded and faulted on its own, with the strategy's backoff in between; a
- * request without one is attempted once (a client whose retries are off).
+ * {@link #requests} records what was asked, every attempt. {@link #serve()} serves it over HTTP. The SDK's retry
+ * layer is modelled: a request that sets its own retry strategy (a plugin of its override configuration, as wrangler
+ * sets one on every request) is attempted as that strategy says, each attempt served, recorded and faulted on its own,
+ * with the strategy's backoff in between; a request without one is attempted once (a client whose retries are off).
  */
 public final class MemoryS3 implements S3Fixture {
     /** S3's smallest part of a multipart upload other than the last. */
