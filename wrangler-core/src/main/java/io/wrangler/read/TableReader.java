@@ -277,8 +277,10 @@ import software.amazon.awssdk.services.s3.S3Client;
     private boolean footersAlone;
 
     /**
-     * Fetches each file's footer alone for the read's schema, never a small file whole: for a caller that sets a
-     * {@link #rowFilter} only after reading the {@link #schema()} (a row filter does this by itself). Call before the schema.
+     * Fetches each file's footer alone for the read's schema, and then only the ranges its decoding asks for (a bloom
+     * filter, the column chunks of the row groups not skipped), never a file whole or ahead: a file whose row groups the
+     * {@link #rowFilter} rules out costs the GET of its footer (and of its bloom filters) only. For a read that expects to
+     * skip most files (a delete's scan). Call before the schema.
      */
     public TableReader footersAlone() {
         this.footersAlone = true;
@@ -455,6 +457,9 @@ import software.amazon.awssdk.services.s3.S3Client;
         if (prefetch == null) {
             // With a row filter most files may be skipped after their footer: fetch footers alone, not whole files.
             prefetch = new Prefetch(files, readBudget, rowFilter == null && !footersAlone);
+            if (footersAlone) {
+                prefetch.ranged();
+            }
         }
         return prefetch;
     }
