@@ -270,10 +270,7 @@ final class CompactionPlan {
 
     /** The partitions of the chosen files, once each, in unit order: what a removal records in its manifest. */
     List<io.wrangler.layout.Manifest.Partition> touched() {
-        Map<String, io.wrangler.layout.Manifest.Partition> out = new java.util.LinkedHashMap<>();
-        units.forEach(fs -> out.putIfAbsent(fs.get(0).folder(), new io.wrangler.layout.Manifest.Partition(fs.get(0).folder(),
-                fs.get(0).values(), 0, 0)));
-        return List.copyOf(out.values());
+        return io.wrangler.commit.WriteSpec.Replacement.partitionsOf(units.stream().flatMap(List::stream).toList());
     }
 
     /** The partition values of each chosen folder, by folder. */
