@@ -15,6 +15,8 @@
 #        ./bench.sh --speed [rows, default 2000000] [repetitions, default 5] [parts, default warm,cold,lookup]   (reads against the GET floor
 #                           + DuckDB from LocalS3: warm in one JVM, cold in fresh JVMs, the lookup of one user_id)
 #        ./bench.sh --speed serve [rows] [copy dir]   (the table served by LocalS3 until killed; prints the cold children's commands)
+#        ./bench.sh --merge [rows, default 5000000] [repetitions, default 3]   (a merge by key of 50,000 rows against DuckDB's same merge)
+#        ./bench.sh --merge memory [rows, default 40000000] [child heap, default 512m]   (a merge into one partition several times the heap)
 #        ./bench.sh --takeover [repetitions, default 3]   (SIGKILL of a writer holding the lease -> a rerun starts staging)
 #        ./bench.sh --spark [rows, default 5000000] [repetitions, default 3]   (wrangler-spark against Spark's own writer, local[2])
 #        BENCH_HEAP=768m ./bench.sh --spark --memory [rows[:tasks],..., default 50000000:2,100000000:2]   (the driver's memory)
@@ -65,6 +67,9 @@ elif [ "${1:-}" = "--trips" ]; then
   shift
 elif [ "${1:-}" = "--partitions" ]; then
   main=io.wrangler.bench.PartitionsBench
+  shift
+elif [ "${1:-}" = "--merge" ]; then
+  main=io.wrangler.bench.MergeBench
   shift
 elif [ "${1:-}" = "--takeover" ]; then
   main=io.wrangler.bench.TakeoverBench

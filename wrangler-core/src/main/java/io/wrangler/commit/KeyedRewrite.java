@@ -2,7 +2,7 @@ package io.wrangler.commit;
 
 import io.wrangler.encoding.FileEncoder;
 import io.wrangler.encoding.KeyRuns;
-import io.wrangler.input.BatchSource;
+import io.wrangler.input.ReadOnce;
 import io.wrangler.partition.Partitioner;
 import io.wrangler.read.Footers;
 import io.wrangler.read.TableFiles;
@@ -137,22 +137,18 @@ final class KeyedRewrite {
     }
 
     /** The rows of one file that are not {@code keyId}'s, each with its key in the last column. */
-    private static final class Without implements BatchSource {
+    private static final class Without extends ReadOnce {
         private final TableReader reader;
-        private final Schema schema;
         private final List<KeyRuns.Run> runs;
         private final String keyId;
-        private final BufferAllocator allocator;
-        private VectorSchemaRoot out;
         private int run = -1;
         private long left;
 
         Without(TableReader reader, Schema schema, List<KeyRuns.Run> runs, String keyId, BufferAllocator allocator) {
+            super(schema, allocator);
             this.reader = reader;
-            this.schema = schema;
             this.runs = runs;
             this.keyId = keyId;
-            this.allocator = allocator;
         }
 
         private String nextKey() throws IOException {
@@ -167,19 +163,10 @@ final class KeyedRewrite {
         }
 
         @Override
-        public Schema schema() {
-            return schema;
-        }
-
-        @Override
         public boolean next() throws IOException {
             while (reader.loadNextBatch()) {
                 VectorSchemaRoot in = reader.getVectorSchemaRoot();
-                if (out != null) {
-                    out.close();
-                }
-                out = VectorSchemaRoot.create(schema, allocator);
-                out.allocateNew();
+                VectorSchemaRoot out = fresh();
                 int columns = in.getFieldVectors().size();
                 VarCharVector keys = (VarCharVector) out.getVector(columns);
                 int k = 0;
@@ -200,29 +187,6 @@ final class KeyedRewrite {
                 }
             }
             return false;
-        }
-
-        @Override
-        public VectorSchemaRoot current() {
-            return out;
-        }
-
-        @Override
-        public boolean replayable() {
-            return false;
-        }
-
-        @Override
-        public void rewind() {
-            throw new UnsupportedOperationException("read once");
-        }
-
-        @Override
-        public void close() {
-            if (out != null) {
-                out.close();
-                out = null;
-            }
         }
     }
 }

@@ -169,6 +169,16 @@ public record WriteSpec(String uri, S3Client s3, WriteOptions write, CatalogTabl
         public Replacement(List<String> keys, Consumer<List<StagedFile>> check) {
             this(keys, check, null, false, List.of(), false);
         }
+
+        /**
+         * The partitions of {@code files}, once each, in their order: the {@code touched} of a replacement of exactly
+         * these files (a delete's, a drop's, a merge's).
+         */
+        public static List<Manifest.Partition> partitionsOf(List<io.wrangler.read.TableFiles.DataFile> files) {
+            java.util.Map<String, Manifest.Partition> out = new java.util.LinkedHashMap<>();
+            files.forEach(f -> out.putIfAbsent(f.folder(), new Manifest.Partition(f.folder(), f.values(), 0, 0)));
+            return List.copyOf(out.values());
+        }
     }
 
     /**

@@ -143,7 +143,7 @@ final class CompactInput extends ArrowReader {
                 current.catalogColumns(catalogColumns);
             }
             read = outputSchema.apply(current.schema());
-            schema = keyed == null ? read : keyed.schema(table, read);
+            schema = keyed == null ? read : keyed.schema(table, verb, read);
             if (dedupKeys != null) {
                 checkDedup(table, schema, dedupKeys, dedupOrder);
             }
@@ -455,8 +455,8 @@ final class CompactInput extends ArrowReader {
         }
         String type = passed.typeDifference(back);
         if (type != null) {
-            throw new VerificationException(table, "Cannot compact " + table + " (step: commit): read back, " + type + ", a type "
-                    + "this compaction cannot keep for the table's files. Nothing was changed: the new files were removed before the "
+            throw new VerificationException(table, "Cannot " + verb + " " + table + " (step: commit): read back, " + type + ", a type "
+                    + "this " + (verb.equals("compact") ? "compaction" : "rewrite") + " cannot keep for the table's files. Nothing was changed: the new files were removed before the "
                     + "commit point; the table is as before. Leave these partitions uncompacted (filter), or rewrite them with a "
                     + "write that sets the type (dtype).", null);
         }

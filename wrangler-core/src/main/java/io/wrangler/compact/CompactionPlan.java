@@ -75,11 +75,13 @@ final class CompactionPlan {
         CompactionChecks checks = new CompactionChecks(table, spec.location(), partitionColumns, layout,
                 catalog == null ? null : catalog.describe()).verb(spec.verb());
         Removal removal = spec.removal();
+        RemovalScan.Found found = null;
         if (removal == null) {
             choose(listed.listing, checks, spec.choice());
             matched = null;
         } else {
-            matched = removal.everyRow() ? null : RemovalScan.scan(spec, listed.listing, partitionTypes, catalogColumns, removal.rows());
+            found = removal.everyRow() ? null : RemovalScan.scan(spec, listed.listing, partitionTypes, catalogColumns, removal.rows());
+            matched = found == null ? null : found.matched();
             chooseRemoved(listed.listing, checks, matched);
         }
         folders = units.stream().map(fs -> checks.uri(fs.get(0))).distinct().toList();
@@ -88,7 +90,8 @@ final class CompactionPlan {
             keyRuns = null;
             return;
         }
-        footers = footers(spec, units);
+        // a delete's scan fetched every footer once: the chosen files' are taken from it, not fetched again
+        footers = found != null ? scanned(units, found) : footers(spec, units);
         // Keyed runs stay keyed: when a chosen file holds rows of an idempotency key, every new file records its rows' keys.
         KeyedInput.commitOrder(units, footers);
         keyRuns = KeyedInput.runsOf(units, footers);
@@ -126,8 +129,9 @@ final class CompactionPlan {
             }
             TableFiles.Listing listing = new TableFiles(store, location).verb(spec.verb()).list(layout, spec.choice().filter(), b -> {
                 if (!b.equals(location.bucket())) {
-                    throw new ReadException(table, "Cannot compact " + table + ": a partition of " + catalog.describe() + " lies in "
-                            + "the bucket " + b + ", outside the table; compaction rewrites partitions in place only.", null);
+                    throw new ReadException(table, "Cannot " + spec.verb() + " " + table + ": a partition of " + catalog.describe() + " lies in "
+                            + "the bucket " + b + ", outside the table; it " + (spec.removal() == null ? "rewrites" : spec.removal().everyRow()
+                            ? "drops" : "rewrites") + " partitions in place only. Nothing was changed.", null);
                 }
                 return store;
             });
@@ -192,19 +196,26 @@ final class CompactionPlan {
         return listing;
     }
 
+    /** The footers of the chosen files among those a delete's scan fetched. */
+    private static FileFooters scanned(List<List<TableFiles.DataFile>> chosen, RemovalScan.Found found) {
+        Map<String, FileFooters.Footer> out = new HashMap<>();
+        chosen.forEach(u -> u.forEach(f -> out.put(f.key(), found.footers().get(f.key()))));
+        return FileFooters.of(out);
+    }
+
     /** The footers of the chosen files, each fetched and parsed once ({@link FileFooters}). */
     private static FileFooters footers(CompactionSpec spec, List<List<TableFiles.DataFile>> chosen) {
         String table = spec.table();
         try {
             return FileFooters.read(spec.s3(), spec.requests(), chosen.stream().flatMap(List::stream).toList(), KeyedFiles::marked);
         } catch (FileFooters.UnknownKeys e) {
-            throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ", so whose rows it holds "
+            throw new ReadException(table, "Cannot " + spec.verb() + " " + table + " (step: validate): " + e.getMessage() + ", so whose rows it holds "
                     + "is not known. Nothing was changed; leave its partition out (filter) and report it.", e);
         } catch (IOException e) {
             if (Removed.by(e)) {
-                throw Compaction.removed(table, WriteStep.VALIDATE, e);
+                throw Compaction.removed(spec, WriteStep.VALIDATE, e);
             }
-            throw new ReadException(table, "Cannot compact " + table + " (step: validate): " + e.getMessage() + ". Nothing was changed; "
+            throw new ReadException(table, "Cannot " + spec.verb() + " " + table + " (step: validate): " + e.getMessage() + ". Nothing was changed; "
                     + "fix the cause and rerun.", e);
         }
     }
@@ -233,9 +244,9 @@ final class CompactionPlan {
             }
             return reader.schema();
         } catch (ReadException e) {
-            throw Removed.by(e) ? Compaction.removed(spec.table(), WriteStep.VALIDATE, e) : e;
+            throw Removed.by(e) ? Compaction.removed(spec, WriteStep.VALIDATE, e) : e;
         } catch (IOException e) {
-            throw new ReadException(spec.table(), "Cannot compact " + spec.table() + " (step: validate): " + e.getMessage()
+            throw new ReadException(spec.table(), "Cannot " + spec.verb() + " " + spec.table() + " (step: validate): " + e.getMessage()
                     + ". Nothing was changed; fix the cause and rerun.", e);
         }
     }
@@ -259,10 +270,7 @@ final class CompactionPlan {
 
     /** The partitions of the chosen files, once each, in unit order: what a removal records in its manifest. */
     List<io.wrangler.layout.Manifest.Partition> touched() {
-        Map<String, io.wrangler.layout.Manifest.Partition> out = new java.util.LinkedHashMap<>();
-        units.forEach(fs -> out.putIfAbsent(fs.get(0).folder(), new io.wrangler.layout.Manifest.Partition(fs.get(0).folder(),
-                fs.get(0).values(), 0, 0)));
-        return List.copyOf(out.values());
+        return io.wrangler.commit.WriteSpec.Replacement.partitionsOf(units.stream().flatMap(List::stream).toList());
     }
 
     /** The partition values of each chosen folder, by folder. */

@@ -87,9 +87,9 @@ final class KeyedInput {
     }
 
     /** The input's schema: the files' columns, then the key column. */
-    Schema schema(String table, Schema read) {
+    Schema schema(String table, String verb, Schema read) {
         if (read.getFields().stream().anyMatch(f -> f.getName().equals(KeyRuns.COLUMN))) {
-            throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot compact " + table + " (step: validate): the table has a "
+            throw new InvalidWriteException(table, WriteStep.VALIDATE, "Cannot " + verb + " " + table + " (step: validate): the table has a "
                     + "column named " + KeyRuns.COLUMN + ", the name wrangler reserves for the keys of keyed runs. Rename the column; "
                     + "nothing was changed.");
         }

@@ -117,7 +117,7 @@ public final class Removals {
             return;
         }
         Map<String, long[]> hits = RemovalScan.scan(spec, now.partitionColumns(), came, plan.partitionTypes, plan.catalogColumns,
-                spec.removal().rows());
+                spec.removal().rows()).matched();
         if (!hits.isEmpty()) {
             throw changed(spec, "the file " + uri(spec, hits.keySet().iterator().next()) + " came with rows it matches");
         }

@@ -99,10 +99,8 @@ public final class Merge {
             // The partitions of the rewritten files are recorded whether or not anything is staged in them: one that the
             // merge empties (its keys moved to another partition) is then removed from the catalog by the catalog step,
             // the write's and a recovery's alike, as a delete of rows removes one it empties.
-            java.util.Map<String, io.wrangler.layout.Manifest.Partition> touched = new java.util.LinkedHashMap<>();
-            plan.rewrite.forEach(f -> touched.putIfAbsent(f.folder(), new io.wrangler.layout.Manifest.Partition(f.folder(), f.values(), 0, 0)));
             WriteSpec.Replacement replacement = new WriteSpec.Replacement(replaced, staged -> check(plan, source, staged, allocator), null,
-                    plan.keyRuns != null, List.copyOf(touched.values()), false);
+                    plan.keyRuns != null, WriteSpec.Replacement.partitionsOf(plan.rewrite), false);
             WriteSpec write = new WriteSpec(table, spec.s3(), w, spec.catalog(), spec.hook(), spec.tuning().withThreads(w.concurrency()),
                     null, Progress.logging("Merge into " + table), replacement);
             try (BatchSource checked = new InputFailures(source, table)) {

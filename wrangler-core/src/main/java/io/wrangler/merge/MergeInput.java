@@ -3,7 +3,7 @@ package io.wrangler.merge;
 import io.wrangler.commit.KeyedFiles;
 import io.wrangler.compact.Digest;
 import io.wrangler.encoding.KeyRuns;
-import io.wrangler.input.BatchSource;
+import io.wrangler.input.ReadOnce;
 import io.wrangler.partition.PartitionValues;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
@@ -28,10 +28,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * (no key: the merge's own). Every row passed is added to a digest, which the check compares with the staged files read
  * back before the commit point. Memory: one batch of one file, besides the input.
  */
-final class MergeInput implements BatchSource {
+final class MergeInput extends ReadOnce {
     private final MergePlan plan;
     private final BufferAllocator allocator;
-    private final Schema schema;
     /** The digest of the data columns of every row passed. */
     final Digest passed = new Digest();
     /** Rows passed: kept from the rewritten files, and from the input. */
@@ -46,23 +45,14 @@ final class MergeInput implements BatchSource {
     private long left;
 
     MergeInput(MergePlan plan, BufferAllocator allocator) {
+        super(plan.output(), allocator);
         this.plan = plan;
         this.allocator = allocator;
-        this.schema = plan.output();
-    }
-
-    @Override
-    public Schema schema() {
-        return schema;
     }
 
     @Override
     public boolean next() throws IOException {
-        if (out != null) {
-            out.close();
-        }
-        out = VectorSchemaRoot.create(schema, allocator);
-        out.allocateNew();
+        out = fresh();
         if (inputBatch == 0 && !plan.rewrite.isEmpty()) {
             if (reader == null) {
                 reader = plan.reader(allocator, plan.rewrite, null).knownSchemas(plan.schemas(plan.rewrite));
@@ -98,7 +88,7 @@ final class MergeInput implements BatchSource {
     private int fromFile(VectorSchemaRoot in, TableFiles.DataFile from) throws IOException {
         List<FieldVector> keys = plan.input.keys.stream().map(k -> vector(in, plan.columns.tableName(k))).toList();
         List<FieldVector> sources = new ArrayList<>();
-        for (Field f : schema.getFields()) {
+        for (Field f : schema().getFields()) {
             FieldVector v = f.getName().equals(KeyRuns.COLUMN) ? null : vector(in, f.getName());
             if (v != null && !TableSchema.covers(f, v.getField())) {
                 throw new IOException("the column '" + f.getName() + "' of " + from.key() + " is " + v.getField() + ", not " + f
@@ -124,7 +114,7 @@ final class MergeInput implements BatchSource {
     private int fromInput(VectorSchemaRoot in, int batch) {
         List<FieldVector> keys = plan.input.keys.stream().map(in::getVector).toList();
         List<FieldVector> sources = new ArrayList<>();
-        for (Field f : schema.getFields()) {
+        for (Field f : schema().getFields()) {
             String p = plan.columns.inputPartition(f.getName());
             sources.add(f.getName().equals(KeyRuns.COLUMN) ? null : vector(in, p != null ? p : f.getName()));
         }
@@ -199,26 +189,8 @@ final class MergeInput implements BatchSource {
     }
 
     @Override
-    public VectorSchemaRoot current() {
-        return out;
-    }
-
-    @Override
-    public boolean replayable() {
-        return false;
-    }
-
-    @Override
-    public void rewind() {
-        throw new UnsupportedOperationException("read once");
-    }
-
-    @Override
-    public void close() {
-        if (out != null) {
-            out.close();
-            out = null;
-        }
+    protected void closeMore() {
+        out = null;
         if (reader != null) {
             try {
                 reader.close();

@@ -25,6 +25,7 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.FileMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.schema.MessageType;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -57,6 +58,38 @@ public final class FileFooters {
 
     private FileFooters(Map<String, Footer> byKey) {
         this.byKey = byKey;
+    }
+
+    /** The footers {@code byKey} (of {@link #of}), as if read here: for a caller that fetched them with its read. */
+    public static FileFooters of(Map<String, Footer> byKey) {
+        return new FileFooters(new HashMap<>(byKey));
+    }
+
+    /**
+     * What this class keeps of the footer {@code footer} of {@code f}, parsed by a read ({@link TableReader#footerSeen}),
+     * with its key runs when {@code marked}.
+     *
+     * @throws UnknownKeys the file is marked and its footer does not say whose its rows are
+     */
+    public static Footer of(TableFiles.DataFile f, ParquetMetadata footer, boolean marked) throws UnknownKeys {
+        List<CompressionCodecName> codecs = new ArrayList<>();
+        long rows = 0;
+        for (BlockMetaData b : footer.getBlocks()) {
+            rows += b.getRowCount();
+            for (ColumnChunkMetaData c : b.getColumns()) {
+                codecs.add(c.getCodec());
+            }
+        }
+        Footers.Keyed keyed = null;
+        if (marked) {
+            try {
+                keyed = Footers.keyed(footer.getFileMetaData(), rows, f.bucket(), f.key());
+            } catch (IOException e) {
+                throw new UnknownKeys(e);
+            }
+        }
+        MessageType schema = footer.getFileMetaData().getSchema();
+        return new Footer(schema, FileEncodings.of(schema, codecs), keyed);
     }
 
     /** The footer of the file at {@code key}, one of those read; null for another. */

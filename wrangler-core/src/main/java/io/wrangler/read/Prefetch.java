@@ -31,7 +31,9 @@ final class Prefetch implements AutoCloseable {
     private static final int THREADS = 4;
 
     private final List<TableFiles.DataFile> files;
-    private final int ahead;
+    private int ahead;
+    /** Whether files are read by ranged GETs only, none fetched ahead ({@link #ranged}). */
+    private boolean ranged;
     private final ConcurrentHashMap<Integer, CompletableFuture<byte[]>> heads = new ConcurrentHashMap<>();
     /** Footers fetched for the read's schema ({@link #footer}), until their file is read: at most half the budget. */
     private final ConcurrentHashMap<Integer, byte[]> known = new ConcurrentHashMap<>();
@@ -86,6 +88,16 @@ final class Prefetch implements AutoCloseable {
             scheduled = Math.max(scheduled, index);
         }
         return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head);
+    }
+
+    /**
+     * No file fetched ahead or whole: each is read by ranged GETs of what its decoding asks for ({@link S3InputFile#ranged}),
+     * for a read that skips most files, or most of each, after their footers. Returns this.
+     */
+    Prefetch ranged() {
+        this.ranged = true;
+        this.ahead = 0;
+        return this;
     }
 
     /** Whether files small enough are fetched whole for their footer (and the first files' heads with it). */
@@ -196,6 +208,9 @@ final class Prefetch implements AutoCloseable {
         byte[] footer = known.remove(index);
         if (footer != null) {
             knownBytes -= footer.length;
+        }
+        if (ranged) {
+            return new S3InputFile(s3, f, options, null, footer).ranged();
         }
         // This file fetches its own first GET now: one before it, asked for later, must not fetch it ahead again.
         scheduled = Math.max(scheduled, index);

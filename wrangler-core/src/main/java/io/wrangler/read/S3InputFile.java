@@ -40,6 +40,8 @@ final class S3InputFile implements InputFile {
     private long bytesRead;
     /** The first GET's bytes, fetched ahead by {@link Prefetch}, or null. */
     private CompletableFuture<byte[]> head;
+    /** Whether every read outside the known bytes is a GET of its own range: no first GET of the file's head ({@link #ranged}). */
+    private boolean ranged;
 
     S3InputFile(S3Client s3, String bucket, String key, long length, RequestOptions options) {
         this(s3, bucket, key, length, options, null);
@@ -133,8 +135,20 @@ final class S3InputFile implements InputFile {
         return null;
     }
 
+    /**
+     * This file read by ranged GETs only, each of the bytes asked for (a bloom filter, a row group's column chunks), never
+     * its head or the whole file: for a read that skips most of a file after its footer. Returns this.
+     */
+    S3InputFile ranged() {
+        this.ranged = true;
+        return this;
+    }
+
     /** Where the bytes of the first GET start: the whole file up to {@link #WHOLE} bytes, else its last {@link #TAIL}. */
     private long tailStart() {
+        if (ranged) {
+            return length; // no first GET: every read fetches its own range
+        }
         return length <= WHOLE ? 0 : length - TAIL;
     }
 

@@ -64,7 +64,7 @@ import software.amazon.awssdk.services.s3.S3Client;
     private final String table;
     private final List<TableFiles.DataFile> files;
     private final PartitionColumns partitions;
-    private final List<String> selected;
+    private List<String> selected;
     private final int batchRows;
     private final BufferAllocator owned;
     private Schema schema;
@@ -202,6 +202,32 @@ import software.amazon.awssdk.services.s3.S3Client;
 
     /** The files' schemas read from their footers before this reader was made, or null. */
     private List<MessageType> knownSchemas;
+    /** Called with each footer this reader fetches for its schema, or null. */
+    private java.util.function.BiConsumer<TableFiles.DataFile, ParquetMetadata> footerSeen;
+
+    /**
+     * Calls {@code seen} with the footer of each file as this reader fetches it for the read's schema (on the threads that
+     * fetch them, several at once), so that a caller that needs more of a footer than the schema does not fetch it again.
+     * Call before the schema is read.
+     */
+    public TableReader footerSeen(java.util.function.BiConsumer<TableFiles.DataFile, ParquetMetadata> seen) {
+        this.footerSeen = seen;
+        return this;
+    }
+
+    /**
+     * Reads only the columns {@code columns} (in this order) instead of those given when this reader was made: for a
+     * caller that chose them from the read's {@link #schema()}. The footers fetched for that schema are kept, not fetched
+     * again. Call before the first batch.
+     */
+    public TableReader select(List<String> columns) {
+        if (fileIndex >= 0 || pipeline != null) {
+            throw new IllegalStateException("select(...) after the first batch of " + table);
+        }
+        this.selected = columns == null ? null : List.copyOf(columns);
+        this.schema = null;
+        return this;
+    }
 
     /** The read's data columns as a reader of the whole table resolved them (an engine's task reads some of its files), or null. */
     private List<Field> fixedData;
@@ -243,6 +269,21 @@ import software.amazon.awssdk.services.s3.S3Client;
      */
     public TableReader rowFilter(RowFilter filter) {
         this.rowFilter = filter;
+        this.schema = null; // bound with the schema: again, if it was read before (the footers are not fetched again)
+        return this;
+    }
+
+    /** Whether files' footers are fetched alone for the schema even without a row filter ({@link #footersAlone}). */
+    private boolean footersAlone;
+
+    /**
+     * Fetches each file's footer alone for the read's schema, and then only the ranges its decoding asks for (a bloom
+     * filter, the column chunks of the row groups not skipped), never a file whole or ahead: a file whose row groups the
+     * {@link #rowFilter} rules out costs the GET of its footer (and of its bloom filters) only. For a read that expects to
+     * skip most files (a delete's scan). Call before the schema.
+     */
+    public TableReader footersAlone() {
+        this.footersAlone = true;
         return this;
     }
 
@@ -256,8 +297,10 @@ import software.amazon.awssdk.services.s3.S3Client;
         if (schema != null) {
             return schema;
         }
-        List<Field> data = fixedData != null ? fixedData
-                : new TableSchema(table, files, catalogColumns).union(knownSchemas != null ? knownSchemas : fileSchemas());
+        if (fixedData == null && knownSchemas == null) {
+            knownSchemas = fileSchemas(); // kept: a select(...) after this does not fetch them again
+        }
+        List<Field> data = fixedData != null ? fixedData : new TableSchema(table, files, catalogColumns).union(knownSchemas);
         List<Field> all = new ArrayList<>(data);
         all.addAll(partitions.fields());
         List<Field> out = TableSchema.select(table, all, selected);
@@ -302,6 +345,9 @@ import software.amazon.awssdk.services.s3.S3Client;
                 S3InputFile in = i < ahead && p.wholeFiles() ? p.peek(i, s3, options) : p.footer(i, s3, options);
                 try (ParquetFileReader r = ParquetOptions.open(in)) {
                     ParquetMetadata footer = r.getFooter();
+                    if (footerSeen != null) {
+                        footerSeen.accept(f, footer);
+                    }
                     p.keepParsed(i, footer, in.knownLength());
                     return footer.getFileMetaData().getSchema();
                 }
@@ -410,7 +456,10 @@ import software.amazon.awssdk.services.s3.S3Client;
     private synchronized Prefetch prefetch() {
         if (prefetch == null) {
             // With a row filter most files may be skipped after their footer: fetch footers alone, not whole files.
-            prefetch = new Prefetch(files, readBudget, rowFilter == null);
+            prefetch = new Prefetch(files, readBudget, rowFilter == null && !footersAlone);
+            if (footersAlone) {
+                prefetch.ranged();
+            }
         }
         return prefetch;
     }

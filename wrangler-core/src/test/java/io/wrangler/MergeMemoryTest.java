@@ -1,0 +1,130 @@
+package io.wrangler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.wrangler.testkit.GeneratedReader;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.VarCharVector;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A merge into a partition several times the heap runs in a small heap (docs/merge.md, "Memory": the input and one
+ * batch of one file at a time): a JVM with a 64 MiB heap merges 3,000 updates spread over the whole partition (so every
+ * file of it is read and rewritten) and 100 new keys into one partition of some 190 MB of uncompressed rows in 3 files (three times the heap),
+ * and DuckDB then reads the table back: every row once, the updated and inserted ones with the input's values, the
+ * others as they were. The full-size run (a 512 MB heap) is {@code ./bench.sh --merge memory} (BENCHMARKS.md).
+ */
+class MergeMemoryTest {
+    private static final int APPENDS = 3;
+    private static final int ROWS_PER_APPEND = 700_000;
+    private static final int UPDATES = 3_000;
+    private static final int INSERTS = 100;
+
+    static long mix(long i) {
+        long z = i * 0x9E3779B97F4A7C15L + 0x632BE59BD9B4E019L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /** Row i: partition "a", id i, v a 64-bit hash of i (incompressible), x in [0, 1) from it, s the hex of v four times. */
+    private static GeneratedReader rows(RootAllocator allocator, long from, int count) {
+        return new GeneratedReader(allocator, MergeMain.schema(), count, 65_536, (root, first, n) -> {
+            root.allocateNew();
+            VarCharVector p = (VarCharVector) root.getVector("p");
+            BigIntVector id = (BigIntVector) root.getVector("id");
+            BigIntVector v = (BigIntVector) root.getVector("v");
+            Float8Vector x = (Float8Vector) root.getVector("x");
+            VarCharVector text = (VarCharVector) root.getVector("s");
+            byte[] a = "a".getBytes(StandardCharsets.UTF_8);
+            for (int r = 0; r < n; r++) {
+                long i = from + first + r;
+                p.setSafe(r, a);
+                id.setSafe(r, i);
+                long h = mix(i);
+                v.setSafe(r, h);
+                x.setSafe(r, (h >>> 11) * 0x1.0p-53);
+                String hex = String.format("%016x", h);
+                text.setSafe(r, (hex + hex + hex + hex).getBytes(StandardCharsets.US_ASCII));
+            }
+            root.setRowCount(n);
+        });
+    }
+
+    @Test
+    void aMergeIntoAPartitionSeveralTimesTheHeapRunsInA64MiBHeap() throws Exception {
+        String bucket = TestLake.bucket();
+        String table = "s3://" + bucket + "/t/";
+        long t0 = System.nanoTime();
+        try (RootAllocator allocator = new RootAllocator()) {
+            for (int run = 0; run < APPENDS; run++) {
+                try (GeneratedReader in = rows(allocator, (long) run * ROWS_PER_APPEND, ROWS_PER_APPEND)) {
+                    S3Parquet.write(in).partitionBy("p").compression(Compression.NONE).s3(TestLake.s3().client()).to(table);
+                }
+            }
+        }
+        long rows = (long) APPENDS * ROWS_PER_APPEND;
+        long bytes = TestLake.s3().list(bucket, "t/p=a/").values().stream().mapToLong(Long::longValue).sum();
+        assertThat(TestLake.keys(bucket, "t/p=a/")).hasSize(APPENDS);
+        assertThat(bytes).isGreaterThan(11L * 16 * 1024 * 1024); // 2.75 times the child's heap, uncompressed
+
+        long t1 = System.nanoTime();
+        String runtime = Files.readString(Path.of("target/runtime-classpath.txt"), StandardCharsets.UTF_8).trim();
+        String classPath = String.join(File.pathSeparator, Path.of("target/classes").toAbsolutePath().toString(),
+                Path.of("target/test-classes").toAbsolutePath().toString(), runtime);
+        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m",
+                "-XX:+UseSerialGC", "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", classPath, MergeMain.class.getName(),
+                TestLake.s3().endpoint().toString(), table, Long.toString(rows), Integer.toString(UPDATES), Integer.toString(INSERTS))
+                .redirectErrorStream(true).start();
+        List<String> output = new ArrayList<>();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = out.readLine()) != null; ) {
+                output.add(line);
+            }
+        }
+        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).as(String.join("\n", output)).isZero();
+        long t2 = System.nanoTime();
+        String done = output.stream().filter(l -> l.startsWith("MERGED ")).findFirst().orElseThrow();
+        String[] f = done.split(" ");
+        assertThat(Long.parseLong(f[1])).isEqualTo(UPDATES);
+        assertThat(Long.parseLong(f[2])).isEqualTo(INSERTS);
+        assertThat(Integer.parseInt(f[3])).isEqualTo(APPENDS); // every file held an updated key
+        assertThat(Long.parseLong(f[4])).isLessThanOrEqualTo(64);
+
+        long step = rows / UPDATES;
+        BigInteger sumId = BigInteger.ZERO;
+        BigInteger sumV = BigInteger.ZERO;
+        for (long i = 0; i < rows; i++) {
+            sumId = sumId.add(BigInteger.valueOf(i));
+            if (i % step != 0 || i / step >= UPDATES) {
+                sumV = sumV.add(BigInteger.valueOf(mix(i)));
+            }
+        }
+        for (long i = rows; i < rows + INSERTS; i++) {
+            sumId = sumId.add(BigInteger.valueOf(i));
+        }
+        List<List<Object>> back = TestLake.query(bucket, "t/", "SELECT count(*), count(DISTINCT id), CAST(sum(id) AS VARCHAR), "
+                + "CAST(sum(v::HUGEINT) FILTER (WHERE v <> -1) AS VARCHAR), count(*) FILTER (WHERE v = -1 AND s = 'merged' AND x IS NULL), "
+                + "count(*) FILTER (WHERE s = repeat(lpad(lower(hex(v)), 16, '0'), 4)) FROM t");
+        long t3 = System.nanoTime();
+        System.out.printf("MergeMemoryTest: %d bytes in %d files; write %d ms, merge (child JVM, %s MiB heap) %d ms, DuckDB %d ms%n", bytes,
+                APPENDS, (t1 - t0) / 1_000_000, f[4], (t2 - t1) / 1_000_000, (t3 - t2) / 1_000_000);
+        assertThat(back.get(0)).containsExactly(rows + INSERTS, rows + INSERTS, sumId.toString(), sumV.toString(),
+                (long) UPDATES + INSERTS, rows - UPDATES);
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
+        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+    }
+}
