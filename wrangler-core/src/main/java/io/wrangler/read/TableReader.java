@@ -2,6 +2,7 @@ package io.wrangler.read;
 
 import io.wrangler.RowFilter;
 import io.wrangler.filter.BoundFilter;
+import io.wrangler.filter.Verdict;
 import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -275,9 +276,77 @@ import software.amazon.awssdk.services.s3.S3Client;
                 extra.add(bound.columns().get(c));
             }
             this.filterOnly = List.copyOf(extra);
+            judge();
         }
         this.schema = new Schema(out);
         return schema;
+    }
+
+    /** Each file's row groups' verdicts under the row filter, judged before any file is decoded; null without a filter. */
+    private Verdict[][] judged;
+    /** Footers parsed for the schema kept for {@link #judge} (within a quarter of the budget), by file; null entries: refetched. */
+    private ParquetMetadata[] judgeFooters;
+    private long judgeFooterBytes;
+    /** The indexes of the files to decode: those the filter does not rule out whole. */
+    private int[] order;
+
+    /**
+     * Judges every file's row groups by their footers, bloom filters and partition values ({@link FilePruning}), several
+     * files at once: the files ruled out whole are then neither opened nor fetched.
+     */
+    private void judge() throws IOException {
+        Prefetch p = prefetch();
+        ParquetMetadata[] kept = judgeFooters;
+        judgeFooters = null;
+        judged = FilePruning.judge(table, files, bound, partitions, allocator, new FilePruning.Footers() {
+            @Override
+            public ParquetMetadata footer(int index) throws IOException {
+                if (kept != null && kept[index] != null) {
+                    return kept[index];
+                }
+                try (ParquetFileReader r = ParquetOptions.open(p.footer(index, s3, options))) {
+                    return r.getFooter();
+                }
+            }
+
+            @Override
+            public S3InputFile input(int index) {
+                TableFiles.DataFile f = files.get(index);
+                return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options).exact();
+            }
+        }, bytesRead);
+        List<Integer> left = new ArrayList<>();
+        for (int i = 0; i < files.size(); i++) {
+            if (!FilePruning.none(judged[i])) {
+                left.add(i);
+            }
+        }
+        order = left.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** The index of the {@code position}th file to decode. */
+    private int fileAt(int position) {
+        return order == null ? position : order[position];
+    }
+
+    /** How many files are decoded. */
+    private int filesToDecode() {
+        return order == null ? files.size() : order.length;
+    }
+
+    /** Keeps a footer parsed for the schema for {@link #judge}, while the kept ones weigh at most a quarter of the budget. */
+    private synchronized void keepForJudging(int index, ParquetMetadata footer, long bytes) {
+        if (rowFilter == null) {
+            return;
+        }
+        if (judgeFooters == null) {
+            judgeFooters = new ParquetMetadata[files.size()];
+        }
+        long weight = Prefetch.PARSED_WEIGHT * bytes;
+        if (judgeFooterBytes + weight <= readBudget / 4) {
+            judgeFooters[index] = footer;
+            judgeFooterBytes += weight;
+        }
     }
 
     /** Footers fetched at once for the read's schema. */
@@ -303,6 +372,7 @@ import software.amazon.awssdk.services.s3.S3Client;
                 try (ParquetFileReader r = ParquetOptions.open(in)) {
                     ParquetMetadata footer = r.getFooter();
                     p.keepParsed(i, footer, in.knownLength());
+                    keepForJudging(i, footer, in.knownLength());
                     return footer.getFileMetaData().getSchema();
                 }
             } catch (IOException | RuntimeException e) {
@@ -355,7 +425,7 @@ import software.amazon.awssdk.services.s3.S3Client;
     public boolean loadNextBatch() throws IOException {
         prepareLoadNextBatch();
         VectorSchemaRoot out = getVectorSchemaRoot();
-        boolean more = threads > 1 && files.size() > 1 ? pipeline().next(out) : nextOnThisThread(out);
+        boolean more = threads > 1 && filesToDecode() > 1 ? pipeline().next(out) : nextOnThisThread(out);
         if (!more) {
             out.setRowCount(0);
             return false;
@@ -372,11 +442,11 @@ import software.amazon.awssdk.services.s3.S3Client;
                 }
                 closeCurrent();
             }
-            if (++fileIndex >= files.size()) {
+            if (++fileIndex >= filesToDecode()) {
                 return false;
             }
-            fileTaken.accept(fileIndex);
-            current = decoder(fileIndex, out, readBudget);
+            fileTaken.accept(fileAt(fileIndex));
+            current = decoder(fileAt(fileIndex), out, readBudget);
         }
     }
 
@@ -385,7 +455,8 @@ import software.amazon.awssdk.services.s3.S3Client;
         FileDecoder.Setup setup = new FileDecoder.Setup(table, dataFields, batchRows, minWindow, directPagesOn, partitions, directPages,
                 converterChunks, bound, filterOnly, allocator);
         ParquetMetadata footer = prefetch().takeParsed(index);
-        return new FileDecoder(setup, files.get(index), prefetch().input(index, s3, options), footer, out, budget);
+        return new FileDecoder(setup, files.get(index), prefetch().input(index, s3, options), footer, out, budget,
+                judged == null ? null : judged[index]);
     }
 
     private void closeCurrent() {
@@ -398,10 +469,14 @@ import software.amazon.awssdk.services.s3.S3Client;
 
     private Pipeline pipeline() {
         if (pipeline == null) {
-            long share = Math.max(1L << 20, readBudget / Math.min(threads, files.size()));
-            pipeline = new Pipeline(table, files, schema, allocator, threads, (i, work) -> {
-                fileTaken.accept(i);
-                return decoder(i, work, share);
+            long share = Math.max(1L << 20, readBudget / Math.min(threads, filesToDecode()));
+            List<TableFiles.DataFile> decoded = new ArrayList<>(filesToDecode());
+            for (int i = 0; i < filesToDecode(); i++) {
+                decoded.add(files.get(fileAt(i)));
+            }
+            pipeline = new Pipeline(table, decoded, schema, allocator, threads, (i, work) -> {
+                fileTaken.accept(fileAt(i));
+                return decoder(fileAt(i), work, share);
             });
         }
         return pipeline;
