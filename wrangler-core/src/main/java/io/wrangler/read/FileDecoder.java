@@ -85,23 +85,19 @@ final class FileDecoder {
      * @param footer the file's footer parsed before (not read again), or null to read it
      */
     /** Each row group's verdict, judged before the file was opened ({@link FilePruning}), or null: judged here. */
-    private final Verdict[] judged;
+    private Verdict[] judged;
     /** The rows of the current row group that are read, when its page indexes narrowed it ({@link PageRanges}), else null. */
     private PageRanges ranges;
 
-    FileDecoder(Setup setup, TableFiles.DataFile file, S3InputFile input, ParquetMetadata footer, VectorSchemaRoot out, long budget)
-            throws IOException {
-        this(setup, file, input, footer, out, budget, null);
+    /** Takes the verdict of each row group of the file, judged before it was opened ({@link FilePruning}); null: judged here. */
+    FileDecoder judged(Verdict[] verdicts) {
+        this.judged = verdicts;
+        return this;
     }
 
-    /**
-     * @param footer the file's footer parsed before (not read again), or null to read it
-     * @param judged the verdict of each of its row groups, judged before, or null
-     */
-    FileDecoder(Setup setup, TableFiles.DataFile file, S3InputFile input, ParquetMetadata footer, VectorSchemaRoot out, long budget,
-                Verdict[] judged) throws IOException {
+    FileDecoder(Setup setup, TableFiles.DataFile file, S3InputFile input, ParquetMetadata footer, VectorSchemaRoot out, long budget)
+            throws IOException {
         this.setup = setup;
-        this.judged = judged;
         this.table = setup.table();
         this.batchRows = setup.batchRows();
         this.file = file;
@@ -319,7 +315,7 @@ final class FileDecoder {
      */
     private PageRanges pageRanges(BlockMetaData block) throws IOException {
         List<ColumnDescriptor> decoded = plan.requested.getColumns();
-        PageRanges r = PageRanges.of(reader, input, block, fileSchema, setup.filter(), partitionValues, decoded);
+        PageRanges r = PageRanges.of(new PageRanges.Group(reader, input, block, fileSchema, setup.filter(), partitionValues), decoded);
         if (r == null || r.isEmpty()) {
             return r;
         }

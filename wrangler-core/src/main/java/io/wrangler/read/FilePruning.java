@@ -46,12 +46,16 @@ final class FilePruning {
         S3InputFile input(int index);
     }
 
+    /** The filter, the partition columns whose values it may test, and the allocator of those values. */
+    record Filter(BoundFilter filter, PartitionColumns partitions, BufferAllocator allocator) {
+    }
+
     /**
      * The verdict of every row group of each file, in file order; the bytes the bloom filters took are added to
      * {@code bytes}.
      */
-    static Verdict[][] judge(String table, List<TableFiles.DataFile> files, BoundFilter filter, PartitionColumns partitions,
-                             BufferAllocator allocator, Footers footers, java.util.concurrent.atomic.AtomicLong bytes) throws IOException {
+    static Verdict[][] judge(String table, List<TableFiles.DataFile> files, Filter how, Footers footers,
+                             java.util.concurrent.atomic.AtomicLong bytes) throws IOException {
         int n = files.size();
         Verdict[][] out = new Verdict[n][];
         if (n == 0) {
@@ -66,29 +70,7 @@ final class FilePruning {
             List<Future<Verdict[]>> pending = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 final int at = i;
-                pending.add(pool.submit(() -> {
-                    TableFiles.DataFile f = files.get(at);
-                    try {
-                        ParquetMetadata footer = footers.footer(at);
-                        S3InputFile in = footers.input(at);
-                        Map<String, VectorSchemaRoot> values = partitionValues(filter, partitions, f, allocator);
-                        try {
-                            List<BlockMetaData> blocks = footer.getBlocks();
-                            Verdict[] v = new Verdict[blocks.size()];
-                            MessageType schema = footer.getFileMetaData().getSchema();
-                            for (int b = 0; b < v.length; b++) {
-                                v[b] = blocks.get(b).getRowCount() == 0 ? Verdict.NONE
-                                        : verdict(filter, blocks.get(b), schema, values, chunk -> bloom(in, chunk));
-                            }
-                            return v;
-                        } finally {
-                            values.values().forEach(VectorSchemaRoot::close);
-                            bytes.addAndGet(in.bytesRead());
-                        }
-                    } catch (IOException | RuntimeException e) {
-                        throw ReadErrors.failed(table, f, e);
-                    }
-                }));
+                pending.add(pool.submit(() -> one(table, files.get(at), at, how, footers, bytes)));
             }
             for (int i = 0; i < n; i++) {
                 try {
@@ -103,6 +85,31 @@ final class FilePruning {
             throw new InterruptedIOException("interrupted while judging the files of " + table + " by their footers");
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    /** The verdicts of file {@code f}'s row groups (it is file {@code index} of the read). */
+    private static Verdict[] one(String table, TableFiles.DataFile f, int index, Filter how, Footers footers,
+                                 java.util.concurrent.atomic.AtomicLong bytes) {
+        try {
+            ParquetMetadata footer = footers.footer(index);
+            S3InputFile in = footers.input(index);
+            Map<String, VectorSchemaRoot> values = partitionValues(how.filter(), how.partitions(), f, how.allocator());
+            try {
+                List<BlockMetaData> blocks = footer.getBlocks();
+                Verdict[] v = new Verdict[blocks.size()];
+                MessageType schema = footer.getFileMetaData().getSchema();
+                for (int b = 0; b < v.length; b++) {
+                    v[b] = blocks.get(b).getRowCount() == 0 ? Verdict.NONE
+                            : verdict(how.filter(), blocks.get(b), schema, values, chunk -> bloom(in, chunk));
+                }
+                return v;
+            } finally {
+                values.values().forEach(VectorSchemaRoot::close);
+                bytes.addAndGet(in.bytesRead());
+            }
+        } catch (IOException | RuntimeException e) {
+            throw ReadErrors.failed(table, f, e);
         }
     }
 

@@ -111,36 +111,44 @@ final class PageRanges {
     private static final PageRanges NONE = new PageRanges(new long[0], new long[0], Map.of());
 
     /**
-     * The ranges of {@code block} that {@code filter} may pass, with the offset indexes of the {@code decoded} columns;
-     * an empty one when no page may pass; null when the page indexes cannot narrow the row group (no column index of a
-     * filter column, every piece may pass, or a decoded column without an offset index): it is then read whole.
+     * One row group being read under a filter.
      *
      * @param in the file, whose reads the index bytes are fetched for ({@link S3InputFile#keep})
+     * @param partitionValues the filter's partition columns' one value in the file
      */
-    static PageRanges of(ParquetFileReader reader, S3InputFile in, BlockMetaData block, MessageType fileSchema, BoundFilter filter,
-                         Map<String, VectorSchemaRoot> partitionValues, List<ColumnDescriptor> decoded) throws IOException {
-        Map<String, PrimitiveType> filterColumns = new HashMap<>();
+    record Group(ParquetFileReader reader, S3InputFile in, BlockMetaData block, MessageType fileSchema, BoundFilter filter,
+                 Map<String, VectorSchemaRoot> partitionValues) {
+    }
+
+    /** A filter column's page indexes in the row group: its type in the file, its column index and offset index. */
+    private record Pages(PrimitiveType type, ColumnIndex columnIndex, OffsetIndex offsetIndex) {
+    }
+
+    /**
+     * The ranges of the row group that its filter may pass, with the offset indexes of the {@code decoded} columns; an
+     * empty one when no page may pass; null when the page indexes cannot narrow the row group (no column index of a
+     * filter column, every piece may pass, or a decoded column without an offset index): it is then read whole.
+     */
+    static PageRanges of(Group g, List<ColumnDescriptor> decoded) throws IOException {
         Map<String, ColumnChunkMetaData> filterChunks = new HashMap<>();
+        Map<String, PrimitiveType> types = new HashMap<>();
         List<IndexReference> wanted = new ArrayList<>();
-        for (String name : filter.columns().keySet()) {
-            if (partitionValues.containsKey(name)) {
-                continue;
-            }
-            PrimitiveType p = FooterStats.flatColumn(fileSchema, name);
-            ColumnChunkMetaData c = p == null ? null : chunk(block, p.getName());
+        for (String name : g.filter().columns().keySet()) {
+            PrimitiveType p = g.partitionValues().containsKey(name) ? null : FooterStats.flatColumn(g.fileSchema(), name);
+            ColumnChunkMetaData c = p == null ? null : chunk(g.block(), p.getName());
             if (c != null && c.getColumnIndexReference() != null && c.getOffsetIndexReference() != null) {
-                filterColumns.put(name, p);
                 filterChunks.put(name, c);
+                types.put(name, p);
                 wanted.add(c.getColumnIndexReference());
                 wanted.add(c.getOffsetIndexReference());
             }
         }
-        if (filterColumns.isEmpty()) {
+        if (filterChunks.isEmpty()) {
             return null;
         }
         List<ColumnChunkMetaData> decodedChunks = new ArrayList<>();
         for (ColumnDescriptor d : decoded) {
-            ColumnChunkMetaData c = RowGroupPages.chunk(block, d);
+            ColumnChunkMetaData c = RowGroupPages.chunk(g.block(), d);
             if (c != null) {
                 decodedChunks.add(c);
                 if (c.getOffsetIndexReference() != null) {
@@ -148,31 +156,32 @@ final class PageRanges {
                 }
             }
         }
-        fetch(in, wanted);
-        Map<String, ColumnIndex> indexes = new HashMap<>();
-        Map<String, OffsetIndex> pageStarts = new HashMap<>();
-        TreeSet<Long> cuts = new TreeSet<>();
-        long rows = block.getRowCount();
-        cuts.add(0L);
-        cuts.add(rows);
+        fetch(g.in(), wanted);
+        Map<String, Pages> pages = new HashMap<>();
         for (Map.Entry<String, ColumnChunkMetaData> e : filterChunks.entrySet()) {
-            ColumnIndex ci = reader.readColumnIndex(e.getValue());
-            OffsetIndex oi = reader.readOffsetIndex(e.getValue());
-            if (ci == null || oi == null || oi.getPageCount() == 0 || ci.getNullPages().size() != oi.getPageCount()) {
-                continue;
-            }
-            indexes.put(e.getKey(), ci);
-            pageStarts.put(e.getKey(), oi);
-            for (int i = 0; i < oi.getPageCount(); i++) {
-                cuts.add(oi.getFirstRowIndex(i));
+            ColumnIndex ci = g.reader().readColumnIndex(e.getValue());
+            OffsetIndex oi = g.reader().readOffsetIndex(e.getValue());
+            if (ci != null && oi != null && oi.getPageCount() > 0 && ci.getNullPages().size() == oi.getPageCount()) {
+                pages.put(e.getKey(), new Pages(types.get(e.getKey()), ci, oi));
             }
         }
-        if (indexes.isEmpty()) {
-            return null;
+        return pages.isEmpty() ? null : ranges(g, pages, decodedChunks);
+    }
+
+    /** The ranges the pieces between page starts leave, with the decoded columns' offset indexes (see {@link #of}). */
+    private static PageRanges ranges(Group g, Map<String, Pages> pages, List<ColumnChunkMetaData> decodedChunks) throws IOException {
+        long rows = g.block().getRowCount();
+        TreeSet<Long> cuts = new TreeSet<>();
+        cuts.add(0L);
+        cuts.add(rows);
+        for (Pages p : pages.values()) {
+            for (int i = 0; i < p.offsetIndex().getPageCount(); i++) {
+                cuts.add(p.offsetIndex().getFirstRowIndex(i));
+            }
         }
         long[] from = new long[cuts.size()];
         long[] to = new long[cuts.size()];
-        int n = judge(filter, block, fileSchema, partitionValues, filterColumns, indexes, pageStarts, cuts, from, to);
+        int n = judge(g, pages, cuts, from, to);
         if (n == 1 && from[0] == 0 && to[0] == rows) {
             return null;
         }
@@ -181,7 +190,7 @@ final class PageRanges {
         }
         Map<ColumnPath, OffsetIndex> offsets = new HashMap<>();
         for (ColumnChunkMetaData c : decodedChunks) {
-            OffsetIndex oi = c.getOffsetIndexReference() == null ? null : reader.readOffsetIndex(c);
+            OffsetIndex oi = c.getOffsetIndexReference() == null ? null : g.reader().readOffsetIndex(c);
             if (oi == null || oi.getPageCount() == 0) {
                 return null;
             }
@@ -191,11 +200,10 @@ final class PageRanges {
     }
 
     /** Judges each piece between two cuts; writes the merged ranges that may pass into from/to; their number. */
-    private static int judge(BoundFilter filter, BlockMetaData block, MessageType fileSchema, Map<String, VectorSchemaRoot> partitionValues,
-                             Map<String, PrimitiveType> filterColumns, Map<String, ColumnIndex> indexes, Map<String, OffsetIndex> pageStarts,
-                             TreeSet<Long> cuts, long[] from, long[] to) {
-        Function<String, ColumnStats> chunkStats = FooterStats.of(block, fileSchema, filter.columns(), null);
-        Map<String, Field> columns = filter.columns();
+    private static int judge(Group g, Map<String, Pages> pages, TreeSet<Long> cuts, long[] from, long[] to) {
+        Function<String, ColumnStats> chunkStats = FooterStats.of(g.block(), g.fileSchema(), g.filter().columns(), null);
+        Map<String, Field> columns = g.filter().columns();
+        long groupRows = g.block().getRowCount();
         int n = 0;
         Long a = null;
         for (long b : cuts) {
@@ -203,13 +211,10 @@ final class PageRanges {
                 long start = a;
                 long end = b;
                 Function<String, ColumnStats> stats = name -> {
-                    ColumnIndex ci = indexes.get(name);
-                    if (ci == null) {
-                        return chunkStats.apply(name);
-                    }
-                    return pageStats(filterColumns.get(name), columns.get(name), ci, pageStarts.get(name), block.getRowCount(), start, end);
+                    Pages p = pages.get(name);
+                    return p == null ? chunkStats.apply(name) : pageStats(p, columns.get(name), groupRows, start, end);
                 };
-                if (filter.verdict(FilePruning.partitionStats(stats, partitionValues, end - start)) != Verdict.NONE) {
+                if (g.filter().verdict(FilePruning.partitionStats(stats, g.partitionValues(), end - start)) != Verdict.NONE) {
                     if (n > 0 && to[n - 1] == start) {
                         to[n - 1] = end;
                     } else {
@@ -225,7 +230,9 @@ final class PageRanges {
     }
 
     /** What the column index says of rows {@code [start, end)}, all in one page of the column. */
-    private static ColumnStats pageStats(PrimitiveType p, Field want, ColumnIndex ci, OffsetIndex oi, long groupRows, long start, long end) {
+    private static ColumnStats pageStats(Pages pages, Field want, long groupRows, long start, long end) {
+        ColumnIndex ci = pages.columnIndex();
+        OffsetIndex oi = pages.offsetIndex();
         int page = page(oi, start);
         long rows = end - start;
         long pageRows = oi.getLastRowIndex(page, groupRows) + 1 - oi.getFirstRowIndex(page);
@@ -236,7 +243,8 @@ final class PageRanges {
         }
         // a page's null count says how many of its rows are null, not which: exact for the whole page, and 0 for any part of it
         long nulls = rows == pageRows || pageNulls == 0 ? pageNulls : -1;
-        return FooterStats.page(p, want.getType(), bytes(ci.getMinValues().get(page)), bytes(ci.getMaxValues().get(page)), nulls, rows);
+        return FooterStats.page(pages.type(), want.getType(), bytes(ci.getMinValues().get(page)), bytes(ci.getMaxValues().get(page)),
+                nulls, rows);
     }
 
     /** The page of {@code oi} that holds row {@code row}. */

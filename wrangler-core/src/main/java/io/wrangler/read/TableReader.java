@@ -298,7 +298,7 @@ import software.amazon.awssdk.services.s3.S3Client;
         Prefetch p = prefetch();
         ParquetMetadata[] kept = judgeFooters;
         judgeFooters = null;
-        judged = FilePruning.judge(table, files, bound, partitions, allocator, new FilePruning.Footers() {
+        judged = FilePruning.judge(table, files, new FilePruning.Filter(bound, partitions, allocator), new FilePruning.Footers() {
             @Override
             public ParquetMetadata footer(int index) throws IOException {
                 if (kept != null && kept[index] != null) {
@@ -455,8 +455,8 @@ import software.amazon.awssdk.services.s3.S3Client;
         FileDecoder.Setup setup = new FileDecoder.Setup(table, dataFields, batchRows, minWindow, directPagesOn, partitions, directPages,
                 converterChunks, bound, filterOnly, allocator);
         ParquetMetadata footer = prefetch().takeParsed(index);
-        return new FileDecoder(setup, files.get(index), prefetch().input(index, s3, options), footer, out, budget,
-                judged == null ? null : judged[index]);
+        return new FileDecoder(setup, files.get(index), prefetch().input(index, s3, options), footer, out, budget)
+                .judged(judged == null ? null : judged[index]);
     }
 
     private void closeCurrent() {
