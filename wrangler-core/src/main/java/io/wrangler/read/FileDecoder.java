@@ -319,7 +319,9 @@ final class FileDecoder {
         if (r == null || r.isEmpty()) {
             return r;
         }
-        return RowGroupPages.pagesBytes(block, decoded, r) <= budget ? r : null;
+        long pages = RowGroupPages.pagesBytes(block, decoded, r);
+        // fewer pages than the whole row group's chunks, and within the budget: else the row group is read as before
+        return pages <= budget && pages < RowGroupPages.chunksBytes(block, decoded) ? r : null;
     }
 
     /** What the row group's statistics, bloom filters and the file's partition values say of the filter. */

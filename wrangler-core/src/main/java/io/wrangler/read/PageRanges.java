@@ -151,12 +151,9 @@ final class PageRanges {
             ColumnChunkMetaData c = RowGroupPages.chunk(g.block(), d);
             if (c != null) {
                 decodedChunks.add(c);
-                if (c.getOffsetIndexReference() != null) {
-                    wanted.add(c.getOffsetIndexReference());
-                }
             }
         }
-        fetch(g.in(), wanted);
+        fetch(g.in(), wanted); // the filter columns' indexes; the other columns' offset indexes only if the pieces are narrowed
         Map<String, Pages> pages = new HashMap<>();
         for (Map.Entry<String, ColumnChunkMetaData> e : filterChunks.entrySet()) {
             ColumnIndex ci = g.reader().readColumnIndex(e.getValue());
@@ -188,6 +185,14 @@ final class PageRanges {
         if (n == 0) {
             return NONE;
         }
+        List<IndexReference> more = new ArrayList<>();
+        for (ColumnChunkMetaData c : decodedChunks) {
+            if (c.getOffsetIndexReference() == null) {
+                return null;
+            }
+            more.add(c.getOffsetIndexReference());
+        }
+        fetch(g.in(), more);
         Map<ColumnPath, OffsetIndex> offsets = new HashMap<>();
         for (ColumnChunkMetaData c : decodedChunks) {
             OffsetIndex oi = c.getOffsetIndexReference() == null ? null : g.reader().readOffsetIndex(c);

@@ -178,6 +178,16 @@ final class RowGroupPages implements PageReadStore {
         return n;
     }
 
+    /** The bytes of the column chunks of {@code wanted} in {@code block}. */
+    static long chunksBytes(BlockMetaData block, List<ColumnDescriptor> wanted) {
+        long n = 0;
+        for (ColumnDescriptor d : wanted) {
+            ColumnChunkMetaData c = chunk(block, d);
+            n += c == null ? 0 : c.getTotalSize();
+        }
+        return n;
+    }
+
     /** {@code [pos, pos + n)} of the file, kept in memory ({@link S3InputFile#keep}), as a stream. */
     private static ChunkStream slice(S3InputFile file, long pos, long n) throws IOException {
         S3InputFile.Held h = file.held(pos, n);
