@@ -276,7 +276,6 @@ import software.amazon.awssdk.services.s3.S3Client;
                 extra.add(bound.columns().get(c));
             }
             this.filterOnly = List.copyOf(extra);
-            judge();
         }
         this.schema = new Schema(out);
         return schema;
@@ -292,7 +291,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 
     /**
      * Judges every file's row groups by their footers, bloom filters and partition values ({@link FilePruning}), several
-     * files at once: the files ruled out whole are then neither opened nor fetched.
+     * files at once, before the first batch (a reader asked only for its schema judges nothing): the files ruled out
+     * whole are then neither opened nor fetched.
      */
     private void judge() throws IOException {
         Prefetch p = prefetch();
@@ -425,6 +425,7 @@ import software.amazon.awssdk.services.s3.S3Client;
     public boolean loadNextBatch() throws IOException {
         prepareLoadNextBatch();
         VectorSchemaRoot out = getVectorSchemaRoot();
+        judgeOnce();
         boolean more = threads > 1 && filesToDecode() > 1 ? pipeline().next(out) : nextOnThisThread(out);
         if (!more) {
             out.setRowCount(0);
@@ -432,6 +433,13 @@ import software.amazon.awssdk.services.s3.S3Client;
         }
         rowsRead += out.getRowCount();
         return true;
+    }
+
+    /** The files judged under the row filter ({@link #judge}), once, at the first batch: not for a look at the schema. */
+    private void judgeOnce() throws IOException {
+        if (bound != null && judged == null) {
+            judge();
+        }
     }
 
     private boolean nextOnThisThread(VectorSchemaRoot out) throws IOException {
