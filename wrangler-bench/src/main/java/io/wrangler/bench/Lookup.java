@@ -36,8 +36,12 @@ final class Lookup {
     private Lookup() {
     }
 
-    /** A user id present in the standard table (row 0's). */
-    static final String USER = "u0000000";
+    /**
+     * A user id present in the standard table: row 1's by default, in the middle of every file's range, so that only bloom
+     * filters and pages rule files out (row 0's, {@code u0000000}, is the least id: min/max alone rule out all but its
+     * file). {@code -Dlookup.user=...} (in BENCH_JAVA_OPTS) looks up another.
+     */
+    static final String USER = System.getProperty("lookup.user", "u4435761");
 
     static void run(RootAllocator allocator, S3Client s3, LocalS3 local, RequestCounter counter, Path work, long rows, int reps)
             throws Exception {

@@ -91,21 +91,10 @@ public final class FooterStats {
         Statistics<?> s = chunk.getStatistics();
         long nulls = s != null && !s.isEmpty() && s.isNumNullsSet() ? s.getNumNulls() : -1;
         Function<Object, Object> decode = decoder(p, want);
-        Object min = null;
-        Object max = null;
-        boolean orderKnown = p.columnOrder() != null && p.columnOrder().getColumnOrderName() == ColumnOrder.ColumnOrderName.TYPE_DEFINED_ORDER;
-        boolean needsOrder = p.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.BINARY
-                || p.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY || unsigned(p);
-        if (decode != null && s != null && !s.isEmpty() && s.hasNonNullValue() && (orderKnown || !needsOrder)) {
-            min = decode.apply(s.genericGetMin());
-            max = decode.apply(s.genericGetMax());
-            if (min instanceof Double d && Double.isNaN(d) || max instanceof Double e && Double.isNaN(e)) {
-                min = null;
-                max = null;
-            }
-        }
-        boolean nan = p.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FLOAT
-                || p.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.DOUBLE;
+        Object[] bounds = bounds(p, decode, s);
+        Object min = bounds[0];
+        Object max = bounds[1];
+        boolean nan = nanPossible(p);
         Predicate<Object> bloom = null;
         Function<Object, Object> physical = decode == null ? null : physical(p, want);
         if (blooms != null && physical != null && chunk.getBloomFilterOffset() >= 0) {
@@ -128,6 +117,51 @@ public final class FooterStats {
             };
         }
         return new ColumnStats(min, max, nulls, rows, nan, bloom);
+    }
+
+    /** The min and max of {@code s} in the read's domain ({@code decode}), each null where unknown or not certain. */
+    private static Object[] bounds(PrimitiveType p, Function<Object, Object> decode, Statistics<?> s) {
+        Object min = null;
+        Object max = null;
+        boolean orderKnown = p.columnOrder() != null && p.columnOrder().getColumnOrderName() == ColumnOrder.ColumnOrderName.TYPE_DEFINED_ORDER;
+        boolean needsOrder = p.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.BINARY
+                || p.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY || unsigned(p);
+        if (decode != null && s != null && !s.isEmpty() && s.hasNonNullValue() && (orderKnown || !needsOrder)) {
+            min = decode.apply(s.genericGetMin());
+            max = decode.apply(s.genericGetMax());
+            if (min instanceof Double d && Double.isNaN(d) || max instanceof Double e && Double.isNaN(e)) {
+                min = null;
+                max = null;
+            }
+        }
+        return new Object[] {min, max};
+    }
+
+    private static boolean nanPossible(PrimitiveType p) {
+        return p.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FLOAT
+                || p.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.DOUBLE;
+    }
+
+    /**
+     * The file's column that the read's {@code name} is (its name exactly, else in any case), when it is flat (primitive,
+     * not repeated); else null.
+     */
+    public static PrimitiveType flatColumn(MessageType fileSchema, String name) {
+        Type t = find(fileSchema, name);
+        return t != null && t.isPrimitive() && !t.isRepetition(Type.Repetition.REPEATED) ? t.asPrimitiveType() : null;
+    }
+
+    /**
+     * What a page's entry of a column index says of {@code rows} rows in it (all of the page's, or some): its bounds
+     * ({@code min} and {@code max} as the column index stores them, read with the same care as a chunk's statistics),
+     * and {@code nulls} (-1: unknown). Bloom filters are per chunk: none here.
+     *
+     * @param want the read's type of the column
+     */
+    public static ColumnStats page(PrimitiveType p, ArrowType want, byte[] min, byte[] max, long nulls, long rows) {
+        Statistics<?> s = Statistics.getBuilderForReading(p).withMin(min).withMax(max).build();
+        Object[] bounds = bounds(p, decoder(p, want), s);
+        return new ColumnStats(bounds[0], bounds[1], nulls, rows, nanPossible(p), null);
     }
 
     private static boolean unsigned(PrimitiveType p) {

@@ -7,11 +7,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import io.wrangler.filter.BoundFilter;
-import io.wrangler.filter.ColumnStats;
-import io.wrangler.filter.FooterStats;
 import io.wrangler.filter.Rows;
 import io.wrangler.filter.Verdict;
-import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -87,6 +84,17 @@ final class FileDecoder {
     /**
      * @param footer the file's footer parsed before (not read again), or null to read it
      */
+    /** Each row group's verdict, judged before the file was opened ({@link FilePruning}), or null: judged here. */
+    private Verdict[] judged;
+    /** The rows of the current row group that are read, when its page indexes narrowed it ({@link PageRanges}), else null. */
+    private PageRanges ranges;
+
+    /** Takes the verdict of each row group of the file, judged before it was opened ({@link FilePruning}); null: judged here. */
+    FileDecoder judged(Verdict[] verdicts) {
+        this.judged = verdicts;
+        return this;
+    }
+
     FileDecoder(Setup setup, TableFiles.DataFile file, S3InputFile input, ParquetMetadata footer, VectorSchemaRoot out, long budget)
             throws IOException {
         this.setup = setup;
@@ -126,15 +134,7 @@ final class FileDecoder {
 
     /** The filter's partition columns' one value in this file, each in a one-row batch. */
     private void partitionValues() {
-        for (Field f : setup.partitions().fields()) {
-            if (setup.filter().columns().containsKey(f.getName())) {
-                VectorSchemaRoot one = VectorSchemaRoot.create(new Schema(List.of(f)), setup.allocator());
-                one.allocateNew();
-                setup.partitions().fill(one, 1, file);
-                one.setRowCount(1);
-                partitionValues.put(f.getName(), one);
-            }
-        }
+        partitionValues.putAll(FilePruning.partitionValues(setup.filter(), setup.partitions(), file, setup.allocator()));
     }
 
     private ParquetFileReader open(ParquetMetadata footer) throws IOException {
@@ -281,46 +281,52 @@ final class FileDecoder {
     }
 
     private boolean nextGroup() throws IOException {
+        input.forgetKept();
         while (groupIndex < groups.size()) {
-            BlockMetaData block = groups.get(groupIndex++);
+            int g = groupIndex++;
+            BlockMetaData block = groups.get(g);
             if (block.getRowCount() == 0) {
                 continue;
             }
-            Verdict v = setup.filter() == null ? Verdict.ALL : verdict(block);
+            Verdict v = setup.filter() == null ? Verdict.ALL : judged != null && g < judged.length ? judged[g] : verdict(block);
             if (v == Verdict.NONE) {
                 continue;
             }
             filterGroup = v == Verdict.SOME;
             plan = filterGroup ? full : plain;
             try {
+                ranges = filterGroup ? pageRanges(block) : null;
+                if (ranges != null && ranges.isEmpty()) {
+                    continue; // no page of the row group may pass
+                }
                 startGroup(block);
             } catch (IOException | RuntimeException e) {
                 throw ReadErrors.failed(table, file, e);
             }
-            rowsLeftInGroup = block.getRowCount();
+            rowsLeftInGroup = ranges != null ? ranges.rows() : block.getRowCount();
             return true;
         }
         return false;
     }
 
+    /**
+     * The rows of {@code block} its page indexes leave to the filter, or null to read it whole: no page index, every page
+     * may pass, or the pages to fetch exceed the budget (the row group is then streamed within it).
+     */
+    private PageRanges pageRanges(BlockMetaData block) throws IOException {
+        List<ColumnDescriptor> decoded = plan.requested.getColumns();
+        PageRanges r = PageRanges.of(new PageRanges.Group(reader, input, block, fileSchema, setup.filter(), partitionValues), decoded);
+        if (r == null || r.isEmpty()) {
+            return r;
+        }
+        long pages = RowGroupPages.pagesBytes(block, decoded, r);
+        // fewer pages than the whole row group's chunks, and within the budget: else the row group is read as before
+        return pages <= budget && pages < RowGroupPages.chunksBytes(block, decoded) ? r : null;
+    }
+
     /** What the row group's statistics, bloom filters and the file's partition values say of the filter. */
     private Verdict verdict(BlockMetaData block) {
-        Function<String, ColumnStats> footer = FooterStats.of(block, fileSchema, setup.filter().columns(), chunk -> {
-            try {
-                return reader.readBloomFilter(chunk);
-            } catch (IOException | RuntimeException e) {
-                return null; // only an optimisation: the rows are tested anyway
-            }
-        });
-        long rows = block.getRowCount();
-        return setup.filter().verdict(name -> {
-            VectorSchemaRoot one = partitionValues.get(name);
-            if (one == null) {
-                return footer.apply(name);
-            }
-            FieldVector v = one.getVector(0);
-            return v.isNull(0) ? ColumnStats.allNull(rows) : ColumnStats.exactly(v, rows);
-        });
+        return FilePruning.verdict(setup.filter(), block, fileSchema, partitionValues, chunk -> FilePruning.bloom(input, chunk));
     }
 
     /** Readers over the row group's pages, streamed in bounded memory ({@link RowGroupPages}). */
@@ -329,7 +335,8 @@ final class FileDecoder {
         ColumnReader[] flat = p.flat;
         DirectColumn[] direct = p.direct;
         FieldVector[] flatVectors = p.flatVectors;
-        RowGroupPages pages = new RowGroupPages(input, block, p.requested.getColumns(), budget, setup.minWindow());
+        RowGroupPages pages = ranges != null ? new RowGroupPages(input, block, p.requested.getColumns(), ranges)
+                : new RowGroupPages(input, block, p.requested.getColumns(), budget, setup.minWindow());
         p.records = p.nestedSchema.getFieldCount() == 0 ? null
                 : new ColumnIOFactory().getColumnIO(p.nestedSchema, fileSchema).getRecordReader(pages, materializer(p.root), FilterCompat.NOOP);
         if (p.flatSchema.getFieldCount() > 0) {
@@ -339,7 +346,8 @@ final class FileDecoder {
                 // Decided per column chunk: the next row group's chunk of the column may take the other path.
                 ColumnDescriptor column = columns.get(i);
                 ColumnChunkMetaData chunk = RowGroupPages.chunk(block, column);
-                DirectKind kind = setup.directPages() && chunk != null ? DirectKind.of(column, flatVectors[i], chunk) : null;
+                // only some rows of the row group: parquet-java's column readers skip the others
+                DirectKind kind = setup.directPages() && chunk != null && ranges == null ? DirectKind.of(column, flatVectors[i], chunk) : null;
                 if (kind != null) {
                     flat[i] = null;
                     direct[i] = new DirectColumn(kind, column, pages.recyclingPageReader(column), flatVectors[i]);

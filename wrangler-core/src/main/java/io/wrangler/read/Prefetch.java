@@ -137,7 +137,10 @@ final class Prefetch implements AutoCloseable {
             }
             return new S3InputFile(s3, f, options, null, whole);
         }
-        byte[] footer = in.fetchFooter();
+        byte[] footer = wholeFiles ? in.fetchFooter() : in.fetchFooter(footerGuess);
+        if (!wholeFiles) {
+            learnFooter(footer.length);
+        }
         synchronized (this) {
             // Beyond the budget a footer is fetched again with its file's first GET: memory stays bounded, not by the table.
             if (!closed && knownBytes + footer.length <= knownBudget()) {
@@ -146,6 +149,23 @@ final class Prefetch implements AutoCloseable {
             }
         }
         return new S3InputFile(s3, f, options, null, footer);
+    }
+
+    /**
+     * The first footer GET of a read that skips most files by their footer (a row filter): a guess of the footer's length,
+     * from the longest footer of the read's files seen so far (they are alike: one writer, one schema), so the footers
+     * of a table of small files are not most of what a lookup fetches. A footer longer than the guess costs a second GET.
+     */
+    private volatile int footerGuess = FIRST_FOOTER_GUESS;
+    private int longestFooter;
+    /** The first footer GETs' length, before any footer of the read was seen: as an unfiltered read's. */
+    static final int FIRST_FOOTER_GUESS = S3InputFile.FOOTER_GET;
+
+    private synchronized void learnFooter(int length) {
+        if (length > longestFooter) {
+            longestFooter = length;
+        }
+        footerGuess = Math.max(1024, Math.min(S3InputFile.WHOLE, longestFooter + longestFooter / 8 + 256));
     }
 
     /** The bytes {@link #known} may hold: three quarters of the read's budget (the parsed footers have the last quarter). */
@@ -214,6 +234,10 @@ final class Prefetch implements AutoCloseable {
         }
         // This file fetches its own first GET now: one before it, asked for later, must not fetch it ahead again.
         scheduled = Math.max(scheduled, index);
+        if (!wholeFiles) {
+            // most files may be skipped after their footer: nothing is fetched ahead, and only the ranges needed are
+            return new S3InputFile(s3, f, options, head, footer).exact();
+        }
         if (!closed) {
             for (int i = Math.max(index + 1, scheduled + 1); i <= index + ahead && i < files.size(); i++) {
                 CompletableFuture<byte[]> h = fetchAhead(i, s3, options);

@@ -4,10 +4,13 @@ import io.wrangler.encoding.Codecs;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.PrimitiveIterator;
 import java.util.zip.CRC32;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -26,6 +29,7 @@ import org.apache.parquet.format.Util;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.apache.parquet.io.ParquetDecodingException;
 
 /**
@@ -47,9 +51,12 @@ final class RowGroupPages implements PageReadStore {
 
     private final long rows;
     private final Map<List<String>, ColumnPages> columns = new HashMap<>();
+    /** The rows to read when only some pages are ({@link PageRanges}), else null. */
+    private final PageRanges ranges;
 
     RowGroupPages(S3InputFile file, BlockMetaData block, List<ColumnDescriptor> wanted, long budget, int minWindow) throws IOException {
         this.rows = block.getRowCount();
+        this.ranges = null;
         ColumnChunkMetaData[] chunks = new ColumnChunkMetaData[wanted.size()];
         long from = Long.MAX_VALUE;
         long to = 0;
@@ -91,6 +98,107 @@ final class RowGroupPages implements PageReadStore {
         }
     }
 
+    /**
+     * The pages of {@code wanted} that hold rows of {@code ranges} (each column's offset index says where its pages are and
+     * which rows they hold), and each chunk's dictionary page: fetched by their ranges, nearby ones with one GET
+     * ({@link PageRanges#keep}); the column readers then read only the rows of the ranges ({@link #getRowIndexes}).
+     */
+    RowGroupPages(S3InputFile file, BlockMetaData block, List<ColumnDescriptor> wanted, PageRanges ranges) throws IOException {
+        this.rows = block.getRowCount();
+        this.ranges = ranges;
+        List<long[]> fetch = new ArrayList<>();
+        Map<ColumnDescriptor, List<Integer>> needed = new HashMap<>();
+        for (ColumnDescriptor d : wanted) {
+            ColumnChunkMetaData c = chunk(block, d);
+            if (c == null) {
+                continue;
+            }
+            OffsetIndex oi = ranges.offsets(c.getPath());
+            if (c.getStartingPos() < oi.getOffset(0)) {
+                fetch.add(new long[] {c.getStartingPos(), oi.getOffset(0)}); // the dictionary page
+            }
+            List<Integer> pages = pages(oi, ranges, rows);
+            for (int i : pages) {
+                fetch.add(new long[] {oi.getOffset(i), oi.getOffset(i) + oi.getCompressedPageSize(i)});
+            }
+            needed.put(d, pages);
+        }
+        PageRanges.keep(file, fetch);
+        for (ColumnDescriptor d : wanted) {
+            ColumnChunkMetaData c = chunk(block, d);
+            if (c == null) {
+                continue;
+            }
+            if (c.isEncrypted()) {
+                throw new ParquetDecodingException("the column " + d + " of " + file + " is encrypted, which wrangler does not read");
+            }
+            OffsetIndex oi = ranges.offsets(c.getPath());
+            ChunkStream dictionary = c.getStartingPos() < oi.getOffset(0) ? slice(file, c.getStartingPos(), oi.getOffset(0) - c.getStartingPos()) : null;
+            List<Integer> pages = needed.get(d);
+            ChunkStream[] streams = new ChunkStream[pages.size()];
+            long[] firstRows = new long[pages.size()];
+            int[] rowCounts = new int[pages.size()];
+            for (int j = 0; j < streams.length; j++) {
+                int i = pages.get(j);
+                streams[j] = slice(file, oi.getOffset(i), oi.getCompressedPageSize(i));
+                firstRows[j] = oi.getFirstRowIndex(i);
+                rowCounts[j] = Math.toIntExact(oi.getLastRowIndex(i, rows) + 1 - oi.getFirstRowIndex(i));
+            }
+            ColumnPages p = new ColumnPages(file, d, c, dictionary != null ? dictionary : streams.length > 0 ? streams[0] : null);
+            p.pruned(dictionary != null, streams, firstRows, rowCounts);
+            columns.put(List.of(d.getPath()), p);
+        }
+    }
+
+    /** The pages of {@code oi} holding rows of {@code ranges}. */
+    private static List<Integer> pages(OffsetIndex oi, PageRanges ranges, long rows) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < oi.getPageCount(); i++) {
+            if (ranges.overlaps(oi.getFirstRowIndex(i), oi.getLastRowIndex(i, rows) + 1)) {
+                out.add(i);
+            }
+        }
+        return out;
+    }
+
+    /** The bytes of the pages {@link #RowGroupPages(S3InputFile, BlockMetaData, List, PageRanges)} would fetch. */
+    static long pagesBytes(BlockMetaData block, List<ColumnDescriptor> wanted, PageRanges ranges) {
+        long n = 0;
+        for (ColumnDescriptor d : wanted) {
+            ColumnChunkMetaData c = chunk(block, d);
+            if (c == null) {
+                continue;
+            }
+            OffsetIndex oi = ranges.offsets(c.getPath());
+            n += Math.max(0, oi.getOffset(0) - c.getStartingPos());
+            for (int i : pages(oi, ranges, block.getRowCount())) {
+                n += oi.getCompressedPageSize(i);
+            }
+        }
+        return n;
+    }
+
+    /** The bytes of the column chunks of {@code wanted} in {@code block}. */
+    static long chunksBytes(BlockMetaData block, List<ColumnDescriptor> wanted) {
+        long n = 0;
+        for (ColumnDescriptor d : wanted) {
+            ColumnChunkMetaData c = chunk(block, d);
+            n += c == null ? 0 : c.getTotalSize();
+        }
+        return n;
+    }
+
+    /** {@code [pos, pos + n)} of the file, kept in memory ({@link S3InputFile#keep}), as a stream. */
+    private static ChunkStream slice(S3InputFile file, long pos, long n) throws IOException {
+        S3InputFile.Held h = file.held(pos, n);
+        if (h == null) {
+            byte[] b = new byte[Math.toIntExact(n)];
+            file.read(pos, b, 0, b.length);
+            h = new S3InputFile.Held(b, 0);
+        }
+        return new ChunkStream(file, h.bytes(), h.offset(), n);
+    }
+
     static ColumnChunkMetaData chunk(BlockMetaData block, ColumnDescriptor column) {
         for (ColumnChunkMetaData c : block.getColumns()) {
             if (Arrays.equals(c.getPath().toArray(), column.getPath())) {
@@ -124,7 +232,12 @@ final class RowGroupPages implements PageReadStore {
 
     @Override
     public long getRowCount() {
-        return rows;
+        return ranges != null ? ranges.rows() : rows;
+    }
+
+    @Override
+    public Optional<PrimitiveIterator.OfLong> getRowIndexes() {
+        return ranges == null ? Optional.empty() : Optional.of(ranges.rowIndexes());
     }
 
     /**
@@ -247,8 +360,14 @@ final class RowGroupPages implements PageReadStore {
         private final S3InputFile file;
         private final ColumnDescriptor column;
         private final ColumnChunkMetaData meta;
-        private final ChunkStream in;
+        private ChunkStream in;
         private final Codecs.PageDecompressor decompressor;
+        /** Only some data pages are read ({@link #pruned}): each one's stream, first row and rows; the next to read. */
+        private ChunkStream[] pageStreams;
+        private long[] firstRows;
+        private int[] rowCounts;
+        private int nextPage;
+        private boolean hasDictionary;
         private final CRC32 crc = new CRC32();
         private PageHeader pending;
         private boolean dictionaryRead;
@@ -265,6 +384,42 @@ final class RowGroupPages implements PageReadStore {
             this.decompressor = Codecs.pageDecompressor(meta.getCodec());
         }
 
+        /** Reads only the data pages of {@code streams} (each from its first row), after the dictionary page if it has one. */
+        void pruned(boolean dictionary, ChunkStream[] streams, long[] firstRows, int[] rowCounts) {
+            this.hasDictionary = dictionary;
+            this.pageStreams = streams;
+            this.firstRows = firstRows;
+            this.rowCounts = rowCounts;
+        }
+
+        /** The next of the pruned data pages, with its first row and rows; null after the last. */
+        private DataPage nextPrunedPage() throws IOException {
+            while (nextPage < pageStreams.length) {
+                int j = nextPage++;
+                in = pageStreams[j];
+                PageHeader h = header();
+                switch (h.type) {
+                    case DATA_PAGE: {
+                        DataPageHeader d = h.getData_page_header();
+                        int size = h.getUncompressed_page_size();
+                        byte[] plain = decompress(body(h), h);
+                        return new DataPageV1(BytesInput.from(plain, 0, size), d.getNum_values(), size, firstRows[j], rowCounts[j], null,
+                                Encoding.valueOf(d.getRepetition_level_encoding().name()),
+                                Encoding.valueOf(d.getDefinition_level_encoding().name()), Encoding.valueOf(d.getEncoding().name()));
+                    }
+                    case DATA_PAGE_V2: {
+                        DataPageV2 v2 = (DataPageV2) pageV2(h);
+                        return DataPageV2.uncompressed(v2.getRowCount(), v2.getNullCount(), v2.getValueCount(), firstRows[j],
+                                v2.getRepetitionLevels(), v2.getDefinitionLevels(), v2.getDataEncoding(), v2.getData(), null);
+                    }
+                    default:
+                        throw new ParquetDecodingException("the offset index of " + Arrays.toString(column.getPath()) + " in " + file
+                                + " points at a " + h.type + ", not a data page");
+                }
+            }
+            return null;
+        }
+
         @Override
         public long getTotalValueCount() {
             return meta.getValueCount();
@@ -276,7 +431,7 @@ final class RowGroupPages implements PageReadStore {
                 return null;
             }
             dictionaryRead = true;
-            if (meta.getValueCount() == 0) {
+            if (meta.getValueCount() == 0 || pageStreams != null && !hasDictionary) {
                 return null;
             }
             try {
@@ -300,6 +455,9 @@ final class RowGroupPages implements PageReadStore {
                 readDictionaryPage();
             }
             try {
+                if (pageStreams != null) {
+                    return nextPrunedPage();
+                }
                 while (valuesRead < meta.getValueCount()) {
                     PageHeader h = pending != null ? pending : header();
                     pending = null;

@@ -74,6 +74,58 @@ final class S3InputFile implements InputFile {
     /** The file's last bytes already fetched ({@link #known}), or null; set once, when made. */
     private byte[] known;
 
+    /**
+     * Whether every read beyond {@link #known} and {@link #kept} bytes is a GET of exactly the bytes asked for, never the
+     * file's head ({@link #exact}).
+     */
+    private boolean exact;
+
+    /** Byte ranges fetched ahead by a reader that planned its reads ({@link #keep}): start offset to bytes. */
+    private final java.util.TreeMap<Long, byte[]> kept = new java.util.TreeMap<>();
+
+    /**
+     * Reads nothing but what is asked for: no read fetches the file's head (its last {@link #TAIL} bytes, or the whole file
+     * when small). For reads that skip most of a file by its footer (row filters): the footer, bloom filters, page indexes
+     * and the pages a filter needs are fetched by their own ranges.
+     */
+    S3InputFile exact() {
+        this.exact = true;
+        return this;
+    }
+
+    /**
+     * Fetches {@code [from, from + n)} with one GET and keeps it: later reads within it are answered from memory. A
+     * reader that knows which ranges it needs (page indexes, pages) fetches them with as few GETs as it decides.
+     */
+    void keep(long from, int n) throws IOException {
+        if (n <= 0 || held(from, n) != null) {
+            return;
+        }
+        byte[] b = new byte[n];
+        get(from, b, 0, n);
+        synchronized (kept) {
+            kept.put(from, b);
+        }
+    }
+
+    /** Forgets the ranges {@link #keep} fetched (a row group's pages, once decoded). */
+    void forgetKept() {
+        synchronized (kept) {
+            kept.clear();
+        }
+    }
+
+    /** The kept bytes holding all of {@code [pos, pos + len)}, or null. */
+    private Held keptAt(long pos, long len) {
+        synchronized (kept) {
+            java.util.Map.Entry<Long, byte[]> e = kept.floorEntry(pos);
+            if (e != null && pos + len <= e.getKey() + e.getValue().length) {
+                return new Held(e.getValue(), (int) (pos - e.getKey()));
+            }
+        }
+        return null;
+    }
+
     /** The most bytes {@link #fetchFooter} asks for at first: the footer of a file of a few dozen columns. */
     static final int FOOTER_GET = 16 * 1024;
 
@@ -84,7 +136,12 @@ final class S3InputFile implements InputFile {
      * returned as fetched, for parquet-java to refuse.
      */
     byte[] fetchFooter() throws IOException {
-        int n = (int) Math.min(length, FOOTER_GET);
+        return fetchFooter(FOOTER_GET);
+    }
+
+    /** {@link #fetchFooter()} whose first GET asks for the last {@code guess} bytes (a guess of the footer's length). */
+    byte[] fetchFooter(int guess) throws IOException {
+        int n = (int) Math.min(length, Math.max(8, guess));
         byte[] last = new byte[n];
         get(length - n, last, 0, n);
         if (n < 8 || n == length) {
@@ -129,7 +186,11 @@ final class S3InputFile implements InputFile {
         if (known != null && pos >= length - known.length) {
             return new Held(known, (int) (pos - (length - known.length)));
         }
-        if (pos >= tailStart()) {
+        Held k = keptAt(pos, len);
+        if (k != null) {
+            return k;
+        }
+        if (pos >= tailStart() && (tail != null || !exact)) {
             return new Held(tail(), (int) (pos - tailStart()));
         }
         return null;
@@ -228,8 +289,13 @@ final class S3InputFile implements InputFile {
             System.arraycopy(known, (int) (pos - (length - known.length)), into, off, len);
             return;
         }
+        Held k = keptAt(pos, len);
+        if (k != null) {
+            System.arraycopy(k.bytes(), k.offset(), into, off, len);
+            return;
+        }
         long tailStart = tailStart();
-        if (pos >= tailStart) {
+        if (pos >= tailStart && !exact) {
             System.arraycopy(tail(), (int) (pos - tailStart), into, off, len);
             return;
         }

@@ -2,6 +2,7 @@ package io.wrangler.read;
 
 import io.wrangler.RowFilter;
 import io.wrangler.filter.BoundFilter;
+import io.wrangler.filter.Verdict;
 import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -323,6 +324,74 @@ import software.amazon.awssdk.services.s3.S3Client;
         return schema;
     }
 
+    /** Each file's row groups' verdicts under the row filter, judged before any file is decoded; null without a filter. */
+    private Verdict[][] judged;
+    /** Footers parsed for the schema kept for {@link #judge} (within a quarter of the budget), by file; null entries: refetched. */
+    private ParquetMetadata[] judgeFooters;
+    private long judgeFooterBytes;
+    /** The indexes of the files to decode: those the filter does not rule out whole. */
+    private int[] order;
+
+    /**
+     * Judges every file's row groups by their footers, bloom filters and partition values ({@link FilePruning}), several
+     * files at once, before the first batch (a reader asked only for its schema judges nothing): the files ruled out
+     * whole are then neither opened nor fetched.
+     */
+    private void judge() throws IOException {
+        Prefetch p = prefetch();
+        ParquetMetadata[] kept = judgeFooters;
+        judgeFooters = null;
+        judged = FilePruning.judge(table, files, new FilePruning.Filter(bound, partitions, allocator), new FilePruning.Footers() {
+            @Override
+            public ParquetMetadata footer(int index) throws IOException {
+                if (kept != null && kept[index] != null) {
+                    return kept[index];
+                }
+                try (ParquetFileReader r = ParquetOptions.open(p.footer(index, s3, options))) {
+                    return r.getFooter();
+                }
+            }
+
+            @Override
+            public S3InputFile input(int index) {
+                TableFiles.DataFile f = files.get(index);
+                return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options).exact();
+            }
+        }, bytesRead);
+        List<Integer> left = new ArrayList<>();
+        for (int i = 0; i < files.size(); i++) {
+            if (!FilePruning.none(judged[i])) {
+                left.add(i);
+            }
+        }
+        order = left.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** The index of the {@code position}th file to decode. */
+    private int fileAt(int position) {
+        return order == null ? position : order[position];
+    }
+
+    /** How many files are decoded. */
+    private int filesToDecode() {
+        return order == null ? files.size() : order.length;
+    }
+
+    /** Keeps a footer parsed for the schema for {@link #judge}, while the kept ones weigh at most a quarter of the budget. */
+    private synchronized void keepForJudging(int index, ParquetMetadata footer, long bytes) {
+        if (rowFilter == null) {
+            return;
+        }
+        if (judgeFooters == null) {
+            judgeFooters = new ParquetMetadata[files.size()];
+        }
+        long weight = Prefetch.PARSED_WEIGHT * bytes;
+        if (judgeFooterBytes + weight <= readBudget / 4) {
+            judgeFooters[index] = footer;
+            judgeFooterBytes += weight;
+        }
+    }
+
     /** Footers fetched at once for the read's schema. */
     private static final int FOOTER_THREADS = 8;
 
@@ -349,6 +418,7 @@ import software.amazon.awssdk.services.s3.S3Client;
                         footerSeen.accept(f, footer);
                     }
                     p.keepParsed(i, footer, in.knownLength());
+                    keepForJudging(i, footer, in.knownLength());
                     return footer.getFileMetaData().getSchema();
                 }
             } catch (IOException | RuntimeException e) {
@@ -401,13 +471,21 @@ import software.amazon.awssdk.services.s3.S3Client;
     public boolean loadNextBatch() throws IOException {
         prepareLoadNextBatch();
         VectorSchemaRoot out = getVectorSchemaRoot();
-        boolean more = threads > 1 && files.size() > 1 ? pipeline().next(out) : nextOnThisThread(out);
+        judgeOnce();
+        boolean more = threads > 1 && filesToDecode() > 1 ? pipeline().next(out) : nextOnThisThread(out);
         if (!more) {
             out.setRowCount(0);
             return false;
         }
         rowsRead += out.getRowCount();
         return true;
+    }
+
+    /** The files judged under the row filter ({@link #judge}), once, at the first batch: not for a look at the schema. */
+    private void judgeOnce() throws IOException {
+        if (bound != null && judged == null) {
+            judge();
+        }
     }
 
     private boolean nextOnThisThread(VectorSchemaRoot out) throws IOException {
@@ -418,11 +496,11 @@ import software.amazon.awssdk.services.s3.S3Client;
                 }
                 closeCurrent();
             }
-            if (++fileIndex >= files.size()) {
+            if (++fileIndex >= filesToDecode()) {
                 return false;
             }
-            fileTaken.accept(fileIndex);
-            current = decoder(fileIndex, out, readBudget);
+            fileTaken.accept(fileAt(fileIndex));
+            current = decoder(fileAt(fileIndex), out, readBudget);
         }
     }
 
@@ -431,7 +509,8 @@ import software.amazon.awssdk.services.s3.S3Client;
         FileDecoder.Setup setup = new FileDecoder.Setup(table, dataFields, batchRows, minWindow, directPagesOn, partitions, directPages,
                 converterChunks, bound, filterOnly, allocator);
         ParquetMetadata footer = prefetch().takeParsed(index);
-        return new FileDecoder(setup, files.get(index), prefetch().input(index, s3, options), footer, out, budget);
+        return new FileDecoder(setup, files.get(index), prefetch().input(index, s3, options), footer, out, budget)
+                .judged(judged == null ? null : judged[index]);
     }
 
     private void closeCurrent() {
@@ -444,10 +523,14 @@ import software.amazon.awssdk.services.s3.S3Client;
 
     private Pipeline pipeline() {
         if (pipeline == null) {
-            long share = Math.max(1L << 20, readBudget / Math.min(threads, files.size()));
-            pipeline = new Pipeline(table, files, schema, allocator, threads, (i, work) -> {
-                fileTaken.accept(i);
-                return decoder(i, work, share);
+            long share = Math.max(1L << 20, readBudget / Math.min(threads, filesToDecode()));
+            List<TableFiles.DataFile> decoded = new ArrayList<>(filesToDecode());
+            for (int i = 0; i < filesToDecode(); i++) {
+                decoded.add(files.get(fileAt(i)));
+            }
+            pipeline = new Pipeline(table, decoded, schema, allocator, threads, (i, work) -> {
+                fileTaken.accept(fileAt(i));
+                return decoder(fileAt(i), work, share);
             });
         }
         return pipeline;

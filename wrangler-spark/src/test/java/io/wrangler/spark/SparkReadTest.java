@@ -131,6 +131,55 @@ class SparkReadTest {
                 + "1704067200000000|25.5|[255,null]|{\"k\":255}|{\"a\":255,\"b\":\"x255\"}");
     }
 
+    /**
+     * Files Spark's own Parquet writer wrote (its statistics, its page indexes, small pages) read by core with row filters:
+     * the rows equal DuckDB's WHERE over the same objects, for predicates on a sorted column, a clustered one with nulls,
+     * a double with NaN and a string.
+     */
+    @Test
+    void filesSparkWroteReadWithRowFiltersAsDuckDbFiltersThem() throws Exception {
+        String bucket = SparkLake.bucket();
+        Path dir = Files.createTempDirectory("spark-write");
+        SparkLake.spark().range(0, 6000).selectExpr("CAST(id AS INT) AS k", "IF(id % 7 = 0, NULL, id DIV 100) AS g",
+                        "IF(id % 11 = 0, CAST('NaN' AS DOUBLE), id * 0.5) AS x", "concat('s', CAST(id % 37 AS STRING)) AS s")
+                .repartition(2).sortWithinPartitions("k").write().option("parquet.page.size", "512")
+                .option("parquet.page.row.count.limit", "200").parquet(dir.resolve("t").toString());
+        try (var files = Files.walk(dir.resolve("t"))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".parquet")).toList()) {
+                SparkLake.s3().put(bucket, "spark/" + f.getFileName(), Files.readAllBytes(f));
+            }
+        }
+        String uri = "s3://" + bucket + "/spark/";
+        Map<String, io.wrangler.RowFilter> filters = new java.util.LinkedHashMap<>();
+        filters.put("k = 4321", io.wrangler.RowFilter.eq("k", 4321));
+        filters.put("k >= 100 AND k < 180", io.wrangler.RowFilter.and(io.wrangler.RowFilter.ge("k", 100), io.wrangler.RowFilter.lt("k", 180)));
+        filters.put("g = 12 OR g IS NULL AND k < 300", io.wrangler.RowFilter.or(io.wrangler.RowFilter.eq("g", 12L),
+                io.wrangler.RowFilter.and(io.wrangler.RowFilter.isNull("g"), io.wrangler.RowFilter.lt("k", 300))));
+        filters.put("x > 2990", io.wrangler.RowFilter.gt("x", 2990.0));
+        filters.put("x <> 1.5", io.wrangler.RowFilter.ne("x", 1.5));
+        filters.put("s IN ('s3', 's30') AND k > 5000", io.wrangler.RowFilter.and(io.wrangler.RowFilter.in("s", "s3", "s30"),
+                io.wrangler.RowFilter.gt("k", 5000)));
+        filters.put("NOT (k <= 5990)", io.wrangler.RowFilter.not(io.wrangler.RowFilter.le("k", 5990)));
+        for (Map.Entry<String, io.wrangler.RowFilter> e : filters.entrySet()) {
+            List<Object> duck = new ArrayList<>();
+            for (List<Object> r : SparkLake.query(bucket, "spark/", "SELECT k FROM t WHERE " + e.getKey() + " ORDER BY k")) {
+                duck.add(r.get(0));
+            }
+            List<Object> core = new ArrayList<>();
+            try (var reader = S3Parquet.read(uri).s3(SparkLake.s3().client()).where(e.getValue()).open()) {
+                while (reader.loadNextBatch()) {
+                    var k = reader.getVectorSchemaRoot().getVector("k");
+                    for (int i = 0; i < reader.getVectorSchemaRoot().getRowCount(); i++) {
+                        core.add(k.getObject(i));
+                    }
+                }
+            }
+            core.sort(java.util.Comparator.comparing(o -> ((Number) o).longValue()));
+            assertThat(core).as(e.getKey()).hasSameSizeAs(duck);
+            assertThat(core.stream().map(String::valueOf).toList()).as(e.getKey()).isEqualTo(duck.stream().map(String::valueOf).toList());
+        }
+    }
+
     /** A partitioned table written by core, registered in Glue: Spark reads it by Glue table and by path, as core does. */
     record Sale(String id, long cents, LocalDate dt, String country, int shard) {
     }
