@@ -12,7 +12,7 @@
 #        ./bench.sh --read-loop [rows, default 1000000] [repetitions, default 30] [threads, 0: default]   (one read, repeated; for a profiler)
 #        ./bench.sh --read [rows, default 5000000] [repetitions, default 3] [compaction rows, default 2000000] [memory-only: no LocalS3 compaction | read-only: no compaction]
 #        ./bench.sh --cold [rows, default 2000000] [repetitions, default 5] [cds]   (a fresh JVM's first read against DuckDB's first query, each in a child process)
-#        ./bench.sh --speed [rows, default 2000000] [repetitions, default 5] [parts, default warm,cold,lookup]   (reads against the GET floor
+#        ./bench.sh --speed [rows, default 2000000] [repetitions, default 5] [parts, default warm,cold,lookup; loop: the warm read alone, 4 x repetitions, for a profiler]   (reads against the GET floor
 #                           + DuckDB from LocalS3: warm in one JVM, cold in fresh JVMs, the lookup of one user_id)
 #        ./bench.sh --speed serve [rows] [copy dir]   (the table served by LocalS3 until killed; prints the cold children's commands)
 #        ./bench.sh --merge [rows, default 5000000] [repetitions, default 3]   (a merge by key of 50,000 rows against DuckDB's same merge)

@@ -283,6 +283,11 @@ public final class Bench {
 
 
     /** The system's load averages (/proc/loadavg), to print with each figure: the machine may be shared. */
+    /** The CPU time of this process so far, every thread (DuckDB's native ones too), in nanoseconds. */
+    static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
     static String load() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).trim();

@@ -98,6 +98,9 @@ public final class SpeedBench {
             if (parts.contains("warm")) {
                 warm(s3, counter, keys, copies, rows, reps);
             }
+            if (parts.contains("loop")) {
+                loop(s3, rows, reps);
+            }
             if (parts.contains("cold")) {
                 cold(local.endpoint(), copies, rows, reps);
             }
@@ -172,25 +175,64 @@ public final class SpeedBench {
                 runs.get(name).run();
                 System.out.printf("# requests of one run, %s: %s%n", name, counter.snapshot());
             }
-            Map<String, List<Double>> seconds = alternate(runs, reps);
-            List<Double> ratios = new ArrayList<>();
-            for (int i = 0; i < reps; i++) {
-                ratios.add(seconds.get("wrangler read all columns").get(i)
-                        / (seconds.get("GET floor (8 threads)").get(i) + seconds.get("duckdb all columns (local copy)").get(i)));
-            }
+            Map<String, List<Double>> cpu = new LinkedHashMap<>();
+            Map<String, List<Double>> seconds = alternate(runs, reps, cpu);
+            List<Double> ratios = ratios(seconds, reps);
+            List<Double> cpuRatios = ratios(cpu, reps);
             System.out.println();
-            System.out.println("| warm run | median s | runs s |");
-            System.out.println("| --- | --- | --- |");
-            seconds.forEach((k, v) -> System.out.printf("| %s | %.3f | %s |%n", k, Bench.median(v), Bench.format(v)));
-            System.out.printf("warm: wrangler / (GET floor + DuckDB): median %.2fx, rounds %s (min %.2fx, max %.2fx)%n%n", Bench.median(ratios),
+            System.out.println("| warm run | median s | runs s | median CPU s (process) | runs CPU s |");
+            System.out.println("| --- | --- | --- | --- | --- |");
+            seconds.forEach((k, v) -> System.out.printf("| %s | %.3f | %s | %.3f | %s |%n", k, Bench.median(v), Bench.format(v),
+                    Bench.median(cpu.get(k)), Bench.format(cpu.get(k))));
+            System.out.printf("warm: wrangler / (GET floor + DuckDB): median %.2fx, rounds %s (min %.2fx, max %.2fx)%n", Bench.median(ratios),
                     Bench.format(ratios), Collections.min(ratios), Collections.max(ratios));
+            System.out.printf("warm CPU: wrangler / (GET floor + DuckDB), the process's CPU seconds: median %.2fx, rounds %s%n%n",
+                    Bench.median(cpuRatios), Bench.format(cpuRatios));
+        }
+    }
+
+    /** Per round, the first run's figure over the sum of the other two's (wrangler / (floor + DuckDB)). */
+    private static List<Double> ratios(Map<String, List<Double>> figures, int reps) {
+        List<List<Double>> v = new ArrayList<>(figures.values());
+        List<Double> out = new ArrayList<>();
+        for (int i = 0; i < reps; i++) {
+            out.add(v.get(0).get(i) / (v.get(1).get(i) + v.get(2).get(i)));
+        }
+        return out;
+    }
+
+    /**
+     * A profiler's loop (part {@code loop}): wrangler's warm read of the table alone, {@code 4 * reps} times, each
+     * run's wall and process CPU seconds printed; under JFR ({@code BENCH_JAVA_OPTS}) its samples are the read's.
+     */
+    private static void loop(S3Client s3, long rows, int reps) throws Exception {
+        for (int i = 0; i < 4 * reps; i++) {
+            long start = System.nanoTime();
+            long cpu = Bench.cpuNanos();
+            long read = 0;
+            double opened;
+            try (ArrowReader r = S3Parquet.read("s3://bench/std/").s3(s3).open()) {
+                opened = (System.nanoTime() - start) / 1e9;
+                while (r.loadNextBatch()) {
+                    read += r.getVectorSchemaRoot().getRowCount();
+                }
+            }
+            check("wrangler", read, rows);
+            System.out.printf("# loop: %.3f s (open %.3f s), %.3f s of CPU%n", (System.nanoTime() - start) / 1e9, opened,
+                    (Bench.cpuNanos() - cpu) / 1e9);
         }
     }
 
     /** {@code reps} rounds of every run, the order reversed every other round; seconds per run, in round order. */
     static Map<String, List<Double>> alternate(Map<String, Bench.Run> runs, int reps) throws Exception {
+        return alternate(runs, reps, new LinkedHashMap<>());
+    }
+
+    /** As {@link #alternate(Map, int)}, and the process's CPU seconds of each run into {@code cpu}. */
+    static Map<String, List<Double>> alternate(Map<String, Bench.Run> runs, int reps, Map<String, List<Double>> cpu) throws Exception {
         Map<String, List<Double>> seconds = new LinkedHashMap<>();
         runs.keySet().forEach(k -> seconds.put(k, new ArrayList<>()));
+        runs.keySet().forEach(k -> cpu.put(k, new ArrayList<>()));
         for (int rep = 0; rep < reps; rep++) {
             List<String> order = new ArrayList<>(runs.keySet());
             if (rep % 2 == 1) {
@@ -199,8 +241,10 @@ public final class SpeedBench {
             for (String name : order) {
                 Bench.settle();
                 long start = System.nanoTime();
+                long cpuStart = Bench.cpuNanos();
                 runs.get(name).run();
                 seconds.get(name).add((System.nanoTime() - start) / 1e9);
+                cpu.get(name).add((Bench.cpuNanos() - cpuStart) / 1e9);
             }
         }
         return seconds;

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
@@ -33,12 +34,11 @@ import org.apache.parquet.io.ParquetDecodingException;
  * the next page, so its pages may reuse one array ({@link RowGroupPages#recyclingPageReader}).
  */
 final class DirectColumn {
-    /** Values gathered into scratch before one copy into the vector: small enough to stay in the cache. */
+    /** Byte arrays of a run, whose lengths are read in a first pass: few enough for their bytes to stay in the cache. */
     private static final int RUN = 1024;
-    /** Spare bytes at the end of the scratch for a run's values: see {@link #copyValue}. */
+    /** Bytes a short value is copied as, past its end where there is room: see {@link #putValue}. */
     private static final int SLACK = 16;
     private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     /** What pages a column's chunks had, for tests: bits of a mask. */
     static final int V1 = 1;
     static final int V2 = 2;
@@ -76,9 +76,8 @@ final class DirectColumn {
     /** The next bit of a PLAIN boolean page. */
     private long bit;
     private int[] idBuffer = new int[0];
-    /** Scratch for a run's bytes and its byte arrays' end offsets, copied into the vector in one call each. */
-    private byte[] byteBuffer = new byte[0];
-    private byte[] endBuffer = new byte[0];
+    /** The lengths of a run of PLAIN byte arrays. */
+    private int[] sizeBuffer = new int[0];
 
     // the batch being filled
     private ArrowBuf validity;
@@ -371,16 +370,19 @@ final class DirectColumn {
     }
 
     /**
-     * PLAIN byte arrays: each value's bytes and end offset are gathered into scratch arrays, then copied into the
-     * vector's buffers once for the run. A bounds-checked ArrowBuf write per value cost more than the copy itself for
-     * short strings (a JFR profile of the standard table's read had half its decoding samples there).
+     * PLAIN byte arrays, straight into the vector's memory: a first pass reads and checks every length of the run
+     * (the page's bytes, in cache), the data buffer is grown once for the run's bytes, then each value is written at
+     * its address and its end offset after it, with no scratch array between page and vector and no bounds-checked
+     * ArrowBuf call per value (those cost more than the copy itself for short strings: half the decoding samples of a
+     * JFR profile of the standard table's read, then the scratch's second copy a quarter).
      */
     private void plainBytes(int at, int len) {
-        byte[] ends = endScratch(len);
-        // the run's bytes are at most what is left of the page, so one pass reads each length, checks it and copies
-        byte[] out = byteScratch((long) end - pos + SLACK);
+        if (sizeBuffer.length < len) {
+            sizeBuffer = new int[Math.max(len, RUN)];
+        }
+        int[] sizes = sizeBuffer;
+        long total = 0;
         int p = pos;
-        int q = 0;
         for (int i = 0; i < len; i++) {
             if (p + 4L > end) {
                 throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
@@ -389,66 +391,83 @@ final class DirectColumn {
             if (size < 0 || p + 4L + size > end) {
                 throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
             }
-            copyValue(page, p + 4, out, q, size);
-            q += size;
-            INT_LE.set(ends, 4 * i, dataEnd + q);
+            sizes[i] = size;
+            total += size;
             p += 4 + size;
         }
-        pos = p;
-        append(out, 0, q);
-        offsets.setBytes((long) (at + 1) * 4, ends, 0, 4L * len);
+        reserve(total);
+        long base = data.memoryAddress();
+        long ends = offsets.memoryAddress() + 4L * (at + 1);
+        long room = data.capacity();
+        int q = dataEnd;
+        p = pos + 4;
+        for (int i = 0; i < len; i++) {
+            int size = sizes[i];
+            putValue(page, p, base, q, size, room);
+            q += size;
+            MemoryUtil.putInt(ends + 4L * i, q);
+            p += size + 4;
+        }
+        pos = p - 4;
+        dataEnd = q;
     }
 
-    /** Dictionary byte arrays of the ids {@code v[from..from+len)}, gathered as {@link #plainBytes} gathers. */
+    /** Dictionary byte arrays of the ids {@code v[from..from+len)}, written as {@link #plainBytes} writes. */
     private void dictionaryBytes(int[] v, int from, int at, int len) {
-        byte[] ends = endScratch(len);
         long total = 0;
         for (int i = 0; i < len; i++) {
             total += dictLengths[v[from + i]];
-            INT_LE.set(ends, 4 * i, (int) Math.min(dataEnd + total, Integer.MAX_VALUE));
         }
-        byte[] out = byteScratch(total + SLACK);
-        int q = 0;
+        reserve(total);
+        long base = data.memoryAddress();
+        long ends = offsets.memoryAddress() + 4L * (at + 1);
+        long room = data.capacity();
+        int q = dataEnd;
         for (int i = 0; i < len; i++) {
             int id = v[from + i];
             int size = dictLengths[id];
-            copyValue(dictBytes, dictStarts[id], out, q, size);
+            putValue(dictBytes, dictStarts[id], base, q, size, room);
             q += size;
+            MemoryUtil.putInt(ends + 4L * i, q);
         }
-        append(out, 0, q);
-        offsets.setBytes((long) (at + 1) * 4, ends, 0, 4L * len);
+        dataEnd = q;
     }
 
     /**
-     * Copies one value into the scratch array, whose {@link #SLACK} spare bytes past every value's end let a short
-     * value go as two 8-byte words (most strings are short; {@code System.arraycopy} of a few bytes costs more than the
-     * copy). The words may read past the value, never past {@code from}'s end, and are overwritten by the next value.
+     * Writes {@code size} bytes of {@code from} at {@code at} to the vector's data at {@code q} (its buffer at
+     * {@code base}, {@code room} bytes long, holding at least {@code q + size}). A short value goes as two 8-byte words
+     * where both arrays have {@link #SLACK} bytes past it ({@code System.arraycopy} or a memory copy of a few bytes
+     * costs more than the value): the words may read past the value, never past {@code from}'s end, and write past it,
+     * never past the buffer's end; what they write there is overwritten by the next value or left past the data's end.
      */
-    private static void copyValue(byte[] from, int at, byte[] to, int q, int size) {
-        if (size <= SLACK && at + SLACK <= from.length) {
-            LONG_LE.set(to, q, (long) LONG_LE.get(from, at));
-            LONG_LE.set(to, q + 8, (long) LONG_LE.get(from, at + 8));
-        } else {
-            System.arraycopy(from, at, to, q, size);
+    private static void putValue(byte[] from, int at, long base, int q, int size, long room) {
+        if (size <= SLACK && at + SLACK <= from.length && q + SLACK <= room) {
+            MemoryUtil.putLong(base + q, MemoryUtil.getLong(from, at));
+            MemoryUtil.putLong(base + q + 8, MemoryUtil.getLong(from, at + 8));
+        } else if (size > 0) {
+            MemoryUtil.copyToMemory(from, at, base + q, size);
         }
     }
 
-    private byte[] endScratch(int values) {
-        if (endBuffer.length < 4 * values) {
-            endBuffer = new byte[4 * Math.max(values, RUN)];
-        }
-        return endBuffer;
-    }
-
-    private byte[] byteScratch(long bytes) {
-        if (bytes > Integer.MAX_VALUE - 8) {
+    /**
+     * Grows the data buffer to hold {@code bytes} more past {@link #dataEnd}; the offsets and validity buffers are
+     * taken again (a reallocation may move them).
+     */
+    private void reserve(long bytes) {
+        long need = dataEnd + bytes;
+        if (need > Integer.MAX_VALUE) {
             throw new ParquetDecodingException("the values of the column " + name + " in one batch pass 2 GiB, more than an Arrow "
                     + vector.getMinorType() + " vector holds: read with a smaller batchRows");
         }
-        if (byteBuffer.length < bytes) {
-            byteBuffer = new byte[(int) Math.max(bytes, Math.min(2L * byteBuffer.length, Integer.MAX_VALUE - 8))];
+        if (need > data.capacity()) {
+            BaseVariableWidthVector v = (BaseVariableWidthVector) vector;
+            while (v.getDataBuffer().capacity() < need) {
+                v.reallocDataBuffer();
+            }
+            data = v.getDataBuffer();
+            offsets = v.getOffsetBuffer();
+            validity = v.getValidityBuffer();
         }
-        return byteBuffer;
     }
 
     private void checkPlain(long bytes) {
@@ -463,25 +482,6 @@ final class DirectColumn {
         checkPlain(bytes);
         data.setBytes((long) at * width, page, pos, bytes);
         pos += (int) bytes;
-    }
-
-    private void append(byte[] from, int at, int size) {
-        long need = (long) dataEnd + size;
-        if (need > Integer.MAX_VALUE) {
-            throw new ParquetDecodingException("the values of the column " + name + " in one batch pass 2 GiB, more than an Arrow "
-                    + vector.getMinorType() + " vector holds: read with a smaller batchRows");
-        }
-        if (need > data.capacity()) {
-            BaseVariableWidthVector v = (BaseVariableWidthVector) vector;
-            while (v.getDataBuffer().capacity() < need) {
-                v.reallocDataBuffer();
-            }
-            data = v.getDataBuffer();
-            offsets = v.getOffsetBuffer();
-            validity = v.getValidityBuffer();
-        }
-        data.setBytes(dataEnd, from, at, size);
-        dataEnd += size;
     }
 
     private void booleans(int at, int len) {
@@ -526,18 +526,17 @@ final class DirectColumn {
         }
         switch (kind) {
             case FIXED4 -> {
-                byte[] out = byteScratch(4L * len);
+                // slots at to at + len - 1 are within the buffer: prepare() made room for the batch
+                long to = data.memoryAddress() + 4L * at;
                 for (int i = 0; i < len; i++) {
-                    INT_LE.set(out, 4 * i, dictInts[v[i]]);
+                    MemoryUtil.putInt(to + 4L * i, dictInts[v[i]]);
                 }
-                data.setBytes((long) at * 4, out, 0, 4L * len);
             }
             case FIXED8 -> {
-                byte[] out = byteScratch(8L * len);
+                long to = data.memoryAddress() + 8L * at;
                 for (int i = 0; i < len; i++) {
-                    LONG_LE.set(out, 8 * i, dictLongs[v[i]]);
+                    MemoryUtil.putLong(to + 8L * i, dictLongs[v[i]]);
                 }
-                data.setBytes((long) at * 8, out, 0, 8L * len);
             }
             case BYTE -> {
                 for (int i = 0; i < len; i++) {

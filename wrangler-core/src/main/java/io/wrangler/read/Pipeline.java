@@ -82,41 +82,50 @@ final class Pipeline {
     }
 
     private void work() {
-        while (!closed) {
+        // One root for every file this worker decodes: each batch's buffers are moved out of it ({@link #detach}).
+        try (VectorSchemaRoot work = VectorSchemaRoot.create(schema, allocator)) {
+            while (!closed && decodeNext(work)) {
+                work.clear();
+            }
+        }
+    }
+
+    /** Takes the next file and decodes it into {@code work}, its batches queued; false when no file is left or on close. */
+    private boolean decodeNext(VectorSchemaRoot work) {
+        try {
+            inFlight.acquire();
+        } catch (InterruptedException e) {
+            return false; // closed
+        }
+        int i = nextFile.getAndIncrement();
+        if (i >= files.size()) {
+            inFlight.release();
+            return false;
+        }
+        BlockingQueue<Object> q = queue(i);
+        try {
+            FileDecoder d = decoders.open(i, work);
             try {
-                inFlight.acquire();
-            } catch (InterruptedException e) {
-                return; // closed
-            }
-            int i = nextFile.getAndIncrement();
-            if (i >= files.size()) {
-                inFlight.release();
-                return;
-            }
-            BlockingQueue<Object> q = queue(i);
-            try (VectorSchemaRoot work = VectorSchemaRoot.create(schema, allocator)) {
-                FileDecoder d = decoders.open(i, work);
-                try {
-                    while (d.next()) {
-                        VectorSchemaRoot batch = detach(work);
-                        try {
-                            q.put(batch);
-                        } catch (InterruptedException e) {
-                            batch.close();
-                            throw e;
-                        }
+                while (d.next()) {
+                    VectorSchemaRoot batch = detach(work);
+                    try {
+                        q.put(batch);
+                    } catch (InterruptedException e) {
+                        batch.close();
+                        throw e;
                     }
-                    bytesRead.addAndGet(d.bytesRead());
-                } finally {
-                    d.close();
                 }
-                q.put(END);
-            } catch (InterruptedException e) {
-                return; // closed
-            } catch (Throwable e) {
-                q.offer(e); // room for it: the batches before it are in the queue or taken, and END was not put
-                return;
+                bytesRead.addAndGet(d.bytesRead());
+            } finally {
+                d.close();
             }
+            q.put(END);
+            return true;
+        } catch (InterruptedException e) {
+            return false; // closed
+        } catch (Throwable e) {
+            q.offer(e); // room for it: the batches before it are in the queue or taken, and END was not put
+            return false;
         }
     }
 
