@@ -13,8 +13,12 @@ import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -23,7 +27,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The writer runs in a child JVM that is killed with SIGKILL at a step boundary of the commit protocol (no cleanup,
  * no finally blocks: a real crash). The same write is then rerun, or the table recovered, and the table is checked:
  * the rows of one clean run (read back with DuckDB), no {@code _tmp/} left, no open multipart upload.
+ *
+ * <p>Cases run two at a time: each has its own bucket, and most of a case is its child JVM starting.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class KilledWriterTest {
     static final List<Order> FIRST = Orders.orders("v1", List.of(LocalDate.of(2024, 1, 15), LocalDate.of(2024, 1, 16)), List.of("RU", "DE"), 2);
     static final List<Order> SECOND = Orders.orders("v2", List.of(LocalDate.of(2024, 1, 16), LocalDate.of(2024, 1, 17)), List.of("RU"), 3);
@@ -53,6 +60,21 @@ class KilledWriterTest {
         out.add(Arguments.of(WriteMode.OVERWRITE_PARTITIONS, Step.COPIED_FILE, 2, false, CommitMethod.DEFERRED_UPLOADS));
         out.add(Arguments.of(WriteMode.APPEND, Step.COPIED_FILE, 2, false, CommitMethod.DEFERRED_UPLOADS));
         return out.stream();
+    }
+
+    /**
+     * The table after one clean run of FIRST ("before") and then of SECOND in a mode (by its name): the same for every
+     * case of a mode, so made once per mode rather than once per case.
+     */
+    private static final Map<String, List<List<Object>>> CLEAN = new ConcurrentHashMap<>();
+
+    private static List<List<Object>> clean(WriteMode second) {
+        String clean = TestLake.bucket();
+        write(S3Parquet.write(FIRST), WriteMode.APPEND).s3(TestLake.s3().client()).to("s3://" + clean + "/t/");
+        if (second != null) {
+            write(S3Parquet.write(SECOND), second).s3(TestLake.s3().client()).to("s3://" + clean + "/t/");
+        }
+        return contents(clean);
     }
 
     private static List<List<Object>> contents(String bucket) {
@@ -89,11 +111,9 @@ class KilledWriterTest {
         }
         assertThat(reached).isEqualTo("AT " + step + " " + count);
 
-        String clean = TestLake.bucket();
-        write(S3Parquet.write(FIRST), WriteMode.APPEND).s3(TestLake.s3().client()).to("s3://" + clean + "/t/");
-        List<List<Object>> before = contents(clean);
-        write(S3Parquet.write(SECOND), mode).s3(TestLake.s3().client()).to("s3://" + clean + "/t/");
-        List<List<Object>> after = contents(clean);
+        List<List<Object>> before = CLEAN.computeIfAbsent("before", k -> clean(null));
+        List<List<Object>> after = CLEAN.computeIfAbsent(mode.name(), k -> clean(mode));
+        assertThat(after).isNotEqualTo(before);
 
         if (rerun) {
             write(S3Parquet.write(SECOND), mode).commitMethod(method).s3(TestLake.s3().client()).to(table);
