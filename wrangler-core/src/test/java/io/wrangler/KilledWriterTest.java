@@ -17,8 +17,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -27,10 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The writer runs in a child JVM that is killed with SIGKILL at a step boundary of the commit protocol (no cleanup,
  * no finally blocks: a real crash). The same write is then rerun, or the table recovered, and the table is checked:
  * the rows of one clean run (read back with DuckDB), no {@code _tmp/} left, no open multipart upload.
- *
- * <p>Cases run two at a time: each has its own bucket, and most of a case is its child JVM starting.
  */
-@Execution(ExecutionMode.CONCURRENT)
 class KilledWriterTest {
     static final List<Order> FIRST = Orders.orders("v1", List.of(LocalDate.of(2024, 1, 15), LocalDate.of(2024, 1, 16)), List.of("RU", "DE"), 2);
     static final List<Order> SECOND = Orders.orders("v2", List.of(LocalDate.of(2024, 1, 16), LocalDate.of(2024, 1, 17)), List.of("RU"), 3);

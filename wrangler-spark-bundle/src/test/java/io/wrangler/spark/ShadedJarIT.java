@@ -12,11 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The jar that goes to a cluster, on the class path a cluster gives it: wrangler-spark's shaded jar next to Spark as
@@ -24,24 +20,8 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * wrangler-core, no unrelocated Arrow or parquet-java of ours, no AWS SDK but the jar's), in a child JVM. The write
  * succeeds, Spark's own reader reads the values back, and so does DuckDB; the wrangler data source reads them too, with
  * no Hadoop S3 connector on the class path (core's reader, its relocated Arrow read by Spark as columns).
- *
- * <p>The two child JVMs run at the same time (each mostly starts Spark, one core each), against one LocalS3, each
- * writing to its own bucket.
  */
-@Execution(ExecutionMode.CONCURRENT)
 class ShadedJarIT {
-    private static LocalS3 s3;
-
-    @BeforeAll
-    static void startS3() {
-        s3 = LocalS3.start();
-    }
-
-    @AfterAll
-    static void stopS3() {
-        s3.close();
-    }
-
     @Test
     void theShadedJarWritesOnSpark40WithItsOwnArrowAndParquet() throws Exception {
         List<String> cp = new ArrayList<>();
@@ -59,7 +39,7 @@ class ShadedJarIT {
             }
             cp.add(entry);
         }
-        runChild("lake40", cp, "arrow-vector-18.1.0.jar", "parquet-hadoop-1.15.2.jar");
+        runChild(cp, "arrow-vector-18.1.0.jar", "parquet-hadoop-1.15.2.jar");
     }
 
     /** Spark 3.5.5 (Scala 2.12), as AWS Glue 5.0 and EMR 7 run it: its whole class path, as Maven resolves it, and the shaded jar. */
@@ -70,42 +50,44 @@ class ShadedJarIT {
         cp.add(System.getProperty("wrangler.testClasses"));
         cp.addAll(List.of(Files.readString(Path.of(System.getProperty("wrangler.spark35ClassPath"))).trim().split(File.pathSeparator)));
         assertThat(cp).anyMatch(e -> e.endsWith("spark-sql_2.12-3.5.5.jar"));
-        runChild("lake35", cp, "arrow-vector-12.0.1.jar", "parquet-hadoop-1.13.1.jar");
+        runChild(cp, "arrow-vector-12.0.1.jar", "parquet-hadoop-1.13.1.jar");
     }
 
-    private static void runChild(String bucket, List<String> cp, String sparksArrow, String sparksParquet) throws Exception {
-        s3.createBucket(bucket);
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
-                "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
-                "--add-opens=java.base/java.net=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-                "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED", "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
-                "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
-                "--add-opens=java.base/sun.security.action=ALL-UNNAMED", "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
-                "-Djdk.reflect.useDirectMethodHandle=false", "-Dio.netty.tryReflectionSetAccessible=true",
-                "-cp", String.join(File.pathSeparator, cp), ShadedWriteMain.class.getName(), s3.endpoint().toString(), bucket));
-        Path out = Files.createTempFile("shaded-child", ".log");
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        boolean done = p.waitFor(4, TimeUnit.MINUTES);
-        if (!done) {
-            p.destroyForcibly();
+    private static void runChild(List<String> cp, String sparksArrow, String sparksParquet) throws Exception {
+        try (LocalS3 s3 = LocalS3.start()) {
+            s3.createBucket("lake");
+            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
+                    "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                    "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+                    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
+                    "--add-opens=java.base/java.net=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED", "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
+                    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
+                    "--add-opens=java.base/sun.security.action=ALL-UNNAMED", "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
+                    "-Djdk.reflect.useDirectMethodHandle=false", "-Dio.netty.tryReflectionSetAccessible=true",
+                    "-cp", String.join(File.pathSeparator, cp), ShadedWriteMain.class.getName(), s3.endpoint().toString(), "lake"));
+            Path out = Files.createTempFile("shaded-child", ".log");
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            boolean done = p.waitFor(4, TimeUnit.MINUTES);
+            if (!done) {
+                p.destroyForcibly();
+            }
+            String log = Files.readString(out, StandardCharsets.UTF_8);
+            assertThat(done).as(log).isTrue();
+            assertThat(p.exitValue()).as(log).isZero();
+            List<String> lines = log.lines().filter(l -> l.startsWith("ARROW ") || l.startsWith("PARQUET ") || l.startsWith("RESULT ")
+                    || l.startsWith("ROW ") || l.startsWith("S3A ") || l.startsWith("READ ")).toList();
+            assertThat(lines.get(0)).startsWith("ARROW ").contains(sparksArrow);
+            assertThat(lines.get(1)).startsWith("PARQUET ").contains(sparksParquet);
+            assertThat(lines.subList(2, lines.size())).containsExactly("RESULT rows=6 partitions=2",
+                    "ROW 0|0.00|2026-10-01 12:00:00|[0,1]|0", "ROW 1|1.50|2026-10-01 12:00:01|[1,2]|1",
+                    "ROW 2|3.00|2026-10-01 12:00:02|[2,3]|0", "ROW 3|4.50|2026-10-01 12:00:03|[3,4]|1",
+                    "ROW 4|6.00|2026-10-01 12:00:04|[4,5]|0", "ROW 5|7.50|2026-10-01 12:00:05|[5,6]|1", "S3A false",
+                    "READ 0|0.00|2026-10-01 12:00:00|[0,1]|0", "READ 1|1.50|2026-10-01 12:00:01|[1,2]|1", "READ 2|3.00|2026-10-01 12:00:02|[2,3]|0",
+                    "READ 3|4.50|2026-10-01 12:00:03|[3,4]|1", "READ 5|7.50|2026-10-01 12:00:05|[5,6]|1");
+            assertThat(DuckReader.query(s3, "lake", "t/", "SELECT id, CAST(amount AS VARCHAR), epoch_us(ts) - epoch_us(TIMESTAMPTZ '2026-10-01 "
+                    + "12:00:00+00'), CAST(part AS VARCHAR) FROM t WHERE id = 5")).containsExactly(List.of(5L, "7.50", 5_000_000L, "1"));
         }
-        String log = Files.readString(out, StandardCharsets.UTF_8);
-        assertThat(done).as(log).isTrue();
-        assertThat(p.exitValue()).as(log).isZero();
-        List<String> lines = log.lines().filter(l -> l.startsWith("ARROW ") || l.startsWith("PARQUET ") || l.startsWith("RESULT ")
-                || l.startsWith("ROW ") || l.startsWith("S3A ") || l.startsWith("READ ")).toList();
-        assertThat(lines.get(0)).startsWith("ARROW ").contains(sparksArrow);
-        assertThat(lines.get(1)).startsWith("PARQUET ").contains(sparksParquet);
-        assertThat(lines.subList(2, lines.size())).containsExactly("RESULT rows=6 partitions=2",
-                "ROW 0|0.00|2026-10-01 12:00:00|[0,1]|0", "ROW 1|1.50|2026-10-01 12:00:01|[1,2]|1",
-                "ROW 2|3.00|2026-10-01 12:00:02|[2,3]|0", "ROW 3|4.50|2026-10-01 12:00:03|[3,4]|1",
-                "ROW 4|6.00|2026-10-01 12:00:04|[4,5]|0", "ROW 5|7.50|2026-10-01 12:00:05|[5,6]|1", "S3A false",
-                "READ 0|0.00|2026-10-01 12:00:00|[0,1]|0", "READ 1|1.50|2026-10-01 12:00:01|[1,2]|1", "READ 2|3.00|2026-10-01 12:00:02|[2,3]|0",
-                "READ 3|4.50|2026-10-01 12:00:03|[3,4]|1", "READ 5|7.50|2026-10-01 12:00:05|[5,6]|1");
-        assertThat(DuckReader.query(s3, bucket, "t/", "SELECT id, CAST(amount AS VARCHAR), epoch_us(ts) - epoch_us(TIMESTAMPTZ '2026-10-01 "
-                + "12:00:00+00'), CAST(part AS VARCHAR) FROM t WHERE id = 5")).containsExactly(List.of(5L, "7.50", 5_000_000L, "1"));
     }
 }

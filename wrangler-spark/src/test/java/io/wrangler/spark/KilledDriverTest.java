@@ -23,8 +23,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -35,10 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * or the table recovered, with core's code and the write's Glue table; the table then equals one clean run (before the
  * commit point: as before, for a recovery): the same rows, the files the write does not replace byte-identical, the same
  * Glue partitions, nothing under {@code _tmp/} and no open multipart upload.
- *
- * <p>Cases run two at a time: each has its own bucket and Glue table, and most of a case is its child driver starting.
  */
-@Execution(ExecutionMode.CONCURRENT)
 class KilledDriverTest {
     static final String FIRST = "SELECT id, IF(id % 2 = 0, '2024-01-15', '2024-01-16') AS dt, IF(id % 3 = 0, 'RU', 'DE') AS country "
             + "FROM range(0, 12, 1, 2)";
