@@ -9,7 +9,8 @@ cpfile=wrangler-examples/target/jshell-classpath.txt
 if [ ! -f "$cpfile" ] || [ -n "$(find pom.xml wrangler-core wrangler-glue wrangler-testkit wrangler-examples \
     \( -name target -prune \) -o \( -newer "$cpfile" \( -name '*.java' -o -name pom.xml -o -path '*/resources/*' \) -print \) | head -1)" ]; then
   echo "jshell.sh: building wrangler (sources changed since the last build)" >&2
-  mvn -q -B -pl wrangler-examples -am -DskipTests package dependency:build-classpath \
+  # classes and jars only: no javadoc or sources jars (publish.skip), which JShell does not read
+  mvn -q -B -pl wrangler-examples -am -DskipTests -Dpublish.skip=true package dependency:build-classpath \
     -Dmdep.outputFile=target/jshell-classpath.txt -Dmdep.includeScope=runtime
 fi
 # The modules' own classes, not the jars of ~/.m2: the class path file names those of the reactor's target folders.

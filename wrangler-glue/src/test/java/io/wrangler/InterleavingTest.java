@@ -21,10 +21,12 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -53,7 +55,12 @@ import software.amazon.awssdk.services.glue.model.Partition;
  * them, for each (mode, method) combination 2 of A's 9 points against 2 of B's 10, shifted per combination; all 540
  * there too on demand with {@code -Dwrangler.interleavings=all}. {@code -Dwrangler.interleavings.only=DEFERRED}, say
  * (any part of "BACKEND KIND METHOD", e.g. {@code MEMORY} or {@code LOCAL OVERWRITE}), runs one part.
+ *
+ * <p>Cases run two at a time (each has its own bucket and Glue database; its writers are threads of their own, never
+ * a shared pool's, so that paused writers of one case cannot hold back another's): one case mostly hands its turn from
+ * one thread to the next, which leaves a core idle.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class InterleavingTest {
     private static final LocalDate D1 = LocalDate.of(2024, 3, 1);
     private static final LocalDate D2 = LocalDate.of(2024, 3, 2);
@@ -63,7 +70,12 @@ class InterleavingTest {
     /** Pause points: every step boundary a write passes after it holds the lease (BEFORE_CLEANUP and STAGING_REMOVED are one point). */
     private static final List<Step> POINTS = List.of(Step.RECOVER, Step.STARTED, Step.STAGED_FILE, Step.LISTED_OLD_FILES,
             Step.MANIFEST_WRITTEN, Step.COPIED_FILE, Step.DELETED_BATCH, Step.BEFORE_CATALOG, Step.STAGING_REMOVED);
-    private static final AtomicInteger CASES = new AtomicInteger();
+    /** Each writer of a case on a thread of its own. */
+    private static final Executor OWN_THREAD = task -> {
+        Thread t = new Thread(task, "interleaving-writer");
+        t.setDaemon(true);
+        t.start();
+    };
 
     private static final LocalGlue glue = TestLakes.glue();
     /** The S3 of the running case. */
@@ -113,7 +125,7 @@ class InterleavingTest {
                             boolean sampled = (i == combo % POINTS.size() || i == (combo + 4) % POINTS.size())
                                     && (offset == combo % bPoints.size() || offset == (combo + 5) % bPoints.size());
                             if (all || backend == Backend.MEMORY || sampled) {
-                                out.add(Arguments.of(backend, kind, method, POINTS.get(i), bPoints.get(j)));
+                                out.add(Arguments.of(backend, kind, method, POINTS.get(i), bPoints.get(j), out.size() + 1));
                             }
                         }
                     }
@@ -187,8 +199,7 @@ class InterleavingTest {
     @ParameterizedTest(name = "{0} {1} {2}: A paused at {3}, B at {4}")
     @MethodSource("cases")
     void twoWritersAndARecoveryLoseNothingDoubleNothingAndLeaveGlueEqualToS3(Backend backend, Kind kind, CommitMethod method, Step a,
-                                                                            Step b) throws Exception {
-        int n = CASES.incrementAndGet();
+                                                                            Step b, int n) throws Exception {
         s3 = backend.s3();
         String bucket = TestLakes.bucket("il", s3);
         String db = TestLakes.database(bucket);
@@ -218,11 +229,11 @@ class InterleavingTest {
         Actor actorB = new Actor("B", b, commits);
 
         CompletableFuture<WriteResult> fa = CompletableFuture.supplyAsync(() -> keyedIfNeeded(
-                write(input.get("A"), kind.mode(), method), kind).catalog(catalog).stepHook(actorA).to(table));
+                write(input.get("A"), kind.mode(), method), kind).catalog(catalog).stepHook(actorA).to(table), OWN_THREAD);
         awaitReached(actorA, fa, "A");
         CompletableFuture<WriteResult> fb = CompletableFuture.supplyAsync(() -> keyedIfNeeded(
                 write(input.get("B"), kind.mode(), method), kind).catalog(catalog).stepHook(actorB).tuning(TAKE_OVER)
-                .leaseWait(Duration.ofSeconds(10)).to(table));
+                .leaseWait(Duration.ofSeconds(10)).to(table), OWN_THREAD);
         if (b != null) {
             awaitReached(actorB, fb, "B");
         } else {
