@@ -74,10 +74,10 @@ public final class Register {
                     + "GlueCatalog.of(glue).table(\"db\", \"name\"). Nothing was changed.");
         }
         checkBucket(spec, refusals);
-        Plan first = plan(spec, options, refusals);
         if (!apply) {
-            return first.result(spec, false);
+            return plan(spec, options, refusals).result(spec, false);
         }
+        spec.planFirst(() -> plan(spec, options, refusals));
         return CatalogOnly.run(spec.run(VERB, RERUN, true), (fence, recovered) -> {
             Plan now = plan(spec, options, refusals); // afresh: a write may have ended, or been recovered, since the first plan
             if (now.existing() == Existing.REPLACED) {

@@ -37,10 +37,10 @@ public final class Repair {
             throw refusals.invalid("no catalog was given", "Call catalog(...) with the table to repair. Nothing was changed.");
         }
         Register.checkBucket(spec, refusals);
-        Plan first = plan(spec, refusals, removeMissing);
         if (!apply) {
-            return result(spec, first, removeMissing, false);
+            return result(spec, plan(spec, refusals, removeMissing), removeMissing, false);
         }
+        spec.planFirst(() -> plan(spec, refusals, removeMissing));
         return CatalogOnly.run(spec.run(VERB, RERUN, true), (fence, recovered) -> {
             Plan now = plan(spec, refusals, removeMissing);
             if (removeMissing) {
