@@ -2,6 +2,7 @@ package io.wrangler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.wrangler.commit.Step;
 import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
 import io.wrangler.testkit.LocalGlue;
@@ -12,6 +13,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.services.glue.model.Partition;
 
 /**
@@ -40,6 +44,11 @@ final class CatalogLake {
 
     /** Every partition Glue registers for the table, from every page, in the order of their values. */
     List<Partition> partitions(String name) {
+        return partitions(glue, db, name);
+    }
+
+    /** Every partition Glue registers for {@code db.name}, from every page, in the order of their values. */
+    static List<Partition> partitions(LocalGlue glue, String db, String name) {
         List<Partition> out = new ArrayList<>();
         String token = null;
         do {
@@ -86,11 +95,60 @@ final class CatalogLake {
 
     /** Deletes every object under {@code prefix}. */
     void deleteFolder(String prefix) {
+        deleteFolder(s3, bucket, prefix);
+    }
+
+    static void deleteFolder(MemoryS3 s3, String bucket, String prefix) {
         s3.list(bucket, prefix).keySet().forEach(k -> s3.client().deleteObject(b -> b.bucket(bucket).key(k)));
     }
 
+    /** The one object under {@code prefix} but commit logs and leases. */
+    static byte[] only(MemoryS3 s3, String bucket, String prefix) {
+        Map<String, byte[]> objects = new LinkedHashMap<>(s3.snapshot(bucket, prefix));
+        objects.keySet().removeIf(k -> k.contains("/_"));
+        assertThat(objects).hasSize(1);
+        return objects.values().iterator().next();
+    }
+
     boolean tableExists(String name) {
+        return exists(glue, db, name);
+    }
+
+    static boolean exists(LocalGlue glue, String db, String name) {
         return glue.client().getTables(b -> b.databaseName(db)).tableList().stream().anyMatch(t -> t.name().equals(name));
+    }
+
+    /** Waits for {@code latch}; fails after 60 s. */
+    static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(60, TimeUnit.SECONDS)) {
+                throw new AssertionError("the other side did not reach its step within 60 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** A write held at a step until released. */
+    record Held(CompletableFuture<WriteResult> write, CountDownLatch latch) {
+        void release() {
+            latch.countDown();
+        }
+    }
+
+    /** Starts {@code w}, and returns once it reached {@code step} (its {@code count}-th time; 0: any), where it waits. */
+    static Held heldAt(WriteBuilder w, String uri, Step step, int count) {
+        CountDownLatch reached = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<WriteResult> write = CompletableFuture.supplyAsync(() -> w.stepHook((s, c) -> {
+            if (s == step && (count == 0 || c == count)) {
+                reached.countDown();
+                await(release);
+            }
+        }).to(uri));
+        await(reached);
+        return new Held(write, release);
     }
 
     /**

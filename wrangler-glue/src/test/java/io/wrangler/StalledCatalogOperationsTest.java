@@ -80,7 +80,7 @@ class StalledCatalogOperationsTest {
                 return run(op, name, (step, count) -> {
                     if (step == CatalogOnly.Step.BEFORE_CHANGE && count == change) {
                         reached.countDown();
-                        RegisterTableTest.await(release);
+                        CatalogLake.await(release);
                     }
                 });
             } finally {
