@@ -21,7 +21,6 @@ import java.lang.reflect.Proxy;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
-import software.amazon.awssdk.services.glue.model.EntityNotFoundException;
 
 /** S3Parquet.dropTable: a table removed from its catalog, and with its data under the lease. */
 class DropTableTest {
@@ -43,15 +42,6 @@ class DropTableTest {
         return out;
     }
 
-    private boolean inGlue(String db, String name) {
-        try {
-            glue.client().getTable(b -> b.databaseName(db).name(name));
-            return true;
-        } catch (EntityNotFoundException e) {
-            return false;
-        }
-    }
-
     @Test
     void catalogOnlyKeepsTheDataAndWithDataEverythingUnderThePrefixGoes() {
         String bucket = TestLakes.bucket("drop", s3);
@@ -64,10 +54,10 @@ class DropTableTest {
 
         DropTableResult planned = S3Parquet.dropTable(uri).catalog(catalog).s3(s3.client()).plan();
         assertThat(planned).isEqualTo(new DropTableResult(uri, "glue:" + db + ".sales", true, 0, 0, false));
-        assertThat(inGlue(db, "sales")).isTrue();
+        assertThat(CatalogLake.exists(glue, db, "sales")).isTrue();
         DropTableResult r = S3Parquet.dropTable(uri).catalog(catalog).s3(s3.client()).run();
         assertThat(r).isEqualTo(new DropTableResult(uri, "glue:" + db + ".sales", true, 0, 0, true));
-        assertThat(inGlue(db, "sales")).isFalse();
+        assertThat(CatalogLake.exists(glue, db, "sales")).isFalse();
         assertThat(RegisterTableTest.objects(s3, bucket, "")).as("the data kept, the lease released").isEqualTo(data);
         // Idempotent: the rerun finds nothing to drop.
         assertThat(S3Parquet.dropTable(uri).catalog(catalog).s3(s3.client()).run().catalogTable()).isFalse();
@@ -86,7 +76,7 @@ class DropTableTest {
         assertThat(dropped).isEqualTo(new DropTableResult(uri, "glue:" + db + ".sales", true, objects, 1, true));
         assertThat(s3.list(bucket, "sales/")).as("every object, _tmp/ and the lease included").isEmpty();
         assertThat(s3.client().listMultipartUploads(b -> b.bucket(bucket).prefix("sales/")).uploads()).isEmpty();
-        assertThat(inGlue(db, "sales")).isFalse();
+        assertThat(CatalogLake.exists(glue, db, "sales")).isFalse();
         assertThat(s3.list(bucket, "sales2/")).as("a prefix that only starts like the table's is another table").isNotEmpty();
     }
 
@@ -119,7 +109,7 @@ class DropTableTest {
 
             assertThat(r.applied()).isTrue();
             assertThat(s3.list(bucket, prefix)).as("crashed at %s %s", at[0], at[1]).isEmpty();
-            assertThat(inGlue(db, catalog.name())).isFalse();
+            assertThat(CatalogLake.exists(glue, db, catalog.name())).isFalse();
         }
     }
 
@@ -130,24 +120,15 @@ class DropTableTest {
         String uri = "s3://" + bucket + "/sales/";
         GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "sales");
         S3Parquet.write(sales(10, "s")).partitionBy("dt").catalog(catalog).s3(s3.client()).to(uri);
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        var writer = CompletableFuture.runAsync(() -> S3Parquet.write(sales(5, "w")).partitionBy("dt").catalog(catalog).s3(s3.client())
-                .stepHook((step, count) -> {
-                    if (step == io.wrangler.commit.Step.MANIFEST_WRITTEN) {
-                        held.countDown();
-                        RegisterTableTest.await(release);
-                    }
-                }).to(uri));
-        RegisterTableTest.await(held);
+        CatalogLake.Held writer = CatalogLake.heldAt(S3Parquet.write(sales(5, "w")).partitionBy("dt").catalog(catalog).s3(s3.client()), uri, io.wrangler.commit.Step.MANIFEST_WRITTEN, 0);
         var drop = CompletableFuture.supplyAsync(() -> S3Parquet.dropTable(uri).catalog(catalog).deleteData(true).s3(s3.client()).run());
-        release.countDown();
-        writer.get(60, TimeUnit.SECONDS);
+        writer.release();
+        writer.write().get(60, TimeUnit.SECONDS);
         DropTableResult r = drop.get(60, TimeUnit.SECONDS);
 
         assertThat(r.catalogTable()).isTrue();
         assertThat(s3.list(bucket, "sales/")).isEmpty();
-        assertThat(inGlue(db, "sales")).isFalse();
+        assertThat(CatalogLake.exists(glue, db, "sales")).isFalse();
     }
 
     @Test
@@ -157,26 +138,18 @@ class DropTableTest {
         String uri = "s3://" + bucket + "/sales/";
         GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "sales");
         S3Parquet.write(sales(10, "s")).partitionBy("dt").catalog(catalog).s3(s3.client()).to(uri);
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        var writer = CompletableFuture.runAsync(() -> S3Parquet.write(sales(5, "w")).partitionBy("dt").catalog(catalog)
-                .mode(WriteMode.OVERWRITE_PARTITIONS).s3(s3.client()).stepHook((step, count) -> {
-                    if (step == io.wrangler.commit.Step.LISTED_OLD_FILES) {
-                        held.countDown();
-                        RegisterTableTest.await(release);
-                    }
-                }).to(uri));
-        RegisterTableTest.await(held);
+        CatalogLake.Held writer = CatalogLake.heldAt(S3Parquet.write(sales(5, "w")).partitionBy("dt").catalog(catalog)
+                .mode(WriteMode.OVERWRITE_PARTITIONS).s3(s3.client()), uri, io.wrangler.commit.Step.LISTED_OLD_FILES, 0);
         // The drop's clock is past the stalled writer's lease: it takes the table over at once.
         DropTableResult r = S3Parquet.dropTable(uri).catalog(catalog).deleteData(true).tuning(TestLakes.PAST_LEASES).s3(s3.client()).run();
         assertThat(r.catalogTable()).isTrue();
-        release.countDown();
+        writer.release();
 
-        assertThatThrownBy(() -> writer.get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        assertThatThrownBy(() -> writer.write().get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(WriteNotAppliedException.class).hasMessageContaining("lease");
         assertThat(s3.list(bucket, "sales/").keySet()).as("nothing of the table, nor of the writer, is left")
                 .allMatch(k -> k.equals("sales/_tmp/_lease.json")).isEmpty();
-        assertThat(inGlue(db, "sales")).isFalse();
+        assertThat(CatalogLake.exists(glue, db, "sales")).isFalse();
     }
 
     @Test
@@ -192,10 +165,10 @@ class DropTableTest {
                 .hook((step, count) -> {
                     if (step == CatalogOnly.Step.BEFORE_CHANGE && count == 1) {
                         dropHeld.countDown();
-                        RegisterTableTest.await(go);
+                        CatalogLake.await(go);
                     }
                 }).run());
-        RegisterTableTest.await(dropHeld);
+        CatalogLake.await(dropHeld);
         // The writer prepares its catalog step against the table as it is, then waits for the drop's lease.
         CountDownLatch refused = new CountDownLatch(1);
         S3Client watched = (S3Client) Proxy.newProxyInstance(S3Client.class.getClassLoader(), new Class<?>[] {S3Client.class},
@@ -210,14 +183,14 @@ class DropTableTest {
                     }
                 });
         var writer = CompletableFuture.runAsync(() -> S3Parquet.write(sales(5, "w")).partitionBy("dt").catalog(catalog).s3(watched).to(uri));
-        RegisterTableTest.await(refused);
+        CatalogLake.await(refused);
         go.countDown();
         assertThat(drop.get(60, TimeUnit.SECONDS).catalogTable()).isTrue();
 
         assertThatThrownBy(() -> writer.get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(CatalogException.class).hasMessageContaining("(step: catalog)");
         assertThat(s3.list(bucket, "sales/")).as("the append undone: no half table").isEmpty();
-        assertThat(inGlue(db, "sales")).isFalse();
+        assertThat(CatalogLake.exists(glue, db, "sales")).isFalse();
     }
 
     @Test
@@ -243,6 +216,6 @@ class DropTableTest {
                 .hasMessage("Cannot drop " + uri + " (step: validate): the catalog's table glue:" + db + ".sales is at s3://" + bucket
                         + "/elsewhere/, not at " + uri + ". Drop it with its own location. Nothing was changed.");
         assertThat(RegisterTableTest.objects(s3, bucket, "")).isEqualTo(before);
-        assertThat(inGlue(db, "sales")).isTrue();
+        assertThat(CatalogLake.exists(glue, db, "sales")).isTrue();
     }
 }

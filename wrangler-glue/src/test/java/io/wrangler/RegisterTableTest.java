@@ -14,12 +14,10 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.glue.model.Column;
-import software.amazon.awssdk.services.glue.model.Partition;
 import software.amazon.awssdk.services.glue.model.Table;
 
 /** S3Parquet.register: an existing dataset adopted into Glue without a byte of it rewritten. */
@@ -50,19 +48,6 @@ class RegisterTableTest {
 
     private Table table(String db, String name) {
         return glue.client().getTable(b -> b.databaseName(db).name(name)).table();
-    }
-
-    private List<Partition> partitions(String db, String name) {
-        List<Partition> out = new ArrayList<>();
-        String token = null;
-        do {
-            String t = token;
-            var page = glue.client().getPartitions(b -> b.databaseName(db).tableName(name).nextToken(t));
-            out.addAll(page.partitions());
-            token = page.nextToken();
-        } while (token != null);
-        out.sort(Comparator.comparing(p -> String.join("/", p.values())));
-        return out;
     }
 
     @Test
@@ -101,7 +86,7 @@ class RegisterTableTest {
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("id", "string"), org.assertj.core.groups.Tuple.tuple("cents", "bigint"));
         assertThat(t.partitionKeys()).extracting(Column::name, Column::type)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("dt", "date"), org.assertj.core.groups.Tuple.tuple("country", "string"));
-        assertThat(partitions(db, "orders")).extracting(p -> p.values().get(1), p -> p.storageDescriptor().location())
+        assertThat(CatalogLake.partitions(glue, db, "orders")).extracting(p -> p.values().get(1), p -> p.storageDescriptor().location())
                 .contains(org.assertj.core.groups.Tuple.tuple("a/b", uri + "dt=2024-01-01/country=a%2Fb/"));
 
         List<Order> byName = new ArrayList<>(S3Parquet.read(catalog).s3(s3.client()).toList(Order.class));
@@ -128,7 +113,7 @@ class RegisterTableTest {
         RegisterResult again = S3Parquet.register(uri).catalog(catalog).s3(s3.client()).run();
 
         assertThat(again.partitions()).hasSize(7);
-        assertThat(partitions(db, "orders")).hasSize(7).extracting(p -> p.values())
+        assertThat(CatalogLake.partitions(glue, db, "orders")).hasSize(7).extracting(p -> p.values())
                 .contains(List.of("2024-02-01", "RU"));
         assertThat(table(db, "orders").versionId()).as("the table's definition unchanged: no UpdateTable").isEqualTo(version);
         assertThat(table(db, "orders").partitionKeys()).extracting(Column::type).containsExactly("string", "string");
@@ -145,8 +130,8 @@ class RegisterTableTest {
         S3Parquet.write(List.of(new Event("e1", ts))).timestampsAsInt96(true).s3(s3.client()).to(scratch + "one/");
         S3Parquet.write(List.of(new Event("e2", ts.plusSeconds(60)), new Event("e3", null))).timestampsAsInt96(true).s3(s3.client())
                 .to(scratch + "two/");
-        byte[] one = only(bucket, "scratch/one/");
-        byte[] two = only(bucket, "scratch/two/");
+        byte[] one = CatalogLake.only(s3, bucket, "scratch/one/");
+        byte[] two = CatalogLake.only(s3, bucket, "scratch/two/");
         s3.put(bucket, "events/country=a/b c=d:e/0123456789abcdef0123456789abcdef.snappy.parquet", one);
         s3.put(bucket, "events/country=RU/fedcba9876543210fedcba9876543210.snappy.parquet", two);
         s3.put(bucket, "events/_SUCCESS", new byte[0]);
@@ -167,7 +152,7 @@ class RegisterTableTest {
         assertThat(r.columns()).containsExactly(Map.entry("id", "string"), Map.entry("ts", "timestamp"));
         assertThat(r.partitions()).containsExactlyInAnyOrder(new PartitionEntry(List.of("RU"), uri + "country=RU/"),
                 new PartitionEntry(List.of("a/b c=d:e"), uri + "country=a/b c=d:e/"));
-        assertThat(partitions(db, "events")).extracting(p -> p.values(), p -> p.storageDescriptor().location()).containsExactly(
+        assertThat(CatalogLake.partitions(glue, db, "events")).extracting(p -> p.values(), p -> p.storageDescriptor().location()).containsExactly(
                 org.assertj.core.groups.Tuple.tuple(List.of("RU"), uri + "country=RU/"),
                 org.assertj.core.groups.Tuple.tuple(List.of("a/b c=d:e"), uri + "country=a/b c=d:e/"));
         List<Map<String, Object>> rows = new ArrayList<>();
@@ -184,7 +169,7 @@ class RegisterTableTest {
         String db = TestLakes.database(bucket);
         String scratch = "s3://" + bucket + "/scratch/";
         S3Parquet.write(List.of(new Named("s1", "x"))).s3(s3.client()).to(scratch + "one/");
-        byte[] one = only(bucket, "scratch/one/");
+        byte[] one = CatalogLake.only(s3, bucket, "scratch/one/");
         s3.put(bucket, "spark/hour=7/part-00000-6f1c2d3e-0000-4000-8000-000000000000-c000.snappy.parquet", one);
         s3.put(bucket, "spark/hour=__HIVE_DEFAULT_PARTITION__/part-00001-6f1c2d3e-0000-4000-8000-000000000000-c000.snappy.parquet", one);
         s3.put(bucket, "spark/_SUCCESS", new byte[0]);
@@ -199,7 +184,7 @@ class RegisterTableTest {
         RegisterResult r = S3Parquet.register(uri).catalog(catalog).partitionTypes(Map.of("hour", "int")).s3(s3.client()).run();
 
         assertThat(r.partitionColumns()).containsExactly(Map.entry("hour", "int"));
-        assertThat(partitions(db, "spark")).extracting(p -> p.values()).containsExactlyInAnyOrder(List.of("7"),
+        assertThat(CatalogLake.partitions(glue, db, "spark")).extracting(p -> p.values()).containsExactlyInAnyOrder(List.of("7"),
                 List.of(PartitionEntry.DEFAULT_PARTITION));
         assertThat(DuckReader.query(s3, bucket, "spark/", "SELECT id, country, hour FROM t ORDER BY hour"))
                 .containsExactly(List.of("s1", "x", "7"), List.of("s1", "x", PartitionEntry.DEFAULT_PARTITION));
@@ -228,8 +213,8 @@ class RegisterTableTest {
         record Numbered(long id) {
         }
         S3Parquet.write(List.of(new Numbered(7))).s3(s3.client()).to(scratch + "n/");
-        s3.put(bucket, "mixed/dt=1/a.parquet", only(bucket, "scratch/s/"));
-        s3.put(bucket, "mixed/dt=2/b.parquet", only(bucket, "scratch/n/"));
+        s3.put(bucket, "mixed/dt=1/a.parquet", CatalogLake.only(s3, bucket, "scratch/s/"));
+        s3.put(bucket, "mixed/dt=2/b.parquet", CatalogLake.only(s3, bucket, "scratch/n/"));
         String mixed = "s3://" + bucket + "/mixed/";
         Map<String, String> before = objects(s3, bucket, "");
         assertThatThrownBy(() -> S3Parquet.register(mixed).catalog(catalog).s3(s3.client()).run())
@@ -260,7 +245,7 @@ class RegisterTableTest {
         RegisterResult replaced = S3Parquet.register(uri).catalog(catalog).replaceTable(true).s3(s3.client()).run();
         assertThat(replaced.replaced()).isTrue();
         assertThat(table(db, "orders").storageDescriptor().location()).isEqualTo(uri);
-        assertThat(partitions(db, "orders")).hasSize(6).allMatch(p -> p.storageDescriptor().location().startsWith(uri));
+        assertThat(CatalogLake.partitions(glue, db, "orders")).hasSize(6).allMatch(p -> p.storageDescriptor().location().startsWith(uri));
 
         // Same location, other columns: a table whose Glue definition declares a column the files do not have.
         Table t = table(db, "orders");
@@ -300,7 +285,7 @@ class RegisterTableTest {
             int creates = glue.calls("BatchCreatePartition");
             RegisterResult r = S3Parquet.register(uri).catalog(catalog).tuning(TestLakes.PAST_LEASES).s3(s3.client()).run();
             assertThat(r.partitions()).hasSize(230);
-            assertThat(partitions(db, catalog.name())).as("crashed at %s %s", at[0], at[1]).hasSize(230)
+            assertThat(CatalogLake.partitions(glue, db, catalog.name())).as("crashed at %s %s", at[0], at[1]).hasSize(230)
                     .allMatch(p -> p.storageDescriptor().location().equals(uri + "country=" + p.values().get(0) + "/"));
             assertThat(glue.calls("BatchCreatePartition") - creates).as("batches of at most 100").isEqualTo(3);
             assertThat(objects(s3, bucket, "wide/")).as("the data untouched, no lease left").isEqualTo(data);
@@ -314,17 +299,8 @@ class RegisterTableTest {
         String uri = "s3://" + bucket + "/orders/";
         S3Parquet.write(orders()).partitionBy("dt", "country").s3(s3.client()).to(uri);
         GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "orders");
-        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        var writer = java.util.concurrent.CompletableFuture.runAsync(() -> S3Parquet.write(
-                List.of(new Order("w", 5, LocalDate.of(2024, 4, 4), "RU"))).partitionBy("dt", "country").s3(s3.client())
-                .stepHook((step, count) -> {
-                    if (step == io.wrangler.commit.Step.STAGED_FILE && count == 1) {
-                        held.countDown();
-                        await(release);
-                    }
-                }).to(uri));
-        await(held);
+        CatalogLake.Held writer = CatalogLake.heldAt(S3Parquet.write(
+                List.of(new Order("w", 5, LocalDate.of(2024, 4, 4), "RU"))).partitionBy("dt", "country").s3(s3.client()), uri, io.wrangler.commit.Step.STAGED_FILE, 1);
         Map<String, String> during = published(bucket);
         assertThatThrownBy(() -> S3Parquet.register(uri).catalog(catalog).leaseWait(java.time.Duration.ZERO).s3(s3.client()).run())
                 .isInstanceOf(CommitConflictException.class)
@@ -334,25 +310,14 @@ class RegisterTableTest {
         assertThat(published(bucket)).isEqualTo(during);
 
         var register = java.util.concurrent.CompletableFuture.supplyAsync(() -> S3Parquet.register(uri).catalog(catalog).s3(s3.client()).run());
-        release.countDown();
-        writer.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        writer.release();
+        writer.write().get(60, java.util.concurrent.TimeUnit.SECONDS);
         RegisterResult r = register.get(60, java.util.concurrent.TimeUnit.SECONDS);
 
         // The registration's plan under the lease comes after the write: its partition is registered, exactly once.
         assertThat(r.partitions()).hasSize(7);
-        assertThat(partitions(db, "orders")).extracting(p -> p.values()).hasSize(7).contains(List.of("2024-04-04", "RU"));
+        assertThat(CatalogLake.partitions(glue, db, "orders")).extracting(p -> p.values()).hasSize(7).contains(List.of("2024-04-04", "RU"));
         assertThat(S3Parquet.read(catalog).s3(s3.client()).count()).isEqualTo(13);
-    }
-
-    static void await(java.util.concurrent.CountDownLatch latch) {
-        try {
-            if (!latch.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
-                throw new AssertionError("the other side did not reach its step within 60 s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 
     /** The objects under {@code prefix}: each key with a digest of its bytes (so that a failed comparison prints keys). */
@@ -367,13 +332,5 @@ class RegisterTableTest {
         Map<String, String> out = objects(s3, bucket, "");
         out.keySet().removeIf(k -> k.contains("/_tmp/"));
         return out;
-    }
-
-    /** The one object under {@code prefix}. */
-    private byte[] only(String bucket, String prefix) {
-        Map<String, byte[]> objects = new LinkedHashMap<>(s3.snapshot(bucket, prefix));
-        objects.keySet().removeIf(k -> k.contains("/_"));
-        assertThat(objects).hasSize(1);
-        return objects.values().iterator().next();
     }
 }

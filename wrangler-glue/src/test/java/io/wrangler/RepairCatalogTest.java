@@ -16,10 +16,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.glue.model.Partition;
 
 /** S3Parquet.repairCatalog: the catalog's partitions made to match the table's folders, from complete listings. */
 class RepairCatalogTest {
@@ -33,21 +31,8 @@ class RepairCatalogTest {
         private static final long serialVersionUID = 1L;
     }
 
-    private List<Partition> partitions(String db, String name) {
-        List<Partition> out = new ArrayList<>();
-        String token = null;
-        do {
-            String t = token;
-            var page = glue.client().getPartitions(b -> b.databaseName(db).tableName(name).nextToken(t));
-            out.addAll(page.partitions());
-            token = page.nextToken();
-        } while (token != null);
-        out.sort(Comparator.comparing(p -> String.join("/", p.values())));
-        return out;
-    }
-
     private List<String> dts(String db, String name) {
-        return partitions(db, name).stream().map(p -> p.values().get(0)).toList();
+        return CatalogLake.partitions(glue, db, name).stream().map(p -> p.values().get(0)).toList();
     }
 
     private static List<Sale> sales(String... dts) {
@@ -56,10 +41,6 @@ class RepairCatalogTest {
             out.add(new Sale("s-" + dt, dt.hashCode() & 0xFFFF, dt));
         }
         return out;
-    }
-
-    private void deleteFolder(String bucket, String prefix) {
-        s3.list(bucket, prefix).keySet().forEach(k -> s3.client().deleteObject(b -> b.bucket(bucket).key(k)));
     }
 
     @Test
@@ -72,8 +53,8 @@ class RepairCatalogTest {
         // Outside the catalog: two partitions written without it, one folder deleted, a partition registered at another
         // prefix, and a write in flight's staging (never a partition).
         S3Parquet.write(sales("4", "5")).partitionBy("dt").s3(s3.client()).to(uri);
-        deleteFolder(bucket, "sales/dt=1/");
-        var sd = partitions(db, "sales").get(0).storageDescriptor().toBuilder().location("s3://" + bucket + "/archive/dt=9/").build();
+        CatalogLake.deleteFolder(s3, bucket, "sales/dt=1/");
+        var sd = CatalogLake.partitions(glue, db, "sales").get(0).storageDescriptor().toBuilder().location("s3://" + bucket + "/archive/dt=9/").build();
         glue.client().createPartition(b -> b.databaseName(db).tableName("sales").partitionInput(p -> p.values("9").storageDescriptor(sd)));
         s3.put(bucket, "sales/_tmp/20240101T000000Z-0123456789abcdef/dt=8/part-00000-000-20240101T000000Z-0123456789abcdef.snappy.parquet",
                 s3.get(bucket, s3.list(bucket, "sales/dt=2/").keySet().iterator().next()));
@@ -92,8 +73,8 @@ class RepairCatalogTest {
         assertThat(kept.removed()).isEmpty();
         assertThat(kept.missing()).extracting(PartitionEntry::values).containsExactly(List.of("1"));
         assertThat(dts(db, "sales")).containsExactly("1", "2", "3", "4", "5", "9");
-        assertThat(partitions(db, "sales").get(3).storageDescriptor().location()).isEqualTo(uri + "dt=4/");
-        assertThat(partitions(db, "sales").get(3).storageDescriptor().inputFormat())
+        assertThat(CatalogLake.partitions(glue, db, "sales").get(3).storageDescriptor().location()).isEqualTo(uri + "dt=4/");
+        assertThat(CatalogLake.partitions(glue, db, "sales").get(3).storageDescriptor().inputFormat())
                 .isEqualTo("org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat");
 
         RepairResult synced = S3Parquet.repairCatalog(uri).catalog(catalog).removeMissing(true).s3(s3.client()).run();
@@ -132,7 +113,7 @@ class RepairCatalogTest {
         S3Parquet.write(List.of(new Place("p1", "RU"))).partitionBy("country").catalog(catalog).s3(s3.client()).to(uri);
         // 'a/b' registered at awswrangler's unescaped folder, which is gone; its rows now lie in the escaped Hive folder.
         S3Parquet.write(List.of(new Place("p2", "a/b"))).partitionBy("country").s3(s3.client()).to(uri);
-        var sd = partitions(db, "places").get(0).storageDescriptor().toBuilder().location(uri + "country=a/b/").build();
+        var sd = CatalogLake.partitions(glue, db, "places").get(0).storageDescriptor().toBuilder().location(uri + "country=a/b/").build();
         glue.client().createPartition(b -> b.databaseName(db).tableName("places").partitionInput(p -> p.values("a/b").storageDescriptor(sd)));
 
         RepairResult kept = S3Parquet.repairCatalog(uri).catalog(catalog).s3(s3.client()).run();
@@ -142,7 +123,7 @@ class RepairCatalogTest {
         RepairResult moved = S3Parquet.repairCatalog(uri).catalog(catalog).removeMissing(true).s3(s3.client()).run();
         assertThat(moved.removed()).containsExactly(new PartitionEntry(List.of("a/b"), uri + "country=a/b/"));
         assertThat(moved.added()).containsExactly(new PartitionEntry(List.of("a/b"), uri + "country=a%2Fb/"));
-        assertThat(partitions(db, "places")).extracting(p -> p.values().get(0), p -> p.storageDescriptor().location()).containsExactly(
+        assertThat(CatalogLake.partitions(glue, db, "places")).extracting(p -> p.values().get(0), p -> p.storageDescriptor().location()).containsExactly(
                 org.assertj.core.groups.Tuple.tuple("RU", uri + "country=RU/"), org.assertj.core.groups.Tuple.tuple("a/b", uri + "country=a%2Fb/"));
         assertThat(S3Parquet.read(catalog).s3(s3.client()).toList(Place.class)).containsExactlyInAnyOrder(new Place("p1", "RU"),
                 new Place("p2", "a/b"));
@@ -168,18 +149,18 @@ class RepairCatalogTest {
 
         assertThat(r.added()).hasSize(1049);
         assertThat(glue.calls("BatchCreatePartition") - creates).as("at most 100 a call").isEqualTo(11);
-        assertThat(partitions(db, "wide")).hasSize(1050);
+        assertThat(CatalogLake.partitions(glue, db, "wide")).hasSize(1050);
 
         // The last 30 folders, past the first page of either listing, go.
         for (int i = 1020; i < 1050; i++) {
-            deleteFolder(bucket, "wide/dt=" + String.format("%04d", i) + "/");
+            CatalogLake.deleteFolder(s3, bucket, "wide/dt=" + String.format("%04d", i) + "/");
         }
         int deletes = glue.calls("BatchDeletePartition");
         RepairResult synced = S3Parquet.repairCatalog(uri).catalog(catalog).removeMissing(true).s3(s3.client()).run();
         assertThat(synced.removed()).hasSize(30).extracting(e -> e.values().get(0)).allMatch(v -> v.compareTo("1020") >= 0);
         assertThat(synced.added()).isEmpty();
         assertThat(glue.calls("BatchDeletePartition") - deletes).as("at most 25 a call").isEqualTo(2);
-        assertThat(partitions(db, "wide")).hasSize(1020);
+        assertThat(CatalogLake.partitions(glue, db, "wide")).hasSize(1020);
     }
 
     @Test
@@ -202,7 +183,7 @@ class RepairCatalogTest {
             }
             S3Parquet.write(sales(old.toArray(String[]::new))).partitionBy("dt").catalog(catalog).s3(s3.client()).to(uri);
             S3Parquet.write(sales(fresh.toArray(String[]::new))).partitionBy("dt").s3(s3.client()).to(uri);
-            old.forEach(dt -> deleteFolder(bucket, uri.substring(("s3://" + bucket + "/").length()) + "dt=" + dt + "/"));
+            old.forEach(dt -> CatalogLake.deleteFolder(s3, bucket, uri.substring(("s3://" + bucket + "/").length()) + "dt=" + dt + "/"));
 
             assertThatThrownBy(() -> S3Parquet.repairCatalog(uri).catalog(catalog).removeMissing(true).s3(s3.client())
                     .hook((step, count) -> {
@@ -260,24 +241,15 @@ class RepairCatalogTest {
         String uri = "s3://" + bucket + "/sales/";
         GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "sales");
         S3Parquet.write(sales("1")).partitionBy("dt").catalog(catalog).s3(s3.client()).to(uri);
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        var writer = CompletableFuture.runAsync(() -> S3Parquet.write(sales("2")).partitionBy("dt").s3(s3.client())
-                .stepHook((step, count) -> {
-                    if (step == io.wrangler.commit.Step.MANIFEST_WRITTEN) {
-                        held.countDown();
-                        RegisterTableTest.await(release);
-                    }
-                }).to(uri));
-        RegisterTableTest.await(held);
+        CatalogLake.Held writer = CatalogLake.heldAt(S3Parquet.write(sales("2")).partitionBy("dt").s3(s3.client()), uri, io.wrangler.commit.Step.MANIFEST_WRITTEN, 0);
 
         assertThatThrownBy(() -> S3Parquet.repairCatalog(uri).catalog(catalog).leaseWait(Duration.ZERO).s3(s3.client()).run())
                 .isInstanceOf(CommitConflictException.class).hasMessageContaining("(step: lease)");
         assertThat(dts(db, "sales")).containsExactly("1");
 
         var repair = CompletableFuture.supplyAsync(() -> S3Parquet.repairCatalog(uri).catalog(catalog).s3(s3.client()).run());
-        release.countDown();
-        writer.get(60, TimeUnit.SECONDS);
+        writer.release();
+        writer.write().get(60, TimeUnit.SECONDS);
         RepairResult r = repair.get(60, TimeUnit.SECONDS);
 
         assertThat(r.added()).containsExactly(new PartitionEntry(List.of("2"), uri + "dt=2/"));

@@ -330,7 +330,8 @@
  * <h2>Catalog-only operations: register, repair, drop table</h2>
  * {@code S3Parquet.register}, {@code repairCatalog} and {@code dropTable} ({@code io.wrangler.tableops}) write no data
  * file, so they take a short path of their own, {@link io.wrangler.commit.CatalogOnly}: validate (their plan, reads
- * only; every refusal here), lease, recover (with their catalog; not for a drop of the data, whose writes in flight go
+ * only; every refusal here, but that a refusal of register or repair waits for the plan made again after the recovery
+ * when writes are pending under {@code _tmp/}, whose recovery may settle it), lease, recover (with their catalog; not for a drop of the data, whose writes in flight go
  * with the table), plan again, the change (each catalog request, and each delete batch of a drop, preceded by a fence),
  * release. No manifest: each change is idempotent (a partition already registered or already gone counts as done, a
  * table already deleted too), so a crash at any point leaves part of the change and a rerun finishes it; recovery and

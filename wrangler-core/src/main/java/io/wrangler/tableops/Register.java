@@ -74,10 +74,10 @@ public final class Register {
                     + "GlueCatalog.of(glue).table(\"db\", \"name\"). Nothing was changed.");
         }
         checkBucket(spec, refusals);
-        Plan first = plan(spec, options, refusals);
         if (!apply) {
-            return first.result(spec, false);
+            return plan(spec, options, refusals).result(spec, false);
         }
+        spec.planFirst(() -> plan(spec, options, refusals));
         return CatalogOnly.run(spec.run(VERB, RERUN, true), (fence, recovered) -> {
             Plan now = plan(spec, options, refusals); // afresh: a write may have ended, or been recovered, since the first plan
             if (now.existing() == Existing.REPLACED) {
@@ -127,7 +127,13 @@ public final class Register {
         Map<String, String> columns = hiveTypes(data, refusals);
         Map<String, String> keyTypes = hiveTypes(keys, refusals);
         List<PartitionEntry> partitions = new ArrayList<>();
+        Map<List<String>, TableFolders.Partition> byValues = new java.util.HashMap<>();
         for (TableFolders.Partition p : scan.partitions()) {
+            TableFolders.Partition other = byValues.putIfAbsent(p.values(), p);
+            if (other != null) {
+                throw refusals.invalid(TableFolders.sameValues(other, p), "Move the files of one folder into the other. Nothing was "
+                        + "changed.");
+            }
             partitions.add(p.entry(spec.location()));
         }
         FileEncodings enc = footers.encodings();
@@ -205,19 +211,11 @@ public final class Register {
                                 + "Nothing was changed.");
             }
             for (TableFolders.Partition p : scan.partitions()) {
-                String v = p.values().get(i);
-                if (v != null && !PartitionValueTypes.parses(type, v)) {
-                    throw refusals.invalid("the folder '" + p.folder() + "' gives the partition column '" + column + "' the value '" + v
-                            + "', which is not a " + type, "Declare the column's type as the folders have it (or leave it a string). "
-                                    + "Nothing was changed.");
-                }
-                String canonical = v == null ? null : PartitionValueTypes.canonical(type, v);
-                if (canonical != null && !canonical.equals(v)) {
-                    // a write, merge or overwrite of this value goes to column=canonical/: two folders of one partition
-                    throw refusals.invalid("the folder '" + p.folder() + "' gives the partition column '" + column + "' the value '" + v
-                            + "', which a write of the " + type + " " + canonical + " puts in the folder of '" + canonical
-                            + "': a merge, delete or overwrite of that partition would leave this folder's rows beside its own",
-                            "Rename the folder to the value as written, or declare the column a string. Nothing was changed.");
+                String problem = PartitionValueTypes.problem(p.folder(), column, type, p.values().get(i));
+                if (problem != null) {
+                    throw refusals.invalid(problem, problem.contains(": a merge")
+                            ? "Rename the folder to the value as written, or declare the column a string. Nothing was changed."
+                            : "Declare the column's type as the folders have it (or leave it a string). Nothing was changed.");
                 }
             }
             Field named = named(catalog, f, refusals);

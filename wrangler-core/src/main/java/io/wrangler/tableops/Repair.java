@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -36,10 +37,10 @@ public final class Repair {
             throw refusals.invalid("no catalog was given", "Call catalog(...) with the table to repair. Nothing was changed.");
         }
         Register.checkBucket(spec, refusals);
-        Plan first = plan(spec, refusals, removeMissing);
         if (!apply) {
-            return result(spec, first, removeMissing, false);
+            return result(spec, plan(spec, refusals, removeMissing), removeMissing, false);
         }
+        spec.planFirst(() -> plan(spec, refusals, removeMissing));
         return CatalogOnly.run(spec.run(VERB, RERUN, true), (fence, recovered) -> {
             Plan now = plan(spec, refusals, removeMissing);
             if (removeMissing) {
@@ -49,6 +50,30 @@ public final class Repair {
             spec.catalog().addPartitions(now.add(), fence);
             return result(spec, now, removeMissing, true);
         });
+    }
+
+    /**
+     * Refuses to register a folder whose value is not of its column's type in the catalog, or not as a write writes it
+     * ({@link PartitionValueTypes#problem}). Types a partition folder cannot be checked against (Glue's {@code varchar(n)},
+     * say) are taken as strings.
+     */
+    private static void checkValues(OpSpec spec, TableLayout layout, TableFolders.Partition p, Refusals refusals) {
+        for (int i = 0; i < layout.partitionColumns().size(); i++) {
+            String column = layout.partitionColumns().get(i);
+            String type = layout.types().get(column);
+            type = type == null ? "string" : type.toLowerCase(Locale.ROOT).replace(" ", "");
+            if (!PartitionValueTypes.partitionable(type)) {
+                continue;
+            }
+            String problem = PartitionValueTypes.problem(p.folder(), column, type, p.values().get(i));
+            if (problem != null) {
+                throw refusals.invalid(problem + " (" + column + " is " + type + " in " + spec.catalog().describe() + ")",
+                        problem.contains(": a merge")
+                                ? "Rename the folder to the value as written. Nothing was changed."
+                                : "Move the folder's files out of the table, or rename the folder to a " + type + " value: registered, the "
+                                        + "value fails the readers that parse it (Athena: HIVE_INVALID_PARTITION_VALUE). Nothing was changed.");
+            }
+        }
     }
 
     private static RepairResult result(OpSpec spec, Plan p, boolean removeMissing, boolean applied) {
@@ -77,10 +102,8 @@ public final class Repair {
                 "Move the stray object out of the table: a repair registers partition folders of the columns "
                         + layout.partitionColumns() + " only");
         Set<String> holding = new HashSet<>();
-        Map<List<String>, TableFolders.Partition> byValues = new HashMap<>();
         for (TableFolders.Partition p : scan.partitions()) {
             holding.add(spec.table() + p.folder());
-            byValues.putIfAbsent(p.values(), p);
         }
         Set<List<String>> registered = new HashSet<>();
         List<PartitionEntry> missing = new ArrayList<>();
@@ -100,10 +123,17 @@ public final class Repair {
             }
         }
         List<PartitionEntry> add = new ArrayList<>();
+        Map<List<String>, TableFolders.Partition> adding = new HashMap<>();
         for (TableFolders.Partition p : scan.partitions()) {
-            if (!registered.contains(p.values()) && byValues.get(p.values()) == p) {
-                add.add(p.entry(spec.location()));
+            if (registered.contains(p.values())) {
+                continue;
             }
+            TableFolders.Partition other = adding.putIfAbsent(p.values(), p);
+            if (other != null) {
+                throw refusals.invalid(TableFolders.sameValues(other, p), "Move the files of one folder into the other. Nothing was changed.");
+            }
+            checkValues(spec, layout, p, refusals);
+            add.add(p.entry(spec.location()));
         }
         return new Plan(add, missing, outside);
     }

@@ -112,6 +112,15 @@ final class TableFolders {
         return new Scan(found == null ? List.of() : List.copyOf(found), partitions);
     }
 
+    /**
+     * What is wrong with two folders that give the same partition values (a value escaped two ways, {@code s=a%3Ab/} and
+     * {@code s=a:b/}): a catalog partition has one folder, so a reader through the catalog would miss the other's rows.
+     */
+    static String sameValues(Partition one, Partition other) {
+        return "the folders '" + one.folder() + "' and '" + other.folder() + "' both give the partition values " + one.values()
+                + ": a catalog's partition has one folder, and readers through the catalog would not read the other one's rows";
+    }
+
     /** Whether an object below the table is not a data file a reader reads. */
     static boolean skipped(String rel) {
         if (rel.isEmpty() || rel.endsWith("/") || rel.startsWith("_tmp/") || rel.endsWith("_$folder$")) {
