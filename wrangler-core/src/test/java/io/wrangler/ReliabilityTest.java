@@ -158,7 +158,7 @@ class ReliabilityTest {
 
         assertThat(next.recovered().rolledForward()).hasSize(1);
         List<FaultyS3.Request> copies = proxy.requests().stream().filter(q -> q.operation().equals("CopyObject")).toList();
-        assertThat(copies).hasSize(3).allSatisfy(q -> assertThat(q.headers())
+        assertThat(copies).hasSize(3).allSatisfy(q -> assertThat(q.method()).isEqualTo("PUT")).allSatisfy(q -> assertThat(q.headers())
                 .containsEntry("x-amz-server-side-encryption", "AES256").containsEntry("x-amz-acl", "bucket-owner-full-control"));
         assertThat(contents()).containsExactly(List.of("b-2024-01-15-RU-0"), List.of("b-2024-01-16-RU-0"), List.of("c-2024-01-16-DE-0"));
     }
