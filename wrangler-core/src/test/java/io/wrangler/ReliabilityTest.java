@@ -200,6 +200,7 @@ class ReliabilityTest {
                 .credentialsProvider(() -> software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("AKIAEXAMPLEKEYID", "SECRET-DO-NOT-LOG"))
                 .forcePathStyle(true).build()) {
             proxy.failNext("HeadBucket", 10, S3Fault.ACCESS_DENIED);
+            proxy.failNext("ListObjectsV2", 10, S3Fault.ACCESS_DENIED); // the table's listing, which stands for the bucket's check
             Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> S3Parquet.write(Orders.orders("a", List.of(D15), List.of("RU"), 1))
                     .s3(secret).to(table));
             StringWriter trace = new StringWriter();

@@ -119,10 +119,13 @@ public final class Transaction implements AutoCloseable {
                 .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
         Outcomes outcomes = new Outcomes(plan.location(), plan.kind(), plan.writeId(),
                 plan.catalogCommit() == null ? null : spec.catalog().describe());
-        front(outcomes, At.BUCKET, () -> {
-            store.checkBucket();
-            return null;
-        });
+        if (!plan.bucketListed()) {
+            // a listing of the table by the same client and options (the validation's) proves as much as a HeadBucket
+            front(outcomes, At.BUCKET, () -> {
+                store.checkBucket();
+                return null;
+            });
+        }
         TableLease lease = !spec.lease() ? null : front(outcomes, At.LEASE, () -> TableLease.acquire(store, plan.location(),
                 plan.writeId(), spec.tuning().leaseTtl(), spec.leaseWait(), spec.tuning().clockOffset()));
         Transaction t = new Transaction(plan, store, lease, outcomes);

@@ -64,7 +64,7 @@
  * <table>
  *   <caption>The failure table: what a failure in each step of a write becomes, by its cause ({@link
  *   io.wrangler.commit.Outcomes} decides every cell; the transaction runs each step through one runner that asks it;
- *   OutcomesTableTest reads this table and checks every cell). Steps in order: bucket (the HeadBucket), lease, recover,
+ *   OutcomesTableTest reads this table and checks every cell). Steps in order: bucket (the HeadBucket, not sent when the validation listed the table), lease, recover,
  *   record (the manifest created STARTED), stage (in this process), check (what the tasks reported; a compaction's read-back
  *   of what it staged), list (the old files), rewrite (a keyed rerun's marked files), commit (the CAS to COMMITTED), publish
  *   (copies or completions, deletes), published (the staged copies' removal and the write's entry in the commit log, both
@@ -174,7 +174,9 @@
  *       {@code APPEND} and {@code OVERWRITE_PARTITIONS} a no-op into a table that exists, and into one that does not
  *       (no object under its prefix, no catalog table) an {@code APPEND} of one file of no rows that carries the
  *       columns (unpartitioned; through every step below) or, partitioned with a catalog, the catalog's commit alone.
- *       Then a HeadBucket: a missing bucket is refused.
+ *       Then a HeadBucket: a missing bucket is refused. Not sent when the validation listed the table (a write without
+ *       a catalog into its own files' layout, {@code TableShape}): that listing, by the same client with the same request
+ *       options, answered for the bucket (its failure is reported as the bucket's).
  *       <br><i>Crash:</i> nothing written.</li>
  *   <li><b>Lease</b>: the table's lease is taken (see Guarantees) and held until after cleanup; a write that cannot
  *       get it writes nothing. Modes that delete ({@code OVERWRITE}, {@code OVERWRITE_PARTITIONS}, partitioned or not: an
