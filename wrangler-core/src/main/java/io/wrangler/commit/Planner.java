@@ -480,6 +480,7 @@ final class Planner {
             // the first request of the write: the listing's failure in the words of the bucket's check, which comes next
             throw Outcomes.bucketFailed(table, location.bucket(), e);
         } catch (IOException e) {
+            bucketListed = true; // listed, and its first file read
             return null; // a file that is not Parquet wrangler reads: the check guards the table, it does not judge other tools' files
         } catch (ReadException e) {
             if (Removed.by(e)) {
@@ -490,6 +491,7 @@ final class Planner {
                 throw Outcomes.storage(table, WriteStep.VALIDATE, "read the table's layout from its files", sdk, "Nothing was written; "
                         + "rerun the write.");
             }
+            bucketListed = true; // listed, and its first file read
             return null;
         }
     }
