@@ -348,6 +348,7 @@ public final class Transaction implements AutoCloseable {
         spec.hook().reached(Step.BEFORE_CLEANUP, 1);
         spec.hook().reached(Step.STAGING_REMOVED, 1);
         run(At.END, () -> {
+            awaitLogEntry();
             log.end();
             return null;
         });
@@ -374,6 +375,22 @@ public final class Transaction implements AutoCloseable {
                 throw new java.io.UncheckedIOException(e);
             }
         });
+    }
+
+    /**
+     * Sends the log entry unless it was sent, and waits for it. Without a catalog it was sent beside the publish step's
+     * deletes; with one it is sent after the catalog step, as a plain append that fails there is undone, and its entry
+     * would be left retracted in a table the catalog change may have been about (a drop meanwhile).
+     */
+    private void awaitLogEntry() throws IOException {
+        if (logged == null) {
+            sendLogEntry();
+        }
+        try {
+            Outcomes.joined(logged);
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        }
     }
 
     /** The mark of the log's last entry as this write found it, or null when the lookup failed or never ran. */
@@ -424,7 +441,9 @@ public final class Transaction implements AutoCloseable {
         List<CompletableFuture<List<String>>> removing = new ArrayList<>();
         Publisher.Outcome outcome = run(At.PUBLISH, () -> publisher.publish(log.manifest(), listing.old(), () -> {
             removing.add(besides.run(() -> Staging.removeStaged(store, log.folder(), context.pool(), stagedKeys)));
-            sendLogEntry();
+            if (plan.catalogCommit() == null) {
+                sendLogEntry();
+            }
         }), () -> {
             removing.forEach(Besides::awaitQuietly);
             Besides.awaitQuietly(logged);
@@ -437,13 +456,8 @@ public final class Transaction implements AutoCloseable {
             } else {
                 Outcomes.joined(removing.get(0));
             }
-            if (logged == null) {
-                sendLogEntry();
-            }
-            try {
-                Outcomes.joined(logged);
-            } catch (java.io.UncheckedIOException e) {
-                throw e.getCause();
+            if (plan.catalogCommit() == null) {
+                awaitLogEntry();
             }
             log.published();
             return null;

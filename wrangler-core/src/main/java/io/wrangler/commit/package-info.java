@@ -313,7 +313,9 @@
  *       step: sent once every file of the write is in place (copies or completions done: past the last point where a
  *       write other than a plain append can still be undone, its deferred uploads gone), on a thread of its own beside
  *       the deletes of the old files and of the staged copies, and awaited before the CAS to PUBLISHED, so a PUBLISHED
- *       write is logged and no plain append commits unlogged. It adds no round trip: it overlaps the deletes, and nothing
+ *       write is logged and no plain append commits unlogged. A write with a catalog sends it after its catalog step
+ *       instead, right before the manifest's deletion: a plain append undone at its catalog step (a table dropped
+ *       meanwhile) then leaves no entry and retraction behind. It adds no round trip: it overlaps the deletes, and nothing
  *       is sent before the commit point. Sending it before the catalog step and the manifest's deletion is safe because
  *       a reader acts on an entry only once its write has ended (below); a write that fails after it is either finished
  *       (its entry stands: recovery finds it and adds none) or, a plain append, undone and retracted. Its number is the
