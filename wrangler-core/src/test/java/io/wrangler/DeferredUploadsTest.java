@@ -151,6 +151,7 @@ class DeferredUploadsTest {
         abortAllUploads();
         RecoveryResult undone = Tunings.recover(table, client);
         assertThat(undone.rolledBack()).hasSize(1);
+        assertThat(undone.abortedUploads()).as("all were aborted before the recovery: none left for it to abort").isEmpty();
         assertThat(TestLake.snapshot(bucket, "t/")).containsExactlyInAnyOrderEntriesOf(before);
 
         crashAfterManifest.run();

@@ -132,27 +132,108 @@ class IncrementalReadTest {
     }
 
     @Test
-    void aPlainAppendCrashedBeforeItsEndIsRetractedAndAKeyedOneIsLoggedByTheRecovery() {
+    void aPlainAppendCrashedBeforeItsEndIsRetractedAndAKeyedOneStaysLoggedOnce() {
         WriteResult a = append(Orders.orders("a", List.of(D15), List.of("RU"), 1));
         crash(S3Parquet.write(Orders.orders("b", List.of(D15), List.of("RU"), 1)));
         Tunings.recover(table, TestLake.memory().client());
         ReadBuilder delta = read().committedAfter(a.mark());
         assertThat(delta.toList(Order.class)).isEmpty();
-        assertThat(delta.lastMark()).as("the undone append's ROLLED_BACK entry").isEqualTo(CommitMark.of(a.mark().log(), 2));
+        // The append logged itself (2) once its files were in place, before its end; the recovery retracted it (3).
+        assertThat(delta.lastMark()).as("the undone append's ROLLED_BACK entry").isEqualTo(CommitMark.of(a.mark().log(), 3));
         crash(S3Parquet.write(Orders.orders("k", List.of(D16), List.of("DE"), 2)).idempotencyKey("day-16"));
         Tunings.recover(table, TestLake.memory().client());
         assertThat(delta.toList(Order.class)).containsExactlyInAnyOrderElementsOf(duck("\"orderId\" LIKE 'k-%'")).hasSize(2);
-        assertThat(delta.lastMark()).as("the keyed append rolled forward, logged by the recovery").isEqualTo(CommitMark.of(a.mark().log(), 3));
+        assertThat(delta.lastMark()).as("the keyed append, logged by itself before its end; the recovery adds no entry")
+                .isEqualTo(CommitMark.of(a.mark().log(), 4));
         assertThat(read().withMark().count()).isEqualTo(3);
+        // Cut short at its commit point, before any file was in place: not logged by itself, logged by the recovery.
+        CommitMark before = delta.lastMark();
+        crash(S3Parquet.write(Orders.orders("m", List.of(D16), List.of("RU"), 1)).idempotencyKey("day-16-ru"), Step.MANIFEST_WRITTEN);
+        assertThat(TestLake.keys(bucket, "t/_wrangler/log/")).hasSize(4);
+        Tunings.recover(table, TestLake.memory().client());
+        ReadBuilder since = read().committedAfter(before);
+        assertThat(since.toList(Order.class)).extracting(Order::orderId).containsExactly("m-2024-01-16-RU-0");
+        assertThat(since.lastMark()).as("the keyed append rolled forward, logged by the recovery").isEqualTo(CommitMark.of(a.mark().log(), 5));
     }
 
     private void crash(WriteBuilder w) {
+        crash(w, Step.STAGING_REMOVED);
+    }
+
+    private void crash(WriteBuilder w, Step at) {
         assertThatThrownBy(() -> w.partitionBy("dt", "country").s3(TestLake.memory().client()).tuning(Tunings.pastLeases())
                 .stepHook((step, n) -> {
-                    if (step == Step.STAGING_REMOVED) {
+                    if (step == at) {
                         throw new SimulatedCrash(step, n);
                     }
                 }).to(table)).isInstanceOf(SimulatedCrash.class);
+    }
+
+    /**
+     * A damaged last entry of the log (here: one that names another table, as a hand edit or a copied log leaves) used to
+     * fail every write's end step; now the next write logs itself after it with a WARNING naming it, a delta across it
+     * fails naming it, and a delta from past it (or from a whole read's mark) reads on.
+     */
+    @Test
+    void aDamagedLastEntryDoesNotStopWritesAndADeltaAcrossItFailsNamingIt() {
+        WriteResult a = append(Orders.orders("a", List.of(D15), List.of("RU"), 1));
+        WriteResult b = append(Orders.orders("b", List.of(D15), List.of("RU"), 1));
+        String key = "t/_wrangler/log/0000000000/0000000000000000002." + b.writeId() + ".json";
+        String other = "s3://" + bucket + "/elsewhere/";
+        TestLake.memory().put(bucket, key, new String(TestLake.memory().get(bucket, key), java.nio.charset.StandardCharsets.UTF_8)
+                .replace(table, other).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        String why = "the log entry s3://" + bucket + "/" + key + " is refused: it records the table " + other;
+        java.util.logging.Logger commitLog = java.util.logging.Logger.getLogger("io.wrangler.commit");
+        List<String> warned = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                if (r.getLevel() == java.util.logging.Level.WARNING) {
+                    warned.add(r.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        commitLog.addHandler(handler);
+        WriteResult c;
+        try {
+            c = append(Orders.orders("c", List.of(D16), List.of("DE"), 1));
+        } finally {
+            commitLog.removeHandler(handler);
+        }
+        assertThat(c.mark()).isEqualTo(CommitMark.of(a.mark().log(), 3));
+        assertThat(warned).containsExactly("The commit log of " + table + " holds 1 damaged entry at its end: " + why + ". Write "
+                + c.writeId() + " logs itself after it; incremental reads (committedAfter) whose range crosses it fail naming it. "
+                + "Restore the entry from a backup or version of the object if there is one; readers whose mark is before it read "
+                + "the table whole with withMark().");
+        assertThatThrownBy(() -> read().committedAfter(a.mark()).toList(Order.class)).isInstanceOf(InvalidReadException.class)
+                .hasMessage("Cannot read what " + table + " committed after " + a.mark() + " (step: log): " + why + ". A log entry is "
+                        + "written whole by one PUT, so this one was damaged (or written by a newer wrangler), and no delta across it "
+                        + "can be told. Nothing was changed. Restore the entry from a backup or version of the object if there is one; "
+                        + "otherwise read the table whole with withMark() and keep that read's mark (it is past the damaged entry).");
+        ReadBuilder past = read().committedAfter(b.mark());
+        assertThat(past.toList(Order.class)).extracting(Order::orderId).containsExactly("c-2024-01-16-DE-0");
+        assertThat(past.lastMark()).isEqualTo(c.mark());
+        ReadBuilder whole = read().withMark();
+        assertThat(whole.toList(Order.class)).extracting(Order::orderId)
+                .containsExactlyInAnyOrder("a-2024-01-15-RU-0", "b-2024-01-15-RU-0", "c-2024-01-16-DE-0");
+        assertThat(whole.lastMark()).isEqualTo(c.mark());
+        // Damaged beyond parsing, now the last entry again: the next write still logs itself, after it.
+        String cKey = "t/_wrangler/log/0000000000/0000000000000000003." + c.writeId() + ".json";
+        TestLake.memory().put(bucket, cKey, "{\"format\": 1, \"table\"".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        WriteResult d = append(Orders.orders("d", List.of(D16), List.of("DE"), 1));
+        assertThat(d.mark()).isEqualTo(CommitMark.of(a.mark().log(), 4));
+        assertThatThrownBy(() -> read().committedAfter(b.mark()).toList(Order.class)).isInstanceOf(InvalidReadException.class)
+                .hasMessageStartingWith("Cannot read what " + table + " committed after " + b.mark() + " (step: log): the log entry s3://"
+                        + bucket + "/" + cKey + " cannot be parsed (");
+        assertThat(read().committedAfter(c.mark()).toList(Order.class)).extracting(Order::orderId).containsExactly("d-2024-01-16-DE-0");
     }
 
     @Test

@@ -158,7 +158,7 @@ class ReliabilityTest {
 
         assertThat(next.recovered().rolledForward()).hasSize(1);
         List<FaultyS3.Request> copies = proxy.requests().stream().filter(q -> q.operation().equals("CopyObject")).toList();
-        assertThat(copies).hasSize(3).allSatisfy(q -> assertThat(q.headers())
+        assertThat(copies).hasSize(3).allSatisfy(q -> assertThat(q.method()).isEqualTo("PUT")).allSatisfy(q -> assertThat(q.headers())
                 .containsEntry("x-amz-server-side-encryption", "AES256").containsEntry("x-amz-acl", "bucket-owner-full-control"));
         assertThat(contents()).containsExactly(List.of("b-2024-01-15-RU-0"), List.of("b-2024-01-16-RU-0"), List.of("c-2024-01-16-DE-0"));
     }
@@ -200,6 +200,7 @@ class ReliabilityTest {
                 .credentialsProvider(() -> software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("AKIAEXAMPLEKEYID", "SECRET-DO-NOT-LOG"))
                 .forcePathStyle(true).build()) {
             proxy.failNext("HeadBucket", 10, S3Fault.ACCESS_DENIED);
+            proxy.failNext("ListObjectsV2", 10, S3Fault.ACCESS_DENIED); // the table's listing, which stands for the bucket's check
             Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> S3Parquet.write(Orders.orders("a", List.of(D15), List.of("RU"), 1))
                     .s3(secret).to(table));
             StringWriter trace = new StringWriter();

@@ -168,6 +168,20 @@ final class RequestTimeline implements ExecutionInterceptor {
         return chain;
     }
 
+    /**
+     * The chain one request a line: its start and end in units of {@code delay} after the first request's start, its
+     * operation and its key (or a listing's prefix) below {@code root}.
+     */
+    static String trace(List<Request> chain, long first, long delayNanos, String root) {
+        StringBuilder out = new StringBuilder();
+        for (Request r : chain) {
+            String key = r.key == null ? "" : r.key.startsWith(root) ? r.key.substring(root.length()) : r.key;
+            out.append(String.format("    %5.2f-%5.2f %-28s %s%n", (r.start - first) / (double) delayNanos, (r.end - first) / (double) delayNanos,
+                    r.op, key));
+        }
+        return out.toString();
+    }
+
     /** Operations in order, consecutive repeats folded: "PutObject, ListObjectsV2 x3, ...". */
     static String runs(List<Request> rs) {
         List<String> out = new ArrayList<>();

@@ -326,7 +326,7 @@ final class SimS3 implements S3Client {
 
     @Override
     public ListObjectsV2Response listObjectsV2(ListObjectsV2Request r) {
-        return request("ListObjectsV2", r.prefix(), RequestType.LIST, 0, () -> list(r), x -> 250L * (x.keyCount() == null ? 0 : x.keyCount()));
+        return request("ListObjectsV2", r.prefix() + (r.delimiter() == null ? "" : " (delimiter)"), RequestType.LIST, 0, () -> list(r), x -> 250L * (x.keyCount() == null ? 0 : x.keyCount()));
     }
 
     private ListObjectsV2Response list(ListObjectsV2Request r) {
@@ -338,7 +338,12 @@ final class SimS3 implements S3Client {
         String next = null;
         synchronized (objects) {
             String from = r.continuationToken() != null ? r.continuationToken() : prefix;
-            NavigableMap<String, Obj> tail = objects.tailMap(from, true);
+            boolean inclusive = true;
+            if (r.continuationToken() == null && r.startAfter() != null && r.startAfter().compareTo(from) >= 0) {
+                from = r.startAfter();
+                inclusive = false;
+            }
+            NavigableMap<String, Obj> tail = objects.tailMap(from, inclusive);
             String key = tail.isEmpty() ? null : tail.firstKey();
             while (key != null && key.startsWith(prefix)) {
                 if (contents.size() + prefixes.size() == max) {

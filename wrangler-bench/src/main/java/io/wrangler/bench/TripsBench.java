@@ -85,6 +85,13 @@ public final class TripsBench {
                             method, delays.get(i), median(walls.get(i)), walls.get(i).stream().map(w -> String.format("%.2f", w)).toList(),
                             rs.size(), RequestTimeline.byOp(rs), chain.size(), RequestTimeline.runs(chain));
                 }
+                // The trace of the longest chain at the largest delay, and every listing the write sent: the round trips to look at.
+                List<Request> rs = last.get(hi);
+                String root = "trips-" + (n - delays.size() + hi) + "/";
+                System.out.printf("%s, %d ms: the longest chain, in units of the delay from the first request:%n%s", method, delays.get(hi),
+                        RequestTimeline.trace(RequestTimeline.longestChain(rs), rs.get(0).start, delays.get(hi) * 1_000_000L, root));
+                System.out.printf("%s, %d ms: every listing:%n%s", method, delays.get(hi), RequestTimeline.trace(rs.stream()
+                        .filter(r -> r.op.startsWith("List")).toList(), rs.get(0).start, delays.get(hi) * 1_000_000L, root));
                 System.out.printf("%s: slope %.1f sequential round trips (median of %s: s of write time per s of latency, %d -> %d ms)%n%n",
                         method, median(slopes), slopes.stream().map(x -> String.format("%.1f", x)).toList(), delays.get(0), delays.get(hi));
             }

@@ -66,7 +66,8 @@ final class LogStep {
                 return;
             }
         }
-        CommitLog.append(store, location, CommitLog.tail(store, location), entry(location, m, kind(m), true), fence);
+        CommitLog.append(store, location, warnIfDamaged(CommitLog.tail(store, location), location.uri(), m.writeId()),
+                entry(location, m, kind(m), true), fence);
     }
 
     /**
@@ -81,7 +82,24 @@ final class LogStep {
         }
         CommitLog.Entry retraction = new CommitLog.Entry(CommitLog.FORMAT, location.uri(), CommitLog.NONE, 0, m.writeId(),
                 CommitLog.ROLLED_BACK, true, List.of(), List.of());
-        CommitLog.append(store, location, CommitLog.tail(store, location), retraction, fence);
+        CommitLog.append(store, location, warnIfDamaged(CommitLog.tail(store, location), location.uri(), m.writeId()), retraction, fence);
+    }
+
+    /**
+     * The tail a write numbers its entry after, with a WARNING when the log's last entries could not be read: the write
+     * does not fail for them (its entry takes the number after the damaged one, and the log's id from the newest entry
+     * that can be read, or a new id when none can), and incremental reads whose range crosses a damaged entry fail naming
+     * it (never a silently wrong delta). See package-info, "The commit log".
+     */
+    static CommitLog.Tail warnIfDamaged(CommitLog.Tail tail, String table, String writeId) {
+        if (!tail.damaged().isEmpty()) {
+            Logs.COMMIT.log(System.Logger.Level.WARNING, () -> "The commit log of " + table + " holds " + tail.damaged().size()
+                    + " damaged entr" + (tail.damaged().size() == 1 ? "y" : "ies") + " at its end: " + tail.damaged().get(0)
+                    + ". Write " + writeId + " logs itself after it" + (tail.idUnknown() ? ", under a new log id (no entry could be read)" : "")
+                    + "; incremental reads (committedAfter) whose range crosses it fail naming it. Restore the entry from a backup "
+                    + "or version of the object if there is one; readers whose mark is before it read the table whole with withMark().");
+        }
+        return tail;
     }
 
     /** True for a record a retraction is written for when it is undone: a plain append with files past STARTED. */

@@ -64,6 +64,8 @@ final class Planner {
      * ({@link #checkTable}): a refusal of the input's own columns or values comes first, and says more.
      */
     private TableShape shape;
+    /** Whether {@link #shape()} listed the table: the bucket answered the write's client (its HeadBucket is then not sent). */
+    private boolean bucketListed;
     private Schema shapeSchema;
     private InvalidWriteException tableRefusal;
 
@@ -111,7 +113,7 @@ final class Planner {
         String writeId = keyId == null ? WriteIds.next() : WriteIds.forKey(spec.idempotencyKey());
         checkNames(writeId);
         return new WritePlan(spec, location, schema, columns, writeId, keyId, null, null, null, null, null, null,
-                prepareCatalog(columns), null);
+                prepareCatalog(columns), null, bucketListed);
     }
 
     /**
@@ -152,7 +154,7 @@ final class Planner {
             checkTable();
             if (pre.rows() == 0) {
                 return new WritePlan(spec, location, schema, columns, writeId, keyId, settings, folders, partitioner, buckets, validator,
-                        pre, null, null);
+                        pre, null, null, bucketListed);
             }
             source.rewind();
         }
@@ -165,7 +167,7 @@ final class Planner {
             folders.lookUp(partitioner.keys());
         }
         WritePlan plan = new WritePlan(spec, location, schema, columns, writeId, keyId, settings, folders, partitioner, buckets,
-                validator, pre, catalogCommit, null);
+                validator, pre, catalogCommit, null, bucketListed);
         return pre == null || spec.replacement() != null ? plan
                 : plan.withTouched(plan.manifest(partitioner.keys(), List.of(), folders, true));
     }
@@ -182,7 +184,7 @@ final class Planner {
         Planner planner = new Planner(append, location);
         return new WritePlan(append, location, empty.schema(), empty.columns(), empty.writeId(), empty.keyId(), empty.settings(),
                 empty.folders(), empty.partitioner(), empty.buckets(), empty.validator(), empty.prepass(),
-                planner.prepareCatalog(empty.columns()), null);
+                planner.prepareCatalog(empty.columns()), null, empty.bucketListed());
     }
 
     private String outputName(String name) {
@@ -471,11 +473,14 @@ final class Planner {
             return null;
         }
         try {
-            return TableShape.of(new S3Store(spec.s3(), location.bucket(), spec.options()), location);
+            TableShape found = TableShape.of(new S3Store(spec.s3(), location.bucket(), spec.options()), location);
+            bucketListed = true;
+            return found;
         } catch (SdkException e) {
             // the first request of the write: the listing's failure in the words of the bucket's check, which comes next
             throw Outcomes.bucketFailed(table, location.bucket(), e);
         } catch (IOException e) {
+            bucketListed = true; // listed, and its first file read
             return null; // a file that is not Parquet wrangler reads: the check guards the table, it does not judge other tools' files
         } catch (ReadException e) {
             if (Removed.by(e)) {
@@ -486,6 +491,7 @@ final class Planner {
                 throw Outcomes.storage(table, WriteStep.VALIDATE, "read the table's layout from its files", sdk, "Nothing was written; "
                         + "rerun the write.");
             }
+            bucketListed = true; // listed, and its first file read
             return null;
         }
     }

@@ -16,6 +16,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -225,31 +226,48 @@ final class TableLease implements AutoCloseable {
 
     /**
      * A server that ignores If-None-Match would let every writer "take" the lease, and one that ignores If-Match on a
-     * delete would let a stale holder remove the next holder's lease: refuse to rely on either.
+     * delete would let a stale holder remove the next holder's lease: refuse to rely on either. The two probes are
+     * independent (each must be refused whatever the other did: the lease exists, under another ETag than the probe's),
+     * so they are sent at once: one round trip. When both are accepted the create is named (a server that ignores the
+     * delete's condition may also have let the create in after it: refused either way).
      */
     private static void checkEnforced(S3Store store, String key, byte[] body, String etag, String table) {
-        String what = null;
+        CompletableFuture<Boolean> deleteAccepted = CompletableFuture.supplyAsync(() -> accepted(
+                () -> store.deleteIf(key, "\"00000000000000000000000000000000\"")), r -> {
+                    Thread t = new Thread(r, "wrangler-lease-check");
+                    t.setDaemon(true);
+                    t.start();
+                });
+        boolean createAccepted;
         try {
-            store.putIf(key, body, null);
-            what = "a second conditional create (If-None-Match: *)";
+            createAccepted = accepted(() -> store.putIf(key, body, null));
+        } finally {
+            try {
+                deleteAccepted.join();
+            } catch (RuntimeException ignored) {
+                // thrown below when it is read
+            }
+        }
+        String what = createAccepted ? "a second conditional create (If-None-Match: *)"
+                : Outcomes.joined(deleteAccepted) ? "a conditional delete (If-Match) with another ETag" : null;
+        if (what == null) {
+            return;
+        }
+        store.delete(List.of(key));
+        throw Outcomes.unconditionalEndpoint(table, what, key);
+    }
+
+    /** True when S3 accepted a request that its precondition should have refused; false when it refused it (412, 409). */
+    private static boolean accepted(Runnable probe) {
+        try {
+            probe.run();
+            return true;
         } catch (S3Exception e) {
             if (!conflict(e)) {
                 throw e;
             }
+            return false;
         }
-        if (what == null) {
-            try {
-                store.deleteIf(key, "\"00000000000000000000000000000000\"");
-                what = "a conditional delete (If-Match) with another ETag";
-            } catch (S3Exception e) {
-                if (!conflict(e)) {
-                    throw e;
-                }
-                return;
-            }
-        }
-        store.delete(List.of(key));
-        throw Outcomes.unconditionalEndpoint(table, what, key);
     }
 
     /**
@@ -420,7 +438,7 @@ final class TableLease implements AutoCloseable {
     /** Stops renewing and removes the lease if it is still this acquisition's (a conditional delete on its ETag). */
     @Override
     public void close() {
-        stopRenewing();
+        stopRenewing(true);
         synchronized (this) {
             if (released) {
                 return;
@@ -453,12 +471,30 @@ final class TableLease implements AutoCloseable {
 
     /** Stops renewing without removing the lease: what a crash leaves. */
     void abandon() {
-        stopRenewing();
+        stopRenewing(false);
     }
 
-    private void stopRenewing() {
+    /**
+     * Stops the renewals. With {@code settle} (a release) a renewal in flight is let finish first, for at most one
+     * renewal interval: interrupted, it may still be applied by S3 with its answer lost, and the release's conditional
+     * delete would then meet an ETag it never learned and need a read and a second delete (two round trips more than
+     * the wait at most costs).
+     */
+    private void stopRenewing(boolean settle) {
         ticker.shutdownNow();
-        senders.shutdownNow();
+        if (!settle) {
+            senders.shutdownNow();
+            return;
+        }
+        senders.shutdown();
+        try {
+            if (!senders.awaitTermination(ttl.toMillis() / RENEWALS_PER_TTL, TimeUnit.MILLISECONDS)) {
+                senders.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            senders.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void sleep(long millis, String table) {

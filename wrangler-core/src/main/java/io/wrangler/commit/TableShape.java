@@ -30,8 +30,11 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *
  * <p>Why one file is enough: every wrangler write into the table made the same check, so every file that has a column
  * has it with one type and every file lies in folders of the same columns; the first data file in key order stands for
- * all of them. Its cost: one LIST a folder level down to the first data file (a page of folders each), and one footer
- * GET. A column that file lacks (an evolved table whose older files lack a newer column) is not checked against the
+ * all of them. Its cost: one LIST of the table without delimiter, whose first page holds a data file, or the whole
+ * table (none: a new table), and one footer GET; when a first page of hidden objects ({@code _tmp/}, and
+ * {@code _wrangler/}'s log, which grows with every commit) holds none, one LIST more, after the keys that start with
+ * {@code _} and a letter; only when that holds none either (partition folders named with a capital letter or a digit,
+ * which sort before {@code _}) a walk down the folders follows, one LIST a level (a page of folders each). A column that file lacks (an evolved table whose older files lack a newer column) is not checked against the
  * files that have it: the check sees the columns of the first file only. A first file that is not Parquet wrangler reads
  * leaves the write unchecked, as a table with no file does (the check guards the table; it does not judge other tools'
  * files, which the read refuses with its own words).
@@ -43,10 +46,24 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 record TableShape(List<String> partitionColumns, Map<String, Field> columns, String file) {
     /** Levels of folders looked through at most. */
     private static final int MAX_DEPTH = 64;
+    /** Every key starting with {@code _} and a letter or digit sorts before it; lower-case letters sort after it. */
+    private static final String AFTER_HIDDEN = "_~";
 
     /** The shape of the table at {@code location}, or null when it has no data file (a new table) or its layout is not Hive's. */
     static TableShape of(S3Store store, S3Location location) throws IOException {
         String prefix = location.prefix();
+        ListObjectsV2Response flat = store.listPage(prefix, null, null);
+        S3Object any = firstVisible(location, flat.contents());
+        boolean whole = !Boolean.TRUE.equals(flat.isTruncated());
+        if (any == null && !whole) {
+            any = firstVisible(location, store.listPageAfter(prefix, prefix + AFTER_HIDDEN).contents());
+        }
+        if (any != null) {
+            return fromKey(store, location, any);
+        }
+        if (whole) {
+            return null; // every key of the table was on that page: no data file
+        }
         List<String> columns = new ArrayList<>();
         List<String> values = new ArrayList<>();
         for (int depth = 0; depth < MAX_DEPTH; depth++) {
@@ -70,6 +87,38 @@ record TableShape(List<String> partitionColumns, Map<String, Field> columns, Str
     }
 
     private record Found(S3Object file, String folder) {
+    }
+
+    /** The first data file of a flat listing's page: a {@code .parquet} object, not empty, no segment of its path hidden. */
+    private static S3Object firstVisible(S3Location location, List<S3Object> page) {
+        for (S3Object o : page) {
+            String rel = o.key().substring(location.prefix().length());
+            boolean visible = rel.endsWith(".parquet") && o.size() != null && o.size() > 0;
+            for (String segment : rel.split("/", -1)) {
+                visible &= !segment.isEmpty() && !hidden(segment);
+            }
+            if (visible) {
+                return o;
+            }
+        }
+        return null;
+    }
+
+    /** The shape from a data file found by a flat listing: its folders' columns and values, or null when one is not Hive's. */
+    private static TableShape fromKey(S3Store store, S3Location location, S3Object o) throws IOException {
+        String rel = o.key().substring(location.prefix().length());
+        List<String> columns = new ArrayList<>();
+        List<String> values = new ArrayList<>();
+        String[] segments = rel.split("/", -1);
+        for (int i = 0; i < segments.length - 1; i++) {
+            int eq = segments[i].indexOf('=');
+            if (eq <= 0) {
+                return null; // not a Hive folder: the read's own rule refuses or skips it
+            }
+            columns.add(HivePaths.unescape(segments[i].substring(0, eq)));
+            values.add(HivePaths.unescape(segments[i].substring(eq + 1)));
+        }
+        return read(store, location, columns, values, o);
     }
 
     /**

@@ -63,11 +63,15 @@ public final class Transaction implements AutoCloseable {
     private CompletableFuture<Publisher.Listing> early;
     /**
      * The end of the table's commit log, looked up beside the staging once the recovery (which may log) is done: the
-     * write's own entry takes the next number in its end step, so the log costs no round trip before the commit point.
+     * write's own entry takes the next number once its files are in place, so the log costs no round trip before the
+     * commit point.
      */
     private CompletableFuture<CommitLog.Tail> logTail;
-    /** Whether the end step sent the write's log entry (a plain append undone after that retracts it). */
-    private boolean logSent;
+    /**
+     * The write's entry in the commit log, sent beside the publish step's deletes once every file is in place, and
+     * awaited before the manifest moves to PUBLISHED; null until sent (a plain append undone after that retracts it).
+     */
+    private CompletableFuture<CommitMark> logged;
     /** What {@link #stage} staged in this process: committed without the checks of reported files. */
     private StagedFiles own;
     private boolean ended;
@@ -115,10 +119,13 @@ public final class Transaction implements AutoCloseable {
                 .withSingleCopyLimit(spec.tuning().singleCopyLimit(), spec.tuning().copyPartSize());
         Outcomes outcomes = new Outcomes(plan.location(), plan.kind(), plan.writeId(),
                 plan.catalogCommit() == null ? null : spec.catalog().describe());
-        front(outcomes, At.BUCKET, () -> {
-            store.checkBucket();
-            return null;
-        });
+        if (!plan.bucketListed()) {
+            // a listing of the table by the same client and options (the validation's) proves as much as a HeadBucket
+            front(outcomes, At.BUCKET, () -> {
+                store.checkBucket();
+                return null;
+            });
+        }
         TableLease lease = !spec.lease() ? null : front(outcomes, At.LEASE, () -> TableLease.acquire(store, plan.location(),
                 plan.writeId(), spec.tuning().leaseTtl(), spec.leaseWait(), spec.tuning().clockOffset()));
         Transaction t = new Transaction(plan, store, lease, outcomes);
@@ -159,13 +166,7 @@ public final class Transaction implements AutoCloseable {
         Runnable recordFence = fence;
         log = run(At.RECORD, () -> WriteLog.start(context.store(), location, recordFence, plan.started()));
         spec.hook().reached(Step.STARTED, 1);
-        logTail = besides.run(() -> {
-            try {
-                return CommitLog.tail(context.store(), location);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        logTail = besides.run(() -> CommitLog.tail(context.store(), location));
         Manifest touched = plan.touched();
         if (touched != null) {
             early = besides.run(() -> publisher.listOldFiles(touched, null));
@@ -346,27 +347,50 @@ public final class Transaction implements AutoCloseable {
         }
         spec.hook().reached(Step.BEFORE_CLEANUP, 1);
         spec.hook().reached(Step.STAGING_REMOVED, 1);
-        CommitMark mark = run(At.END, () -> {
-            CommitMark logged = logEntry();
+        run(At.END, () -> {
+            awaitLogEntry();
             log.end();
-            return logged;
+            return null;
         });
-        return Writes.result(plan, listed.manifest(), outcome, recovered).withMark(mark);
+        return Writes.result(plan, listed.manifest(), outcome, recovered).withMark(Outcomes.joined(logged));
     }
 
     /**
-     * The write's entry in the table's commit log, the last step before its manifest is deleted (every operation passes
-     * here): after publish and the catalog step, so that its files are in place when a reader of the log meets it, and
-     * before a plain append's commit point, so that no committed append goes unlogged (a recovery that undoes it instead
-     * retracts the entry). See package-info, "The commit log".
+     * Sends the write's entry in the table's commit log (every operation passes here) on a thread of its own, beside the
+     * deletes of the old files and of the staged copies: once every file is in place (past the last point where an
+     * overwrite can still be undone, its deferred uploads gone), and before the manifest moves to PUBLISHED, so that no
+     * committed write goes unlogged (a recovery that undoes a plain append instead retracts the entry). A reader of the
+     * log acts on the entry only once the write has ended (its folder under {@code _tmp/} gone). See package-info, "The
+     * commit log".
      */
-    private CommitMark logEntry() throws IOException {
-        CommitLog.Tail tail = Outcomes.joined(logTail);
+    private void sendLogEntry() {
         WriteSpec.Replacement r = spec.replacement();
         boolean rowsChanged = r == null || !r.keepsRows();
         CommitLog.Entry entry = LogStep.entry(location, log.manifest(), LogStep.kind(plan.kind()), rowsChanged);
-        logSent = true;
-        return LogStep.append(context.store(), location, tail, entry, context.fence());
+        logged = besides.run(() -> {
+            try {
+                CommitLog.Tail tail = LogStep.warnIfDamaged(Outcomes.joined(logTail), table, plan.writeId());
+                return LogStep.append(context.store(), location, tail, entry, context.fence());
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
+    /**
+     * Sends the log entry unless it was sent, and waits for it. Without a catalog it was sent beside the publish step's
+     * deletes; with one it is sent after the catalog step, as a plain append that fails there is undone, and its entry
+     * would be left retracted in a table the catalog change may have been about (a drop meanwhile).
+     */
+    private void awaitLogEntry() throws IOException {
+        if (logged == null) {
+            sendLogEntry();
+        }
+        try {
+            Outcomes.joined(logged);
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        }
     }
 
     /** The mark of the log's last entry as this write found it, or null when the lookup failed or never ran. */
@@ -415,9 +439,15 @@ public final class Transaction implements AutoCloseable {
             }
         });
         List<CompletableFuture<List<String>>> removing = new ArrayList<>();
-        Publisher.Outcome outcome = run(At.PUBLISH, () -> publisher.publish(log.manifest(), listing.old(), () -> removing.add(
-                besides.run(() -> Staging.removeStaged(store, log.folder(), context.pool(), stagedKeys)))),
-                () -> removing.forEach(Besides::awaitQuietly));
+        Publisher.Outcome outcome = run(At.PUBLISH, () -> publisher.publish(log.manifest(), listing.old(), () -> {
+            removing.add(besides.run(() -> Staging.removeStaged(store, log.folder(), context.pool(), stagedKeys)));
+            if (plan.catalogCommit() == null) {
+                sendLogEntry();
+            }
+        }), () -> {
+            removing.forEach(Besides::awaitQuietly);
+            Besides.awaitQuietly(logged);
+        });
         int partitions = log.manifest().partitions().size();
         spec.progress().partitionsPublished(partitions, partitions);
         run(At.PUBLISHED, () -> {
@@ -425,6 +455,9 @@ public final class Transaction implements AutoCloseable {
                 Staging.removeStaged(store, log.folder(), context.pool(), stagedKeys);
             } else {
                 Outcomes.joined(removing.get(0));
+            }
+            if (plan.catalogCommit() == null) {
+                awaitLogEntry();
             }
             log.published();
             return null;
@@ -551,7 +584,8 @@ public final class Transaction implements AutoCloseable {
      * @param registered whether its catalog step may have registered partitions (to unregister those now empty)
      */
     private void rollBack(boolean registered, String whose) {
-        boolean retract = logSent && LogStep.retractable(log.manifest());
+        Besides.awaitQuietly(logged);
+        boolean retract = logged != null && LogStep.retractable(log.manifest());
         log.aborting();
         Manifest m = log.manifest();
         if (retract) {

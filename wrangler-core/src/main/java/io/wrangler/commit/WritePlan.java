@@ -30,10 +30,13 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * @param prepass what the validation pass over an input known in advance found, or null for a streamed input
  * @param catalogCommit the catalog's prepared commit, or null without a catalog (and for an empty input)
  * @param touched the partitions an input known in advance touches, for listing their old files while it stages; or null
+ * @param bucketListed whether the validation listed the table (its shape, {@link TableShape}) in the bucket with the
+ *     write's client and request options: the bucket is then known to exist and answer, and its HeadBucket is not sent
  */
 record WritePlan(WriteSpec spec, S3Location location, Schema schema, Columns columns, String writeId, String keyId,
                  FileEncoder.Settings settings, PartitionFolders folders, Partitioner partitioner, Buckets buckets,
-                 Partitioner.NewPartition validator, Prepass prepass, CatalogCommit catalogCommit, Manifest touched) {
+                 Partitioner.NewPartition validator, Prepass prepass, CatalogCommit catalogCommit, Manifest touched,
+                 boolean bucketListed) {
 
     /** What the validation pass found: the rows, and each batch's partition ids, which staging reuses. */
     record Prepass(long rows, List<int[]> assigned) {
@@ -64,7 +67,7 @@ record WritePlan(WriteSpec spec, S3Location location, Schema schema, Columns col
 
     WritePlan withTouched(Manifest touched) {
         return new WritePlan(spec, location, schema, columns, writeId, keyId, settings, folders, partitioner, buckets, validator,
-                prepass, catalogCommit, touched);
+                prepass, catalogCommit, touched, bucketListed);
     }
 
     /** What every file a write with these {@code settings} stages shares ({@link io.wrangler.staging.Stager}). */

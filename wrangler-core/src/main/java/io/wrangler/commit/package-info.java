@@ -64,11 +64,11 @@
  * <table>
  *   <caption>The failure table: what a failure in each step of a write becomes, by its cause ({@link
  *   io.wrangler.commit.Outcomes} decides every cell; the transaction runs each step through one runner that asks it;
- *   OutcomesTableTest reads this table and checks every cell). Steps in order: bucket (the HeadBucket), lease, recover,
+ *   OutcomesTableTest reads this table and checks every cell). Steps in order: bucket (the HeadBucket, not sent when the validation listed the table), lease, recover,
  *   record (the manifest created STARTED), stage (in this process), check (what the tasks reported; a compaction's read-back
  *   of what it staged), list (the old files), rewrite (a keyed rerun's marked files), commit (the CAS to COMMITTED), publish
- *   (copies or completions, deletes), published (the staged copies' removal, the CAS to PUBLISHED), catalog, end (the
- *   write's entry in the commit log, then the manifest's conditional delete). Outcomes: <i>not applied</i>, a WriteNotAppliedException (nothing changed, rerun);
+ *   (copies or completions, deletes), published (the staged copies' removal and the write's entry in the commit log, both
+ *   sent once every file is in place, then the CAS to PUBLISHED), catalog, end (the manifest's conditional delete). Outcomes: <i>not applied</i>, a WriteNotAppliedException (nothing changed, rerun);
  *   <i>undone</i>, the same after the write rolled itself back (if that fails too: a CommitConflictException, the next
  *   holder finishes the undo); <i>incomplete</i>, a WriteIncompleteException (committed, finished by a rerun or a
  *   recovery); <i>unknown</i>, a CommitStateUnknownException (recover, then look); <i>complete</i>, no failure; <i>as
@@ -174,7 +174,9 @@
  *       {@code APPEND} and {@code OVERWRITE_PARTITIONS} a no-op into a table that exists, and into one that does not
  *       (no object under its prefix, no catalog table) an {@code APPEND} of one file of no rows that carries the
  *       columns (unpartitioned; through every step below) or, partitioned with a catalog, the catalog's commit alone.
- *       Then a HeadBucket: a missing bucket is refused.
+ *       Then a HeadBucket: a missing bucket is refused. Not sent when the validation listed the table (a write without
+ *       a catalog into its own files' layout, {@code TableShape}): that listing, by the same client with the same request
+ *       options, answered for the bucket (its failure is reported as the bucket's).
  *       <br><i>Crash:</i> nothing written.</li>
  *   <li><b>Lease</b>: the table's lease is taken (see Guarantees) and held until after cleanup; a write that cannot
  *       get it writes nothing. Modes that delete ({@code OVERWRITE}, {@code OVERWRITE_PARTITIONS}, partitioned or not: an
@@ -271,8 +273,10 @@
  *       fails; recovery does the same when it meets such a write.
  *       (c) delete the old files with DeleteObjects in batches of at most 1,000, each right after a fence, reading per-key
  *       errors. (d) delete the staged copies: started once every file of (b) is in place, alongside (c) (a recovery that
- *       then finds a staged copy gone finds its file at the final key with its size, and counts it copied), then, once
- *       (c) and (d) are both done, CAS the manifest to PUBLISHED: it is never published again.
+ *       then finds a staged copy gone finds its file at the final key with its size, and counts it copied); (e) add the
+ *       write's entry to the table's commit log, also started once every file of (b) is in place, alongside (c) and (d)
+ *       (see "The commit log"); then, once (c), (d) and (e) are all done, CAS the manifest to PUBLISHED: it is never
+ *       published again, and a PUBLISHED write is in the log.
  *       <br><i>Readers:</i> during (b) and (c) a partition may show old and new files side by side (rows
  *       doubled for a moment); never a partition with neither, because nothing is deleted before every new
  *       file is in place. Nothing outside the touched partitions (the table root for {@code OVERWRITE}) is ever
@@ -287,8 +291,7 @@
  *       catalog step, registering the table as it is then, and never publishes the data again. A plain append rolls
  *       itself back ({@code CatalogException}: nothing changed, rerun). A recovery without the catalog leaves the
  *       write {@code catalogPending}, its manifest kept, its data untouched.</li>
- *   <li><b>Cleanup</b>: the write's entry is added to the table's commit log (see "The commit log"; one conditional PUT,
- *       its number found beside the staging), then the manifest is deleted with a conditional DELETE on its ETag
+ *   <li><b>Cleanup</b>: the manifest is deleted with a conditional DELETE on its ETag
  *       ({@code WriteLog.end}): the end of the write, and the commit point of a plain append (a recovery that claimed it
  *       first makes it fail).
  *       <br><i>Crash before the manifest DELETE:</i> as a crash in the catalog step: an overwrite or keyed append (PUBLISHED) gets its catalog step again, never a
@@ -306,13 +309,26 @@
  * {@code _tmp/} must not take it) and so that readers' listing of {@code _tmp/} does not grow with it; the overwrite's
  * listing of old files and recovery's listing of files younger than a 0.1 manifest leave {@code _wrangler/} out.
  * <ul>
- *   <li><b>Who writes it, when.</b> The {@link io.wrangler.commit.Transaction}, for every operation alike, in its end step:
- *       after publish and the catalog step (the write's files are in place when a reader meets its entry) and right before
- *       the manifest's deletion (so no plain append commits unlogged). Its number is the last entry's plus one, found by
- *       a listing started beside the staging once the recovery is done (the recovery may log): the log adds one PUT after
- *       the catalog step and no request before the commit point. The PUT is a conditional create: a number is taken
- *       once; a number taken meanwhile by an entry of the same write (a recovery's) ends the step, by another write's
- *       fences and takes the next.</li>
+ *   <li><b>Who writes it, when.</b> The {@link io.wrangler.commit.Transaction}, for every operation alike, in its publish
+ *       step: sent once every file of the write is in place (copies or completions done: past the last point where a
+ *       write other than a plain append can still be undone, its deferred uploads gone), on a thread of its own beside
+ *       the deletes of the old files and of the staged copies, and awaited before the CAS to PUBLISHED, so a PUBLISHED
+ *       write is logged and no plain append commits unlogged. A write with a catalog sends it after its catalog step
+ *       instead, right before the manifest's deletion: a plain append undone at its catalog step (a table dropped
+ *       meanwhile) then leaves no entry and retraction behind. It adds no round trip: it overlaps the deletes, and nothing
+ *       is sent before the commit point. Sending it before the catalog step and the manifest's deletion is safe because
+ *       a reader acts on an entry only once its write has ended (below); a write that fails after it is either finished
+ *       (its entry stands: recovery finds it and adds none) or, a plain append, undone and retracted. Its number is the
+ *       last entry's plus one, found by a listing started beside the staging once the recovery is done (the recovery may
+ *       log). The PUT is a conditional create: a number is taken once; a number taken meanwhile by an entry of the same
+ *       write (a recovery's) ends the step, by another write's fences and takes the next.</li>
+ *   <li><b>A damaged entry</b> (gone after its listing, not parseable, or refused: never left by a wrangler write, as
+ *       each entry is one PUT) does not stop the table: a writer that finds its last entry damaged numbers its own entry
+ *       after it, takes the log's id from the newest entry it can read (a new id when none can be read), and logs a
+ *       WARNING naming the entry and what to do. An incremental read whose range crosses a damaged entry fails with an
+ *       {@code InvalidReadException} naming it (no delta across it can be told, never a silently wrong one); a read
+ *       {@code withMark()} returns a mark past it, from which deltas read on. Recovery reads only the
+ *       entries of the write they finish, and fail on one of those that is damaged.</li>
  *   <li><b>Recovery</b> writes the entry of a write it finishes (roll forward, or catalog step), right before it ends it,
  *       unless the log holds one of that write already; and, for a plain append past STARTED that it rolls back, a
  *       {@code ROLLED_BACK} entry (unless one is there) after its claim and before its files are deleted: a reader that

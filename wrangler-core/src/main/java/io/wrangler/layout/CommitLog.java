@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -118,8 +119,20 @@ public final class CommitLog {
 
     /**
      * The log's end: its id ({@link #NONE} when empty) and last number (0 when empty), with every name of its last group.
+     * Entries that could not be read are passed over for the id (its number is still the last name's), and
+     * {@code damaged} says which and why, newest first; when none could be read the id is {@link #NONE} with a number
+     * above 0 ({@link #idUnknown}).
      */
-    public record Tail(String log, long seq, List<Name> lastGroup) {
+    public record Tail(String log, long seq, List<Name> lastGroup, List<String> damaged) {
+        public Tail {
+            lastGroup = List.copyOf(lastGroup);
+            damaged = List.copyOf(damaged);
+        }
+
+        /** True when the log has entries but none of them could be read: its id is unknown. */
+        public boolean idUnknown() {
+            return NONE.equals(log) && seq > 0;
+        }
     }
 
     /**
@@ -180,19 +193,33 @@ public final class CommitLog {
 
     /**
      * The log's end: the last group's names (an empty group, left by hand, is passed over), and the last entry's log id
-     * (one GET). An entry that cannot be read or is refused fails with an {@link IOException} naming it.
+     * (one GET). A last entry that cannot be read (gone, not parsed, refused: damaged) does not block the log: the id is
+     * taken from the newest entry that can be read (one GET more each, only then), and the tail says what it passed over
+     * ({@link Tail#damaged}). The number is always the last name's, so a new entry never takes a damaged one's number.
      */
-    public static Tail tail(S3Store store, S3Location location) throws IOException {
+    public static Tail tail(S3Store store, S3Location location) {
         TreeMap<Long, String> groups = groups(store, location);
+        List<Name> lastGroup = null;
+        long seq = 0;
+        List<String> damaged = new ArrayList<>();
         for (String folder : groups.descendingMap().values()) {
             List<Name> names = names(store, folder);
-            if (!names.isEmpty()) {
-                Name last = names.get(names.size() - 1);
-                Entry e = read(store, location, last);
-                return new Tail(e.log(), last.seq(), names);
+            if (names.isEmpty()) {
+                continue;
+            }
+            if (lastGroup == null) {
+                lastGroup = names;
+                seq = names.get(names.size() - 1).seq();
+            }
+            for (int i = names.size() - 1; i >= 0; i--) {
+                try {
+                    return new Tail(read(store, location, names.get(i)).log(), seq, lastGroup, damaged);
+                } catch (IOException e) {
+                    damaged.add(e.getMessage());
+                }
             }
         }
-        return new Tail(NONE, 0, List.of());
+        return new Tail(NONE, seq, lastGroup == null ? List.of() : lastGroup, damaged);
     }
 
     /** Every entry's name of the log (every group, every page). */
@@ -205,13 +232,13 @@ public final class CommitLog {
     }
 
     /**
-     * The names of the entries numbered above {@code after}: the groups from {@code after}'s on, listed at once
-     * ({@code pool}: their listings' threads), by number.
+     * The names of the entries numbered above {@code after}: the groups from {@code after}'s on, listed at once on
+     * {@code pool} (the caller's I/O threads), by number.
      */
-    public static List<Name> namesAfter(S3Store store, S3Location location, long after) {
+    public static List<Name> namesAfter(S3Store store, S3Location location, long after, Executor pool) {
         List<CompletableFuture<List<Name>>> listings = new ArrayList<>();
         for (Map.Entry<Long, String> g : groups(store, location).tailMap(after / GROUP, true).entrySet()) {
-            listings.add(CompletableFuture.supplyAsync(() -> names(store, g.getValue())));
+            listings.add(CompletableFuture.supplyAsync(() -> names(store, g.getValue()), pool));
         }
         List<Name> out = new ArrayList<>();
         for (CompletableFuture<List<Name>> l : listings) {
@@ -249,8 +276,8 @@ public final class CommitLog {
         return e;
     }
 
-    /** Reads the entries named, at once; the first failure is thrown. */
-    public static List<Entry> readAll(S3Store store, S3Location location, List<Name> names) throws IOException {
+    /** Reads the entries named, at once on {@code pool} (the caller's I/O threads); the first failure in log order is thrown. */
+    public static List<Entry> readAll(S3Store store, S3Location location, List<Name> names, Executor pool) throws IOException {
         List<CompletableFuture<Entry>> gets = new ArrayList<>();
         for (Name n : names) {
             gets.add(CompletableFuture.supplyAsync(() -> {
@@ -259,7 +286,7 @@ public final class CommitLog {
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
-            }));
+            }, pool));
         }
         List<Entry> out = new ArrayList<>();
         for (CompletableFuture<Entry> g : gets) {

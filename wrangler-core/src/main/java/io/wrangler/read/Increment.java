@@ -20,6 +20,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * An Increment is what a table's commits added after a {@link CommitMark}: the files its commit log records as added since,
@@ -29,6 +32,9 @@ import java.util.TreeSet;
  * read. See docs/reading.md, "Incremental reads".
  */
 final class Increment {
+    /** The log's listings and GETs in flight at once, at most: as many as a read's footer fetches. */
+    private static final int THREADS = 8;
+
     private Increment() {
     }
 
@@ -41,10 +47,26 @@ final class Increment {
     record Result(TableFiles.Listing listing, CommitMark end) {
     }
 
-    /** The files committed after {@code after} in the partitions {@code filter} admits. */
+    /**
+     * The files committed after {@code after} in the partitions {@code filter} admits. The log's listings and GETs run at
+     * once on threads of this read (at most {@link #THREADS}), never on a shared pool.
+     */
     static Result after(S3Store store, S3Location location, CommitMark after, PartitionFilter filter) {
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS, r -> {
+            Thread t = new Thread(r, "wrangler-log");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            return after(store, location, after, filter, pool);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static Result after(S3Store store, S3Location location, CommitMark after, PartitionFilter filter, Executor pool) {
         String table = location.uri();
-        List<CommitLog.Name> names = CommitLog.namesAfter(store, location, after.sequence());
+        List<CommitLog.Name> names = CommitLog.namesAfter(store, location, after.sequence(), pool);
         // After the log: a write whose entry was listed and whose folder is gone here has ended (see package-info).
         Set<String> inFlight = new HashSet<>();
         for (String folder : store.listFolders(location.tmpPrefix())) {
@@ -59,11 +81,9 @@ final class Increment {
                 return new Result(new TableFiles.Listing(List.of(), List.of()), atTail(store, location, after));
             }
             checkNumbers(table, after, names);
-            entries = CommitLog.readAll(store, location, names);
+            entries = CommitLog.readAll(store, location, names, pool);
         } catch (IOException e) {
-            throw new ReadException(table, "Cannot read what " + table + " committed after " + after + " (step: log): " + e.getMessage()
-                    + ". Nothing was changed. Inspect that entry; a log entry is written whole by one PUT, so one that cannot be read "
-                    + "is damaged or of a newer wrangler.", e);
+            throw damaged(table, after, e.getMessage(), e);
         }
         String log = entries.get(0).log();
         for (CommitLog.Entry e : entries) {
@@ -80,9 +100,12 @@ final class Increment {
     }
 
     /** An empty range: the mark is the log's end, or a mark of another log, or ahead of this one. */
-    private static CommitMark atTail(S3Store store, S3Location location, CommitMark after) throws IOException {
+    private static CommitMark atTail(S3Store store, S3Location location, CommitMark after) {
         CommitLog.Tail tail = CommitLog.tail(store, location);
         String table = location.uri();
+        if (tail.idUnknown()) {
+            throw damaged(table, after, tail.damaged().get(0), null);
+        }
         if (!after.log().equals(CommitLog.NONE) && !after.log().equals(tail.log())) {
             throw otherLog(table, after, tail.log());
         }
@@ -92,6 +115,23 @@ final class Increment {
                     + "edited). Read the table whole with withMark() and keep that read's mark.");
         }
         return after;
+    }
+
+    /**
+     * An entry in the range cannot be read (gone, not parsed, refused): a log entry is written whole by one PUT, so it
+     * was damaged (or written by a newer wrangler). The delta cannot be decided without it, and retrying fails the same
+     * way; writes go on past it (they log a WARNING).
+     */
+    private static InvalidReadException damaged(String table, CommitMark after, String why, Throwable cause) {
+        InvalidReadException e = new InvalidReadException(table, "Cannot read what " + table + " committed after " + after
+                + " (step: log): " + why + ". A log entry is written whole by one PUT, so this one was damaged (or written by a "
+                + "newer wrangler), and no delta across it can be told. Nothing was changed. Restore the entry from a backup or "
+                + "version of the object if there is one; otherwise read the table whole with withMark() and keep that read's "
+                + "mark (it is past the damaged entry).");
+        if (cause != null) {
+            e.addSuppressed(cause);
+        }
+        return e;
     }
 
     private static InvalidReadException otherLog(String table, CommitMark after, String log) {

@@ -6,7 +6,6 @@ import io.wrangler.ReadException;
 import io.wrangler.layout.CommitLog;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
-import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -131,10 +130,12 @@ final class Selected {
     private static CommitLog.Tail tail(S3Store store, S3Location location) {
         String table = location.uri();
         try {
-            return CommitLog.tail(store, location);
-        } catch (IOException e) {
-            throw new ReadException(table, "Cannot read " + table + " with its commit mark (step: log): " + e.getMessage()
-                    + ". Nothing was changed; inspect that entry.", e);
+            CommitLog.Tail tail = CommitLog.tail(store, location);
+            if (tail.idUnknown()) {
+                throw new ReadException(table, "Cannot read " + table + " with its commit mark (step: log): no entry of its commit "
+                        + "log can be read (" + tail.damaged().get(0) + "). Nothing was changed; restore that entry.", null);
+            }
+            return tail;
         } catch (SdkException e) {
             throw new ReadException(table, "Cannot read " + table + " with its commit mark: reading the commit log failed: "
                     + e.getMessage() + ". Read again.", e);

@@ -235,6 +235,11 @@ public final class S3Store {
                 .continuationToken(token)).build());
     }
 
+    /** The first page (1,000 keys) of the objects under {@code prefix} whose keys sort after {@code startAfter}, no delimiter. */
+    public ListObjectsV2Response listPageAfter(String prefix, String startAfter) {
+        return client.listObjectsV2(options.apply(ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).startAfter(startAfter)).build());
+    }
+
     /** Every object whose key starts with {@code prefix}, page by page (1,000 keys a page). */
     public List<S3Object> list(String prefix) {
         List<S3Object> out = new ArrayList<>();

@@ -41,6 +41,19 @@ public final class ApiSurface {
     }
 
     /**
+     * The public methods of {@code types} that no test under {@code testRoots} (each a {@code src/test/java}; those that
+     * do not exist are skipped) calls by name, as {@code Type.name(ParamType, ...)}, sorted: empty when every public
+     * method has a test. An instance method counts as called where a test has {@code .name(} or {@code ::name}, a static
+     * one where it has {@code Type.name(}, {@code Type::name} or a static import of it (comments and string literals left
+     * out). Not counted: an enum's {@code values} and {@code valueOf}, which the language calls; overrides of a
+     * supertype's method (a JDK type's, such as {@code close} or {@code toString}; an SPI's, which the engine calls through
+     * its interface); an annotation's elements count where they are set by name; {@code allowed} ({@code Type.name}, nested types as {@code Outer.Inner.name}) names the few others.
+     */
+    public static List<String> uncalled(List<Class<?>> types, List<Path> testRoots, Set<String> allowed) {
+        return CalledMethods.uncalled(types, testRoots, allowed);
+    }
+
+    /**
      * The members of the public types of {@code exported} (packages, as loaded from the class path of {@code anchor}'s
      * module) whose signatures name a type outside those packages, the JDK and {@code allowed}: each a prefix of
      * qualified names when it ends with a dot ({@code "org.apache.arrow."}), else a class or a package by its exact

@@ -75,6 +75,17 @@ class LocalGlueTest {
     }
 
     @Test
+    void aFileBackedCatalogIsSeenAgainByTheNextEndpointOnItsFile() throws java.io.IOException {
+        java.nio.file.Path file = java.nio.file.Files.createTempDirectory("local-glue-").resolve("catalog.json");
+        try (LocalGlue first = LocalGlue.fileBacked(file)) {
+            first.client().createDatabase(b -> b.databaseInput(d -> d.name("kept")));
+        }
+        try (LocalGlue again = LocalGlue.fileBacked(file)) {
+            assertThat(again.client().getDatabase(b -> b.name("kept")).database().name()).isEqualTo("kept");
+        }
+    }
+
+    @Test
     void tablesAreCreatedReadAndRefusedTwice() {
         assertThat(glue.getTable(b -> b.databaseName(db).name("T")).table().storageDescriptor().location()).isEqualTo("s3://b/t/");
         assertThatThrownBy(() -> glue.createTable(b -> b.databaseName(db).tableInput(t -> t.name("t")))).isInstanceOf(AlreadyExistsException.class);

@@ -19,6 +19,21 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 /** LocalS3 accepts every key AWS S3 accepts, lists them in S3's order, and no key breaks a later request. */
 class LocalS3KeysTest {
+    /** A file-backed server keeps its buckets and objects in its folder: a server started again there sees them. */
+    @Test
+    void aFileBackedServerIsSeenAgainByTheNextServerOnItsFolder() throws java.io.IOException {
+        java.nio.file.Path folder = java.nio.file.Files.createTempDirectory("local-s3-kept-");
+        try (LocalS3 first = LocalS3.fileBacked(folder)) {
+            assertThat(first.folder()).isEqualTo(folder);
+            assertThat(first.profile().firstByte(NetworkProfile.RequestType.GET)).isEqualTo(java.time.Duration.ZERO);
+            first.createBucket("kept");
+            first.put("kept", "t/a", new byte[] {7});
+        }
+        try (LocalS3 again = LocalS3.fileBacked(folder)) {
+            assertThat(again.get("kept", "t/a")).containsExactly(7);
+        }
+    }
+
     private static LocalS3 s3;
 
     @BeforeAll

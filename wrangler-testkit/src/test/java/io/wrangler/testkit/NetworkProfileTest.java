@@ -33,6 +33,14 @@ class NetworkProfileTest {
     }
 
     @Test
+    void aServerKeepsItsProfileAndNoneIsNoDelay() {
+        assertThat(s3.profile().firstByte(RequestType.GET)).isEqualTo(FIRST_BYTE);
+        assertThat(s3.profile().bytesPerSecond()).isEqualTo(RATE);
+        assertThat(NetworkProfile.none().firstByte(RequestType.GET)).isEqualTo(Duration.ZERO);
+        assertThat(NetworkProfile.none().bytesPerSecond()).isZero();
+    }
+
+    @Test
     void everyAnswerWaitsTheFirstByteDelay() {
         s3.put("net", "small", new byte[] {1, 2, 3});
         for (int i = 0; i < 2; i++) {
