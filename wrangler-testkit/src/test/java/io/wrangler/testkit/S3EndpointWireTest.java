@@ -58,6 +58,19 @@ class S3EndpointWireTest {
     }
 
     @Test
+    void serveOfAMemoryS3ServesItsObjectsBothWays() {
+        try (MemoryS3 memory = MemoryS3.start(); S3Endpoint http = memory.serve()) {
+            memory.createBucket("both");
+            memory.put("both", "in/memory", "put in the JVM".getBytes(StandardCharsets.UTF_8));
+            assertThat(http.client().getObjectAsBytes(b -> b.bucket("both").key("in/memory")).asUtf8String())
+                    .isEqualTo("put in the JVM");
+            http.client().putObject(b -> b.bucket("both").key("over/http"), RequestBody.fromString("put over HTTP"));
+            assertThat(new String(memory.get("both", "over/http"), StandardCharsets.UTF_8)).isEqualTo("put over HTTP");
+            assertThat(http.memory()).isSameAs(memory);
+        }
+    }
+
+    @Test
     void checksumsTheSdkSendsAreVerifiedAndAnsweredAsS3AnswersThem() {
         for (ChecksumAlgorithm algorithm : List.of(ChecksumAlgorithm.CRC32, ChecksumAlgorithm.CRC32_C, ChecksumAlgorithm.SHA1,
                 ChecksumAlgorithm.SHA256)) {
