@@ -377,9 +377,13 @@ import software.amazon.awssdk.services.s3.S3Client;
         return order == null ? files.size() : order.length;
     }
 
-    /** Keeps a footer parsed for the schema for {@link #judge}, while the kept ones weigh at most a quarter of the budget. */
+    /**
+     * Keeps a footer parsed for the schema for {@link #judge}, while the kept ones weigh at most a quarter of the budget:
+     * under a row filter, or when the footers are fetched alone (a delete's scan asks for the schema first and sets its
+     * filter after, and must not fetch a footer twice).
+     */
     private synchronized void keepForJudging(int index, ParquetMetadata footer, long bytes) {
-        if (rowFilter == null) {
+        if (rowFilter == null && !footersAlone) {
             return;
         }
         if (judgeFooters == null) {
