@@ -4,11 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.wrangler.filter.BoundFilter;
 import io.wrangler.testkit.MemoryS3;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,22 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.parquet.format.ColumnChunk;
-import org.apache.parquet.format.FileMetaData;
-import org.apache.parquet.format.RowGroup;
-import org.apache.parquet.format.Util;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 
@@ -59,16 +43,11 @@ class PagePruningTest {
             String w = "pp" + round + "/";
             try (RootAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(RowFilterDuckDbTest.schema(), a)) {
                 RowFilterDuckDbTest.fill(root, rows, r);
-                RowFilterDuckDbTest.WriteSpecTuning.write(root, 8L << 20, new int[] {128, 512}[round], s3, "s3://" + bucket + "/" + w, "p");
+                FilterFixtures.write(root, 8L << 20, new int[] {128, 512}[round], s3, "s3://" + bucket + "/" + w, "p");
             }
-            Path local = RowFilterDuckDbTest.copy(s3, bucket, w, temp.resolve(w));
+            Path local = FilterFixtures.copy(s3, bucket, w, temp.resolve(w));
             String bare = "pn" + round + "/";
-            try (var files = Files.walk(local)) {
-                for (Path f : files.filter(Files::isRegularFile).toList()) {
-                    String key = bare + local.relativize(f).toString().replace('\\', '/');
-                    s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(withoutPageIndexes(Files.readAllBytes(f))));
-                }
-            }
+            FilterFixtures.upload(s3, bucket, bare, local, FilterFixtures::withoutPageIndexes);
             String table = "s3://" + bucket + "/" + w;
             String noIndex = "s3://" + bucket + "/" + bare;
             try (ArrowReader all = S3Parquet.read(table).s3(s3).batchRows(1_000_000).open()) {
@@ -83,9 +62,9 @@ class PagePruningTest {
                     long[] withBytes = new long[1];
                     long[] withoutBytes = new long[1];
                     // every column read (the filter's too), and only k (the filter's columns decoded beside it)
-                    assertThat(readK(S3Parquet.read(table).s3(s3).where(f), new long[1])).as(w + ": " + f).isEqualTo(expected);
-                    assertThat(readK(S3Parquet.read(table).s3(s3).where(f).columns("k"), withBytes)).as(w + ": " + f).isEqualTo(expected);
-                    assertThat(readK(S3Parquet.read(noIndex).s3(s3).where(f).columns("k"), withoutBytes)).as(bare + ": " + f)
+                    assertThat(FilterFixtures.readK(S3Parquet.read(table).s3(s3).where(f), new long[1])).as(w + ": " + f).isEqualTo(expected);
+                    assertThat(FilterFixtures.readK(S3Parquet.read(table).s3(s3).where(f).columns("k"), withBytes)).as(w + ": " + f).isEqualTo(expected);
+                    assertThat(FilterFixtures.readK(S3Parquet.read(noIndex).s3(s3).where(f).columns("k"), withoutBytes)).as(bare + ": " + f)
                             .isEqualTo(expected);
                     if (i % 2 == 0) {
                         assertThat(S3Parquet.read(table).s3(s3).where(f).count()).as("count " + f).isEqualTo(expected.size());
@@ -109,21 +88,8 @@ class PagePruningTest {
         MemoryS3 s3 = MemoryS3.start();
         String bucket = TestLake.bucket(s3);
         String table = "s3://" + bucket + "/sorted/";
-        Schema schema = new Schema(List.of(new Field("k", FieldType.nullable(new ArrowType.Int(64, true)), null),
-                new Field("h", FieldType.nullable(new ArrowType.Int(64, true)), null),
-                new Field("s", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
-        int n = 200_000;
-        try (RootAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(schema, a)) {
-            root.allocateNew();
-            for (int i = 0; i < n; i++) {
-                ((BigIntVector) root.getVector("k")).setSafe(i, i);
-                ((BigIntVector) root.getVector("h")).setSafe(i, i * 0x9E3779B97F4A7C15L);
-                ((VarCharVector) root.getVector("s")).setSafe(i, ("row-" + Long.toHexString(i * 0xC2B2AE3D27D4EB4FL)).getBytes());
-            }
-            root.setRowCount(n);
-            // one row group of the whole file, pages of 8 KiB
-            RowFilterDuckDbTest.WriteSpecTuning.write(root, 64L << 20, 8 * 1024, s3.client(), table);
-        }
+        // one row group of the whole file, pages of 8 KiB
+        FilterFixtures.sortedTable(s3.client(), table, 200_000, 64L << 20, 8 * 1024);
         Map<String, Long> objects = s3.list(bucket, "sorted/");
         long fileBytes = objects.entrySet().stream().filter(e -> e.getKey().endsWith(".parquet")).mapToLong(Map.Entry::getValue).sum();
         assertThat(objects.keySet().stream().filter(key -> key.endsWith(".parquet"))).as("one file").hasSize(1);
@@ -140,7 +106,7 @@ class PagePruningTest {
             }
             bytes = r.bytesRead();
         }
-        assertThat(got).containsExactly("123457 " + 123_457L * 0x9E3779B97F4A7C15L + " row-" + Long.toHexString(123_457L * 0xC2B2AE3D27D4EB4FL));
+        assertThat(got).containsExactly("123457 " + FilterFixtures.sortedH(123_457L) + " " + FilterFixtures.sortedS(123_457L));
         long fetched = s3.requests().stream().filter(q -> q.request() instanceof GetObjectRequest)
                 .mapToLong(q -> length(((GetObjectRequest) q.request()).range(), fileBytes)).sum();
         assertThat(fetched).as("bytes of the GETs of a lookup in one row group of " + fileBytes + " bytes").isLessThan(fileBytes / 20);
@@ -155,44 +121,5 @@ class PagePruningTest {
         }
         String[] ab = range.substring("bytes=".length()).split("-");
         return Long.parseLong(ab[1]) - Long.parseLong(ab[0]) + 1;
-    }
-
-    private static List<Integer> readK(ReadBuilder read, long[] bytes) throws Exception {
-        List<Integer> out = new ArrayList<>();
-        try (ArrowReader reader = read.open()) {
-            while (reader.loadNextBatch()) {
-                VectorSchemaRoot b = reader.getVectorSchemaRoot();
-                IntVector k = (IntVector) b.getVector("k");
-                for (int i = 0; i < b.getRowCount(); i++) {
-                    out.add(k.get(i));
-                }
-            }
-            bytes[0] = reader.bytesRead();
-        }
-        out.sort(null);
-        return out;
-    }
-
-    /** The file without its column and offset indexes (statistics and bloom filters kept), as writers without them leave it. */
-    static byte[] withoutPageIndexes(byte[] file) throws Exception {
-        int len = ByteBuffer.wrap(file, file.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
-        int start = file.length - 8 - len;
-        FileMetaData meta = Util.readFileMetaData(new ByteArrayInputStream(file, start, len));
-        for (RowGroup g : meta.getRow_groups()) {
-            for (ColumnChunk c : g.getColumns()) {
-                c.unsetColumn_index_offset();
-                c.unsetColumn_index_length();
-                c.unsetOffset_index_offset();
-                c.unsetOffset_index_length();
-            }
-        }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(file, 0, start);
-        ByteArrayOutputStream footer = new ByteArrayOutputStream();
-        Util.writeFileMetaData(meta, footer);
-        out.write(footer.toByteArray());
-        out.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(footer.size()).array());
-        out.write(new byte[] {'P', 'A', 'R', '1'});
-        return out.toByteArray();
     }
 }

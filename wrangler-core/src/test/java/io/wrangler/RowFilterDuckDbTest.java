@@ -5,14 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Duration;
-import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -21,7 +18,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Function;
-import java.util.stream.Collectors;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
@@ -44,7 +40,6 @@ import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -241,9 +236,9 @@ class RowFilterDuckDbTest {
         Random r = new Random(34);
         try (RootAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(schema(), a)) {
             fill(root, ROWS, r);
-            WriteSpecTuning.write(root, 6 * 1024, 512, s3, mine, "p");
+            FilterFixtures.write(root, 6 * 1024, 512, s3, mine, "p");
         }
-        Path local = copy(s3, bucket, "mine/", temp.resolve("mine"));
+        Path local = FilterFixtures.copy(s3, bucket, "mine/", temp.resolve("mine"));
         // the same rows as DuckDB writes them: its own statistics, row groups of 100 rows, no page index
         Path duck = temp.resolve("duck");
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement()) {
@@ -251,17 +246,10 @@ class RowFilterDuckDbTest {
             st.execute("COPY (SELECT * FROM read_parquet('" + local + "/**/*.parquet', hive_partitioning=true, hive_types_autocast=false)) TO '"
                     + duck + "' (FORMAT PARQUET, PARTITION_BY (p), ROW_GROUP_SIZE 100)");
         }
-        upload(s3, bucket, "duck/", duck);
+        FilterFixtures.upload(s3, bucket, "duck/", duck);
         // the same files as an old or minimal writer leaves them: no statistics, no page index, no bloom filter, no column order
-        Path old = temp.resolve("old");
-        try (var files = Files.walk(local)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                Path to = old.resolve(local.relativize(f));
-                Files.createDirectories(to.getParent());
-                Files.write(to, RowFilterPruningTest.stripStatistics(Files.readAllBytes(f)));
-            }
-        }
-        upload(s3, bucket, "old/", old);
+        FilterFixtures.upload(s3, bucket, "old/", local, FilterFixtures::withoutStatistics);
+        FilterFixtures.copy(s3, bucket, "old/", temp.resolve("old")); // DuckDB reads the same objects from a local copy
 
         List<Col> cols = columns();
         int compared = 0;
@@ -287,7 +275,7 @@ class RowFilterDuckDbTest {
                     if (i % 3 == 0) {
                         got = S3Parquet.read(table).s3(s3).where(p.filter).toList(K.class).stream().map(K::k).sorted().toList();
                     } else {
-                        got = readK(S3Parquet.read(table).s3(s3).where(p.filter).batchRows(i % 2 == 0 ? 37 : 65_536));
+                        got = FilterFixtures.readK(S3Parquet.read(table).s3(s3).where(p.filter).batchRows(i % 2 == 0 ? 37 : 65_536));
                     }
                     assertThat(got).as(layout + ": " + p.filter + "  (DuckDB: " + p.sql + ")").isEqualTo(expected);
                     if (i % 4 == 0) {
@@ -302,55 +290,5 @@ class RowFilterDuckDbTest {
         }
         assertThat(compared).isEqualTo(180);
         assertThat(nonTrivial).isGreaterThan(50);
-    }
-
-    /** The {@code k} of every row of the read (all columns read), sorted. */
-    static List<Integer> readK(ReadBuilder read) throws Exception {
-        List<Integer> out = new ArrayList<>();
-        try (ArrowReader reader = read.open()) {
-            while (reader.loadNextBatch()) {
-                VectorSchemaRoot b = reader.getVectorSchemaRoot();
-                IntVector k = (IntVector) b.getVector("k");
-                for (int i = 0; i < b.getRowCount(); i++) {
-                    out.add(k.get(i));
-                }
-            }
-        }
-        return out.stream().sorted().collect(Collectors.toList());
-    }
-
-    /** Copies the table's data files under {@code prefix} to {@code dir}, keeping their paths. */
-    static Path copy(S3Client s3, String bucket, String prefix, Path dir) throws Exception {
-        for (var o : s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
-            String rel = o.key().substring(prefix.length());
-            if (rel.startsWith("_") || rel.contains("/_") || !rel.endsWith(".parquet")) {
-                continue;
-            }
-            Path file = dir.resolve(rel);
-            Files.createDirectories(file.getParent());
-            Files.write(file, s3.getObjectAsBytes(b -> b.bucket(bucket).key(o.key())).asByteArray());
-        }
-        return dir;
-    }
-
-    /** Puts every file under {@code dir} to {@code prefix}, keeping their paths. */
-    static void upload(S3Client s3, String bucket, String prefix, Path dir) throws Exception {
-        try (var files = Files.walk(dir)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                String key = prefix + dir.relativize(f).toString().replace('\\', '/');
-                s3.putObject(b -> b.bucket(bucket).key(key), software.amazon.awssdk.core.sync.RequestBody.fromFile(f));
-            }
-        }
-    }
-
-    /** Writes with small row groups and pages (the writer's tuning). */
-    static final class WriteSpecTuning {
-        static void write(VectorSchemaRoot root, long rowGroupBytes, int pageBytes, S3Client s3, String table, String... partitionBy) {
-            io.wrangler.commit.WriteSpec.Tuning d = io.wrangler.commit.WriteSpec.Tuning.defaults();
-            io.wrangler.commit.WriteSpec.Tuning t = new io.wrangler.commit.WriteSpec.Tuning(d.threads(), d.partSize(), d.maxPendingParts(),
-                    rowGroupBytes, pageBytes, d.maxOpenFiles(), d.deleteBatch(), d.singleCopyLimit(), d.copyPartSize(), d.leaseTtl(),
-                    d.openBytes(), Duration.ZERO);
-            S3Parquet.write(root).tuning(new S3Parquet.Tuning(t)).preserveNanoseconds(true).partitionBy(partitionBy).s3(s3).to(table);
-        }
     }
 }

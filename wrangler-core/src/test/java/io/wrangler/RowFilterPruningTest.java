@@ -7,11 +7,6 @@ import io.wrangler.filter.FooterStats;
 import io.wrangler.filter.Verdict;
 import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.MemoryS3;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -26,23 +21,13 @@ import java.util.Random;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.parquet.format.ColumnChunk;
-import org.apache.parquet.format.FileMetaData;
-import org.apache.parquet.format.RowGroup;
-import org.apache.parquet.format.Util;
-import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 
@@ -68,24 +53,19 @@ class RowFilterPruningTest {
             String w = "w" + round + "/";
             try (RootAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(RowFilterDuckDbTest.schema(), a)) {
                 RowFilterDuckDbTest.fill(root, rows, r);
-                RowFilterDuckDbTest.WriteSpecTuning.write(root, new long[] {2048, 8192, 65536}[r.nextInt(3)], new int[] {256, 2048}[r.nextInt(2)],
+                FilterFixtures.write(root, new long[] {2048, 8192, 65536}[r.nextInt(3)], new int[] {256, 2048}[r.nextInt(2)],
                         s3, "s3://" + bucket + "/" + w, "p");
             }
-            Path local = RowFilterDuckDbTest.copy(s3, bucket, w, temp.resolve(w));
+            Path local = FilterFixtures.copy(s3, bucket, w, temp.resolve(w));
             String stripped = "s" + round + "/";
-            try (var files = Files.walk(local)) {
-                for (Path f : files.filter(Files::isRegularFile).toList()) {
-                    String key = stripped + local.relativize(f);
-                    s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(stripStatistics(Files.readAllBytes(f))));
-                }
-            }
+            FilterFixtures.upload(s3, bucket, stripped, local, FilterFixtures::withoutStatistics);
             String duck = "d" + round + "/";
             try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement()) {
                 st.execute("SET TimeZone='UTC'");
                 st.execute("COPY (SELECT * FROM read_parquet('" + local + "/**/*.parquet', hive_partitioning=true, hive_types_autocast=false)) "
                         + "TO '" + temp.resolve(duck) + "' (FORMAT PARQUET, PARTITION_BY (p), ROW_GROUP_SIZE " + (2048 + r.nextInt(2048)) + ")");
             }
-            RowFilterDuckDbTest.upload(s3, bucket, duck, temp.resolve(duck));
+            FilterFixtures.upload(s3, bucket, duck, temp.resolve(duck));
             for (String layout : List.of(w, stripped, duck)) {
                 String table = "s3://" + bucket + "/" + layout;
                 Map<Verdict, Integer> seen = verdicts.computeIfAbsent(layout.substring(0, 1), k -> new EnumMap<>(Verdict.class));
@@ -100,7 +80,7 @@ class RowFilterPruningTest {
                         BoundFilter bound = BoundFilter.bind(table, f, fields);
                         IntVector k = (IntVector) every.getVector("k");
                         List<Integer> expected = Arrays.stream(bound.select(every)).map(k::get).boxed().toList();
-                        assertThat(RowFilterDuckDbTest.readK(S3Parquet.read(table).s3(s3).where(f))).as(layout + ": " + f).isEqualTo(expected);
+                        assertThat(FilterFixtures.readK(S3Parquet.read(table).s3(s3).where(f))).as(layout + ": " + f).isEqualTo(expected);
                         assertThat(S3Parquet.read(table).s3(s3).where(f).count()).as(layout + ": count " + f).isEqualTo(expected.size());
                         tally(footers, bound, seen);
                     }
@@ -130,67 +110,16 @@ class RowFilterPruningTest {
         List<ParquetMetadata> out = new ArrayList<>();
         for (var o : s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
             if (o.key().endsWith(".parquet")) {
-                out.add(footer(s3.getObjectAsBytes(b -> b.bucket(bucket).key(o.key())).asByteArray()));
+                out.add(FilterFixtures.footer(s3.getObjectAsBytes(b -> b.bucket(bucket).key(o.key())).asByteArray()));
             }
         }
         return out;
     }
 
-    static ParquetMetadata footer(byte[] file) {
-        int len = ByteBuffer.wrap(file, file.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
-        try {
-            return new ParquetMetadataConverter().readParquetMetadata(new ByteArrayInputStream(file, file.length - 8 - len, len),
-                    ParquetMetadataConverter.NO_FILTER);
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** The file with no statistics, page index, bloom filter or column order in its footer (as old or minimal writers leave them). */
-    static byte[] stripStatistics(byte[] file) throws Exception {
-        int len = ByteBuffer.wrap(file, file.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
-        int start = file.length - 8 - len;
-        FileMetaData meta = Util.readFileMetaData(new ByteArrayInputStream(file, start, len));
-        meta.unsetColumn_orders(); // as writers before column orders: binary and unsigned bounds would not be trusted anyway
-        for (RowGroup g : meta.getRow_groups()) {
-            for (ColumnChunk c : g.getColumns()) {
-                c.getMeta_data().unsetStatistics();
-                c.getMeta_data().unsetBloom_filter_offset();
-                c.getMeta_data().unsetBloom_filter_length();
-                c.getMeta_data().unsetSize_statistics();
-                c.unsetColumn_index_offset();
-                c.unsetColumn_index_length();
-                c.unsetOffset_index_offset();
-                c.unsetOffset_index_length();
-            }
-        }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(file, 0, start);
-        ByteArrayOutputStream footer = new ByteArrayOutputStream();
-        Util.writeFileMetaData(meta, footer);
-        out.write(footer.toByteArray());
-        out.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(footer.size()).array());
-        out.write(new byte[] {'P', 'A', 'R', '1'});
-        return out.toByteArray();
-    }
-
-    /** One file of 400,000 rows in row groups of about 256 KiB: {@code k} ascending, {@code h} a hash of it, {@code s} text. */
+    /** One file of 400,000 rows in row groups of about 256 KiB ({@link FilterFixtures#sortedTable}). */
     private static String bigTable(S3Client s3, String bucket) {
         String table = "s3://" + bucket + "/big/";
-        Schema schema = new Schema(List.of(new Field("k", FieldType.nullable(new ArrowType.Int(64, true)), null),
-                new Field("h", FieldType.nullable(new ArrowType.Int(64, true)), null),
-                new Field("s", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
-        try (RootAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(schema, a)) {
-            int n = 400_000;
-            root.allocateNew();
-            for (int i = 0; i < n; i++) {
-                ((BigIntVector) root.getVector("k")).setSafe(i, i);
-                ((BigIntVector) root.getVector("h")).setSafe(i, i * 0x9E3779B97F4A7C15L);
-                ((VarCharVector) root.getVector("s")).setSafe(i, ("row-" + Long.toHexString(i * 0xC2B2AE3D27D4EB4FL)).getBytes());
-            }
-            root.setRowCount(n);
-            RowFilterDuckDbTest.WriteSpecTuning.write(root, 256 * 1024, 16 * 1024, s3, table);
-        }
+        FilterFixtures.sortedTable(s3, table, 400_000, 256 * 1024, 16 * 1024);
         return table;
     }
 
@@ -214,7 +143,7 @@ class RowFilterPruningTest {
             }
             bytes = r.bytesRead();
         }
-        assertThat(hs).containsExactly(123_456L * 0x9E3779B97F4A7C15L);
+        assertThat(hs).containsExactly(FilterFixtures.sortedH(123_456L));
         assertThat(bytes).as("bytes fetched for one row group of " + fileBytes).isLessThan(fileBytes / 5);
 
         s3.clearRequests();

@@ -76,7 +76,8 @@ public final class FooterStats {
         return null;
     }
 
-    private static ColumnChunkMetaData chunk(BlockMetaData block, String column) {
+    /** The column chunk of top-level column {@code column} in {@code block}, or null when the row group has none. */
+    public static ColumnChunkMetaData chunk(BlockMetaData block, String column) {
         for (ColumnChunkMetaData c : block.getColumns()) {
             String[] path = c.getPath().toArray();
             if (path.length == 1 && path[0].equals(column)) {

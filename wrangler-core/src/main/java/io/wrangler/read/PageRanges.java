@@ -135,7 +135,7 @@ final class PageRanges {
         List<IndexReference> wanted = new ArrayList<>();
         for (String name : g.filter().columns().keySet()) {
             PrimitiveType p = g.partitionValues().containsKey(name) ? null : FooterStats.flatColumn(g.fileSchema(), name);
-            ColumnChunkMetaData c = p == null ? null : chunk(g.block(), p.getName());
+            ColumnChunkMetaData c = p == null ? null : FooterStats.chunk(g.block(), p.getName());
             if (c != null && c.getColumnIndexReference() != null && c.getOffsetIndexReference() != null) {
                 filterChunks.put(name, c);
                 types.put(name, p);
@@ -274,15 +274,6 @@ final class PageRanges {
         return out;
     }
 
-    private static ColumnChunkMetaData chunk(BlockMetaData block, String column) {
-        for (ColumnChunkMetaData c : block.getColumns()) {
-            String[] path = c.getPath().toArray();
-            if (path.length == 1 && path[0].equals(column)) {
-                return c;
-            }
-        }
-        return null;
-    }
 
     /** Fetches the index ranges, nearby ones together: sorted, joined across gaps of at most {@link #COALESCE} bytes. */
     private static void fetch(S3InputFile in, List<IndexReference> refs) throws IOException {
