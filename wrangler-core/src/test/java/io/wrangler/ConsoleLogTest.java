@@ -3,9 +3,6 @@ package io.wrangler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,12 +12,8 @@ import org.junit.jupiter.api.Test;
 class ConsoleLogTest {
     @Test
     void aLeaseWaitIsPrintedOnTheConsoleWithNoLoggingFlag() throws IOException, InterruptedException {
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), LeaseWaitMain.class.getName())
-                .redirectErrorStream(true).start();
-        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("the child JVM ends").isTrue();
+        String out = ChildJvm.of(LeaseWaitMain.class).classPath(System.getProperty("java.class.path"))
+                .jvmArgs("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC").run(600).output();
         assertThat(out).as("the child's console").contains("REFUSED", "DONE").doesNotContain("NOT REFUSED");
         assertThat(out).as("the child's console").containsPattern("INFO: .* waits for the lease of s3://lake/t/: .* holds it");
         // LocalS3 (Spring Boot, Tomcat, S3Mock) adds nothing to the console of a program that has no logging backend.

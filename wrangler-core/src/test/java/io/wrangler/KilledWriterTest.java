@@ -5,11 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.wrangler.Orders.Order;
 import io.wrangler.commit.Step;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,15 +81,9 @@ class KilledWriterTest {
         String table = "s3://" + bucket + "/t/";
         write(S3Parquet.write(FIRST), WriteMode.APPEND).s3(TestLake.s3().client()).to(table);
 
-        String runtime = Files.readString(Path.of("target/runtime-classpath.txt"), StandardCharsets.UTF_8).trim();
-        String classPath = String.join(File.pathSeparator, Path.of("target/classes").toAbsolutePath().toString(),
-                Path.of("target/test-classes").toAbsolutePath().toString(), runtime);
         // A short-lived writer: the JIT's first tier and the serial collector start it with the least CPU.
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", classPath,
-                CrashWriterMain.class.getName(),
-                TestLake.s3().endpoint().toString(), table, mode.name(), step.name(), String.valueOf(count), method.name())
-                .redirectErrorStream(true).start();
+        Process child = ChildJvm.of(CrashWriterMain.class, TestLake.s3().endpoint().toString(), table, mode.name(), step.name(),
+                String.valueOf(count), method.name()).jvmArgs("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC").start();
         String reached = null;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line; (line = out.readLine()) != null; ) {

@@ -3,16 +3,9 @@ package io.wrangler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.wrangler.testkit.GeneratedReader;
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.Float8Vector;
@@ -81,23 +74,10 @@ class MergeMemoryTest {
         assertThat(bytes).isGreaterThan(7L * 16 * 1024 * 1024); // 1.75 times the child's heap, uncompressed
 
         long t1 = System.nanoTime();
-        String runtime = Files.readString(Path.of("target/runtime-classpath.txt"), StandardCharsets.UTF_8).trim();
-        String classPath = String.join(File.pathSeparator, Path.of("target/classes").toAbsolutePath().toString(),
-                Path.of("target/test-classes").toAbsolutePath().toString(), runtime);
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m",
-                "-XX:+UseSerialGC", "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", classPath, MergeMain.class.getName(),
-                TestLake.s3().endpoint().toString(), table, Long.toString(rows), Integer.toString(UPDATES), Integer.toString(INSERTS))
-                .redirectErrorStream(true).start();
-        List<String> output = new ArrayList<>();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line; (line = out.readLine()) != null; ) {
-                output.add(line);
-            }
-        }
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).as(String.join("\n", output)).isZero();
+        ChildJvm.Result child = ChildJvm.of(MergeMain.class, TestLake.s3().endpoint().toString(), table, Long.toString(rows),
+                Integer.toString(UPDATES), Integer.toString(INSERTS)).jvmArgs("-Xmx64m", "-XX:+UseSerialGC").run(600).succeeded();
         long t2 = System.nanoTime();
-        String done = output.stream().filter(l -> l.startsWith("MERGED ")).findFirst().orElseThrow();
+        String done = child.line("MERGED ");
         String[] f = done.split(" ");
         assertThat(Long.parseLong(f[1])).isEqualTo(UPDATES);
         assertThat(Long.parseLong(f[2])).isEqualTo(INSERTS);

@@ -2,15 +2,9 @@ package io.wrangler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,7 +17,7 @@ class MisconfigurationTest {
 
     @Test
     void withoutARegionEveryEntryPointSaysWhatToSet() throws Exception {
-        Map<String, String> out = run(List.of("--add-opens=java.base/java.nio=ALL-UNNAMED"));
+        Map<String, String> out = run(true, List.of());
         assertThat(out).containsOnlyKeys("write", "recover", "compact", "read");
         out.forEach((entry, result) -> {
             String verb = entry.equals("recover") ? "recover" : entry;
@@ -38,7 +32,7 @@ class MisconfigurationTest {
 
     @Test
     void withoutCredentialsEveryEntryPointThrowsAWranglerException() throws Exception {
-        Map<String, String> out = run(List.of("--add-opens=java.base/java.nio=ALL-UNNAMED", "-Daws.region=us-east-1"));
+        Map<String, String> out = run(true, List.of("-Daws.region=us-east-1"));
         assertThat(out).containsOnlyKeys("write", "recover", "compact", "read");
         out.forEach((entry, result) -> {
             String type = result.substring(0, result.indexOf(':'));
@@ -50,7 +44,7 @@ class MisconfigurationTest {
 
     @Test
     void withoutAddOpensAWriteAndACompactionNameTheFlagBeforeAnyRequest() throws Exception {
-        Map<String, String> out = run(List.of("-Daws.region=us-east-1"));
+        Map<String, String> out = run(false, List.of("-Daws.region=us-east-1"));
         for (String entry : List.of("write", "compact")) {
             assertThat(out.get(entry)).as(entry)
                     .startsWith("InvalidWriteException: Cannot " + entry + " s3://no-such-bucket-wrangler/t/ (step: validate): Apache Arrow "
@@ -60,23 +54,19 @@ class MisconfigurationTest {
         }
     }
 
-    /** Runs {@link MisconfiguredMain} with {@code jvmArgs} and a clean environment; its lines by entry point. */
-    private static Map<String, String> run(List<String> jvmArgs) throws Exception {
-        String runtime = Files.readString(Path.of("target/runtime-classpath.txt"), StandardCharsets.UTF_8).trim();
-        String classPath = String.join(File.pathSeparator, Path.of("target/classes").toAbsolutePath().toString(),
-                Path.of("target/test-classes").toAbsolutePath().toString(), runtime);
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(jvmArgs);
-        command.addAll(List.of("-Daws.disableEc2Metadata=true", "-Daws.configFile=/nonexistent/config",
-                "-Daws.sharedCredentialsFile=/nonexistent/credentials", "-Daws.endpointUrl=http://127.0.0.1:9",
-                "-cp", classPath, MisconfiguredMain.class.getName()));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.environment().keySet().removeIf(k -> k.startsWith("AWS_"));
-        pb.environment().put("AWS_EC2_METADATA_DISABLED", "true");
-        Process child = pb.start();
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("the child JVM ends; it printed:%n%s", output).isTrue();
+    /** Runs {@link MisconfiguredMain} with {@code jvmArgs} (and Arrow's --add-opens or not) and a clean environment; its lines by entry point. */
+    private static Map<String, String> run(boolean addOpens, List<String> jvmArgs) throws Exception {
+        ChildJvm child = ChildJvm.of(MisconfiguredMain.class);
+        if (!addOpens) {
+            child.withoutAddOpens();
+        }
+        String output = child.jvmArgs(jvmArgs.toArray(String[]::new))
+                .jvmArgs("-Daws.disableEc2Metadata=true", "-Daws.configFile=/nonexistent/config",
+                        "-Daws.sharedCredentialsFile=/nonexistent/credentials", "-Daws.endpointUrl=http://127.0.0.1:9")
+                .environment(env -> {
+                    env.keySet().removeIf(k -> k.startsWith("AWS_"));
+                    env.put("AWS_EC2_METADATA_DISABLED", "true");
+                }).run(600).output();
         Map<String, String> byEntry = new LinkedHashMap<>();
         for (String line : output.split("\n")) {
             int arrow = line.indexOf(" -> ");

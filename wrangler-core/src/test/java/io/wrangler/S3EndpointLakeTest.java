@@ -6,15 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.MemoryS3;
 import io.wrangler.testkit.S3Endpoint;
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -102,21 +95,9 @@ class S3EndpointLakeTest {
 
     @Test
     void aClientInAnotherJvmWritesAndReadsTheSameLake() throws Exception {
-        String runtime = Files.readString(Path.of("target/runtime-classpath.txt"), StandardCharsets.UTF_8).trim();
-        String classPath = String.join(File.pathSeparator, Path.of("target/classes").toAbsolutePath().toString(),
-                Path.of("target/test-classes").toAbsolutePath().toString(), runtime);
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", classPath,
-                EndpointClientMain.class.getName(), http.endpoint().toString(), "s3://lake/other/").redirectErrorStream(true).start();
-        List<String> output = new ArrayList<>();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line; (line = out.readLine()) != null; ) {
-                output.add(line);
-            }
-        }
-        assertThat(child.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(child.exitValue()).as(String.join("\n", output)).isZero();
-        assertThat(output).contains("READ [Sale[dt=2024-03-01, country=FR, cents=1000], Sale[dt=2024-03-02, country=IT, cents=2000]]");
+        ChildJvm.Result child = ChildJvm.of(EndpointClientMain.class, http.endpoint().toString(), "s3://lake/other/")
+                .jvmArgs("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1").run(600).succeeded();
+        assertThat(child.lines()).contains("READ [Sale[dt=2024-03-01, country=FR, cents=1000], Sale[dt=2024-03-02, country=IT, cents=2000]]");
         // and this JVM sees what it wrote, without HTTP
         assertThat(S3Parquet.read("s3://lake/other/").s3(http.memory().client()).toList(Sale.class))
                 .containsExactly(new Sale(LocalDate.of(2024, 3, 1), "FR", 1_000), new Sale(LocalDate.of(2024, 3, 2), "IT", 2_000));
