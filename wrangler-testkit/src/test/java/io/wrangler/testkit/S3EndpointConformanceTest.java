@@ -2,12 +2,7 @@ package io.wrangler.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -18,10 +13,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
-import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
-import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * An S3Endpoint answers over HTTP exactly as its MemoryS3 answers in this JVM: every scenario of
@@ -29,7 +22,7 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * HTTP and through the MemoryS3's own client, and what each request returned (values, or the exception's type, status
  * and code) must be equal. It runs with the SDK's defaults (aws-chunked bodies with a CRC trailer, Expect:
  * 100-continue) and with the plain bodies LocalS3's and wrangler-spark's clients send. The races of
- * {@link LocalS3ConditionalTest} run over HTTP too.
+ * {@link ConditionalRaces} (which LocalS3ConditionalTest runs against LocalS3) run over HTTP too.
  */
 class S3EndpointConformanceTest {
     private static final AtomicInteger BUCKETS = new AtomicInteger();
@@ -74,48 +67,12 @@ class S3EndpointConformanceTest {
         return seen.lines;
     }
 
-    /** Runs {@code racer} on eight threads at once; how many succeeded (no 409, 412 or 404). */
-    private static int race(java.util.function.IntConsumer racer) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(8);
-        try {
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<Boolean>> racing = new ArrayList<>();
-            for (int i = 0; i < 8; i++) {
-                int me = i;
-                racing.add(pool.submit(() -> {
-                    go.await();
-                    try {
-                        racer.accept(me);
-                        return true;
-                    } catch (S3Exception e) {
-                        if (e.statusCode() == 412 || e.statusCode() == 409 || e.statusCode() == 404) {
-                            return false;
-                        }
-                        throw e;
-                    }
-                }));
-            }
-            go.countDown();
-            int won = 0;
-            for (Future<Boolean> f : racing) {
-                won += f.get() ? 1 : 0;
-            }
-            return won;
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
     @Test
-    void racingCreatesAndSwapsOverHttpLeaveExactlyOneWinner() throws Exception {
+    void racingConditionalRequestsOverHttpLeaveExactlyOneWinner() throws Exception {
         http.createBucket("races");
-        for (int round = 0; round < 3; round++) {
-            String key = "t/_tmp/_lease-" + round + ".json";
-            assertThat(race(me -> http.client().putObject(b -> b.bucket("races").key(key).ifNoneMatch("*"),
-                    RequestBody.fromString("holder " + me)))).as("creates of %s that succeeded", key).isEqualTo(1);
-            String etag = http.client().headObject(b -> b.bucket("races").key(key)).eTag();
-            assertThat(race(me -> http.client().putObject(b -> b.bucket("races").key(key).ifMatch(etag),
-                    RequestBody.fromString("swap " + me)))).as("swaps of %s that succeeded", key).isEqualTo(1);
-        }
+        ConditionalRaces.createsLeaveOneWinner(http.client(), "races", 3);
+        ConditionalRaces.swapsLeaveOneWinner(http.client(), "races", 3);
+        ConditionalRaces.deletesAndSwapsLeaveOneWinner(http.client(), "races", 3);
+        ConditionalRaces.getsSeeAWholeVersionOrNone(http.client(), http.client(), "races", 3);
     }
 }
