@@ -1,12 +1,19 @@
 package io.wrangler;
 
+import static io.wrangler.PausedActors.awaitReached;
+import static io.wrangler.PausedActors.checkOutcome;
+import static io.wrangler.PausedActors.contents;
+import static io.wrangler.PausedActors.describe;
+import static io.wrangler.PausedActors.gluePartitions;
+import static io.wrangler.PausedActors.outcome;
+import static io.wrangler.PausedActors.outside;
+import static io.wrangler.PausedActors.s3Partitions;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.wrangler.PausedActors.Actor;
 import io.wrangler.commit.Step;
 import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
-import io.wrangler.spi.StepHook;
-import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.LocalGlue;
 import io.wrangler.testkit.MemoryS3;
 import java.time.Duration;
@@ -18,15 +25,10 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import software.amazon.awssdk.services.glue.model.Partition;
 
 /**
  * Three actors on one table with a Glue catalog, on MemoryS3 (the protocol tier): a writer W, a compaction C and an
@@ -81,40 +83,6 @@ class ThreeActorTest {
         return out.stream();
     }
 
-    /** A paused actor: holds at its step (first time reached) until released; records its commit point. */
-    private static final class Actor implements StepHook {
-        private final Step at;
-        private final String name;
-        private final List<String> commits;
-        final CountDownLatch reached = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-
-        Actor(String name, Step at, List<String> commits) {
-            this.name = name;
-            this.at = at;
-            this.commits = commits;
-        }
-
-        @Override
-        public void reached(Enum<?> step, int count) {
-            if (step == Step.MANIFEST_WRITTEN) {
-                synchronized (commits) {
-                    commits.add(name);
-                }
-            }
-            if (step == at && count == 1 && reached.getCount() > 0) {
-                reached.countDown();
-                try {
-                    if (!release.await(60, TimeUnit.SECONDS)) {
-                        throw new AssertionError(name + " was never released from " + at);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-    }
-
     private static List<Row> rows(String tag, LocalDate... days) {
         List<Row> out = new ArrayList<>();
         for (LocalDate d : days) {
@@ -149,7 +117,7 @@ class ThreeActorTest {
             write(seed, WriteMode.APPEND, method).catalog(catalog).to(table);
             apply(model, WriteMode.APPEND, seed);
         }
-        Map<String, byte[]> outside = outside(bucket);
+        Map<String, byte[]> outside = outside(s3, bucket);
 
         List<String> commits = new ArrayList<>();
         List<Row> input = rows("w", D1);
@@ -182,12 +150,12 @@ class ThreeActorTest {
         if (commits.contains("W")) {
             apply(model, mode, input);
         }
-        assertThat(contents(bucket)).as(story).isEqualTo(model);
+        assertThat(contents(s3, bucket)).as(story).isEqualTo(model);
         assertThat(s3.list(bucket, "t/_tmp/")).as(story).isEmpty();
         assertThat(s3.openMultipartUploads(bucket, "")).as(story).isEmpty();
-        assertThat(outside(bucket)).as(story + ": objects outside the table").containsOnlyKeys(outside.keySet());
+        assertThat(outside(s3, bucket)).as(story + ": objects outside the table").containsOnlyKeys(outside.keySet());
         outside.forEach((k, v) -> assertThat(s3.get(bucket, k)).as(story + ": " + k).isEqualTo(v));
-        assertThat(gluePartitions(db)).as(story + ": Glue's partitions").isEqualTo(s3Partitions(bucket));
+        assertThat(gluePartitions(glue.client(), db)).as(story + ": Glue's partitions").isEqualTo(s3Partitions(s3, bucket));
         assertThat(S3Parquet.recover(table, s3.client(), catalog, TAKE_OVER).isEmpty()).as(story + ": recovery has nothing left")
                 .isTrue();
     }
@@ -196,83 +164,4 @@ class ThreeActorTest {
         return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).commitMethod(method).s3(s3.client());
     }
 
-    private static void awaitReached(Actor actor, CompletableFuture<?> f, String name) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!actor.reached.await(20, TimeUnit.MILLISECONDS)) {
-            if (f.isDone()) {
-                return; // it ended before its pause point (a takeover stopped it, or it never passes that step)
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(name + " never reached its pause point");
-            }
-        }
-    }
-
-    private static Throwable outcome(CompletableFuture<?> f, String name) throws InterruptedException {
-        try {
-            f.get(90, TimeUnit.SECONDS);
-            return null;
-        } catch (ExecutionException e) {
-            return e.getCause();
-        } catch (TimeoutException e) {
-            throw new AssertionError(name + " did not finish", e);
-        }
-    }
-
-    private static String describe(Throwable t) {
-        return t == null ? "ok" : t.getClass().getSimpleName() + ": " + t.getMessage();
-    }
-
-    private static void checkOutcome(Throwable t, boolean committed, String story) {
-        if (t == null) {
-            assertThat(committed).as(story + ": a write that succeeded passed its commit point").isTrue();
-            return;
-        }
-        assertThat(t).as(story).isInstanceOfAny(WriteNotAppliedException.class, WriteIncompleteException.class);
-        if (t instanceof WriteNotAppliedException) {
-            assertThat(committed).as(story + ": a write reported not applied passed its commit point").isFalse();
-        } else {
-            assertThat(committed).as(story + ": a write reported incomplete never passed its commit point").isTrue();
-        }
-    }
-
-    private static Map<String, byte[]> outside(String bucket) {
-        Map<String, byte[]> all = new TreeMap<>(s3.snapshot(bucket, ""));
-        all.keySet().removeIf(k -> k.startsWith("t/"));
-        return all;
-    }
-
-    private static Map<String, Set<String>> contents(String bucket) {
-        Map<String, Set<String>> out = new TreeMap<>();
-        if (s3.list(bucket, "t/").keySet().stream().noneMatch(k -> k.endsWith(".parquet"))) {
-            return out;
-        }
-        for (List<Object> row : DuckReader.query(s3, bucket, "t/", "SELECT CAST(dt AS VARCHAR), id FROM t")) {
-            Set<String> ids = out.computeIfAbsent((String) row.get(0), k -> new TreeSet<>());
-            assertThat(ids.add((String) row.get(1))).as("row " + row + " is read once").isTrue();
-        }
-        return out;
-    }
-
-    private static Set<String> gluePartitions(String db) {
-        Set<String> out = new TreeSet<>();
-        var client = glue.client();
-        boolean exists = client.getTables(x -> x.databaseName(db)).tableList().stream().anyMatch(t -> t.name().equals("t"));
-        if (!exists) {
-            return out;
-        }
-        client.getPartitionsPaginator(x -> x.databaseName(db).tableName("t"))
-                .forEach(page -> page.partitions().stream().map(Partition::storageDescriptor).forEach(sd -> out.add(sd.location())));
-        return out;
-    }
-
-    private static Set<String> s3Partitions(String bucket) {
-        Set<String> out = new TreeSet<>();
-        for (String k : s3.list(bucket, "t/").keySet()) {
-            if (k.endsWith(".parquet") && !k.startsWith("t/_tmp/")) {
-                out.add("s3://" + bucket + "/" + k.substring(0, k.lastIndexOf('/') + 1));
-            }
-        }
-        return out;
-    }
 }
