@@ -15,5 +15,8 @@ if [ ! -f "$cpfile" ] || [ -n "$(find pom.xml wrangler-core wrangler-glue wrangl
 fi
 # The modules' own classes, not the jars of ~/.m2: the class path file names those of the reactor's target folders.
 cp="wrangler-examples/target/classes:$(cat "$cpfile")"
+# Both JVMs (JShell's own, which compiles the snippets, and the one that runs them) C1 only with the serial collector:
+# they live minutes at most, and C2's compilations cost more CPU than they give back (docs/architecture.md, "CI's time").
 exec jshell -R--add-opens=java.base/java.nio=ALL-UNNAMED -J--add-opens=java.base/java.nio=ALL-UNNAMED \
+  -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -R-XX:TieredStopAtLevel=1 -R-XX:+UseSerialGC \
   --class-path "$cp" --startup DEFAULT --startup jshell/startup.jsh "$@"
