@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
@@ -91,6 +92,8 @@ final class TableLease implements AutoCloseable {
     private final AtomicReference<String> etag;
     private volatile boolean lost;
     private volatile boolean released;
+    /** The check of conditional requests sent beside the first fence: what the endpoint wrongly accepted, or null; null when none is pending. */
+    private volatile CompletableFuture<String> enforced;
 
     /** The lease was taken over by another holder (or removed): this holder must stop. */
     static final class Lost extends RuntimeException {
@@ -139,6 +142,23 @@ final class TableLease implements AutoCloseable {
      * @throws StorageException when the server does not enforce conditional writes or deletes
      */
     static TableLease acquire(S3Store untimed, S3Location location, String owner, Duration ttl, Duration wait, Duration clockOffset) {
+        return acquire(untimed, location, owner, ttl, wait, clockOffset, false);
+    }
+
+    /**
+     * Like {@link #acquire(S3Store, S3Location, String, Duration, Duration, Duration)}, but when the lease is taken with
+     * its create, the check that the endpoint enforces conditional requests is sent and not awaited: every {@link #check}
+     * (the fence before anything is written under the lease: the write's record, a recovery's change) waits for its
+     * answer after sending its own request, so the check shares a round trip with the write's first fence and the
+     * recovery's listings instead of costing one of its own. Nothing but reads can happen before that first fence.
+     */
+    static TableLease acquireCheckingBeside(S3Store untimed, S3Location location, String owner, Duration ttl, Duration wait,
+                                            Duration clockOffset) {
+        return acquire(untimed, location, owner, ttl, wait, clockOffset, true);
+    }
+
+    private static TableLease acquire(S3Store untimed, S3Location location, String owner, Duration ttl, Duration wait,
+                                      Duration clockOffset, boolean checkBeside) {
         S3Store store = untimed.withAttemptTimeout(attemptTimeout(ttl));
         String key = location.tmpPrefix() + NAME;
         String table = location.uri();
@@ -149,6 +169,11 @@ final class TableLease implements AutoCloseable {
         while (true) {
             try {
                 String etag = store.putIf(key, body, null);
+                if (checkBeside) {
+                    TableLease lease = new TableLease(store, location, owner, token, ttl, etag);
+                    lease.enforced = CompletableFuture.supplyAsync(() -> violation(store, key, body), TableLease::checkThread);
+                    return lease;
+                }
                 checkEnforced(store, key, body, etag, table);
                 return new TableLease(store, location, owner, token, ttl, etag);
             } catch (S3Exception e) {
@@ -232,12 +257,24 @@ final class TableLease implements AutoCloseable {
      * delete's condition may also have let the create in after it: refused either way).
      */
     private static void checkEnforced(S3Store store, String key, byte[] body, String etag, String table) {
+        String what = violation(store, key, body);
+        if (what == null) {
+            return;
+        }
+        store.delete(List.of(key));
+        throw Outcomes.unconditionalEndpoint(table, what, key);
+    }
+
+    private static void checkThread(Runnable r) {
+        Thread t = new Thread(r, "wrangler-lease-check");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** What the endpoint accepted that its precondition should have refused, or null when it refused both probes. */
+    private static String violation(S3Store store, String key, byte[] body) {
         CompletableFuture<Boolean> deleteAccepted = CompletableFuture.supplyAsync(() -> accepted(
-                () -> store.deleteIf(key, "\"00000000000000000000000000000000\"")), r -> {
-                    Thread t = new Thread(r, "wrangler-lease-check");
-                    t.setDaemon(true);
-                    t.start();
-                });
+                () -> store.deleteIf(key, "\"00000000000000000000000000000000\"")), TableLease::checkThread);
         boolean createAccepted;
         try {
             createAccepted = accepted(() -> store.putIf(key, body, null));
@@ -248,12 +285,37 @@ final class TableLease implements AutoCloseable {
                 // thrown below when it is read
             }
         }
-        String what = createAccepted ? "a second conditional create (If-None-Match: *)"
+        return createAccepted ? "a second conditional create (If-None-Match: *)"
                 : Outcomes.joined(deleteAccepted) ? "a conditional delete (If-Match) with another ETag" : null;
+    }
+
+    /**
+     * Waits for the check of conditional requests sent beside the first fence ({@link #acquireCheckingBeside}). An
+     * endpoint that does not enforce them gets the lease step's refusal, after this holder's requests in flight are
+     * answered and the lease object is removed; a check that S3 failed gets the lease step's failure. Nothing was written.
+     */
+    private void awaitEnforced() {
+        CompletableFuture<String> check = enforced;
+        if (check == null) {
+            return;
+        }
+        String what;
+        try {
+            what = Outcomes.joined(check);
+        } catch (SdkException e) {
+            throw Outcomes.leaseFailed(table, key.substring(0, key.length() - NAME.length()), e);
+        }
         if (what == null) {
             return;
         }
-        store.delete(List.of(key));
+        synchronized (this) {
+            if (!released) {
+                stopRenewing(true);
+                lost = true;
+                released = true;
+                store.delete(List.of(key));
+            }
+        }
         throw Outcomes.unconditionalEndpoint(table, what, key);
     }
 
@@ -422,7 +484,11 @@ final class TableLease implements AutoCloseable {
      * @throws Lost when another holder has taken the lease over
      */
     void check() {
-        renew();
+        try {
+            renew();
+        } finally {
+            awaitEnforced();
+        }
     }
 
     /** True once a renewal or check found the lease taken over. */
@@ -438,6 +504,8 @@ final class TableLease implements AutoCloseable {
     /** Stops renewing and removes the lease if it is still this acquisition's (a conditional delete on its ETag). */
     @Override
     public void close() {
+        // a check of conditional requests still in flight could otherwise re-create the lease after its release
+        Besides.awaitQuietly(enforced);
         stopRenewing(true);
         synchronized (this) {
             if (released) {
