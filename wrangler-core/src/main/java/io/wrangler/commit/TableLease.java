@@ -62,7 +62,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * another holder took over. Every destructive step is therefore checked immediately before it, and the manifest's
  * own compare-and-swap ({@link WriteLog}) decides the write's fate whichever of the two acts first.
  *
- * <p>It relies on the server enforcing conditional writes and deletes, and checks that it does on every acquisition.
+ * <p>It relies on the server enforcing conditional writes and deletes, and checks that it does on every acquisition
+ * (for a write, beside its first fence: {@link #acquireCheckingBeside}).
  */
 final class TableLease implements AutoCloseable {
     static final String NAME = "_lease.json";

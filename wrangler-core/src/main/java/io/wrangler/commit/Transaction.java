@@ -141,7 +141,7 @@ public final class Transaction implements AutoCloseable {
 
     /**
      * Recovers, then records the write. The fence that must precede the record is sent alongside the recovery's listings
-     * (one round trip fewer): when the recovery finds nothing to do, nothing happened between that fence and the record
+     * and the lease's check of conditional requests, which it waits for (two round trips fewer): when the recovery finds nothing to do, nothing happened between that fence and the record
      * but reads, and the record is created on it; otherwise the record is fenced again after the recovery's changes.
      */
     private void start() {
