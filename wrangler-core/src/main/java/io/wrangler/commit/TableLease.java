@@ -95,6 +95,8 @@ final class TableLease implements AutoCloseable {
     private volatile boolean released;
     /** The check of conditional requests sent beside the first fence: what the endpoint wrongly accepted, or null; null when none is pending. */
     private volatile CompletableFuture<String> enforced;
+    /** The body of the create that took this lease, until the caller checks that the endpoint enforces conditions. */
+    private byte[] unchecked;
 
     /** The lease was taken over by another holder (or removed): this holder must stop. */
     static final class Lost extends RuntimeException {
@@ -143,7 +145,22 @@ final class TableLease implements AutoCloseable {
      * @throws StorageException when the server does not enforce conditional writes or deletes
      */
     static TableLease acquire(S3Store untimed, S3Location location, String owner, Duration ttl, Duration wait, Duration clockOffset) {
-        return acquire(untimed, location, owner, ttl, wait, clockOffset, false);
+        TableLease lease = take(untimed, location, owner, ttl, wait, clockOffset);
+        if (lease.unchecked != null) {
+            String what;
+            try {
+                what = violation(lease.store, lease.key, lease.unchecked);
+            } catch (RuntimeException e) {
+                lease.abandon();
+                throw e;
+            }
+            if (what != null) {
+                lease.abandon();
+                lease.store.delete(List.of(lease.key));
+                throw Outcomes.unconditionalEndpoint(lease.table, what, lease.key);
+            }
+        }
+        return lease;
     }
 
     /**
@@ -155,11 +172,20 @@ final class TableLease implements AutoCloseable {
      */
     static TableLease acquireCheckingBeside(S3Store untimed, S3Location location, String owner, Duration ttl, Duration wait,
                                             Duration clockOffset) {
-        return acquire(untimed, location, owner, ttl, wait, clockOffset, true);
+        TableLease lease = take(untimed, location, owner, ttl, wait, clockOffset);
+        if (lease.unchecked != null) {
+            byte[] body = lease.unchecked;
+            lease.enforced = CompletableFuture.supplyAsync(() -> violation(lease.store, lease.key, body), TableLease::checkThread);
+        }
+        return lease;
     }
 
-    private static TableLease acquire(S3Store untimed, S3Location location, String owner, Duration ttl, Duration wait,
-                                      Duration clockOffset, boolean checkBeside) {
+    /**
+     * Takes the lease; one taken with its create is returned with {@link #unchecked} set: the caller checks that the
+     * endpoint enforces conditional requests.
+     */
+    private static TableLease take(S3Store untimed, S3Location location, String owner, Duration ttl, Duration wait,
+                                   Duration clockOffset) {
         S3Store store = untimed.withAttemptTimeout(attemptTimeout(ttl));
         String key = location.tmpPrefix() + NAME;
         String table = location.uri();
@@ -170,13 +196,9 @@ final class TableLease implements AutoCloseable {
         while (true) {
             try {
                 String etag = store.putIf(key, body, null);
-                if (checkBeside) {
-                    TableLease lease = new TableLease(store, location, owner, token, ttl, etag);
-                    lease.enforced = CompletableFuture.supplyAsync(() -> violation(store, key, body), TableLease::checkThread);
-                    return lease;
-                }
-                checkEnforced(store, key, body, etag, table);
-                return new TableLease(store, location, owner, token, ttl, etag);
+                TableLease lease = new TableLease(store, location, owner, token, ttl, etag);
+                lease.unchecked = body;
+                return lease;
             } catch (S3Exception e) {
                 if (!conflict(e)) {
                     throw e;
@@ -187,7 +209,7 @@ final class TableLease implements AutoCloseable {
                 // This acquisition's own create was applied though its answer said otherwise (a conflict answered to a
                 // create racing the previous holder's release, or a retried create): the lease is ours, under the ETag
                 // just read. Without this the writer would wait out its own lease's whole time to live.
-                checkEnforced(store, key, body, held.etag(), table);
+                checkEnforced(store, key, body, table);
                 return new TableLease(store, location, owner, token, ttl, held.etag());
             }
             if (held != null && held.expired()) {
@@ -257,7 +279,7 @@ final class TableLease implements AutoCloseable {
      * so they are sent at once: one round trip. When both are accepted the create is named (a server that ignores the
      * delete's condition may also have let the create in after it: refused either way).
      */
-    private static void checkEnforced(S3Store store, String key, byte[] body, String etag, String table) {
+    private static void checkEnforced(S3Store store, String key, byte[] body, String table) {
         String what = violation(store, key, body);
         if (what == null) {
             return;
