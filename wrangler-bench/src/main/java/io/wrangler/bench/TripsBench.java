@@ -87,6 +87,19 @@ public final class TripsBench {
                 }
                 // The trace of the longest chain at the largest delay, and every listing the write sent: the round trips to look at.
                 List<Request> rs = last.get(hi);
+                List<Request> longest = RequestTimeline.longestChain(rs);
+                int first = -1;
+                int lastUpload = -1;
+                for (int k = 0; k < longest.size(); k++) {
+                    if (upload(longest.get(k))) {
+                        first = first < 0 ? k : first;
+                        lastUpload = k;
+                    }
+                }
+                // The protocol's own steps, which no encoding speed hides: the chain's requests before its first data upload
+                // and after its last (the copies or completions included), at the largest delay.
+                System.out.printf("%s, %d ms: protocol round trips in the longest chain: %d before the first upload, %d after the last%n",
+                        method, delays.get(hi), first, longest.size() - 1 - lastUpload);
                 String root = "trips-" + (n - delays.size() + hi) + "/";
                 System.out.printf("%s, %d ms: the longest chain, in units of the delay from the first request:%n%s", method, delays.get(hi),
                         RequestTimeline.trace(RequestTimeline.longestChain(rs), rs.get(0).start, delays.get(hi) * 1_000_000L, root));
@@ -97,6 +110,12 @@ public final class TripsBench {
             }
         }
         System.out.println("# load: " + Bench.load());
+    }
+
+    /** A data file's upload while staging: a PUT of a Parquet file, or a deferred upload's create or part. */
+    private static boolean upload(Request r) {
+        return r.op.equals("CreateMultipartUpload") || r.op.equals("UploadPart")
+                || r.op.equals("PutObject") && r.key != null && r.key.endsWith(".parquet");
     }
 
     private static double median(List<Double> xs) {

@@ -24,7 +24,10 @@ public enum Step {
     COPIED_FILE,
     /** One more batch of old files has been deleted. */
     DELETED_BATCH,
-    /** The manifest is PUBLISHED and the staged copies are gone; the catalog step is next. */
+    /**
+     * The staged copies are gone and the manifest is PUBLISHED (with a catalog; a write without one stays COMMITTED and
+     * goes on to its end: every rule reads the two alike); the catalog step is next.
+     */
     BEFORE_CATALOG,
     /** The catalog step is done; cleanup is next. */
     BEFORE_CLEANUP,

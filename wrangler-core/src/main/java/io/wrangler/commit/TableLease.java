@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
@@ -61,7 +62,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * another holder took over. Every destructive step is therefore checked immediately before it, and the manifest's
  * own compare-and-swap ({@link WriteLog}) decides the write's fate whichever of the two acts first.
  *
- * <p>It relies on the server enforcing conditional writes and deletes, and checks that it does on every acquisition.
+ * <p>It relies on the server enforcing conditional writes and deletes, and checks that it does on every acquisition
+ * (for a write, beside its first fence: {@link #acquireCheckingBeside}).
  */
 final class TableLease implements AutoCloseable {
     static final String NAME = "_lease.json";
@@ -91,6 +93,10 @@ final class TableLease implements AutoCloseable {
     private final AtomicReference<String> etag;
     private volatile boolean lost;
     private volatile boolean released;
+    /** The check of conditional requests sent beside the first fence: what the endpoint wrongly accepted, or null; null when none is pending. */
+    private volatile CompletableFuture<String> enforced;
+    /** The body of the create that took this lease, until the caller checks that the endpoint enforces conditions. */
+    private byte[] unchecked;
 
     /** The lease was taken over by another holder (or removed): this holder must stop. */
     static final class Lost extends RuntimeException {
@@ -139,6 +145,47 @@ final class TableLease implements AutoCloseable {
      * @throws StorageException when the server does not enforce conditional writes or deletes
      */
     static TableLease acquire(S3Store untimed, S3Location location, String owner, Duration ttl, Duration wait, Duration clockOffset) {
+        TableLease lease = take(untimed, location, owner, ttl, wait, clockOffset);
+        if (lease.unchecked != null) {
+            String what;
+            try {
+                what = violation(lease.store, lease.key, lease.unchecked);
+            } catch (RuntimeException e) {
+                lease.abandon();
+                throw e;
+            }
+            if (what != null) {
+                lease.abandon();
+                lease.store.delete(List.of(lease.key));
+                throw Outcomes.unconditionalEndpoint(lease.table, what, lease.key);
+            }
+        }
+        return lease;
+    }
+
+    /**
+     * Like {@link #acquire(S3Store, S3Location, String, Duration, Duration, Duration)}, but when the lease is taken with
+     * its create, the check that the endpoint enforces conditional requests is sent and not awaited: every {@link #check}
+     * (the fence before anything is written under the lease: the write's record, a recovery's change) waits for its
+     * answer after sending its own request, so the check shares a round trip with the write's first fence and the
+     * recovery's listings instead of costing one of its own. Nothing but reads can happen before that first fence.
+     */
+    static TableLease acquireCheckingBeside(S3Store untimed, S3Location location, String owner, Duration ttl, Duration wait,
+                                            Duration clockOffset) {
+        TableLease lease = take(untimed, location, owner, ttl, wait, clockOffset);
+        if (lease.unchecked != null) {
+            byte[] body = lease.unchecked;
+            lease.enforced = CompletableFuture.supplyAsync(() -> violation(lease.store, lease.key, body), TableLease::checkThread);
+        }
+        return lease;
+    }
+
+    /**
+     * Takes the lease; one taken with its create is returned with {@link #unchecked} set: the caller checks that the
+     * endpoint enforces conditional requests.
+     */
+    private static TableLease take(S3Store untimed, S3Location location, String owner, Duration ttl, Duration wait,
+                                   Duration clockOffset) {
         S3Store store = untimed.withAttemptTimeout(attemptTimeout(ttl));
         String key = location.tmpPrefix() + NAME;
         String table = location.uri();
@@ -149,8 +196,9 @@ final class TableLease implements AutoCloseable {
         while (true) {
             try {
                 String etag = store.putIf(key, body, null);
-                checkEnforced(store, key, body, etag, table);
-                return new TableLease(store, location, owner, token, ttl, etag);
+                TableLease lease = new TableLease(store, location, owner, token, ttl, etag);
+                lease.unchecked = body;
+                return lease;
             } catch (S3Exception e) {
                 if (!conflict(e)) {
                     throw e;
@@ -161,7 +209,7 @@ final class TableLease implements AutoCloseable {
                 // This acquisition's own create was applied though its answer said otherwise (a conflict answered to a
                 // create racing the previous holder's release, or a retried create): the lease is ours, under the ETag
                 // just read. Without this the writer would wait out its own lease's whole time to live.
-                checkEnforced(store, key, body, held.etag(), table);
+                checkEnforced(store, key, body, table);
                 return new TableLease(store, location, owner, token, ttl, held.etag());
             }
             if (held != null && held.expired()) {
@@ -231,13 +279,25 @@ final class TableLease implements AutoCloseable {
      * so they are sent at once: one round trip. When both are accepted the create is named (a server that ignores the
      * delete's condition may also have let the create in after it: refused either way).
      */
-    private static void checkEnforced(S3Store store, String key, byte[] body, String etag, String table) {
+    private static void checkEnforced(S3Store store, String key, byte[] body, String table) {
+        String what = violation(store, key, body);
+        if (what == null) {
+            return;
+        }
+        store.delete(List.of(key));
+        throw Outcomes.unconditionalEndpoint(table, what, key);
+    }
+
+    private static void checkThread(Runnable r) {
+        Thread t = new Thread(r, "wrangler-lease-check");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** What the endpoint accepted that its precondition should have refused, or null when it refused both probes. */
+    private static String violation(S3Store store, String key, byte[] body) {
         CompletableFuture<Boolean> deleteAccepted = CompletableFuture.supplyAsync(() -> accepted(
-                () -> store.deleteIf(key, "\"00000000000000000000000000000000\"")), r -> {
-                    Thread t = new Thread(r, "wrangler-lease-check");
-                    t.setDaemon(true);
-                    t.start();
-                });
+                () -> store.deleteIf(key, "\"00000000000000000000000000000000\"")), TableLease::checkThread);
         boolean createAccepted;
         try {
             createAccepted = accepted(() -> store.putIf(key, body, null));
@@ -248,12 +308,37 @@ final class TableLease implements AutoCloseable {
                 // thrown below when it is read
             }
         }
-        String what = createAccepted ? "a second conditional create (If-None-Match: *)"
+        return createAccepted ? "a second conditional create (If-None-Match: *)"
                 : Outcomes.joined(deleteAccepted) ? "a conditional delete (If-Match) with another ETag" : null;
+    }
+
+    /**
+     * Waits for the check of conditional requests sent beside the first fence ({@link #acquireCheckingBeside}). An
+     * endpoint that does not enforce them gets the lease step's refusal, after this holder's requests in flight are
+     * answered and the lease object is removed; a check that S3 failed gets the lease step's failure. Nothing was written.
+     */
+    private void awaitEnforced() {
+        CompletableFuture<String> check = enforced;
+        if (check == null) {
+            return;
+        }
+        String what;
+        try {
+            what = Outcomes.joined(check);
+        } catch (SdkException e) {
+            throw Outcomes.leaseFailed(table, key.substring(0, key.length() - NAME.length()), e);
+        }
         if (what == null) {
             return;
         }
-        store.delete(List.of(key));
+        synchronized (this) {
+            if (!released) {
+                stopRenewing(true);
+                lost = true;
+                released = true;
+                store.delete(List.of(key));
+            }
+        }
         throw Outcomes.unconditionalEndpoint(table, what, key);
     }
 
@@ -422,7 +507,11 @@ final class TableLease implements AutoCloseable {
      * @throws Lost when another holder has taken the lease over
      */
     void check() {
-        renew();
+        try {
+            renew();
+        } finally {
+            awaitEnforced();
+        }
     }
 
     /** True once a renewal or check found the lease taken over. */
@@ -438,6 +527,8 @@ final class TableLease implements AutoCloseable {
     /** Stops renewing and removes the lease if it is still this acquisition's (a conditional delete on its ETag). */
     @Override
     public void close() {
+        // a check of conditional requests still in flight could otherwise re-create the lease after its release
+        Besides.awaitQuietly(enforced);
         stopRenewing(true);
         synchronized (this) {
             if (released) {

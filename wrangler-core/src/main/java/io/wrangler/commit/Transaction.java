@@ -126,7 +126,7 @@ public final class Transaction implements AutoCloseable {
                 return null;
             });
         }
-        TableLease lease = !spec.lease() ? null : front(outcomes, At.LEASE, () -> TableLease.acquire(store, plan.location(),
+        TableLease lease = !spec.lease() ? null : front(outcomes, At.LEASE, () -> TableLease.acquireCheckingBeside(store, plan.location(),
                 plan.writeId(), spec.tuning().leaseTtl(), spec.leaseWait(), spec.tuning().clockOffset()));
         Transaction t = new Transaction(plan, store, lease, outcomes);
         try {
@@ -141,7 +141,7 @@ public final class Transaction implements AutoCloseable {
 
     /**
      * Recovers, then records the write. The fence that must precede the record is sent alongside the recovery's listings
-     * (one round trip fewer): when the recovery finds nothing to do, nothing happened between that fence and the record
+     * and the lease's check of conditional requests, which it waits for (two round trips fewer): when the recovery finds nothing to do, nothing happened between that fence and the record
      * but reads, and the record is created on it; otherwise the record is fenced again after the recovery's changes.
      */
     private void start() {
@@ -349,7 +349,7 @@ public final class Transaction implements AutoCloseable {
         spec.hook().reached(Step.STAGING_REMOVED, 1);
         run(At.END, () -> {
             awaitLogEntry();
-            log.end();
+            endReleasing();
             return null;
         });
         return Writes.result(plan, listed.manifest(), outcome, recovered).withMark(Outcomes.joined(logged));
@@ -390,6 +390,30 @@ public final class Transaction implements AutoCloseable {
             Outcomes.joined(logged);
         } catch (java.io.UncheckedIOException e) {
             throw e.getCause();
+        }
+    }
+
+    /**
+     * The manifest's conditional delete (the write's end) and the lease's release, sent at once: nothing after the end
+     * needs the lease (a plain append whose end is refused only reads its files to tell the outcome), and a holder that
+     * takes the lease the moment it is released and finds the manifest still there decides the write by the manifest's
+     * compare-and-swap, as at any other step: see package-info, "Why the release goes out with the end".
+     */
+    private void endReleasing() {
+        TableLease held = lease;
+        if (held == null) {
+            log.end();
+            return;
+        }
+        lease = null;
+        CompletableFuture<Void> releasing = besides.run(() -> {
+            held.close();
+            return null;
+        });
+        try {
+            log.end();
+        } finally {
+            Besides.awaitQuietly(releasing);
         }
     }
 
@@ -457,9 +481,13 @@ public final class Transaction implements AutoCloseable {
                 Outcomes.joined(removing.get(0));
             }
             if (plan.catalogCommit() == null) {
+                // Without a catalog nothing comes between here and the end: PUBLISHED would only be overwritten by the
+                // manifest's delete, so the write goes from COMMITTED to its end (package-info, "Why a write without a
+                // catalog skips PUBLISHED").
                 awaitLogEntry();
+            } else {
+                log.published();
             }
-            log.published();
             return null;
         });
         return outcome;

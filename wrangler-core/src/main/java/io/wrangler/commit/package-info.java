@@ -44,7 +44,8 @@
  *       applied</td></tr>
  *   <tr><td>COMMITTED, overwrite or keyed append</td><td>copy or complete every file (a copy in parts
  *       fenced before its completion); fence before each delete batch of the old files its manifest records; delete its
- *       staged copies; CAS to PUBLISHED</td><td colspan="2">fence; publish again (idempotent: same copies, the recorded
+ *       staged copies; CAS to PUBLISHED (with a catalog; without one, straight on to the end: see "Why a write without a
+ *       catalog skips PUBLISHED")</td><td colspan="2">fence; publish again (idempotent: same copies, the recorded
  *       old files); CAS to PUBLISHED; then as PUBLISHED</td><td>its next fence fails (before a delete batch or a copy's
  *       completion, or when it finds a staged file or an upload gone because R finished them): stops, incomplete (R
  *       finishes it)</td></tr>
@@ -53,7 +54,7 @@
  *       changed it); end</td><td>nothing: the write stays catalogPending; never
  *       published again</td><td>its catalog step's fence fails: stops, incomplete; past its catalog step, its end finds the
  *       manifest gone: the write is complete (R ended it), reported as success</td></tr>
- *   <tr><td>COMMITTED or PUBLISHED, plain append</td><td>copy; CAS to PUBLISHED; catalog step; conditional delete of the
+ *   <tr><td>COMMITTED or PUBLISHED, plain append</td><td>copy; CAS to PUBLISHED (with a catalog); catalog step; conditional delete of the
  *       manifest: <b>the commit point of a plain append</b>. If the catalog step or a copy fails, W rolls itself back.</td>
  *       <td colspan="2">fence; CAS to ABORTING; roll back</td><td>stops, not applied (R undoes it)</td></tr>
  *   <tr><td>ABORTING</td><td>(its own roll back)</td><td>roll back (idempotent); remove the partitions it registered that
@@ -68,7 +69,8 @@
  *   record (the manifest created STARTED), stage (in this process), check (what the tasks reported; a compaction's read-back
  *   of what it staged), list (the old files), rewrite (a keyed rerun's marked files), commit (the CAS to COMMITTED), publish
  *   (copies or completions, deletes), published (the staged copies' removal and the write's entry in the commit log, both
- *   sent once every file is in place, then the CAS to PUBLISHED), catalog, end (the manifest's conditional delete). Outcomes: <i>not applied</i>, a WriteNotAppliedException (nothing changed, rerun);
+ *   sent once every file is in place, then, with a catalog, the CAS to PUBLISHED), catalog, end (the manifest's conditional delete, and the lease's release
+ *   sent with it; a write without a catalog reaches it from COMMITTED, which every rule below reads as PUBLISHED). Outcomes: <i>not applied</i>, a WriteNotAppliedException (nothing changed, rerun);
  *   <i>undone</i>, the same after the write rolled itself back (if that fails too: a CommitConflictException, the next
  *   holder finishes the undo); <i>incomplete</i>, a WriteIncompleteException (committed, finished by a rerun or a
  *   recovery); <i>unknown</i>, a CommitStateUnknownException (recover, then look); <i>complete</i>, no failure; <i>as
@@ -178,8 +180,11 @@
  *       a catalog into its own files' layout, {@code TableShape}): that listing, by the same client with the same request
  *       options, answered for the bucket (its failure is reported as the bucket's).
  *       <br><i>Crash:</i> nothing written.</li>
- *   <li><b>Lease</b>: the table's lease is taken (see Guarantees) and held until after cleanup; a write that cannot
- *       get it writes nothing. Modes that delete ({@code OVERWRITE}, {@code OVERWRITE_PARTITIONS}, partitioned or not: an
+ *   <li><b>Lease</b>: the table's lease is taken (see Guarantees) and held until cleanup (its release is sent with the
+ *       manifest's delete: "Why the release goes out with the end"); a write that cannot get it writes nothing. The
+ *       check that the endpoint enforces conditional requests (two probes the lease refuses) is sent beside the write's
+ *       first fence and the recovery's listings, and every fence waits for its answer: "The check of conditional
+ *       requests". Modes that delete ({@code OVERWRITE}, {@code OVERWRITE_PARTITIONS}, partitioned or not: an
  *       unpartitioned one replaces the whole table; an {@code APPEND} with an idempotency key, which deletes its key's
  *       earlier files) are refused at a bucket root in the validate step.</li>
  *   <li><b>Recover</b>: interrupted writes, found by their folders under {@code _tmp/} (every write records itself
@@ -276,7 +281,8 @@
  *       then finds a staged copy gone finds its file at the final key with its size, and counts it copied); (e) add the
  *       write's entry to the table's commit log, also started once every file of (b) is in place, alongside (c) and (d)
  *       (see "The commit log"); then, once (c), (d) and (e) are all done, CAS the manifest to PUBLISHED: it is never
- *       published again, and a PUBLISHED write is in the log.
+ *       published again, and a PUBLISHED write is in the log. A write without a catalog skips this CAS and goes on to
+ *       its end from COMMITTED (see "Why a write without a catalog skips PUBLISHED").
  *       <br><i>Readers:</i> during (b) and (c) a partition may show old and new files side by side (rows
  *       doubled for a moment); never a partition with neither, because nothing is deleted before every new
  *       file is in place. Nothing outside the touched partitions (the table root for {@code OVERWRITE}) is ever
@@ -294,11 +300,68 @@
  *   <li><b>Cleanup</b>: the manifest is deleted with a conditional DELETE on its ETag
  *       ({@code WriteLog.end}): the end of the write, and the commit point of a plain append (a recovery that claimed it
  *       first makes it fail).
+ *       The lease's release (its conditional delete) is sent at the same moment, not after the manifest's answer.
  *       <br><i>Crash before the manifest DELETE:</i> as a crash in the catalog step: an overwrite or keyed append (PUBLISHED) gets its catalog step again, never a
- *       second publish; a plain append is rolled back, which is what makes its rerun add the rows exactly once. <i>After it:</i> the write is complete. A crash
+ *       second publish (without a catalog: COMMITTED, its publish repeated, which finds every file in place and every
+ *       old file gone); a plain append is rolled back, which is what makes its rerun add the rows exactly once. <i>After it:</i> the write is complete. A crash
  *       between that last DELETE and the caller seeing the result cannot be told from success: rerunning an
  *       append then adds its rows again, as rerunning any completed append does.</li>
  * </ol>
+ *
+ * <h2>Round trips: what a write waits for one after the other</h2>
+ * A write's time against a slow network is its requests that cannot overlap. What the protocol sends in order, for an
+ * overwrite without a catalog (the standard table, 200 files, 48 in flight, a 50-connection pool): the validation's
+ * listing and footer GET (before any object is written, as bad input is refused before that); the lease's create; its
+ * first fence, the check of conditional requests and the recovery's two listings, at once; the STARTED record; the
+ * staging (5 or more waves of 48 uploads; deferred: a create and a part per file); the fence; the CAS to COMMITTED;
+ * the copies or completions (5 waves of 48); the fence; the delete batch, beside the staged copies' removal and the
+ * log's entry; the manifest's delete and the lease's release, at once. The decisions that took steps out of that chain:
+ * <ul>
+ *   <li><b>The check of conditional requests</b> rides with the write's first fence. A lease is worth nothing on an
+ *       endpoint that ignores {@code If-None-Match} and {@code If-Match}, so every acquisition probes both (a second create
+ *       and a delete on a wrong ETag, each of which must be refused). Between the lease's create and its first fence the
+ *       write only reads (the recovery's listings), so the probes need not be answered before those are sent; every fence
+ *       waits for their answer after sending its own request, so nothing is written under a lease (the record, a
+ *       recovery's change) before the endpoint is known to enforce them. One that does not is refused at the lease step
+ *       as before, the lease object removed once this holder's requests in flight are answered, nothing written. The
+ *       probes and the fence name the same key: an endpoint that answers a fence 409 (a conditional request racing
+ *       another) costs that fence a read and a second try, as two renewals racing do. A recovery run alone
+ *       ({@code S3Parquet.recover}) and the catalog-only operations still wait for the probes at the lease. Not
+ *       remembered per client and bucket: a check per acquisition costs nothing now, and keeps no state between writes.</li>
+ *   <li><b>Why a write without a catalog skips PUBLISHED.</b> PUBLISHED exists for the catalog step: it marks a write
+ *       whose data is final while its catalog step may still be pending, so that a later recovery runs only that step and
+ *       never publishes stale data again after later writes replaced it (a write left catalogPending by a recovery
+ *       without its catalog lets later writes run). Without a catalog nothing comes between the publish and the end, no
+ *       recovery leaves the write pending, and every later write recovers first, so it can never run while this write's
+ *       manifest exists: a crash between the deletes and the end leaves COMMITTED, which recovery rolls forward, and that
+ *       publish finds every file at its final key with its size (the staged copy gone counts as copied; a completed
+ *       upload is found done) and every recorded old file gone: the same table, the same one log entry (recovery adds
+ *       none when the log holds the write's). Every state this reaches was reachable before (a crash after the deletes,
+ *       before the CAS). Readers show a COMMITTED write whose recorded old files are gone as after, as they show a
+ *       PUBLISHED one; a plain append is hidden until its end either way. Outcomes decides COMMITTED and PUBLISHED alike
+ *       at every step. A recovery's roll forward still records PUBLISHED (it is not on any write's critical path).</li>
+ *   <li><b>Why the release goes out with the end.</b> Nothing after the manifest's delete needs the lease: a plain
+ *       append whose delete is refused only reads its first file to tell its outcome. A holder that takes the lease the
+ *       moment it is released must still create, probe and list before it reads any manifest; if the manifest's delete
+ *       is slower than that (retries), that holder finds the write as it is and decides it by the manifest's
+ *       compare-and-swap, as at any step: a COMMITTED overwrite is rolled forward (idempotent, above) and this writer's
+ *       end then fails superseded, reported complete; a plain append is claimed and undone, and this writer's end fails
+ *       and reports it not applied (its files gone), or ends it first and the claim fails. Exactly one outcome either way.</li>
+ *   <li><b>Not taken out</b>, each because it would weaken a guarantee: the validation's listing and footer GET beside
+ *       the lease's create (bad input must be refused before any object is written, the lease included); the STARTED
+ *       record beside the recovery's listings (the record must come after the recovery, which would otherwise find it;
+ *       and a write must not record itself before its first fence answered); the fences before COMMITTED and before each
+ *       delete batch sent beside the requests they guard (a fence proves the lease before the request goes out; sent
+ *       together, a stalled writer's commit or delete would go out unproven); a 50th copy in flight (the pool's two
+ *       spare connections keep a renewal or fence from waiting behind 48 copies for longer than its 1 s attempt timeout,
+ *       which would cost the lease; 200 files at 50 would be 4 waves instead of 5).</li>
+ *   <li><b>Not yet done</b>: a fence whose compare-and-swap is refused because a renewal sent just before it changed
+ *       the ETag first reads the lease and swaps again (two round trips). Taking that renewal's success as the fence's
+ *       proof instead is sound on a real clock (it was applied while the lease was this holder's, at most an attempt's
+ *       timeout before the fence, and counts only if answered within half the time to live), but the tests take leases
+ *       over by moving S3's clock, where a takeover can follow a renewal at once; it needs a rule on how old such a proof
+ *       may be that those tests can hold to.</li>
+ * </ul>
  *
  * <h2>The commit log</h2>
  * Every write that commits records itself once in the table's commit log ({@link io.wrangler.layout.CommitLog}):
@@ -536,7 +599,7 @@
  *       data (registered after publish).</li>
  *   <li>Concurrent writers take turns: each write holds the table's lease ({@link io.wrangler.commit.TableLease},
  *       {@code _tmp/_lease.json}, taken with a conditional create, with a token of its own acquisition) from before
- *       recovery until after cleanup, renews it while it runs, and proves it still holds it (a compare-and-swap) before
+ *       recovery until its cleanup (released with the manifest's delete), renews it while it runs, and proves it still holds it (a compare-and-swap) before
  *       every step the state table fences; its release is a conditional delete on its own ETag. A second writer waits
  *       up to {@code leaseWait}, then fails with a CommitConflictException (rerunning is safe). A crashed writer's lease
  *       expires after its time to live (10 s by default; renewed every 2 s), measured on S3's clock with its Last-Modified
