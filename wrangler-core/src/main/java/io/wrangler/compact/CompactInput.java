@@ -394,7 +394,7 @@ final class CompactInput extends ArrowReader {
                 VectorSchemaRoot b = r.getVectorSchemaRoot();
                 if (!r.currentFile().equals(file)) {
                     file = r.currentFile();
-                    stamps = stamps(file);
+                    stamps = KeyedInput.stamps(file, footers);
                 }
                 List<FieldVector> keys = dedupKeys.stream().map(c -> vector(b, c)).toList();
                 FieldVector order = vector(b, dedupOrder);
@@ -421,13 +421,6 @@ final class CompactInput extends ArrowReader {
         BitSet keep = new BitSet((int) at);
         best.values().forEach(v -> keep.set((int) v[0]));
         return keep;
-    }
-
-    /** The commit stamps of the rows of {@code f}, row after row: its own, or those its footer records. */
-    private CommitRuns.Rows stamps(TableFiles.DataFile f) {
-        String own = CommitRuns.stamp(f.modified(), f.key());
-        FileFooters.Footer footer = footers.get(f.key());
-        return footer != null && footer.keyed() != null ? footer.keyed().stamps(own) : new CommitRuns.Rows(own, null);
     }
 
     /** Every commit stamp of the rows of {@code files}. */

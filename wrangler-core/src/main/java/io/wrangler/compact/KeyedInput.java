@@ -93,6 +93,16 @@ final class KeyedInput {
         }
     }
 
+    /**
+     * The commit stamps of the rows of {@code f}, row after row: those its footer records ({@code footers}), else its own
+     * (its LastModified, which {@link #commitOrder} replaced by a rerun's rewrite's recorded time).
+     */
+    static CommitRuns.Rows stamps(TableFiles.DataFile f, FileFooters footers) {
+        String own = CommitRuns.stamp(f.modified(), f.key());
+        FileFooters.Footer footer = footers.get(f.key());
+        return footer != null && footer.keyed() != null ? footer.keyed().stamps(own) : new CommitRuns.Rows(own, null);
+    }
+
     /** The input's schema: the files' columns, then the key column. */
     Schema schema(String table, String verb, Schema read) {
         if (read.getFields().stream().anyMatch(f -> f.getName().equals(KeyRuns.COLUMN))) {
@@ -119,9 +129,7 @@ final class KeyedInput {
             left = 0;
             String key = KeyedFiles.keyOf(from.key());
             fixed = runs.containsKey(from.key()) ? null : key == null ? "" : key;
-            FileFooters.Footer footer = footers.get(from.key());
-            String own = CommitRuns.stamp(from.modified(), from.key());
-            stamps = footer != null && footer.keyed() != null ? footer.keyed().stamps(own) : new CommitRuns.Rows(own, null);
+            stamps = stamps(from, footers);
         }
         String[] out = new String[n];
         for (int i = 0; i < n; i++) {
