@@ -13,7 +13,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
  * The adversarial side of a delete of rows: every way a deleted row could come back. Keyed runs keep their keys through
@@ -26,17 +25,10 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 class DeleteResurrectionTest {
     private static final List<String> DAYS = DeleteRowsTest.DAYS;
 
-    private final String bucket = TestLake.memoryBucket();
-    private final String table = "s3://" + bucket + "/t/";
-    private final S3Client s3 = TestLake.memory().client();
-
-    private void keyed(String key, List<Event> rows) {
-        S3Parquet.write(rows).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey(key).s3(s3).to(table);
-    }
-
-    private List<List<Object>> contents() {
-        return TestLake.query(bucket, "t/", "SELECT user_id, amount, CAST(dt AS VARCHAR) FROM t ORDER BY ALL");
-    }
+    private final RemovalLake lake = new RemovalLake();
+    private final String bucket = lake.bucket;
+    private final String table = lake.table;
+    private final S3Client s3 = lake.s3;
 
     private static List<List<Object>> sorted(List<Event> rows) {
         List<List<Object>> out = new ArrayList<>();
@@ -46,7 +38,7 @@ class DeleteResurrectionTest {
     }
 
     private List<List<Object>> sortedContents() {
-        List<List<Object>> out = new ArrayList<>(contents());
+        List<List<Object>> out = new ArrayList<>(lake.contents());
         out.sort((a, b) -> a.toString().compareTo(b.toString()));
         return out;
     }
@@ -59,8 +51,8 @@ class DeleteResurrectionTest {
     void aKeyedRerunAfterADeleteReplacesItsOwnRowsAndBringsBackNoDeletedRow() {
         List<Event> k1 = DeleteRowsTest.events(List.of("u-1", "u-2"), DAYS, 2, 0);
         List<Event> k2 = DeleteRowsTest.events(List.of("u-2", "u-3"), DAYS, 2, 100);
-        keyed("load-1", k1);
-        keyed("load-2", k2);
+        lake.keyed("load-1", k1);
+        lake.keyed("load-2", k2);
         DeleteResult d = S3Parquet.deleteRows(table).keys("user_id", List.of("u-2")).s3(s3).run();
         assertThat(d.rowsDeleted()).isEqualTo(12);
         // the rewritten files hold rows of both keys: marked, their key runs in their footers
@@ -69,11 +61,11 @@ class DeleteResurrectionTest {
 
         // load-1 runs again with corrected rows (and without the erased user): its rows are replaced, nothing else
         List<Event> k1again = DeleteRowsTest.events(List.of("u-1"), DAYS, 3, 500);
-        keyed("load-1", k1again);
+        lake.keyed("load-1", k1again);
         assertThat(sortedContents()).isEqualTo(sorted(concat(k1again, without(k2, "u-2"))));
         // load-2 runs again with the erased user's rows removed from its input, as the erasure requires of the source
         List<Event> k2again = without(k2, "u-2");
-        keyed("load-2", k2again);
+        lake.keyed("load-2", k2again);
         assertThat(sortedContents()).isEqualTo(sorted(concat(k1again, k2again)));
         DeleteRowsTest.noObjectHolds(bucket, "t/", "u-2");
     }
@@ -84,11 +76,7 @@ class DeleteResurrectionTest {
         S3Parquet.write(first).partitionBy("dt").s3(s3).to(table);
         List<Event> late = DeleteRowsTest.events(List.of("u-2", "u-3"), DAYS.subList(1, 3), 2, 100);
         assertThatThrownBy(() -> S3Parquet.write(late).partitionBy("dt").mode(WriteMode.OVERWRITE_PARTITIONS).s3(s3)
-                .stepHook((step, n) -> {
-                    if (step == Step.COPIED_FILE) {
-                        throw new CrashRecoveryTest.SimulatedCrash(step, n);
-                    }
-                }).to(table)).isInstanceOf(CrashRecoveryTest.SimulatedCrash.class);
+                .stepHook(RemovalLake.crashAt(Step.COPIED_FILE)).to(table)).isInstanceOf(CrashRecoveryTest.SimulatedCrash.class);
 
         DeleteResult d = S3Parquet.deleteRows(table).keys("user_id", List.of("u-2")).s3(s3).tuning(Tunings.pastLeases()).run();
 
@@ -102,11 +90,8 @@ class DeleteResurrectionTest {
     void aWriteThatCrashedBeforeItsCommitPointLeavesNoStagedRowOfTheUser() {
         S3Parquet.write(DeleteRowsTest.events(List.of("u-1", "u-2"), DAYS, 2, 0)).partitionBy("dt").s3(s3).to(table);
         assertThatThrownBy(() -> S3Parquet.write(DeleteRowsTest.events(List.of("u-2"), DAYS, 1, 100)).partitionBy("dt")
-                .mode(WriteMode.APPEND).s3(s3).stepHook((step, n) -> {
-                    if (step == Step.MANIFEST_WRITTEN) {
-                        throw new CrashRecoveryTest.SimulatedCrash(step, n);
-                    }
-                }).to(table)).isInstanceOf(CrashRecoveryTest.SimulatedCrash.class);
+                .mode(WriteMode.APPEND).s3(s3).stepHook(RemovalLake.crashAt(Step.MANIFEST_WRITTEN)).to(table))
+                .isInstanceOf(CrashRecoveryTest.SimulatedCrash.class);
         assertThat(TestLake.keys(bucket, "t/_tmp/")).anyMatch(k -> k.endsWith(".parquet"));
 
         S3Parquet.deleteRows(table).keys("user_id", List.of("u-2")).s3(s3).tuning(Tunings.pastLeases()).run();
@@ -131,17 +116,12 @@ class DeleteResurrectionTest {
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<CompactionResult> compaction = CompletableFuture.supplyAsync(() -> S3Parquet.compact(table).s3(local)
-                .stepHook((step, n) -> {
-                    if (step == Step.LISTED_OLD_FILES) {
-                        held.countDown();
-                        await(release);
-                    }
-                }).run());
+                .stepHook(RemovalLake.holdAt(Step.LISTED_OLD_FILES, held, release)).run());
         assertThat(held.await(60, TimeUnit.SECONDS)).isTrue();
         TestLake.memory().clearRequests();
         CompletableFuture<DeleteResult> delete = CompletableFuture.supplyAsync(() -> S3Parquet.deleteRows(table)
                 .keys("user_id", List.of("u-2")).leaseWait(Duration.ofSeconds(60)).s3(local).run());
-        awaitSecondAcquire("the delete waits for the lease");
+        lake.awaitSecondAcquire("the delete waits for the lease");
         release.countDown();
         assertThat(Stalls.within(compaction, 60, bucket).filesBefore()).isEqualTo(2);
         Throwable failure = Stalls.failureOf(delete);
@@ -169,48 +149,18 @@ class DeleteResurrectionTest {
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<DeleteResult> delete = CompletableFuture.supplyAsync(() -> S3Parquet.deleteRows(table)
-                .keys("user_id", List.of("u-2")).s3(local).stepHook((step, n) -> {
-                    if (step == Step.LISTED_OLD_FILES) {
-                        held.countDown();
-                        await(release);
-                    }
-                }).run());
+                .keys("user_id", List.of("u-2")).s3(local).stepHook(RemovalLake.holdAt(Step.LISTED_OLD_FILES, held, release)).run());
         assertThat(held.await(60, TimeUnit.SECONDS)).isTrue();
         TestLake.memory().clearRequests();
         CompletableFuture<CompactionResult> compaction = CompletableFuture.supplyAsync(() -> S3Parquet.compact(table)
                 .leaseWait(Duration.ofSeconds(60)).s3(local).run());
-        awaitSecondAcquire("the compaction waits for the lease");
+        lake.awaitSecondAcquire("the compaction waits for the lease");
         release.countDown();
         assertThat(Stalls.within(delete, 60, bucket).rowsDeleted()).isEqualTo(4);
         Throwable failure = Stalls.failureOf(compaction);
         assertThat(failure).isInstanceOf(CommitConflictException.class);
         assertThat(TestLake.query(bucket, "t/", "SELECT user_id, count(*) FROM t GROUP BY ALL")).containsExactly(List.of("u-1", 4L));
         DeleteRowsTest.noObjectHolds(bucket, "t/", "u-2");
-    }
-
-    /**
-     * Waits until a second actor asked for the table's lease (a conditional create of it, If-None-Match) since the
-     * requests were cleared while the first holds it: the second one is waiting. Fails with {@code what} after 60 s.
-     */
-    private void awaitSecondAcquire(String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            boolean asked = TestLake.memory().requests().stream().anyMatch(q -> q.operation().equals("PutObject") && bucket.equals(q.bucket())
-                    && "t/_tmp/_lease.json".equals(q.key()) && q.request() instanceof PutObjectRequest p && "*".equals(p.ifNoneMatch()));
-            if (asked) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError(what + ": no conditional create of the lease came within 60 s");
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            latch.await(60, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     @SafeVarargs

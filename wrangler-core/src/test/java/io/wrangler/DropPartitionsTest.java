@@ -3,18 +3,15 @@ package io.wrangler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.wrangler.DeleteRowsTest.Event;
 import io.wrangler.commit.Step;
 import io.wrangler.testkit.MemoryS3;
 import java.time.Duration;
 import java.time.LocalDate;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -27,27 +24,20 @@ import software.amazon.awssdk.services.s3.S3Client;
 class DropPartitionsTest {
     private static final List<String> DAYS = List.of("2024-01-13", "2024-01-14", "2024-01-15", "2024-01-16", "2024-01-17");
 
-    private final String bucket = TestLake.memoryBucket();
-    private final String table = "s3://" + bucket + "/t/";
-    private final S3Client s3 = TestLake.memory().client();
-
-    private void append(List<Event> rows) {
-        S3Parquet.write(rows).partitionBy("dt").mode(WriteMode.APPEND).s3(s3).to(table);
-    }
+    private final RemovalLake lake = new RemovalLake();
+    private final String bucket = lake.bucket;
+    private final String table = lake.table;
+    private final S3Client s3 = lake.s3;
 
     private void fill() {
-        append(DeleteRowsTest.events(List.of("u-1", "u-2"), DAYS, 2, 0));
-        append(DeleteRowsTest.events(List.of("u-3"), DAYS.subList(0, 3), 1, 100));
+        lake.append(DeleteRowsTest.events(List.of("u-1", "u-2"), DAYS, 2, 0));
+        lake.append(DeleteRowsTest.events(List.of("u-3"), DAYS.subList(0, 3), 1, 100));
     }
 
     /** Days before {@code cutoff}: the retention job's filter. */
     static PartitionFilter olderThan(String cutoff) {
         LocalDate c = LocalDate.parse(cutoff);
         return PartitionFilter.where(p -> LocalDate.parse(p.get("dt")).isBefore(c));
-    }
-
-    private List<List<Object>> contents() {
-        return TestLake.query(bucket, "t/", "SELECT user_id, amount, CAST(dt AS VARCHAR) FROM t ORDER BY ALL");
     }
 
     private List<List<Object>> duckFrom(String cutoff) {
@@ -79,7 +69,7 @@ class DropPartitionsTest {
         assertThat(r.partitions()).containsExactlyInAnyOrder(table + "dt=2024-01-13/", table + "dt=2024-01-14/");
         assertThat(r.filesDeleted()).hasSize(4);
         assertThat(r.write().partitions()).extracting(PartitionResult::rows).containsOnly(0L);
-        assertThat(contents()).isEqualTo(expected).hasSize(3 * 4 + 1);
+        assertThat(lake.contents()).isEqualTo(expected).hasSize(3 * 4 + 1);
         assertThat(TestLake.keys(bucket, "t/dt=2024-01-13/")).isEmpty();
         assertThat(TestLake.keys(bucket, "t/dt=2024-01-14/")).isEmpty();
         assertThat(TestLake.snapshot(bucket, "t/dt=2024-01-15/")).containsExactlyInAnyOrderEntriesOf(kept);
@@ -127,28 +117,14 @@ class DropPartitionsTest {
                         + "rows with deleteRows(...), or overwrite it; nothing was changed.");
     }
 
-    static List<Arguments> crashes() {
-        List<Arguments> out = new ArrayList<>();
-        for (Step s : List.of(Step.STARTED, Step.LISTED_OLD_FILES, Step.MANIFEST_WRITTEN, Step.DELETED_BATCH, Step.BEFORE_CATALOG,
-                Step.BEFORE_CLEANUP, Step.STAGING_REMOVED)) {
-            out.add(Arguments.of(s, true));
-            out.add(Arguments.of(s, false));
-        }
-        return out;
-    }
-
     @ParameterizedTest(name = "{0}, rerun {1}")
-    @MethodSource("crashes")
+    @MethodSource("io.wrangler.RemovalLake#crashes")
     void aCrashAtAnyStepThenRecoveryOrRerunLeavesExactlyOneDrop(Step at, boolean rerun) {
         fill();
-        List<List<Object>> before = contents();
+        List<List<Object>> before = lake.contents();
         List<List<Object>> expected = duckFrom("2024-01-15");
         assertThatThrownBy(() -> S3Parquet.dropPartitions(table).filter(olderThan("2024-01-15")).s3(s3).tuning(Tunings.smallDeleteBatches())
-                .stepHook((step, n) -> {
-                    if (step == at) {
-                        throw new CrashRecoveryTest.SimulatedCrash(step, n);
-                    }
-                }).run()).isInstanceOf(CrashRecoveryTest.SimulatedCrash.class);
+                .stepHook(RemovalLake.crashAt(at)).run()).isInstanceOf(CrashRecoveryTest.SimulatedCrash.class);
         boolean committed = at.ordinal() >= Step.MANIFEST_WRITTEN.ordinal();
         if (rerun) {
             DropResult r = S3Parquet.dropPartitions(table).filter(olderThan("2024-01-15")).s3(s3).tuning(Tunings.pastLeases()).run();
@@ -156,7 +132,7 @@ class DropPartitionsTest {
         } else {
             Tunings.recover(table, s3);
         }
-        assertThat(contents()).isEqualTo(committed || rerun ? expected : before);
+        assertThat(lake.contents()).isEqualTo(committed || rerun ? expected : before);
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
     }
 
@@ -174,7 +150,7 @@ class DropPartitionsTest {
                 .filter(olderThan("2024-01-15")).leaseWait(Duration.ofSeconds(60)).s3(s3).run());
         try {
             assertThat(lease.awaitHeld(Duration.ofSeconds(60))).as("the drop asked for the lease").isTrue();
-            append(DeleteRowsTest.events(List.of("u-9"), DAYS.subList(0, 1), 1, 900));
+            lake.append(DeleteRowsTest.events(List.of("u-9"), DAYS.subList(0, 1), 1, 900));
         } finally {
             lease.release();
         }

@@ -91,22 +91,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * </pre>
  * A failing seed reruns alone with {@code -Dwrangler.history.seed=<seed> -Dwrangler.history.seeds=1}. While bisecting a
  * failure, {@code -Dwrangler.history.kinds=APPEND,KEYED,...} limits the operations drawn (every kind by default).
- * {@code -Dwrangler.history.tiesAfterRewrites=true} lets a {@code dedupBy(id, value)} follow a merge or delete, which
- * meets a known defect: a delete's or merge's rewrite gives its kept rows the commit order of the rewrite, so a later
- * dedupBy tie goes to them instead of to rows committed after them (seed 20261209 shows it; not fixed yet).
+ * A {@code dedupBy(id, value)} (which meets ties) may follow a merge or a delete: their rewrites keep the commit order of
+ * the rows they move (docs/compaction.md), so a tie still goes to the row committed last.
  */
 class TableHistoryPropertyTest {
     private static final long SEED = Long.getLong("wrangler.history.seed", 20261204L);
     private static final int SEEDS = Integer.getInteger("wrangler.history.seeds", 6);
     private static final int OPS = Integer.getInteger("wrangler.history.ops", 14);
     private static final Set<Kind> KINDS = kinds(System.getProperty("wrangler.history.kinds", ""));
-    /**
-     * Whether a dedupBy(id, value), which meets ties, may follow a merge or delete: by default not (it dedups by seq,
-     * which has no ties), as a rewrite changes the commit order ties use, a known defect (see the class comment); true
-     * to see it fail.
-     */
-    private static final boolean TIES_AFTER_REWRITES = Boolean.getBoolean("wrangler.history.tiesAfterRewrites");
-
     private static final List<LocalDate> DAYS = List.of(LocalDate.of(2024, 1, 1), LocalDate.of(2024, 1, 2), LocalDate.of(2024, 1, 3));
     /** Ids per partition: few, so that writes repeat them and dedup has something to drop. */
     private static final int IDS = 3;
@@ -146,7 +138,7 @@ class TableHistoryPropertyTest {
                     "dedup cross-checked with DuckDB",
                     "rows without the added column beside rows with it", "keyed rerun over its compacted rows",
                     "merge cross-checked with DuckDB", "merge with orderBy", "merge without orderBy", "rows deleted", "partitions dropped",
-                    "keyed rerun over rows a merge or delete rewrote"));
+                    "keyed rerun over rows a merge or delete rewrote", "dedup ties after a merge or delete"));
             List<String> missing = wanted.stream().filter(w -> !TALLY.containsKey(w)).toList();
             if (!missing.isEmpty()) {
                 throw new AssertionError("the " + SEEDS + " histories from seed " + SEED + " never had: " + missing + "; tally " + TALLY
@@ -324,7 +316,7 @@ class TableHistoryPropertyTest {
         boolean noteExists;
         /** The idempotency keys of rows that shared a partition with rows a merge or a delete removed. */
         final Set<String> rewrittenKeys = new TreeSet<>();
-        /** Whether a merge or a delete ran (and so may have rewritten files: see TIES_AFTER_REWRITES). */
+        /** Whether a merge or a delete ran (and so may have rewritten files). */
         boolean rewrote;
         /** The same, of the last operation only (cleared by every other). */
         final Set<String> lastRewritten = new TreeSet<>();
@@ -419,8 +411,8 @@ class TableHistoryPropertyTest {
                 case COMPACT_DEDUP -> {
                     op.mode = WriteMode.OVERWRITE_PARTITIONS;
                     op.dedupOrder = rnd.nextInt(4) != 0 ? "value" : "seq"; // ties happen by value only
-                    if (rewrote && !TIES_AFTER_REWRITES) {
-                        op.dedupOrder = "seq";
+                    if (rewrote && op.dedupOrder.equals("value")) {
+                        count("dedup ties after a merge or delete");
                     }
                 }
                 case MERGE -> drawMerge(op);

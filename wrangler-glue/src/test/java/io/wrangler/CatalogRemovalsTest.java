@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.wrangler.commit.Step;
-import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
 import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.LocalGlue;
@@ -25,8 +24,9 @@ import org.junit.jupiter.api.Test;
  * recovery with the catalog (or a rerun); a partition registered outside the table is refused, nothing changed.
  */
 class CatalogRemovalsTest {
-    private final MemoryS3 s3 = TestLakes.memoryS3();
-    private final LocalGlue glue = TestLakes.glue();
+    private final CatalogLake lake = new CatalogLake("removals");
+    private final MemoryS3 s3 = lake.s3;
+    private final LocalGlue glue = lake.glue;
 
     /** A row; names are what the catalog makes of them. */
     public record Event(String user_id, long amount, LocalDate dt) {
@@ -39,10 +39,10 @@ class CatalogRemovalsTest {
     private static final List<LocalDate> DAYS = List.of(LocalDate.of(2024, 5, 1), LocalDate.of(2024, 5, 2), LocalDate.of(2024, 5, 3),
             LocalDate.of(2024, 5, 4));
 
-    private final String bucket = TestLakes.bucket("removals", s3);
-    private final String db = TestLakes.database(bucket);
-    private final GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "t");
-    private final String table = "s3://" + bucket + "/t/";
+    private final String bucket = lake.bucket;
+    private final String db = lake.db;
+    private final GlueTable catalog = lake.table("t");
+    private final String table = lake.uri("t");
 
     private void fill() {
         List<Event> rows = new ArrayList<>();
@@ -55,10 +55,9 @@ class CatalogRemovalsTest {
         S3Parquet.write(rows).partitionBy("dt").catalog(catalog).s3(s3.client()).to(table);
     }
 
+    /** The days Glue registers, from every page. */
     private TreeSet<String> gluePartitions() {
-        TreeSet<String> out = new TreeSet<>();
-        glue.client().getPartitions(b -> b.databaseName(db).tableName("t")).partitions().forEach(p -> out.add(p.values().get(0)));
-        return out;
+        return new TreeSet<>(lake.firstValues("t"));
     }
 
     /** The days whose folder holds a data file. */
@@ -90,11 +89,13 @@ class CatalogRemovalsTest {
         DropResult drop = S3Parquet.dropPartitions(table).filter(before("2024-05-03")).catalog(catalog).s3(s3.client()).run();
         assertThat(drop.partitions()).hasSize(2);
         assertThat(gluePartitions()).containsExactly("2024-05-03", "2024-05-04", "2024-05-05").isEqualTo(s3Partitions());
+        lake.assertGlueEqualsS3("t", "after the drop");
 
         DeleteResult del = S3Parquet.deleteRows(table).keys("user_id", List.of("u-2")).catalog(catalog).s3(s3.client()).run();
         assertThat(del.rowsDeleted()).isEqualTo(3);
         assertThat(del.filesRemoved()).hasSize(1);
         assertThat(gluePartitions()).containsExactly("2024-05-03", "2024-05-04").isEqualTo(s3Partitions());
+        lake.assertGlueEqualsS3("t", "after the delete");
         assertThat(S3Parquet.read(catalog).s3(s3.client()).count()).isEqualTo(2);
         assertThat(DuckReader.query(s3, bucket, "t/", "SELECT user_id, amount, CAST(dt AS VARCHAR) FROM t ORDER BY ALL"))
                 .containsExactly(List.of("u-1", 4L, "2024-05-03"), List.of("u-1", 6L, "2024-05-04"));
@@ -133,6 +134,7 @@ class CatalogRemovalsTest {
                 : new TreeSet<>(List.of("2024-05-01", "2024-05-02", "2024-05-03", "2024-05-04", "2024-05-05"));
         assertThat(s3Partitions()).isEqualTo(expected);
         assertThat(gluePartitions()).isEqualTo(expected);
+        lake.assertGlueEqualsS3("t", "crashed at " + at + (rerun ? ", rerun" : ", recovered"));
         assertThat(s3.list(bucket, "t/_tmp/")).isEmpty();
     }
 

@@ -30,11 +30,17 @@ import software.amazon.awssdk.services.glue.model.Partition;
  * operator copies the table with its {@code _tmp/} to another prefix and recovers the copy (refused while the copy holds
  * an interrupted write's manifest, and nothing of either table is touched), or a parent table whose root holds this
  * table ({@code lake/} over {@code lake/t/}) is written, crashed and recovered (its recovery must leave this table's
- * staging and uploads alone).
+ * staging and uploads alone). And the catalog operations, each drawn in turn from a shuffled deck so that a short history
+ * has them all ({@link CatalogOp}): a write behind Glue's back then {@code S3Parquet.repairCatalog}, a partition folder
+ * deleted by hand then a repair with {@code removeMissing}, {@code S3Parquet.register} of the table already registered (a
+ * no-op), {@code S3Parquet.dropTable} from the catalog only then {@code register} again, and {@code dropTable} with the
+ * data (every sixth operation; a history of 30, as CI runs, has each once). Register, repair and drop recover a crashed
+ * write with the catalog first, whatever the history left pending.
  *
  * <p>Checked after each step: the rows of every partition (read with DuckDB) against the model; the copy and the parent
- * against theirs; Glue's partitions equal the folders S3 holds whenever no catalog step is pending; at the end nothing
- * under {@code _tmp/} and no open upload. Seeded: {@code -Dwrangler.history.seed=N -Dwrangler.history.ops=N} (CI runs
+ * against theirs; Glue's partitions equal the folders S3 holds whenever no catalog step is pending (between a drop from
+ * the catalog and the registration after it: no Glue table, the data kept); at the end nothing under {@code _tmp/} and no
+ * open upload. Seeded: {@code -Dwrangler.history.seed=N -Dwrangler.history.ops=N} (CI runs
  * a short history).
  */
 class OperatorHistoryTest {
@@ -58,9 +64,15 @@ class OperatorHistoryTest {
         private static final long serialVersionUID = 1L;
     }
 
+    /** The catalog operations a history draws. */
+    enum CatalogOp { REPAIR_ADDS, REPAIR_REMOVES, REGISTER_AGAIN, DROP_AND_REGISTER, DROP_WITH_DATA }
+
     /** What happened. */
     record Tally(int writes, int crashes, int reruns, int recoveries, int recoveriesWithoutCatalog, int nextWrites, int copies,
-                 int copiesRefused, int parentWrites, int checks) {
+                 int copiesRefused, int parentWrites, int checks, Map<CatalogOp, Integer> catalogOps) {
+        int catalogOpsRun() {
+            return catalogOps.values().stream().mapToInt(Integer::intValue).sum();
+        }
     }
 
     @Test
@@ -69,8 +81,11 @@ class OperatorHistoryTest {
         int ops = Integer.getInteger("wrangler.history.ops", 30);
         Tally t = new History(seed).run(ops);
         System.out.println("operator history: seed " + seed + ", " + t);
-        assertThat(t.writes() + t.copies() + t.parentWrites()).isEqualTo(ops);
+        assertThat(t.writes() + t.copies() + t.parentWrites() + t.catalogOpsRun()).isEqualTo(ops);
         assertThat(t.checks()).isGreaterThanOrEqualTo(ops / 2);
+        if (t.catalogOpsRun() >= CatalogOp.values().length) {
+            assertThat(t.catalogOps().keySet()).as("the deck deals every catalog operation").containsExactly(CatalogOp.values());
+        }
     }
 
     private static final class History {
@@ -96,6 +111,9 @@ class OperatorHistoryTest {
         private int parentWrites;
         private int writes;
         private int checks;
+        private final Map<CatalogOp, Integer> catalogOps = new java.util.EnumMap<>(CatalogOp.class);
+        /** The catalog operations still to deal before the deck is shuffled again. */
+        private final java.util.Deque<CatalogOp> deck = new java.util.ArrayDeque<>();
 
         History(long seed) {
             this.seed = seed;
@@ -109,6 +127,10 @@ class OperatorHistoryTest {
 
         Tally run(int ops) {
             for (int op = 0; op < ops; op++) {
+                if (op % 6 == 5) {
+                    catalogOperation(op); // every sixth: a history of 30 has each catalog operation once
+                    continue;
+                }
                 int action = random.nextInt(10);
                 if (action == 0) {
                     copyTheTable(op);
@@ -124,7 +146,7 @@ class OperatorHistoryTest {
             assertThat(s3.list(bucket, "lake/t/_tmp/")).as("seed %d: nothing left under _tmp/", seed).isEmpty();
             assertThat(s3.openMultipartUploads(bucket, "")).as("seed %d: no open upload", seed).isEmpty();
             return new Tally(writes, crashes, reruns, recoveries, recoveriesWithoutCatalog, nextWrites, copies, copiesRefused,
-                    parentWrites, checks);
+                    parentWrites, checks, catalogOps);
         }
 
         private void writeTheTable(int op) {
@@ -238,6 +260,90 @@ class OperatorHistoryTest {
             model.values().removeIf(Set::isEmpty);
         }
 
+        /** The next catalog operation of the deck, run and checked; see {@link CatalogOp} and the class comment. */
+        private void catalogOperation(int op) {
+            if (deck.isEmpty()) {
+                List<CatalogOp> all = new ArrayList<>(List.of(CatalogOp.values()));
+                java.util.Collections.shuffle(all, random);
+                deck.addAll(all);
+            }
+            CatalogOp kind = deck.poll();
+            catalogOps.merge(kind, 1, Integer::sum);
+            String story = "seed " + seed + ", op " + op + " " + kind;
+            switch (kind) {
+                case REPAIR_ADDS -> {
+                    // a write behind Glue's back (its new day is not registered), then the repair adds it
+                    List<Row> rows = List.of(new Row("op" + op + "-behind", LocalDate.of(2024, 6, 1 + op % 28), COUNTRIES.get(op % 2), op));
+                    S3Parquet.write(rows).partitionBy("dt", "country").mode(WriteMode.APPEND).tuning(TUNING).s3(s3.client()).to(table);
+                    apply(WriteMode.APPEND, null, rows);
+                    registerOrRepair(false);
+                    check(story);
+                }
+                case REPAIR_REMOVES -> {
+                    // a partition's folder deleted by hand (after a recovery: no crashed write may publish there again),
+                    // then the repair with removeMissing removes it from Glue
+                    S3Parquet.recover(table, s3.client(), catalog, TUNING);
+                    if (!model.isEmpty()) {
+                        String gone = new ArrayList<>(model.keySet()).get(random.nextInt(model.size()));
+                        String[] dc = gone.split("/");
+                        CatalogLake.deleteFolder(s3, bucket, "lake/t/dt=" + dc[0] + "/country=" + dc[1] + "/");
+                        model.remove(gone);
+                        story += " (" + gone + ")";
+                    }
+                    registerOrRepair(true);
+                    check(story);
+                }
+                case REGISTER_AGAIN -> {
+                    if (!model.isEmpty()) {
+                        // registered already (or, after a drop with the data and a write behind Glue's back, not yet): the
+                        // registration creates or finds the same table and registers whatever partition Glue lacks
+                        register();
+                    }
+                    check(story);
+                }
+                case DROP_AND_REGISTER -> {
+                    S3Parquet.dropTable(table).catalog(catalog).tuning(TUNING).s3(s3.client()).run();
+                    assertThat(catalogTable()).as(story + ": no Glue table after the drop from the catalog").isFalse();
+                    checkRows(story + ", dropped from the catalog: the data stays");
+                    if (!model.isEmpty()) {
+                        register();
+                    }
+                    check(story + ", registered again");
+                }
+                case DROP_WITH_DATA -> {
+                    S3Parquet.dropTable(table).catalog(catalog).deleteData(true).tuning(TUNING).s3(s3.client()).run();
+                    model.clear();
+                    check(story);
+                    assertThat(s3.list(bucket, "lake/t/")).as(story + ": nothing left under the table").isEmpty();
+                    assertThat(s3.openMultipartUploads(bucket, "lake/t/")).as(story + ": no open upload").isEmpty();
+                }
+                default -> throw new IllegalStateException(kind.name());
+            }
+        }
+
+        /**
+         * Registers the table when Glue lacks it and S3 holds data (a drop with the data, then a write behind Glue's back),
+         * else repairs it; either recovers a crashed write with the catalog first.
+         */
+        private void registerOrRepair(boolean removeMissing) {
+            if (!catalogTable()) {
+                if (!model.isEmpty()) {
+                    register();
+                }
+            } else {
+                S3Parquet.repairCatalog(table).catalog(catalog).removeMissing(removeMissing).tuning(TUNING).s3(s3.client()).run();
+            }
+        }
+
+        /** Registers the table's objects in Glue, its day typed as a write types it. */
+        private void register() {
+            S3Parquet.register(table).catalog(catalog).partitionTypes(Map.of("dt", "date")).tuning(TUNING).s3(s3.client()).run();
+        }
+
+        private boolean catalogTable() {
+            return CatalogLake.exists(glue, db, "t");
+        }
+
         /** The operator copies the table with its _tmp/ and recovers the copy; then removes the copy. */
         private void copyTheTable(int op) {
             copies++;
@@ -312,6 +418,14 @@ class OperatorHistoryTest {
         }
 
         private void check(String story) {
+            checkRows(story);
+            if (s3.list(bucket, "lake/t/_tmp/").isEmpty()) {
+                assertThat(gluePartitions()).as(story + ": Glue's partitions").isEqualTo(s3Partitions());
+            }
+        }
+
+        /** The rows DuckDB reads from the objects equal the model. */
+        private void checkRows(String story) {
             checks++;
             Map<String, Set<String>> rows = new TreeMap<>();
             if (s3.list(bucket, "lake/t/").keySet().stream().anyMatch(k -> k.endsWith(".parquet") && !k.contains("/_tmp/"))) {
@@ -321,9 +435,6 @@ class OperatorHistoryTest {
                 }
             }
             assertThat(rows).as(story).isEqualTo(model);
-            if (s3.list(bucket, "lake/t/_tmp/").isEmpty()) {
-                assertThat(gluePartitions()).as(story + ": Glue's partitions").isEqualTo(s3Partitions());
-            }
         }
 
         private Set<String> gluePartitions() {

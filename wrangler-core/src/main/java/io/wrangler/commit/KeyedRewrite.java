@@ -1,6 +1,7 @@
 package io.wrangler.commit;
 
 import io.wrangler.encoding.FileEncoder;
+import io.wrangler.encoding.CommitRuns;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.input.ReadOnce;
 import io.wrangler.partition.Partitioner;
@@ -116,7 +117,9 @@ final class KeyedRewrite {
             Uploads uploads = new Uploads(tableContext.pool(), tuning.maxPendingParts(), tuning.partSize());
             Partitioner one = new Partitioner(List.of(), all.stream().map(Field::getName).toList());
             Stager stager = new Stager(context, uploads, one, null, key -> { }, encoders, key -> m.folder());
-            try (Without source = new Without(reader, new Schema(all), runs, keyId, allocator)) {
+            // each row keeps its commit stamp (CommitRuns): the one the file records for it, else the file's own commit
+            CommitRuns.Rows stamps = footer.stamps(CommitRuns.stamp(committed, m.key()));
+            try (Without source = new Without(reader, new Schema(all), runs, stamps, keyId, allocator)) {
                 List<StagedFile> staged = stager.stage(source, allocator, List.of(), null);
                 return staged;
             }
@@ -136,18 +139,20 @@ final class KeyedRewrite {
         return b.find() ? b.group(1) : "";
     }
 
-    /** The rows of one file that are not {@code keyId}'s, each with its key in the last column. */
+    /** The rows of one file that are not {@code keyId}'s, each with its key and commit stamp in the last column. */
     private static final class Without extends ReadOnce {
         private final TableReader reader;
         private final List<KeyRuns.Run> runs;
+        private final CommitRuns.Rows stamps;
         private final String keyId;
         private int run = -1;
         private long left;
 
-        Without(TableReader reader, Schema schema, List<KeyRuns.Run> runs, String keyId, BufferAllocator allocator) {
+        Without(TableReader reader, Schema schema, List<KeyRuns.Run> runs, CommitRuns.Rows stamps, String keyId, BufferAllocator allocator) {
             super(schema, allocator);
             this.reader = reader;
             this.runs = runs;
+            this.stamps = stamps;
             this.keyId = keyId;
         }
 
@@ -172,13 +177,14 @@ final class KeyedRewrite {
                 int k = 0;
                 for (int i = 0; i < in.getRowCount(); i++) {
                     String key = nextKey();
+                    String stamp = stamps.next();
                     if (key.equals(keyId)) {
                         continue;
                     }
                     for (int c = 0; c < columns; c++) {
                         out.getVector(c).copyFromSafe(i, k, in.getVector(c));
                     }
-                    keys.setSafe(k, key.getBytes(StandardCharsets.UTF_8));
+                    keys.setSafe(k, CommitRuns.join(key, stamp).getBytes(StandardCharsets.UTF_8));
                     k++;
                 }
                 out.setRowCount(k);

@@ -6,6 +6,7 @@ import io.wrangler.ReadException;
 import io.wrangler.VerificationException;
 import io.wrangler.WriteStep;
 import io.wrangler.layout.Manifest;
+import io.wrangler.encoding.CommitRuns;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.read.FileFooters;
 import io.wrangler.read.TableFiles;
@@ -97,7 +98,7 @@ final class CompactInput extends ArrowReader {
             }
         }
         this.bucketOfUnit = plan.bucketOfUnit;
-        this.keyed = plan.keyRuns == null ? null : new KeyedInput(plan.keyRuns);
+        this.keyed = plan.keyRuns == null ? null : new KeyedInput(plan.keyRuns, plan.footers);
         if (keyed != null) {
             passed.skipped = KeyRuns.COLUMN;
         }
@@ -377,26 +378,28 @@ final class CompactInput extends ArrowReader {
 
     /**
      * The ordinals of the rows to keep: for each key ({@link Dedup}'s equality), the row with the greatest order value,
-     * and among those the one committed last ({@link Dedup#COMMIT_ORDER} of the files, then the later row of a file).
-     * The files are read in the order the second pass reads them, through one reader that says each batch's file.
+     * and among those the one committed last: by each row's commit ({@link Dedup#byCommit}: its file's, or the one its
+     * file's footer records for it, {@link CommitRuns}), then the later row of a file. The files are read in the order the
+     * second pass reads them, through one reader that says each batch's file.
      */
     private BitSet winners(List<TableFiles.DataFile> files) throws IOException {
-        List<TableFiles.DataFile> byCommit = new ArrayList<>(files);
-        Dedup.sortByCommit(byCommit);
-        Map<String, Integer> rankOf = new HashMap<>();
-        for (int i = 0; i < byCommit.size(); i++) {
-            rankOf.put(byCommit.get(i).key(), i);
-        }
-        Map<List<Object>, long[]> best = new HashMap<>(); // {ordinal, commit rank of its file}
+        Map<String, Integer> rankOf = Dedup.byCommit(stampsOf(files));
+        Map<List<Object>, long[]> best = new HashMap<>(); // {ordinal, commit rank of its row}
         Map<List<Object>, Comparable<Object>> bestOrder = new HashMap<>();
         long at = 0;
+        TableFiles.DataFile file = null;
+        CommitRuns.Rows stamps = null;
         try (TableReader r = chosen(files)) {
             while (r.loadNextBatch()) {
                 VectorSchemaRoot b = r.getVectorSchemaRoot();
-                long rank = rankOf.get(r.currentFile().key());
+                if (!r.currentFile().equals(file)) {
+                    file = r.currentFile();
+                    stamps = KeyedInput.stamps(file, footers);
+                }
                 List<FieldVector> keys = dedupKeys.stream().map(c -> vector(b, c)).toList();
                 FieldVector order = vector(b, dedupOrder);
                 for (int i = 0; i < b.getRowCount(); i++, at++) {
+                    long rank = rankOf.get(stamps.next());
                     List<Object> key = new ArrayList<>(keys.size());
                     for (FieldVector k : keys) {
                         key.add(k == null ? null : Dedup.key(k, i)); // no file of the unit has the column: null
@@ -404,7 +407,7 @@ final class CompactInput extends ArrowReader {
                     Comparable<Object> o = order == null ? null : Dedup.order(order, i);
                     long[] was = best.get(key);
                     int c = was == null ? 1 : Dedup.compare(o, bestOrder.get(key));
-                    // equal order values: the later commit wins; in one file (same rank), the later row, read later
+                    // equal order values: the later commit wins; of one commit, the later row, read later
                     if (c > 0 || c == 0 && rank >= was[1]) {
                         best.put(key, new long[] {at, rank});
                         bestOrder.put(key, o);
@@ -418,6 +421,23 @@ final class CompactInput extends ArrowReader {
         BitSet keep = new BitSet((int) at);
         best.values().forEach(v -> keep.set((int) v[0]));
         return keep;
+    }
+
+    /** Every commit stamp of the rows of {@code files}. */
+    private List<String> stampsOf(List<TableFiles.DataFile> files) {
+        List<String> out = new ArrayList<>();
+        for (TableFiles.DataFile f : files) {
+            out.add(CommitRuns.stamp(f.modified(), f.key()));
+            FileFooters.Footer footer = footers.get(f.key());
+            if (footer != null && footer.keyed() != null && footer.keyed().commits() != null) {
+                footer.keyed().commits().forEach(run -> {
+                    if (!run.key().isEmpty()) {
+                        out.add(run.key());
+                    }
+                });
+            }
+        }
+        return out;
     }
 
     /** Checks the staged files: read back, they must hold exactly the rows passed on. */

@@ -94,7 +94,10 @@ final class CompactionPlan {
         footers = found != null ? scanned(units, found) : footers(spec, units);
         // Keyed runs stay keyed: when a chosen file holds rows of an idempotency key, every new file records its rows' keys.
         KeyedInput.commitOrder(units, footers);
-        keyRuns = KeyedInput.runsOf(units, footers);
+        Map<String, List<KeyRuns.Run>> runs = KeyedInput.runsOf(units, footers);
+        // A delete's new files hold rows of the files it rewrote: they record each row's commit (CommitRuns), which needs
+        // the key column, so that a dedup tie later goes to the rows committed last, not to the rows it moved.
+        keyRuns = runs == null && removal != null && !removal.everyRow() ? new HashMap<>() : runs;
     }
 
     /** Lists the table and chooses what to compact; see the class comment. */

@@ -1,5 +1,6 @@
 package io.wrangler.compact;
 
+import io.wrangler.encoding.CommitRuns;
 import io.wrangler.read.TableFiles;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -50,7 +51,9 @@ public final class Dedup {
      * a keyed write's id {@code k-<key>-<hash>-<hex>} has none and sorts first), then by key. Two writes published in
      * the same second whose ids do not tell them apart are ordered by file name: deterministic, but not their true
      * order, which S3 does not record. A keyed rerun's rewrite of a file counts as committed when its rows were (the time
-     * its footer records, put there by {@code KeyedInput.commitOrder} before sorting), not when the rerun wrote it.
+     * its footer records, put there by {@code KeyedInput.commitOrder} before sorting), not when the rerun wrote it. A file
+     * written from rows of other files (a delete's, a merge's, a rewrite's, a compaction of such files) records each
+     * row's commit ({@link io.wrangler.encoding.CommitRuns}): dedup ranks rows by it ({@link #byCommit}), not by the file.
      */
     static final Comparator<TableFiles.DataFile> COMMIT_ORDER = Comparator
             .comparing(TableFiles.DataFile::modified, Comparator.nullsFirst(Comparator.<Instant>naturalOrder()))
@@ -69,8 +72,40 @@ public final class Dedup {
     }
 
     private static String writeTime(TableFiles.DataFile f) {
-        Matcher m = WRITE_TIME.matcher(f.key().substring(f.key().lastIndexOf('/') + 1));
+        return writeTime(f.key().substring(f.key().lastIndexOf('/') + 1));
+    }
+
+    private static String writeTime(String name) {
+        Matcher m = WRITE_TIME.matcher(name);
         return m.find() ? m.group(1) : "";
+    }
+
+    /** A commit stamp, parsed: its time, the write time in its file's name, its file's name. */
+    private record Commit(Instant at, String writeTime, String name) {
+    }
+
+    /**
+     * The rank of each of {@code stamps} ({@link CommitRuns}: a row's commit, its file's own or the one its footer
+     * records) in {@link #COMMIT_ORDER}, 0 the oldest: by time, then by the write time in the file name, then by the file
+     * name (the files of one partition share their folder, so their names order them as their keys do). Rows committed
+     * with one file share a rank; a rewrite that moved them gave them their file's stamp, so they keep their rank.
+     */
+    static Map<String, Integer> byCommit(List<String> stamps) throws java.io.IOException {
+        Map<String, Commit> parsed = new HashMap<>();
+        for (String s : stamps) {
+            if (!parsed.containsKey(s)) {
+                String name = CommitRuns.name(s);
+                parsed.put(s, new Commit(CommitRuns.at(s), writeTime(name), name));
+            }
+        }
+        List<String> sorted = new ArrayList<>(parsed.keySet());
+        sorted.sort(Comparator.comparing((String s) -> parsed.get(s).at())
+                .thenComparing(s -> parsed.get(s).writeTime()).thenComparing(s -> parsed.get(s).name()));
+        Map<String, Integer> out = new HashMap<>();
+        for (int i = 0; i < sorted.size(); i++) {
+            out.put(sorted.get(i), i);
+        }
+        return out;
     }
 
     /** Null when {@code field} can order rows, else what its type is, for the refusal. */

@@ -5,6 +5,7 @@ import io.wrangler.InvalidWriteException;
 import io.wrangler.WriteStep;
 import io.wrangler.commit.KeyedFiles;
 import io.wrangler.layout.Manifest;
+import io.wrangler.encoding.CommitRuns;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.read.FileFooters;
 import io.wrangler.read.Footers;
@@ -30,11 +31,16 @@ import software.amazon.awssdk.services.s3.S3Client;
  * rerun of any of those keys replaces exactly its own rows: every row of an unmarked keyed file is its key's, a marked
  * file's rows are those its footer's runs say, any other file's rows are no key's ({@code ""}). The keys travel with the
  * rows as the write's last input column {@link KeyRuns#COLUMN}, which the encoder turns into footer runs; rows that
- * deduplication drops are never passed, so never counted.
+ * deduplication drops are never passed, so never counted. With each key goes the row's commit stamp ({@link CommitRuns}):
+ * the stamp its file's footer records for it, else its file's own commit (its LastModified, or the time a rerun's rewrite
+ * recorded), so that the new files' rows keep the commit order they had (dedup's tie rule).
  */
 final class KeyedInput {
     /** The runs of every marked file read, by key. */
     private final Map<String, List<KeyRuns.Run>> runs;
+    /** The footers of the files read: their commit runs. */
+    private final FileFooters footers;
+    private CommitRuns.Rows stamps;
     /** Rows passed to the write per key id. */
     private final Map<String, Long> passed = new LinkedHashMap<>();
     private TableFiles.DataFile file;
@@ -42,8 +48,9 @@ final class KeyedInput {
     private int run;
     private long left;
 
-    KeyedInput(Map<String, List<KeyRuns.Run>> runs) {
+    KeyedInput(Map<String, List<KeyRuns.Run>> runs, FileFooters footers) {
         this.runs = runs;
+        this.footers = footers;
     }
 
     /**
@@ -86,6 +93,16 @@ final class KeyedInput {
         }
     }
 
+    /**
+     * The commit stamps of the rows of {@code f}, row after row: those its footer records ({@code footers}), else its own
+     * (its LastModified, which {@link #commitOrder} replaced by a rerun's rewrite's recorded time).
+     */
+    static CommitRuns.Rows stamps(TableFiles.DataFile f, FileFooters footers) {
+        String own = CommitRuns.stamp(f.modified(), f.key());
+        FileFooters.Footer footer = footers.get(f.key());
+        return footer != null && footer.keyed() != null ? footer.keyed().stamps(own) : new CommitRuns.Rows(own, null);
+    }
+
     /** The input's schema: the files' columns, then the key column. */
     Schema schema(String table, String verb, Schema read) {
         if (read.getFields().stream().anyMatch(f -> f.getName().equals(KeyRuns.COLUMN))) {
@@ -98,7 +115,10 @@ final class KeyedInput {
         return new Schema(fields);
     }
 
-    /** The key ids of the next {@code n} rows, all read from {@code from} (a batch never spans files). */
+    /**
+     * The key ids of the next {@code n} rows, all read from {@code from} (a batch never spans files), each joined with the
+     * row's commit stamp ({@link CommitRuns#join}).
+     */
     String[] keysOf(TableFiles.DataFile from, int n) throws IOException {
         if (from == null) {
             throw new IOException("the reader did not say which file a batch came from");
@@ -109,11 +129,13 @@ final class KeyedInput {
             left = 0;
             String key = KeyedFiles.keyOf(from.key());
             fixed = runs.containsKey(from.key()) ? null : key == null ? "" : key;
+            stamps = stamps(from, footers);
         }
         String[] out = new String[n];
         for (int i = 0; i < n; i++) {
+            String stamp = stamps.next();
             if (fixed != null) {
-                out[i] = fixed;
+                out[i] = CommitRuns.join(fixed, stamp);
                 continue;
             }
             List<KeyRuns.Run> of = runs.get(from.key());
@@ -124,16 +146,16 @@ final class KeyedInput {
                 left = of.get(run).rows();
             }
             left--;
-            out[i] = of.get(run).key();
+            out[i] = CommitRuns.join(of.get(run).key(), stamp);
         }
         return out;
     }
 
-    /** Sets row {@code row} of {@code out}'s key column, a row passed to the write. */
+    /** Sets row {@code row} of {@code out}'s key column ({@link #keysOf}'s value), a row passed to the write. */
     void pass(VectorSchemaRoot out, int row, String key) {
         VarCharVector keys = (VarCharVector) out.getVector(KeyRuns.COLUMN);
         keys.setSafe(row, key.getBytes(StandardCharsets.UTF_8));
-        passed.merge(key, 1L, Long::sum);
+        passed.merge(CommitRuns.keyOf(key), 1L, Long::sum);
     }
 
     /** How the staged files' key runs differ from the rows passed (per key), or null when they agree. */

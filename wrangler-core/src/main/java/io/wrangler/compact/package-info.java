@@ -10,7 +10,8 @@
  *       when given), chooses the units to rewrite (a partition, or a bucket of one) by the thresholds, runs
  *       {@code CompactionChecks} on them, and fetches each chosen file's footer once ({@code read.FileFooters}), from
  *       which come the new files' schema, the encodings to keep, the commit order of each unit's files and the key
- *       runs of the marked ones ({@code KeyedInput}).</li>
+ *       and commit runs of the marked ones ({@code KeyedInput}, {@code encoding.CommitRuns}: rows a rewrite moved keep
+ *       their commit; a delete of rows always writes key and commit runs, as its new files hold rows of older ones).</li>
  *   <li>Writes through the commit engine, with one call ({@code Compaction.write}): an {@code OVERWRITE_PARTITIONS}
  *       whose {@code WriteSpec.Replacement} carries, as commit arguments, the exact files replaced, the check of the
  *       staged files, each batch's bucket and whether the rows carry key runs. Its input ({@code CompactInput}) reads

@@ -83,17 +83,22 @@ public final class KeyRuns {
 
     /** The runs of a footer value; an IOException for a value that is not one. */
     public static List<Run> parse(String value) throws IOException {
+        return parse(value, FOOTER_KEY);
+    }
+
+    /** The runs of the footer entry {@code entry}'s value (of this shape: {@link CommitRuns} too). */
+    static List<Run> parse(String value, String entry) throws IOException {
         List<List<Object>> in;
         try {
             in = JSON.readValue(value, new TypeReference<List<List<Object>>>() { });
         } catch (IOException e) {
-            throw new IOException("the footer entry " + FOOTER_KEY + " is not a list of [key, rows] pairs: " + e.getMessage(), e);
+            throw new IOException("the footer entry " + entry + " is not a list of [key, rows] pairs: " + e.getMessage(), e);
         }
         List<Run> out = new ArrayList<>();
         for (List<Object> pair : in) {
             if (pair == null || pair.size() != 2 || !(pair.get(0) instanceof String key) || !(pair.get(1) instanceof Number rows)
                     || rows.longValue() < 0) {
-                throw new IOException("the footer entry " + FOOTER_KEY + " holds " + pair + ", not a [key, rows] pair");
+                throw new IOException("the footer entry " + entry + " holds " + pair + ", not a [key, rows] pair");
             }
             out.add(new Run(key, rows.longValue()));
         }

@@ -10,11 +10,15 @@ import org.apache.arrow.vector.VarCharVector;
 
 /**
  * Encodes rows whose last column is {@link KeyRuns#COLUMN}: the other columns go to the file, the key ids become the
- * file's {@link KeyRuns} in its footer.
+ * file's {@link KeyRuns} in its footer, and the commit stamps joined to them the file's {@link CommitRuns} (written only
+ * when some row has one).
  */
 final class KeyRunsEncoder implements FileEncoder {
     private final FileEncoder file;
     private final KeyRuns runs = new KeyRuns();
+    /** The rows' commit stamps, in the shape of key runs ({@code ""}: committed with this file). */
+    private final KeyRuns commits = new KeyRuns();
+    private boolean stamped;
 
     private final Map<String, String> footer;
 
@@ -36,7 +40,10 @@ final class KeyRunsEncoder implements FileEncoder {
             while (end < to && same(keys, end, key)) {
                 end++;
             }
-            runs.add(key, end - r);
+            String stamp = CommitRuns.stampOf(key);
+            runs.add(CommitRuns.keyOf(key), end - r);
+            commits.add(stamp, end - r);
+            stamped |= !stamp.isEmpty();
             r = end;
         }
         file.write(columns.subList(0, columns.size() - 1), from, to);
@@ -69,6 +76,9 @@ final class KeyRunsEncoder implements FileEncoder {
         Map<String, String> all = new HashMap<>(metadata);
         all.putAll(footer);
         all.put(KeyRuns.FOOTER_KEY, KeyRuns.format(runs.runs()));
+        if (stamped) {
+            all.put(CommitRuns.FOOTER_KEY, CommitRuns.format(commits.runs()));
+        }
         file.close(all);
     }
 }

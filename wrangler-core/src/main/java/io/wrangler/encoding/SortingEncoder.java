@@ -29,7 +29,8 @@ import org.apache.arrow.vector.util.TransferPair;
  * <p>Rows with key runs ({@link KeyRuns}: a compaction's or a keyed rewrite's input) are sorted by their key first, in
  * the order keys first appear, then by the columns: the rows of each key stay one run (a sort by the columns alone could
  * cut them into a run per row), and a file holding more than one key says it is sorted by nothing, as it is sorted only
- * within each key's rows.
+ * within each key's rows. Likewise within a key by the rows' commit stamps ({@link CommitRuns}: a rewrite's rows of several
+ * commits), so that their commit runs stay one per commit: such a file is sorted within each commit's rows only.
  *
  * <p>Memory is the file's rows as Arrow holds them, counted by {@link #heldBytes}, so a write's memory budget finishes a
  * sorted file early rather than run out; {@link #size} is that too, so that a file ends near {@code targetFileSize}
@@ -111,16 +112,21 @@ final class SortingEncoder implements FileEncoder {
     private Integer[] order(Map<String, String> footer) {
         List<Key> keys = new ArrayList<>();
         if (settings.keyRuns()) {
+            // by key, then by commit stamp (CommitRuns), each in the order first seen: one run per key, one per commit in it
             FieldVector ids = held.get(held.size() - 1);
             Map<String, Integer> rank = new HashMap<>();
+            Map<String, Integer> stampRank = new HashMap<>();
             int[] ranks = new int[rows];
+            int[] stampRanks = new int[rows];
             for (int r = 0; r < rows; r++) {
                 String id = ids.isNull(r) ? "" : ids.getObject(r).toString();
-                ranks[r] = rank.computeIfAbsent(id, k -> rank.size());
+                ranks[r] = rank.computeIfAbsent(CommitRuns.keyOf(id), k -> rank.size());
+                stampRanks[r] = stampRank.computeIfAbsent(id, k -> stampRank.size());
             }
-            if (rank.size() > 1) {
+            if (stampRank.size() > 1) {
                 footer.put(FileLayout.UNSORTED, "true");
                 keys.add((a, b) -> Integer.compare(ranks[a], ranks[b]));
+                keys.add((a, b) -> Integer.compare(stampRanks[a], stampRanks[b]));
             }
         }
         for (String name : settings.layout().sortBy()) {

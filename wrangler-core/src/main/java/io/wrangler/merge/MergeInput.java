@@ -2,6 +2,7 @@ package io.wrangler.merge;
 
 import io.wrangler.commit.KeyedFiles;
 import io.wrangler.compact.Digest;
+import io.wrangler.encoding.CommitRuns;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.input.ReadOnce;
 import io.wrangler.partition.PartitionValues;
@@ -24,8 +25,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * The rows of the merge's new files, read under the lease (the write's stage step reads them): first each rewritten
  * file, one after another and batch by batch, without the rows of the updated keys (with their idempotency keys, when the
- * files hold keyed runs, so that the new files keep whose rows are whose); then the input's inserted and updated rows
- * (no key: the merge's own). Every row passed is added to a digest, which the check compares with the staged files read
+ * files hold keyed runs, so that the new files keep whose rows are whose, and with their commit stamps, so that they keep
+ * their commit order: {@link CommitRuns}); then the input's inserted and updated rows (no key, no stamp: the merge's own). Every row passed is added to a digest, which the check compares with the staged files read
  * back before the commit point. Memory: one batch of one file, besides the input.
  */
 final class MergeInput extends ReadOnce {
@@ -41,6 +42,7 @@ final class MergeInput extends ReadOnce {
     private VectorSchemaRoot out;
     private TableFiles.DataFile file;
     private List<KeyRuns.Run> runs;
+    private CommitRuns.Rows stamps;
     private int run;
     private long left;
 
@@ -153,17 +155,22 @@ final class MergeInput extends ReadOnce {
         }
     }
 
-    /** The idempotency key of the next row of {@code from}: its unmarked keyed write's, its marked footer's runs', or none. */
+    /**
+     * The idempotency key of the next row of {@code from}: its unmarked keyed write's, its marked footer's runs', or none;
+     * joined with the row's commit stamp ({@link CommitRuns#join}).
+     */
     private String keyOf(TableFiles.DataFile from) throws IOException {
         if (!from.equals(file)) {
             file = from;
             runs = plan.keyRuns.get(from.key());
+            stamps = plan.stamps(from);
             run = -1;
             left = 0;
         }
+        String stamp = stamps.next();
         if (runs == null) {
             String key = KeyedFiles.keyOf(from.key());
-            return key == null ? "" : key;
+            return CommitRuns.join(key == null ? "" : key, stamp);
         }
         while (left == 0) {
             if (++run >= runs.size()) {
@@ -172,7 +179,7 @@ final class MergeInput extends ReadOnce {
             left = runs.get(run).rows();
         }
         left--;
-        return runs.get(run).key();
+        return CommitRuns.join(runs.get(run).key(), stamp);
     }
 
     private static FieldVector vector(VectorSchemaRoot root, String name) {

@@ -6,6 +6,7 @@ import io.wrangler.catalog.CatalogTable;
 import io.wrangler.catalog.TableLayout;
 import io.wrangler.commit.KeyedFiles;
 import io.wrangler.compact.Dedup;
+import io.wrangler.encoding.CommitRuns;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.partition.PartitionValues;
 import io.wrangler.read.Footers;
@@ -50,8 +51,10 @@ final class MergePlan {
     final List<TableFiles.DataFile> rewrite = new ArrayList<>();
     /** The footers of the scanned files, by key. */
     final Map<String, ParquetMetadata> footers = new HashMap<>();
-    /** The key runs of each marked file rewritten; null when no rewritten file holds rows of an idempotency key. */
+    /** The key runs of each marked file rewritten; null when no file is rewritten (then the new files need no key column). */
     Map<String, List<KeyRuns.Run>> keyRuns;
+    /** The footer records of each marked file rewritten, by key. */
+    private final Map<String, Footers.Keyed> keyed = new HashMap<>();
     /** The keys whose rows in the table are dropped (their input row written instead). */
     final Set<List<Object>> updated = new HashSet<>();
     /** The files the footers could not rule out, in listing order. */
@@ -269,21 +272,30 @@ final class MergePlan {
         }
     }
 
-    /** The key runs of the marked files rewritten: a rewrite keeps whose rows are whose (see KeyedRewrite). */
+    /**
+     * The key runs of the marked files rewritten: a rewrite keeps whose rows are whose (see KeyedRewrite); and, whenever
+     * a file is rewritten, the key column, which carries each kept row's commit stamp too ({@link CommitRuns}): the rows
+     * a merge keeps keep their commit order, they do not become as new as its own.
+     */
     private void readKeyRuns() throws IOException {
         Map<String, List<KeyRuns.Run>> runs = new HashMap<>();
-        boolean keyed = false;
         for (TableFiles.DataFile f : rewrite) {
             if (KeyedFiles.marked(f.key())) {
                 ParquetMetadata m = footers.get(f.key());
                 long rows = m.getBlocks().stream().mapToLong(b -> b.getRowCount()).sum();
-                runs.put(f.key(), Footers.keyed(m.getFileMetaData(), rows, f.bucket(), f.key()).runs());
-                keyed = true;
-            } else if (KeyedFiles.keyOf(f.key()) != null) {
-                keyed = true;
+                Footers.Keyed k = Footers.keyed(m.getFileMetaData(), rows, f.bucket(), f.key());
+                runs.put(f.key(), k.runs());
+                keyed.put(f.key(), k);
             }
         }
-        keyRuns = keyed ? runs : null;
+        keyRuns = rewrite.isEmpty() ? null : runs;
+    }
+
+    /** The commit stamps of the rows of the rewritten file {@code f}, row after row. */
+    CommitRuns.Rows stamps(TableFiles.DataFile f) {
+        Footers.Keyed k = keyed.get(f.key());
+        String own = CommitRuns.stamp(k != null && k.committed() != null ? k.committed() : f.modified(), f.key());
+        return k != null ? k.stamps(own) : new CommitRuns.Rows(own, null);
     }
 
     /** The files that hold an updated key: rewritten. A file holding only kept keys is left as it is. */
@@ -338,7 +350,7 @@ final class MergePlan {
         return new Field(KeyRuns.COLUMN, FieldType.nullable(ArrowType.Utf8.INSTANCE), null);
     }
 
-    /** The output schema: the table's columns, the input's new ones, then the rows' key ids when keyed. */
+    /** The output schema: the table's columns, the input's new ones, then the rows' key ids when a file is rewritten. */
     Schema output() {
         List<Field> fields = new ArrayList<>(columns.output.getFields());
         if (keyRuns != null) {

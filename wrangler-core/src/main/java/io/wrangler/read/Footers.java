@@ -1,5 +1,6 @@
 package io.wrangler.read;
 
+import io.wrangler.encoding.CommitRuns;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.storage.RequestOptions;
 import java.io.IOException;
@@ -26,9 +27,14 @@ public final class Footers {
 
     /**
      * What a file with key runs records: its runs, whether it writes timestamps as INT96 (a rewrite of it keeps that), and
-     * when its rows were committed if it is a rerun's rewrite ({@link KeyRuns#COMMITTED_KEY}), else null.
+     * when its rows were committed if it is a rerun's rewrite ({@link KeyRuns#COMMITTED_KEY}), else null, and when each of
+     * its rows was committed if it was written from rows of other files ({@link CommitRuns}), else null.
      */
-    public record Keyed(List<KeyRuns.Run> runs, boolean int96, Instant committed) {
+    public record Keyed(List<KeyRuns.Run> runs, boolean int96, Instant committed, List<KeyRuns.Run> commits) {
+        /** The commit stamp of each row, row after row, of a file whose own rows are committed as {@code own}. */
+        public CommitRuns.Rows stamps(String own) {
+            return new CommitRuns.Rows(own, commits);
+        }
     }
 
     /**
@@ -66,7 +72,8 @@ public final class Footers {
     /**
      * {@link #keyed} of a footer already read ({@code meta}, of a file of {@code rows} rows).
      *
-     * @throws IOException the footer has no key runs, runs that do not add up to {@code rows}, or a commit time that is not one
+     * @throws IOException the footer has no key runs, runs (key or commit runs) that do not add up to {@code rows}, or a
+     *     commit time that is not one
      */
     public static Keyed keyed(FileMetaData meta, long rows, String bucket, String key) throws IOException {
         String value = meta.getKeyValueMetaData().get(KeyRuns.FOOTER_KEY);
@@ -89,6 +96,16 @@ public final class Footers {
             throw new IOException("the footer entry " + KeyRuns.COMMITTED_KEY + " of s3://" + bucket + "/" + key + " is not a time: "
                     + committed, e);
         }
-        return new Keyed(runs, int96, at);
+        String stamps = meta.getKeyValueMetaData().get(CommitRuns.FOOTER_KEY);
+        List<KeyRuns.Run> commits = null;
+        if (stamps != null) {
+            commits = CommitRuns.parse(stamps);
+            long stamped = commits.stream().mapToLong(KeyRuns.Run::rows).sum();
+            if (stamped != rows) {
+                throw new IOException("the commit runs of s3://" + bucket + "/" + key + " count " + stamped + " rows, but the file holds "
+                        + rows);
+            }
+        }
+        return new Keyed(runs, int96, at, commits);
     }
 }
