@@ -15,6 +15,7 @@ import io.wrangler.read.TableSchema;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -52,16 +53,16 @@ final class MergePlan {
     final Map<String, ParquetMetadata> footers = new HashMap<>();
     /** The key runs of each marked file rewritten; null when no rewritten file holds rows of an idempotency key. */
     Map<String, List<KeyRuns.Run>> keyRuns;
-    /** The keys whose rows in the table are dropped (their input row written instead). */
-    final Set<List<Object>> updated = new HashSet<>();
+    /** The keys (by their numbers in the input's {@link KeyIndex}) whose rows in the table are dropped (their input row written instead). */
+    final BitSet updated = new BitSet();
     /** The files the footers could not rule out, in listing order. */
     private List<TableFiles.DataFile> candidates = List.of();
     /** The input keys each candidate file holds, by its key. */
-    private final Map<String, Set<List<Object>>> holding = new HashMap<>();
+    private final Map<String, BitSet> holding = new HashMap<>();
     /** The keys found in the table. */
-    private final Set<List<Object>> found = new HashSet<>();
-    /** The greatest order value of each found key's rows in the table (with an order column). */
-    private final Map<List<Object>, Comparable<Object>> newest = new HashMap<>();
+    private final BitSet found = new BitSet();
+    /** The greatest order value of each found key's rows in the table (with an order column), by key number. */
+    private Comparable<Object>[] newest;
     long inserted;
     long unchanged;
     /** The partitions the input's rows go to. */
@@ -248,9 +249,9 @@ final class MergePlan {
                 FieldVector o = order == null ? null : b.getVector(order);
                 String file = r.currentFile().key();
                 for (int i = 0; i < b.getRowCount(); i++) {
-                    List<Object> key = InputRows.key(k, i);
-                    if (key != null && input.winner.containsKey(key)) {
-                        holding.computeIfAbsent(file, f -> new HashSet<>()).add(key);
+                    int key = input.index.find(k, i);
+                    if (key >= 0) {
+                        holding.computeIfAbsent(file, f -> new BitSet()).set(key);
                         note(key, o == null ? null : Dedup.order(o, i));
                     }
                 }
@@ -259,12 +260,16 @@ final class MergePlan {
         this.candidates = candidates;
     }
 
-    private void note(List<Object> key, Comparable<Object> order) {
-        found.add(key);
+    @SuppressWarnings("unchecked")
+    private void note(int key, Comparable<Object> order) {
+        boolean first = !found.get(key);
+        found.set(key);
         if (input.order != null) {
-            Comparable<Object> was = newest.get(key);
-            if (!newest.containsKey(key) || Dedup.compare(order, was) > 0) {
-                newest.put(key, order);
+            if (newest == null) {
+                newest = new Comparable[input.index.size()];
+            }
+            if (first || Dedup.compare(order, newest[key]) > 0) {
+                newest[key] = order;
             }
         }
     }
@@ -289,8 +294,8 @@ final class MergePlan {
     /** The files that hold an updated key: rewritten. A file holding only kept keys is left as it is. */
     private void chooseRewrites() {
         for (TableFiles.DataFile f : candidates) {
-            Set<List<Object>> keys = holding.get(f.key());
-            if (keys != null && keys.stream().anyMatch(updated::contains)) {
+            BitSet keys = holding.get(f.key());
+            if (keys != null && keys.intersects(updated)) {
                 rewrite.add(f);
                 touched.add(f.folder());
             }
@@ -299,16 +304,16 @@ final class MergePlan {
 
     /** Decides each input key's fate; see the class comment. */
     private void decide() {
-        for (Map.Entry<List<Object>, Long> e : input.winner.entrySet()) {
-            List<Object> key = e.getKey();
-            if (!found.contains(key)) {
+        for (int key = 0; key < input.index.size(); key++) {
+            long winner = input.winner[key];
+            if (!found.get(key)) {
                 inserted++;
-                touch(e.getValue());
-            } else if (spec.keepExisting() || input.order != null && Dedup.compare(inputOrder(e.getValue()), newest.get(key)) < 0) {
+                touch(winner);
+            } else if (spec.keepExisting() || input.order != null && Dedup.compare(inputOrder(winner), newest[key]) < 0) {
                 unchanged++;
             } else {
-                updated.add(key);
-                touch(e.getValue());
+                updated.set(key);
+                touch(winner);
             }
         }
     }
@@ -322,10 +327,9 @@ final class MergePlan {
         touched.add(columns.folderOf(partitionOf(columns.inputPartitionVectors(b), (int) ref)));
     }
 
-    /** Whether the input row {@code ref} is written: its key's winner, inserted or updated. */
-    boolean written(List<Object> key, long ref) {
-        Long w = input.winner.get(key);
-        return w != null && w == ref && (updated.contains(key) || !found.contains(key));
+    /** Whether the input row {@code ref}, of the key numbered {@code key}, is written: its key's winner, inserted or updated. */
+    boolean written(int key, long ref) {
+        return key >= 0 && input.winner[key] == ref && (updated.get(key) || !found.get(key));
     }
 
     /** Whether there is anything to change. */
