@@ -29,8 +29,8 @@ final class KeyIndex {
     /** The key columns of the row each key was first seen in: its batch and row, as {@code batch << 32 | row}. */
     private long[] first = new long[1024];
     private int size;
-    // the bytes form: an open-addressing table of id + 1 (0: empty), the keys' bytes one after another in the arena
-    private int[] table = new int[2048];
+    // the bytes form: an open-addressing table of hash << 32 | id + 1 (0: empty), the keys' bytes one after another in the arena
+    private long[] table = new long[2048];
     private byte[] arena = new byte[1 << 16];
     private int used;
     private int[] start = new int[1024];
@@ -89,11 +89,11 @@ final class KeyIndex {
             int h = hash();
             int at = probe(h);
             if (table[at] != 0) {
-                return table[at] - 1;
+                return (int) table[at] - 1;
             }
             int id = newId(ref);
             store(id, h);
-            table[at] = id + 1;
+            table[at] = slot(h, id);
             if (size * 2 > table.length) {
                 grow();
             }
@@ -118,7 +118,7 @@ final class KeyIndex {
             if (!encode(k, row)) {
                 return -1;
             }
-            return table[probe(hash())] - 1;
+            return (int) table[probe(hash())] - 1;
         }
         List<Object> key = objectKey(k, row);
         if (key == null) {
@@ -147,6 +147,7 @@ final class KeyIndex {
             hashes = Arrays.copyOf(hashes, size * 2);
         }
         first[size] = ref;
+        lengths[size] = -1; // until stored in the bytes form
         return size++;
     }
 
@@ -185,22 +186,37 @@ final class KeyIndex {
         }
     }
 
+    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class,
+            java.nio.ByteOrder.LITTLE_ENDIAN);
+
     private int hash() {
-        int h = 0x9E3779B9;
-        for (int i = 0; i < length; i++) {
-            h = (h ^ scratch[i]) * 0x01000193;
+        long h = 0x9E3779B97F4A7C15L ^ length;
+        int i = 0;
+        for (; i + 8 <= length; i += 8) {
+            h = (h ^ (long) LONGS.get(scratch, i)) * 0xBF58476D1CE4E5B9L;
+            h ^= h >>> 29;
         }
-        h ^= h >>> 16;
-        h *= 0x85EBCA6B;
-        return h ^ h >>> 13;
+        for (; i < length; i++) {
+            h = (h ^ scratch[i]) * 0x94D049BB133111EBL;
+        }
+        h = (h ^ h >>> 32) * 0xD6E8FEB86659FD93L;
+        return (int) (h ^ h >>> 32);
+    }
+
+    private static long slot(int h, int id) {
+        return (long) h << 32 | (id + 1);
     }
 
     /** The slot of the scratch key: where it is, or the empty slot where it would go. */
     private int probe(int h) {
         int mask = table.length - 1;
         for (int at = h & mask; ; at = at + 1 & mask) {
-            int id = table[at] - 1;
-            if (id < 0 || hashes[id] == h && Arrays.equals(arena, start[id], start[id] + lengths[id], scratch, 0, length)) {
+            long e = table[at];
+            if (e == 0) {
+                return at;
+            }
+            int id = (int) e - 1;
+            if ((int) (e >>> 32) == h && Arrays.equals(arena, start[id], start[id] + lengths[id], scratch, 0, length)) {
                 return at;
             }
         }
@@ -218,14 +234,17 @@ final class KeyIndex {
     }
 
     private void grow() {
-        table = new int[table.length * 2];
+        table = new long[table.length * 2];
         int mask = table.length - 1;
         for (int id = 0; id < size; id++) {
+            if (lengths[id] < 0) {
+                continue; // numbered by the objects form
+            }
             int at = hashes[id] & mask;
             while (table[at] != 0) {
                 at = at + 1 & mask;
             }
-            table[at] = id + 1;
+            table[at] = slot(hashes[id], id);
         }
     }
 

@@ -67,6 +67,10 @@ final class MergePlan {
     long unchanged;
     /** The partitions the input's rows go to. */
     private final Set<List<String>> inputPartitions = new HashSet<>();
+    /** Each input row's partition, per batch, as a number into {@link #partitionFolders}. */
+    private final List<int[]> rowPartitions = new ArrayList<>();
+    /** The folders of the input's partitions, by number. */
+    private final List<String> partitionFolders = new ArrayList<>();
     /** The partitions the merge writes or rewrites, as folders below the table, in order. */
     final Set<String> touched = new LinkedHashSet<>();
 
@@ -138,14 +142,17 @@ final class MergePlan {
 
     /** The partition values (unescaped text, null for the default partition) of every input row, once each. */
     private Set<List<String>> inputPartitions() {
-        Set<List<String>> out = new HashSet<>();
+        Map<List<String>, Integer> numbers = new LinkedHashMap<>();
         for (VectorSchemaRoot b : input.batches) {
             List<FieldVector> p = columns.inputPartitionVectors(b);
-            for (int i = 0; i < b.getRowCount(); i++) {
-                out.add(partitionOf(p, i));
+            int[] of = new int[b.getRowCount()];
+            for (int i = 0; i < of.length; i++) {
+                of[i] = numbers.computeIfAbsent(partitionOf(p, i), k -> numbers.size());
             }
+            rowPartitions.add(of);
         }
-        return out;
+        numbers.keySet().forEach(k -> partitionFolders.add(columns.folderOf(k)));
+        return numbers.keySet();
     }
 
     static List<String> partitionOf(List<FieldVector> p, int i) {
@@ -323,8 +330,7 @@ final class MergePlan {
     }
 
     private void touch(long ref) {
-        VectorSchemaRoot b = input.batches.get((int) (ref >>> 32));
-        touched.add(columns.folderOf(partitionOf(columns.inputPartitionVectors(b), (int) ref)));
+        touched.add(partitionFolders.get(rowPartitions.get((int) (ref >>> 32))[(int) ref]));
     }
 
     /** Whether the input row {@code ref}, of the key numbered {@code key}, is written: its key's winner, inserted or updated. */
