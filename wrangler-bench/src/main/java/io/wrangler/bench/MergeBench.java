@@ -277,6 +277,16 @@ public final class MergeBench {
         }
     }
 
+    /** The process's peak resident set (VmHWM of /proc/self/status), or "n/a" off Linux. */
+    private static String peakRss() {
+        try {
+            return Files.readAllLines(Path.of("/proc/self/status")).stream().filter(l -> l.startsWith("VmHWM:"))
+                    .map(l -> l.substring(6).trim()).findFirst().orElse("n/a");
+        } catch (java.io.IOException e) {
+            return "n/a";
+        }
+    }
+
     /** The child of {@link #memory}: args endpoint, table, rows. */
     private static void child(String[] args) throws Exception {
         long rows = Long.parseLong(args[3]);
@@ -290,7 +300,8 @@ public final class MergeBench {
             int n = 10_000;
             input.allocateNew();
             for (int k = 0; k < n; k++) {
-                StandardTable.fill(one, k * (rows / n), 1, 1);
+                // user_id repeats every 10,000,000 rows: keys from the first 10 million rows are distinct
+                StandardTable.fill(one, k * (Math.min(rows, 10_000_000L) / n), 1, 1);
                 for (int c = 0; c < one.getFieldVectors().size(); c++) {
                     input.getVector(c).copyFromSafe(0, k, one.getVector(c));
                 }
@@ -298,8 +309,15 @@ public final class MergeBench {
             input.setRowCount(n);
             long t0 = System.nanoTime();
             MergeResult r = S3Parquet.merge(input).on("user_id").s3(s3).to(args[2]);
-            System.out.printf("MERGED updated %d inserted %d files rewritten %d in %.1f s, max heap %d MiB%n", r.rowsUpdated(),
-                    r.rowsInserted(), r.filesRewritten().size(), (System.nanoTime() - t0) / 1e9, Runtime.getRuntime().maxMemory() >> 20);
+            long peak = 0;
+            for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
+                if (pool.getType() == java.lang.management.MemoryType.HEAP) {
+                    peak += pool.getPeakUsage().getUsed();
+                }
+            }
+            System.out.printf("MERGED updated %d inserted %d files rewritten %d in %.1f s, max heap %d MiB, peak heap %d MiB, "
+                    + "peak RSS %s%n", r.rowsUpdated(), r.rowsInserted(), r.filesRewritten().size(), (System.nanoTime() - t0) / 1e9,
+                    Runtime.getRuntime().maxMemory() >> 20, peak >> 20, peakRss());
         }
     }
 }

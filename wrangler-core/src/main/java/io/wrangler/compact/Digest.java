@@ -10,6 +10,7 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -38,8 +39,10 @@ public final class Digest {
     /** Adds the rows of {@code b} that {@code row} takes. */
     public void add(VectorSchemaRoot b, IntPredicate row) {
         int n = b.getRowCount();
+        boolean[] take = new boolean[n]; // the predicate asked once per row, not once per value
         for (int i = 0; i < n; i++) {
             if (row.test(i)) {
+                take[i] = true;
                 rows++;
             }
         }
@@ -53,16 +56,17 @@ public final class Digest {
             long[] d = columns.computeIfAbsent(name, k -> new long[2]);
             if (v instanceof BitVector bits) {
                 for (int i = 0; i < n; i++) {
-                    if (!bits.isNull(i) && row.test(i)) {
+                    if (take[i] && !bits.isNull(i)) {
                         d[0]++;
                         d[1] += mix(bits.get(i) + 1);
                     }
                 }
             } else if (v instanceof BaseFixedWidthVector f) {
                 ArrowBuf data = f.getDataBuffer();
+                ArrowBuf valid = f.getValidityBuffer();
                 int width = f.getTypeWidth();
                 for (int i = 0; i < n; i++) {
-                    if (!f.isNull(i) && row.test(i)) {
+                    if (take[i] && BitVectorHelper.get(valid, i) != 0) {
                         d[0]++;
                         d[1] += bytes(data, (long) i * width, width);
                     }
@@ -70,8 +74,9 @@ public final class Digest {
             } else if (v instanceof BaseVariableWidthVector w) {
                 ArrowBuf data = w.getDataBuffer();
                 ArrowBuf offsets = w.getOffsetBuffer();
+                ArrowBuf valid = w.getValidityBuffer();
                 for (int i = 0; i < n; i++) {
-                    if (!w.isNull(i) && row.test(i)) {
+                    if (take[i] && BitVectorHelper.get(valid, i) != 0) {
                         d[0]++;
                         int from = offsets.getInt((long) i * 4);
                         d[1] += bytes(data, from, offsets.getInt((long) (i + 1) * 4) - from);
@@ -79,7 +84,7 @@ public final class Digest {
                 }
             } else {
                 for (int i = 0; i < n; i++) {
-                    if (!v.isNull(i) && row.test(i)) {
+                    if (take[i] && !v.isNull(i)) {
                         d[0]++;
                         d[1] += hash(text(v.getObject(i)));
                     }

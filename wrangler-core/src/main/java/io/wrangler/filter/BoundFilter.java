@@ -228,8 +228,10 @@ public final class BoundFilter {
         switch (l.op) {
             case EQ, NE, IN -> {
                 for (Object x : l.literals) {
-                    boolean inside = (lo == null || k.compare(lo, x) <= 0) && (hi == null || k.compare(hi, x) >= 0);
-                    canTrue |= inside;
+                    if ((lo == null || k.compare(lo, x) <= 0) && (hi == null || k.compare(hi, x) >= 0)) {
+                        canTrue = true;
+                        break; // one literal within the bounds is enough (a merge's IN has one per input key)
+                    }
                 }
                 boolean single = lo != null && hi != null && k.compareValues(lo, hi) == 0;
                 boolean allEqual = single && l.literals.stream().anyMatch(x -> k.compare(lo, x) == 0);

@@ -6,9 +6,7 @@ import io.wrangler.compact.Dedup;
 import io.wrangler.input.BatchSource;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -28,14 +26,23 @@ final class InputRows implements AutoCloseable {
     final List<String> keys;
     /** The order column as the input spells it, or null. */
     final String order;
-    /** Each key's winning row: its batch and row, as {@code batch << 32 | row}. */
-    final Map<List<Object>, Long> winner = new HashMap<>();
+    /** The input's distinct keys, numbered. */
+    final KeyIndex index;
+    /** Each key's winning row, by its number: its batch and row, as {@code batch << 32 | row}. */
+    long[] winner = new long[1024];
     long rows;
 
     private InputRows(Schema schema, List<String> keys, String order) {
         this.schema = schema;
         this.keys = keys;
         this.order = order;
+        this.index = new KeyIndex(keys.stream().map(k -> schema.findField(k).getType()).toList(), this::keyVectors);
+    }
+
+    /** The key columns of the input's batch {@code batch}. */
+    List<FieldVector> keyVectors(int batch) {
+        VectorSchemaRoot root = batches.get(batch);
+        return keys.stream().map(root::getVector).toList();
     }
 
     /** Reads {@code source} whole into {@code allocator}'s memory and checks it; see the class comment. */
@@ -97,27 +104,32 @@ final class InputRows implements AutoCloseable {
         long at = 0;
         for (int b = 0; b < batches.size(); b++) {
             VectorSchemaRoot root = batches.get(b);
-            List<FieldVector> k = keys.stream().map(root::getVector).toList();
+            List<FieldVector> k = keyVectors(b);
             FieldVector o = order == null ? null : root.getVector(order);
             for (int i = 0; i < root.getRowCount(); i++, at++) {
-                List<Object> key = key(k, i);
-                if (key == null) {
+                int known = index.size();
+                int id = index.add(k, b, i);
+                if (id < 0) {
                     throw invalid(spec, "the key column '" + firstNull(k, i) + "' is null in row " + at + " of the input (rows counted "
                             + "from 0). Every row needs a key: fill it, or leave the row out");
                 }
                 long ref = (long) b << 32 | i;
-                Long was = winner.putIfAbsent(key, ref);
-                if (was == null) {
+                if (id == known) {
+                    if (id == winner.length) {
+                        winner = java.util.Arrays.copyOf(winner, id * 2);
+                    }
+                    winner[id] = ref;
                     continue;
                 }
+                long was = winner[id];
                 if (o == null) {
                     throw invalid(spec, "the key " + shown(k, i) + " is in more than one row of the input (rows " + global(was)
                             + " and " + at + ", counted from 0). Give each key one row, or name an orderBy(...) column to keep its newest");
                 }
                 VectorSchemaRoot wasRoot = batches.get((int) (was >>> 32));
-                int c = Dedup.compare(Dedup.order(o, i), Dedup.order(wasRoot.getVector(order), (int) (long) was));
+                int c = Dedup.compare(Dedup.order(o, i), Dedup.order(wasRoot.getVector(order), (int) was));
                 if (c >= 0) {
-                    winner.put(key, ref); // a tie goes to the later row
+                    winner[id] = ref; // a tie goes to the later row
                 }
             }
         }
@@ -140,19 +152,6 @@ final class InputRows implements AutoCloseable {
             }
         }
         return k.get(0).getName();
-    }
-
-    /** The key of row {@code i}, or null when a key column is null there. */
-    static List<Object> key(List<FieldVector> k, int i) {
-        List<Object> key = new ArrayList<>(k.size());
-        for (FieldVector v : k) {
-            Object x = Dedup.key(v, i);
-            if (x == null) {
-                return null;
-            }
-            key.add(x);
-        }
-        return key;
     }
 
     /** {@code order_id=7, region=eu}: the key of row {@code i} as a message shows it. */

@@ -70,7 +70,7 @@ public final class Merge {
         String table = plan.spec.table();
         List<String> rewritten = plan.rewrite.stream().map(f -> plan.spec.location().uriOf(f.key())).toList();
         List<String> partitions = plan.touched.stream().map(f -> table + f).toList();
-        return new MergeResult(table, plan.inserted, plan.updated.size(), plan.unchanged, rewritten, partitions, write);
+        return new MergeResult(table, plan.inserted, plan.updated.cardinality(), plan.unchanged, rewritten, partitions, write);
     }
 
     /** {@link #write}, a file listed and gone before it was read being a conflict. */

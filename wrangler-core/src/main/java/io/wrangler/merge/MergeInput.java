@@ -98,15 +98,17 @@ final class MergeInput extends ReadOnce {
             }
             sources.add(v);
         }
-        int k = 0;
-        for (int i = 0; i < in.getRowCount(); i++) {
-            String keyId = plan.keyRuns == null ? null : keyOf(from);
-            if (plan.updated.contains(InputRows.key(keys, i))) {
-                continue;
+        int n = in.getRowCount();
+        boolean[] keep = new boolean[n];
+        String[] keyIds = plan.keyRuns == null ? null : new String[n];
+        for (int i = 0; i < n; i++) {
+            if (keyIds != null) {
+                keyIds[i] = keyOf(from);
             }
-            copyRow(sources, i, k, keyId);
-            k++;
+            int key = plan.input.index.find(keys, i);
+            keep[i] = key < 0 || !plan.updated.get(key);
         }
+        int k = copyKept(sources, keep, keyIds);
         out.setRowCount(k);
         kept += k;
         return k;
@@ -120,38 +122,69 @@ final class MergeInput extends ReadOnce {
             String p = plan.columns.inputPartition(f.getName());
             sources.add(f.getName().equals(KeyRuns.COLUMN) ? null : vector(in, p != null ? p : f.getName()));
         }
-        int k = 0;
-        for (int i = 0; i < in.getRowCount(); i++) {
-            if (!plan.written(InputRows.key(keys, i), (long) batch << 32 | i)) {
-                continue;
-            }
-            copyRow(sources, i, k, plan.keyRuns == null ? null : "");
-            k++;
+        int n = in.getRowCount();
+        boolean[] keep = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            keep[i] = plan.written(plan.input.index.find(keys, i), (long) batch << 32 | i);
         }
+        String[] keyIds = null;
+        if (plan.keyRuns != null) {
+            keyIds = new String[n];
+            java.util.Arrays.fill(keyIds, "");
+        }
+        int k = copyKept(sources, keep, keyIds);
         out.setRowCount(k);
         written += k;
         return k;
     }
 
-    private void copyRow(List<FieldVector> sources, int i, int k, String keyId) {
-        for (int c = 0; c < sources.size(); c++) {
-            FieldVector from = sources.get(c);
-            FieldVector to = out.getVector(c);
-            if (to.getName().equals(KeyRuns.COLUMN)) {
-                ((VarCharVector) to).setSafe(k, keyId.getBytes(StandardCharsets.UTF_8));
-            } else if (from == null) {
-                to.setNull(k);
-            } else if (to instanceof VarCharVector text && to.getField().getType().equals(ArrowType.Utf8.INSTANCE)
-                    && !(from instanceof VarCharVector)) {
-                String v = PartitionValues.render(from, i); // an input's typed partition value as its folder's text
-                if (v == null) {
-                    text.setNull(k);
-                } else {
-                    text.setSafe(k, v.getBytes(StandardCharsets.UTF_8));
-                }
-            } else {
-                to.copyFromSafe(i, k, from);
+    /** Copies the rows {@code keep} marks, run by run of consecutive ones; returns how many. */
+    private int copyKept(List<FieldVector> sources, boolean[] keep, String[] keyIds) {
+        int k = 0;
+        for (int s = 0; s < keep.length; ) {
+            if (!keep[s]) {
+                s++;
+                continue;
             }
+            int e = s;
+            while (e < keep.length && keep[e]) {
+                e++;
+            }
+            for (int c = 0; c < sources.size(); c++) {
+                copyRun(sources.get(c), out.getVector(c), s, e - s, k, keyIds);
+            }
+            k += e - s;
+            s = e;
+        }
+        return k;
+    }
+
+    /** Copies rows {@code s ..} ({@code length} of them) of {@code from} to rows {@code k ..} of {@code to}. */
+    private static void copyRun(FieldVector from, FieldVector to, int s, int length, int k, String[] keyIds) {
+        if (to.getName().equals(KeyRuns.COLUMN)) {
+            for (int j = 0; j < length; j++) {
+                ((VarCharVector) to).setSafe(k + j, keyIds[s + j].getBytes(StandardCharsets.UTF_8));
+            }
+        } else if (from == null || !Runs.copy(from, s, length, to, k)) {
+            for (int j = 0; j < length; j++) {
+                copyCell(from, s + j, to, k + j);
+            }
+        }
+    }
+
+    private static void copyCell(FieldVector from, int i, FieldVector to, int k) {
+        if (from == null) {
+            to.setNull(k);
+        } else if (to instanceof VarCharVector text && to.getField().getType().equals(ArrowType.Utf8.INSTANCE)
+                && !(from instanceof VarCharVector)) {
+            String v = PartitionValues.render(from, i); // an input's typed partition value as its folder's text
+            if (v == null) {
+                text.setNull(k);
+            } else {
+                text.setSafe(k, v.getBytes(StandardCharsets.UTF_8));
+            }
+        } else {
+            to.copyFromSafe(i, k, from);
         }
     }
 

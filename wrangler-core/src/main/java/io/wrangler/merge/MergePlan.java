@@ -16,6 +16,7 @@ import io.wrangler.read.TableSchema;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -55,20 +56,24 @@ final class MergePlan {
     Map<String, List<KeyRuns.Run>> keyRuns;
     /** The footer records of each marked file rewritten, by key. */
     private final Map<String, Footers.Keyed> keyed = new HashMap<>();
-    /** The keys whose rows in the table are dropped (their input row written instead). */
-    final Set<List<Object>> updated = new HashSet<>();
+    /** The keys (by their numbers in the input's {@link KeyIndex}) whose rows in the table are dropped (their input row written instead). */
+    final BitSet updated = new BitSet();
     /** The files the footers could not rule out, in listing order. */
     private List<TableFiles.DataFile> candidates = List.of();
     /** The input keys each candidate file holds, by its key. */
-    private final Map<String, Set<List<Object>>> holding = new HashMap<>();
+    private final Map<String, BitSet> holding = new HashMap<>();
     /** The keys found in the table. */
-    private final Set<List<Object>> found = new HashSet<>();
-    /** The greatest order value of each found key's rows in the table (with an order column). */
-    private final Map<List<Object>, Comparable<Object>> newest = new HashMap<>();
+    private final BitSet found = new BitSet();
+    /** The greatest order value of each found key's rows in the table (with an order column), by key number. */
+    private Comparable<Object>[] newest;
     long inserted;
     long unchanged;
     /** The partitions the input's rows go to. */
     private final Set<List<String>> inputPartitions = new HashSet<>();
+    /** Each input row's partition, per batch, as a number into {@link #partitionFolders}. */
+    private final List<int[]> rowPartitions = new ArrayList<>();
+    /** The folders of the input's partitions, by number. */
+    private final List<String> partitionFolders = new ArrayList<>();
     /** The partitions the merge writes or rewrites, as folders below the table, in order. */
     final Set<String> touched = new LinkedHashSet<>();
 
@@ -140,14 +145,17 @@ final class MergePlan {
 
     /** The partition values (unescaped text, null for the default partition) of every input row, once each. */
     private Set<List<String>> inputPartitions() {
-        Set<List<String>> out = new HashSet<>();
+        Map<List<String>, Integer> numbers = new LinkedHashMap<>();
         for (VectorSchemaRoot b : input.batches) {
             List<FieldVector> p = columns.inputPartitionVectors(b);
-            for (int i = 0; i < b.getRowCount(); i++) {
-                out.add(partitionOf(p, i));
+            int[] of = new int[b.getRowCount()];
+            for (int i = 0; i < of.length; i++) {
+                of[i] = numbers.computeIfAbsent(partitionOf(p, i), k -> numbers.size());
             }
+            rowPartitions.add(of);
         }
-        return out;
+        numbers.keySet().forEach(k -> partitionFolders.add(columns.folderOf(k)));
+        return numbers.keySet();
     }
 
     static List<String> partitionOf(List<FieldVector> p, int i) {
@@ -251,9 +259,9 @@ final class MergePlan {
                 FieldVector o = order == null ? null : b.getVector(order);
                 String file = r.currentFile().key();
                 for (int i = 0; i < b.getRowCount(); i++) {
-                    List<Object> key = InputRows.key(k, i);
-                    if (key != null && input.winner.containsKey(key)) {
-                        holding.computeIfAbsent(file, f -> new HashSet<>()).add(key);
+                    int key = input.index.find(k, i);
+                    if (key >= 0) {
+                        holding.computeIfAbsent(file, f -> new BitSet()).set(key);
                         note(key, o == null ? null : Dedup.order(o, i));
                     }
                 }
@@ -262,12 +270,16 @@ final class MergePlan {
         this.candidates = candidates;
     }
 
-    private void note(List<Object> key, Comparable<Object> order) {
-        found.add(key);
+    @SuppressWarnings("unchecked")
+    private void note(int key, Comparable<Object> order) {
+        boolean first = !found.get(key);
+        found.set(key);
         if (input.order != null) {
-            Comparable<Object> was = newest.get(key);
-            if (!newest.containsKey(key) || Dedup.compare(order, was) > 0) {
-                newest.put(key, order);
+            if (newest == null) {
+                newest = new Comparable[input.index.size()];
+            }
+            if (first || Dedup.compare(order, newest[key]) > 0) {
+                newest[key] = order;
             }
         }
     }
@@ -301,8 +313,8 @@ final class MergePlan {
     /** The files that hold an updated key: rewritten. A file holding only kept keys is left as it is. */
     private void chooseRewrites() {
         for (TableFiles.DataFile f : candidates) {
-            Set<List<Object>> keys = holding.get(f.key());
-            if (keys != null && keys.stream().anyMatch(updated::contains)) {
+            BitSet keys = holding.get(f.key());
+            if (keys != null && keys.intersects(updated)) {
                 rewrite.add(f);
                 touched.add(f.folder());
             }
@@ -311,16 +323,16 @@ final class MergePlan {
 
     /** Decides each input key's fate; see the class comment. */
     private void decide() {
-        for (Map.Entry<List<Object>, Long> e : input.winner.entrySet()) {
-            List<Object> key = e.getKey();
-            if (!found.contains(key)) {
+        for (int key = 0; key < input.index.size(); key++) {
+            long winner = input.winner[key];
+            if (!found.get(key)) {
                 inserted++;
-                touch(e.getValue());
-            } else if (spec.keepExisting() || input.order != null && Dedup.compare(inputOrder(e.getValue()), newest.get(key)) < 0) {
+                touch(winner);
+            } else if (spec.keepExisting() || input.order != null && Dedup.compare(inputOrder(winner), newest[key]) < 0) {
                 unchanged++;
             } else {
-                updated.add(key);
-                touch(e.getValue());
+                updated.set(key);
+                touch(winner);
             }
         }
     }
@@ -330,14 +342,12 @@ final class MergePlan {
     }
 
     private void touch(long ref) {
-        VectorSchemaRoot b = input.batches.get((int) (ref >>> 32));
-        touched.add(columns.folderOf(partitionOf(columns.inputPartitionVectors(b), (int) ref)));
+        touched.add(partitionFolders.get(rowPartitions.get((int) (ref >>> 32))[(int) ref]));
     }
 
-    /** Whether the input row {@code ref} is written: its key's winner, inserted or updated. */
-    boolean written(List<Object> key, long ref) {
-        Long w = input.winner.get(key);
-        return w != null && w == ref && (updated.contains(key) || !found.contains(key));
+    /** Whether the input row {@code ref}, of the key numbered {@code key}, is written: its key's winner, inserted or updated. */
+    boolean written(int key, long ref) {
+        return key >= 0 && input.winner[key] == ref && (updated.get(key) || !found.get(key));
     }
 
     /** Whether there is anything to change. */

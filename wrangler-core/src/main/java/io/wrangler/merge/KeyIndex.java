@@ -1,0 +1,274 @@
+package io.wrangler.merge;
+
+import io.wrangler.compact.Dedup;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+
+/**
+ * The input's distinct keys, each numbered from 0 in the order first seen, and the lookup of a row's key (the input's or a
+ * table file's) by its number. Keys are equal by {@link Dedup}'s rule. Where every key column is of a type whose values
+ * are equal exactly when their bytes are (strings, binary, integers, dates, times, timestamps, decimals of one scale:
+ * not floats, booleans or nested values) and a row's vectors are of the input's types, a key is compared in the vectors'
+ * bytes, copied into one scratch array: no object per row, one decode of nothing. Otherwise (another type, or a file
+ * read into another type) a row's key is built as {@link Dedup#key} values, as before, and looked up in a map of the
+ * same keys made on first need.
+ */
+final class KeyIndex {
+    private final List<ArrowType> types;
+    /** Whether the input's keys are compared by their bytes. */
+    private final boolean bytes;
+    /** The key columns of the row each key was first seen in: its batch and row, as {@code batch << 32 | row}. */
+    private long[] first = new long[1024];
+    private int size;
+    // the bytes form: an open-addressing table of hash << 32 | id + 1 (0: empty), the keys' bytes one after another in the arena
+    private long[] table = new long[2048];
+    private byte[] arena = new byte[1 << 16];
+    private int used;
+    private int[] start = new int[1024];
+    private int[] lengths = new int[1024];
+    private int[] hashes = new int[1024];
+    private byte[] scratch = new byte[64];
+    private int length;
+    // the objects form, made on first need when bytes, else from the start
+    private Map<List<Object>, Integer> objects;
+    private final KeySource source;
+
+    /** Where the input's key vectors are: the input's batch {@code batch}'s key columns. */
+    interface KeySource {
+        List<FieldVector> keys(int batch);
+    }
+
+    KeyIndex(List<ArrowType> types, KeySource source) {
+        this.types = List.copyOf(types);
+        this.source = source;
+        boolean b = true;
+        for (ArrowType t : types) {
+            b &= byBytes(t);
+        }
+        this.bytes = b;
+        if (!b) {
+            objects = new HashMap<>();
+        }
+    }
+
+    private static boolean byBytes(ArrowType t) {
+        return switch (t.getTypeID()) {
+            case Int, Utf8, Binary, Date, Time, Timestamp, Decimal, FixedSizeBinary, Interval, Duration -> true;
+            default -> false;
+        };
+    }
+
+    int size() {
+        return size;
+    }
+
+    /** The input row where the key {@code id} was first seen, as {@code batch << 32 | row}. */
+    long first(int id) {
+        return first[id];
+    }
+
+    /**
+     * The number of the key of the input's row {@code row} of batch {@code batch} (its key columns {@code k}), a new one
+     * when the key is new (then {@link #size()} grew); -1 when a key column is null there.
+     */
+    int add(List<FieldVector> k, int batch, int row) {
+        long ref = (long) batch << 32 | row;
+        if (bytes && sameTypes(k)) {
+            if (!encode(k, row)) {
+                return -1;
+            }
+            int h = hash();
+            int at = probe(h);
+            if (table[at] != 0) {
+                return (int) table[at] - 1;
+            }
+            int id = newId(ref);
+            store(id, h);
+            table[at] = slot(h, id);
+            if (size * 2 > table.length) {
+                grow();
+            }
+            return id;
+        }
+        List<Object> key = objectKey(k, row);
+        if (key == null) {
+            return -1;
+        }
+        Integer was = objects().get(key);
+        if (was != null) {
+            return was;
+        }
+        int id = newId(ref);
+        objects.put(key, id);
+        return id;
+    }
+
+    /** The number of the key of row {@code row} (its key columns {@code k}), or -1: a key column null, or not an input key. */
+    int find(List<FieldVector> k, int row) {
+        if (bytes && sameTypes(k)) {
+            if (!encode(k, row)) {
+                return -1;
+            }
+            return (int) table[probe(hash())] - 1;
+        }
+        List<Object> key = objectKey(k, row);
+        if (key == null) {
+            return -1;
+        }
+        Integer id = objects().get(key);
+        return id == null ? -1 : id;
+    }
+
+    private boolean sameTypes(List<FieldVector> k) {
+        for (int c = 0; c < k.size(); c++) {
+            FieldVector v = k.get(c);
+            if (!(v instanceof BaseVariableWidthVector || v instanceof BaseFixedWidthVector && !(v instanceof BitVector))
+                    || !v.getField().getType().equals(types.get(c))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private int newId(long ref) {
+        if (size == first.length) {
+            first = Arrays.copyOf(first, size * 2);
+            start = Arrays.copyOf(start, size * 2);
+            lengths = Arrays.copyOf(lengths, size * 2);
+            hashes = Arrays.copyOf(hashes, size * 2);
+        }
+        first[size] = ref;
+        lengths[size] = -1; // until stored in the bytes form
+        return size++;
+    }
+
+    /** The key of row {@code row} into the scratch array; false when a column is null there. */
+    private boolean encode(List<FieldVector> k, int row) {
+        length = 0;
+        for (FieldVector v : k) {
+            if (v.isNull(row)) {
+                return false;
+            }
+            if (v instanceof BaseVariableWidthVector w) {
+                ArrowBuf offsets = w.getOffsetBuffer();
+                int from = offsets.getInt((long) row * 4);
+                int n = offsets.getInt((long) row * 4 + 4) - from;
+                room(n + 4);
+                scratch[length++] = (byte) (n >>> 24);
+                scratch[length++] = (byte) (n >>> 16);
+                scratch[length++] = (byte) (n >>> 8);
+                scratch[length++] = (byte) n;
+                w.getDataBuffer().getBytes(from, scratch, length, n);
+                length += n;
+            } else {
+                BaseFixedWidthVector f = (BaseFixedWidthVector) v;
+                int width = f.getTypeWidth();
+                room(width);
+                f.getDataBuffer().getBytes((long) row * width, scratch, length, width);
+                length += width;
+            }
+        }
+        return true;
+    }
+
+    private void room(int n) {
+        if (length + n > scratch.length) {
+            scratch = Arrays.copyOf(scratch, Math.max(scratch.length * 2, length + n));
+        }
+    }
+
+    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class,
+            java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    private int hash() {
+        long h = 0x9E3779B97F4A7C15L ^ length;
+        int i = 0;
+        for (; i + 8 <= length; i += 8) {
+            h = (h ^ (long) LONGS.get(scratch, i)) * 0xBF58476D1CE4E5B9L;
+            h ^= h >>> 29;
+        }
+        for (; i < length; i++) {
+            h = (h ^ scratch[i]) * 0x94D049BB133111EBL;
+        }
+        h = (h ^ h >>> 32) * 0xD6E8FEB86659FD93L;
+        return (int) (h ^ h >>> 32);
+    }
+
+    private static long slot(int h, int id) {
+        return (long) h << 32 | (id + 1);
+    }
+
+    /** The slot of the scratch key: where it is, or the empty slot where it would go. */
+    private int probe(int h) {
+        int mask = table.length - 1;
+        for (int at = h & mask; ; at = at + 1 & mask) {
+            long e = table[at];
+            if (e == 0) {
+                return at;
+            }
+            int id = (int) e - 1;
+            if ((int) (e >>> 32) == h && Arrays.equals(arena, start[id], start[id] + lengths[id], scratch, 0, length)) {
+                return at;
+            }
+        }
+    }
+
+    private void store(int id, int h) {
+        if (used + length > arena.length) {
+            arena = Arrays.copyOf(arena, Math.max(arena.length * 2, used + length));
+        }
+        System.arraycopy(scratch, 0, arena, used, length);
+        start[id] = used;
+        lengths[id] = length;
+        hashes[id] = h;
+        used += length;
+    }
+
+    private void grow() {
+        table = new long[table.length * 2];
+        int mask = table.length - 1;
+        for (int id = 0; id < size; id++) {
+            if (lengths[id] < 0) {
+                continue; // numbered by the objects form
+            }
+            int at = hashes[id] & mask;
+            while (table[at] != 0) {
+                at = at + 1 & mask;
+            }
+            table[at] = slot(hashes[id], id);
+        }
+    }
+
+    /** The map of every key as {@link Dedup#key} values to its number, made on first need from the input's rows. */
+    private Map<List<Object>, Integer> objects() {
+        if (objects == null) {
+            objects = new HashMap<>();
+            for (int id = 0; id < size; id++) {
+                objects.put(objectKey(source.keys((int) (first[id] >>> 32)), (int) first[id]), id);
+            }
+        }
+        return objects;
+    }
+
+    /** The key of row {@code i} as {@link Dedup#key} values, or null when a key column is null there. */
+    static List<Object> objectKey(List<FieldVector> k, int i) {
+        List<Object> key = new ArrayList<>(k.size());
+        for (FieldVector v : k) {
+            Object x = Dedup.key(v, i);
+            if (x == null) {
+                return null;
+            }
+            key.add(x);
+        }
+        return key;
+    }
+}

@@ -1,0 +1,122 @@
+package io.wrangler.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.LargeVarCharVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The merge's key numbering: equal keys get one number whether compared in their bytes or, for other types and for rows
+ * read into another type than the input's, as Dedup's values; nulls and unknown keys have none.
+ */
+class KeyIndexTest {
+    @Test
+    void twoColumnKeysAreNumberedByTheirBytesAndFoundInAnotherBatch() {
+        try (BufferAllocator a = new RootAllocator();
+             VarCharVector s = new VarCharVector("s", a); BigIntVector n = new BigIntVector("n", a);
+             VarCharVector fs = new VarCharVector("s", a); BigIntVector fn = new BigIntVector("n", a)) {
+            text(s, "a", "ab", "a", "", "ab", null);
+            longs(n, 1, 1, 1, 1, 2, 3);
+            List<FieldVector> in = List.of(s, n);
+            KeyIndex index = new KeyIndex(List.of(ArrowType.Utf8.INSTANCE, new ArrowType.Int(64, true)), b -> in);
+            assertThat(index.add(in, 0, 0)).isEqualTo(0);
+            assertThat(index.add(in, 0, 1)).isEqualTo(1);
+            assertThat(index.add(in, 0, 2)).isEqualTo(0); // ("a", 1) again
+            assertThat(index.add(in, 0, 3)).isEqualTo(2); // ("", 1): the empty string is a value
+            assertThat(index.add(in, 0, 4)).isEqualTo(3); // ("ab", 2): another key than ("ab", 1)
+            assertThat(index.add(in, 0, 5)).isEqualTo(-1); // a null string
+            assertThat(index.size()).isEqualTo(4);
+            assertThat(index.first(0)).isEqualTo(0L);
+            // a table file's batch: other vectors, same types
+            text(fs, "ab", "x", "a", "", "ab", "a");
+            longs(fn, 2, 1, 1, 1, 1, 2);
+            List<FieldVector> file = List.of(fs, fn);
+            assertThat(List.of(index.find(file, 0), index.find(file, 1), index.find(file, 2), index.find(file, 3), index.find(file, 4),
+                    index.find(file, 5))).containsExactly(3, -1, 0, 2, 1, -1);
+        }
+    }
+
+    @Test
+    void manyKeysSurviveTheTableGrowing() {
+        try (BufferAllocator a = new RootAllocator(); VarCharVector s = new VarCharVector("s", a)) {
+            String[] values = new String[20_000];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = "user-" + i * 7919L;
+            }
+            text(s, values);
+            List<FieldVector> in = List.of(s);
+            KeyIndex index = new KeyIndex(List.of(ArrowType.Utf8.INSTANCE), b -> in);
+            for (int i = 0; i < values.length; i++) {
+                assertThat(index.add(in, 0, i)).isEqualTo(i);
+            }
+            for (int i = 0; i < values.length; i++) {
+                assertThat(index.find(in, i)).isEqualTo(i);
+            }
+        }
+    }
+
+    @Test
+    void floatKeysAndRowsOfAnotherTypeAreComparedAsValues() {
+        try (BufferAllocator a = new RootAllocator();
+             Float8Vector f = new Float8Vector("f", a); Float8Vector g = new Float8Vector("f", a);
+             VarCharVector s = new VarCharVector("s", a); LargeVarCharVector large = new LargeVarCharVector("s", a)) {
+            f.allocateNew(3);
+            f.set(0, -0.0);
+            f.set(1, Double.NaN);
+            f.set(2, 1.5);
+            f.setValueCount(3);
+            List<FieldVector> in = List.of(f);
+            KeyIndex floats = new KeyIndex(List.of(f.getField().getType()), b -> in);
+            assertThat(List.of(floats.add(in, 0, 0), floats.add(in, 0, 1), floats.add(in, 0, 2))).containsExactly(0, 1, 2);
+            g.allocateNew(3);
+            g.set(0, 1.5);
+            g.set(1, 0.0); // equals -0.0, as DuckDB joins them
+            g.set(2, Double.NaN);
+            g.setValueCount(3);
+            assertThat(List.of(floats.find(List.of(g), 0), floats.find(List.of(g), 1), floats.find(List.of(g), 2))).containsExactly(2, 0, 1);
+
+            text(s, "k1", "k2");
+            List<FieldVector> strings = List.of(s);
+            KeyIndex index = new KeyIndex(List.of(ArrowType.Utf8.INSTANCE), b -> strings);
+            index.add(strings, 0, 0);
+            index.add(strings, 0, 1);
+            large.allocateNew();
+            large.setSafe(0, "k2".getBytes(StandardCharsets.UTF_8));
+            large.setSafe(1, "k3".getBytes(StandardCharsets.UTF_8));
+            large.setValueCount(2);
+            // a file read into another type than the input's: found by value, through the map made on first need
+            assertThat(index.find(List.of(large), 0)).isEqualTo(1);
+            assertThat(index.find(List.of(large), 1)).isEqualTo(-1);
+            assertThat(index.find(strings, 0)).isEqualTo(0);
+        }
+    }
+
+    static void text(VarCharVector v, String... values) {
+        v.allocateNew();
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] == null) {
+                v.setNull(i);
+            } else {
+                v.setSafe(i, values[i].getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        v.setValueCount(values.length);
+    }
+
+    static void longs(BigIntVector v, long... values) {
+        v.allocateNew(values.length);
+        for (int i = 0; i < values.length; i++) {
+            v.set(i, values[i]);
+        }
+        v.setValueCount(values.length);
+    }
+}

@@ -1,0 +1,74 @@
+package io.wrangler.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.junit.jupiter.api.Test;
+
+/** Runs of rows copied whole: values, nulls and offsets as a copy value by value gives, the target grown as needed. */
+class RunsTest {
+    @Test
+    void runsOfStringsAndLongsWithNullsAreAppendedAsTheirValues() {
+        int n = 5_000;
+        try (BufferAllocator a = new RootAllocator();
+             VarCharVector s = new VarCharVector("s", a); BigIntVector l = new BigIntVector("l", a);
+             VarCharVector ts = new VarCharVector("s", a); BigIntVector tl = new BigIntVector("l", a)) {
+            String[] text = new String[n];
+            l.allocateNew(n);
+            for (int i = 0; i < n; i++) {
+                text[i] = i % 7 == 0 ? null : "value-" + "x".repeat(i % 13) + i;
+                if (i % 5 == 0) {
+                    l.setNull(i);
+                } else {
+                    l.set(i, i * 1_000_003L);
+                }
+            }
+            l.setValueCount(n);
+            KeyIndexTest.text(s, text);
+            ts.allocateNew(16, 4); // small: the copies grow it
+            tl.allocateNew(4);
+            List<Integer> kept = new ArrayList<>();
+            int at = 0;
+            for (int start = 0; start < n; ) {
+                int length = Math.min(1 + start % 37, n - start);
+                if (start % 3 != 0) { // every third run left out
+                    assertThat(Runs.copy(s, start, length, ts, at)).isTrue();
+                    assertThat(Runs.copy(l, start, length, tl, at)).isTrue();
+                    for (int j = 0; j < length; j++) {
+                        kept.add(start + j);
+                    }
+                    at += length;
+                }
+                start += length;
+            }
+            ts.setValueCount(at);
+            tl.setValueCount(at);
+            for (int k = 0; k < at; k++) {
+                int i = kept.get(k);
+                assertThat(ts.getObject(k) == null ? null : ts.getObject(k).toString()).as("string row %d", k).isEqualTo(text[i]);
+                assertThat(tl.getObject(k)).as("long row %d", k).isEqualTo(l.getObject(i));
+            }
+        }
+    }
+
+    @Test
+    void vectorsOfAnotherTypeOrBitsAreLeftToTheCopyByValue() {
+        try (BufferAllocator a = new RootAllocator();
+             IntVector i = new IntVector("i", a); BigIntVector l = new BigIntVector("i", a);
+             BitVector b = new BitVector("b", a); BitVector tb = new BitVector("b", a)) {
+            i.allocateNew(1);
+            l.allocateNew(1);
+            b.allocateNew(1);
+            tb.allocateNew(1);
+            assertThat(Runs.copy(i, 0, 1, l, 0)).isFalse();
+            assertThat(Runs.copy(b, 0, 1, tb, 0)).isFalse();
+        }
+    }
+}
