@@ -32,6 +32,7 @@ final class Prefetch implements AutoCloseable {
 
     private final List<TableFiles.DataFile> files;
     private int ahead;
+    private final int initialAhead;
     /** Whether files are read by ranged GETs only, none fetched ahead ({@link #ranged}). */
     private boolean ranged;
     private final ConcurrentHashMap<Integer, CompletableFuture<byte[]>> heads = new ConcurrentHashMap<>();
@@ -70,6 +71,7 @@ final class Prefetch implements AutoCloseable {
         this.budget = budget;
         this.wholeFiles = wholeFiles;
         this.ahead = (int) Math.max(1, Math.min(MAX_AHEAD, budget / S3InputFile.WHOLE / 2));
+        this.initialAhead = ahead;
     }
 
     /**
@@ -98,6 +100,22 @@ final class Prefetch implements AutoCloseable {
         this.ranged = true;
         this.ahead = 0;
         return this;
+    }
+
+    /**
+     * No file fetched ahead by {@link #input}: for a read whose footer GETs fetch every file (whole when small) while
+     * its files are decoded. Returns this.
+     */
+    synchronized Prefetch noAhead() {
+        this.ahead = 0;
+        return this;
+    }
+
+    /** Files fetched ahead again after {@link #noAhead} (not after {@link #ranged}). */
+    synchronized void aheadAgain() {
+        if (!ranged) {
+            this.ahead = initialAhead;
+        }
     }
 
     /** Whether files small enough are fetched whole for their footer (and the first files' heads with it). */
