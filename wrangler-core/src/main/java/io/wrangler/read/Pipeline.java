@@ -40,6 +40,10 @@ final class Pipeline {
         default Schema schema(int index, Schema read) throws IOException {
             return read;
         }
+
+        /** Called when the file at {@code index} was handed over whole. */
+        default void done(int index) {
+        }
     }
 
     /** Decoded batches a worker may hold ready for the caller, per file. */
@@ -56,7 +60,7 @@ final class Pipeline {
      * than the caller takes batches would hold every file of a table of small files in memory.
      */
     private final int files2;
-    private final long aheadBytes;
+    private long aheadBytes;
     /** Files taken and not yet handed over whole, and the bytes of the batches queued: guarded by {@code this}. */
     private int taken;
     private long heldBytes;
@@ -73,18 +77,11 @@ final class Pipeline {
      * @param schema the read's schema, of every batch
      * @param allocator the allocator of the batches handed over
      */
-    Pipeline(String table, List<TableFiles.DataFile> files, Schema schema, BufferAllocator allocator, int threads, Decoders decoders) {
-        this(table, files, schema, allocator, threads, 0, decoders);
-    }
-
     /**
      * @param schema the read's schema, of every batch handed over; null when not known yet ({@link #schema}, before the
      *     first {@link #next})
-     * @param aheadBytes while {@code schema} is null, the bytes of decoded batches the workers may hold ahead of the caller
-     *     beyond {@code 2 * threads} files
      */
-    Pipeline(String table, List<TableFiles.DataFile> files, Schema schema, BufferAllocator allocator, int threads, long aheadBytes,
-             Decoders decoders) {
+    Pipeline(String table, List<TableFiles.DataFile> files, Schema schema, BufferAllocator allocator, int threads, Decoders decoders) {
         this.table = table;
         this.files = files;
         this.schema = schema;
@@ -92,7 +89,6 @@ final class Pipeline {
         this.decoders = decoders;
         int n = Math.min(threads, files.size());
         files2 = 2 * n;
-        this.aheadBytes = aheadBytes;
         workers = Executors.newFixedThreadPool(n, r -> {
             Thread t = new Thread(r, "wrangler-read");
             t.setDaemon(true);
@@ -108,6 +104,16 @@ final class Pipeline {
     }
 
     /** The read's schema, once known, for a pipeline started before it was ({@link #next} maps each batch to it). */
+    /**
+     * While the read's schema is not known ({@link #schema}), the bytes of decoded batches the workers may hold ahead of
+     * the caller beyond {@code 2 * threads} files. Returns this.
+     */
+    synchronized Pipeline aheadBytes(long bytes) {
+        this.aheadBytes = bytes;
+        notifyAll();
+        return this;
+    }
+
     synchronized void schema(Schema read) {
         this.schema = read;
     }
@@ -223,6 +229,7 @@ final class Pipeline {
                 throw new InterruptedIOException("interrupted while reading " + table);
             }
             if (x == END) {
+                decoders.done(reading);
                 queues.remove(reading);
                 reading++;
                 handedOver();

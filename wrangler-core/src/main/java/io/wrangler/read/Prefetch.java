@@ -268,6 +268,23 @@ final class Prefetch implements AutoCloseable {
         return new S3InputFile(s3, f, options, head, footer);
     }
 
+    /**
+     * The input of file {@code index} with the bytes held for it ({@link #footer}), which stay held until
+     * {@link #forget}: for a file decoded before the read's schema is known, whose decoding may be given up and done
+     * again without fetching the file twice. Nothing is fetched ahead.
+     */
+    synchronized S3InputFile inputKept(int index, S3Client s3, RequestOptions options) {
+        return new S3InputFile(s3, files.get(index), options, null, known.get(index));
+    }
+
+    /** Drops the bytes held for file {@code index} ({@link #inputKept}): its batches were handed over. */
+    synchronized void forget(int index) {
+        byte[] held = known.remove(index);
+        if (held != null) {
+            knownBytes -= held.length;
+        }
+    }
+
     private CompletableFuture<byte[]> fetchAhead(int index, S3Client s3, RequestOptions options) {
         TableFiles.DataFile file = files.get(index);
         if (pool == null) {

@@ -40,7 +40,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * <p>The schema is the selected data columns, then the partition columns. The data columns are the union by name of
  * the files' columns, matched case-insensitively as Hive, Glue and Athena match them, in order of first appearance in
  * file order and spelled as the first file spells them (or the catalog's, {@link #catalogColumns}): {@link TableSchema};
- * a file that lacks a column gives nulls for it. The partition columns: {@link PartitionColumns}. Every file's footer is fetched before the first batch (several at once). A column whose
+ * a file that lacks a column gives nulls for it. The partition columns: {@link PartitionColumns}. Every file's footer is fetched before the first batch (several at once);
+ * a read of every row on several threads decodes each file as its bytes arrive meanwhile ({@link Early}), and a read
+ * under a row filter judges each file as its footer arrives ({@link JudgeEarly}). A column whose
  * type differs between two files, or two columns of one file that differ only by case, are refused.
  */public final class TableReader extends ArrowReader {
     /**
@@ -145,9 +147,7 @@ import software.amazon.awssdk.services.s3.S3Client;
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1, got " + threads);
         }
-        if (threads == 1) {
-            cancelEarly(); // decoded on the caller's thread, as asked
-        }
+        cancelEarly(); // decoded as asked, from the bytes already fetched
         this.threads = threads;
         return this;
     }
@@ -159,6 +159,7 @@ import software.amazon.awssdk.services.s3.S3Client;
      * bytes: tests hold a worker there to order the workers' files as a loaded machine may. Call before the first batch.
      */
     public TableReader fileTaken(IntConsumer hook) {
+        cancelEarly(); // every file taken again, through the hook, from the bytes already fetched
         this.fileTaken = hook;
         return this;
     }
@@ -428,7 +429,7 @@ import software.amazon.awssdk.services.s3.S3Client;
     private Early startEarly(Prefetch p) {
         p.noAhead();
         Early early = new Early();
-        pipeline = new Pipeline(table, files, null, allocator, threads, decodeAheadBytes(), early);
+        pipeline = new Pipeline(table, files, null, allocator, threads, early).aheadBytes(decodeAheadBytes());
         this.decodingEarly = true;
         return early;
     }
@@ -549,7 +550,12 @@ import software.amazon.awssdk.services.s3.S3Client;
             long share = Math.max(1L << 20, readBudget / Math.min(threads, files.size()));
             FileDecoder.Setup setup = new FileDecoder.Setup(table, data, batchRows, minWindow, directPagesOn, partitions, directPages,
                     converterChunks, null, List.of(), allocator);
-            return new FileDecoder(setup, files.get(index), prefetch().input(index, s3, options), footer, out, share);
+            return new FileDecoder(setup, files.get(index), prefetch().inputKept(index, s3, options), footer, out, share);
+        }
+
+        @Override
+        public void done(int index) {
+            prefetch().forget(index);
         }
     }
 
@@ -648,32 +654,7 @@ import software.amazon.awssdk.services.s3.S3Client;
         JudgeEarly judgeEarly = judgeAsFootersArrive && rowFilter != null && !footersAlone ? new JudgeEarly() : null;
         this.judgedEarly = judgeEarly;
         int ahead = early != null ? 0 : Math.min(n, p.ahead());
-        IntFunction<MessageType> one = i -> {
-            TableFiles.DataFile f = files.get(i);
-            try {
-                S3InputFile in = i < ahead && p.wholeFiles() ? p.peek(i, s3, options) : p.footer(i, s3, options);
-                try (ParquetFileReader r = ParquetOptions.open(in)) {
-                    ParquetMetadata footer = r.getFooter();
-                    if (footerSeen != null) {
-                        footerSeen.accept(f, footer);
-                    }
-                    if (early != null) {
-                        early.arrived(i, footer);
-                    } else {
-                        p.keepParsed(i, footer, in.knownLength());
-                    }
-                    if (judgeEarly == null || !judgeEarly.judge(i, footer)) {
-                        keepForJudging(i, footer, in.knownLength());
-                    }
-                    return footer.getFileMetaData().getSchema();
-                }
-            } catch (IOException | RuntimeException e) {
-                if (early != null) {
-                    early.failed(i, e);
-                }
-                throw ReadErrors.failed(table, f, e);
-            }
-        };
+        IntFunction<MessageType> one = i -> schemaOf(i, i < ahead && p.wholeFiles(), early, judgeEarly);
         if (n == 1) {
             out[0] = one.apply(0);
             return List.of(out);
@@ -706,6 +687,39 @@ import software.amazon.awssdk.services.s3.S3Client;
             }
         }
         return List.of(out);
+    }
+
+    /**
+     * The schema of file {@code index}, from its footer fetched ({@code peek}: with its first GET kept for its decoding)
+     * and parsed here, handed to whoever else waits for it: the workers that decode files as they arrive, the judging
+     * of files as their footers arrive, or else kept for the file's decoding and for judging.
+     */
+    private MessageType schemaOf(int index, boolean peek, Early early, JudgeEarly judgeEarly) {
+        TableFiles.DataFile f = files.get(index);
+        Prefetch p = prefetch();
+        try {
+            S3InputFile in = peek ? p.peek(index, s3, options) : p.footer(index, s3, options);
+            try (ParquetFileReader r = ParquetOptions.open(in)) {
+                ParquetMetadata footer = r.getFooter();
+                if (footerSeen != null) {
+                    footerSeen.accept(f, footer);
+                }
+                if (early != null) {
+                    early.arrived(index, footer);
+                } else {
+                    p.keepParsed(index, footer, in.knownLength());
+                }
+                if (judgeEarly == null || !judgeEarly.judge(index, footer)) {
+                    keepForJudging(index, footer, in.knownLength());
+                }
+                return footer.getFileMetaData().getSchema();
+            }
+        } catch (IOException | RuntimeException e) {
+            if (early != null) {
+                early.failed(index, e);
+            }
+            throw ReadErrors.failed(table, f, e);
+        }
     }
 
     /** The Arrow schema without reading a batch. */
