@@ -56,12 +56,25 @@ final class FilePruning {
      */
     static Verdict[][] judge(String table, List<TableFiles.DataFile> files, Filter how, Footers footers,
                              java.util.concurrent.atomic.AtomicLong bytes) throws IOException {
+        return judge(table, files, how, footers, bytes, new Verdict[files.size()][]);
+    }
+
+    /**
+     * As {@link #judge(String, List, Filter, Footers, java.util.concurrent.atomic.AtomicLong)}, but a file whose verdicts
+     * {@code known} holds (judged as its footer arrived) is not judged again.
+     */
+    static Verdict[][] judge(String table, List<TableFiles.DataFile> files, Filter how, Footers footers,
+                             java.util.concurrent.atomic.AtomicLong bytes, Verdict[][] known) throws IOException {
         int n = files.size();
-        Verdict[][] out = new Verdict[n][];
-        if (n == 0) {
+        Verdict[][] out = known.clone();
+        int left = 0;
+        for (Verdict[] v : out) {
+            left += v == null ? 1 : 0;
+        }
+        if (left == 0) {
             return out;
         }
-        ExecutorService pool = Executors.newFixedThreadPool(Math.min(n, THREADS), r -> {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(left, THREADS), r -> {
             Thread t = new Thread(r, "wrangler-prune");
             t.setDaemon(true);
             return t;
@@ -70,9 +83,12 @@ final class FilePruning {
             List<Future<Verdict[]>> pending = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 final int at = i;
-                pending.add(pool.submit(() -> one(table, files.get(at), at, how, footers, bytes)));
+                pending.add(out[i] != null ? null : pool.submit(() -> one(table, files.get(at), at, how, footers, bytes)));
             }
             for (int i = 0; i < n; i++) {
+                if (pending.get(i) == null) {
+                    continue;
+                }
                 try {
                     out[i] = pending.get(i).get();
                 } catch (ExecutionException e) {
@@ -92,24 +108,31 @@ final class FilePruning {
     private static Verdict[] one(String table, TableFiles.DataFile f, int index, Filter how, Footers footers,
                                  java.util.concurrent.atomic.AtomicLong bytes) {
         try {
-            ParquetMetadata footer = footers.footer(index);
-            S3InputFile in = footers.input(index);
-            Map<String, VectorSchemaRoot> values = partitionValues(how.filter(), how.partitions(), f, how.allocator());
-            try {
-                List<BlockMetaData> blocks = footer.getBlocks();
-                Verdict[] v = new Verdict[blocks.size()];
-                MessageType schema = footer.getFileMetaData().getSchema();
-                for (int b = 0; b < v.length; b++) {
-                    v[b] = blocks.get(b).getRowCount() == 0 ? Verdict.NONE
-                            : verdict(how.filter(), blocks.get(b), schema, values, chunk -> bloom(in, chunk));
-                }
-                return v;
-            } finally {
-                values.values().forEach(VectorSchemaRoot::close);
-                bytes.addAndGet(in.bytesRead());
-            }
+            return verdicts(how, f, footers.footer(index), footers.input(index), bytes);
         } catch (IOException | RuntimeException e) {
             throw ReadErrors.failed(table, f, e);
+        }
+    }
+
+    /**
+     * The verdicts of file {@code f}'s row groups by its footer, its bloom filters (read through {@code in}, their bytes
+     * added to {@code bytes}) and its partition values.
+     */
+    static Verdict[] verdicts(Filter how, TableFiles.DataFile f, ParquetMetadata footer, S3InputFile in,
+                              java.util.concurrent.atomic.AtomicLong bytes) throws IOException {
+        Map<String, VectorSchemaRoot> values = partitionValues(how.filter(), how.partitions(), f, how.allocator());
+        try {
+            List<BlockMetaData> blocks = footer.getBlocks();
+            Verdict[] v = new Verdict[blocks.size()];
+            MessageType schema = footer.getFileMetaData().getSchema();
+            for (int b = 0; b < v.length; b++) {
+                v[b] = blocks.get(b).getRowCount() == 0 ? Verdict.NONE
+                        : verdict(how.filter(), blocks.get(b), schema, values, chunk -> bloom(in, chunk));
+            }
+            return v;
+        } finally {
+            values.values().forEach(VectorSchemaRoot::close);
+            bytes.addAndGet(in.bytesRead());
         }
     }
 

@@ -9,7 +9,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
@@ -21,7 +20,9 @@ import org.apache.arrow.vector.util.TransferPair;
 /**
  * A Pipeline decodes files on {@code threads} workers, each taking the next file not yet taken, and hands their batches
  * to the caller in file order. Each file has a queue of at most {@link #AHEAD} decoded batches; a worker whose queue is
- * full waits, and at most {@code 2 * threads} files are taken and not yet handed over whole ({@link #inFlight}).
+ * full waits, and at most {@code 2 * threads} files are taken and not yet handed over whole ({@link #take}); before the
+ * read's schema is known (files decoded as they arrive, {@link #schema}), more while the batches decoded and not handed
+ * over hold under {@code aheadBytes}.
  * Files are taken in order, so the file the caller is on is always one a worker holds or has finished (or, when no
  * file at or after it is taken, every permit is free for the worker that takes it): the caller never waits on a
  * worker that waits on it.
@@ -30,6 +31,19 @@ final class Pipeline {
     /** Opens the decoder of the file at an index into a worker's root (its own share of the read budget). */
     interface Decoders {
         FileDecoder open(int index, VectorSchemaRoot out) throws IOException;
+
+        /**
+         * The schema of the batches the file at {@code index} is decoded into: the read's (the default), or, for a file
+         * decoded before the read's schema is known, the file's own selected columns ({@link #next} maps them by name).
+         * May wait for the file's footer.
+         */
+        default Schema schema(int index, Schema read) throws IOException {
+            return read;
+        }
+
+        /** Called when the file at {@code index} was handed over whole. */
+        default void done(int index) {
+        }
     }
 
     /** Decoded batches a worker may hold ready for the caller, per file. */
@@ -45,11 +59,15 @@ final class Pipeline {
      * Files a worker may hold, taken and not yet handed over whole: without this bound, workers that decode faster
      * than the caller takes batches would hold every file of a table of small files in memory.
      */
-    private final Semaphore inFlight;
+    private final int files2;
+    private long aheadBytes;
+    /** Files taken and not yet handed over whole, and the bytes of the batches queued: guarded by {@code this}. */
+    private int taken;
+    private long heldBytes;
 
     private final String table;
     private final List<TableFiles.DataFile> files;
-    private final Schema schema;
+    private volatile Schema schema;
     private final BufferAllocator allocator;
     private final Decoders decoders;
     /** The bytes fetched of the files decoded whole. */
@@ -59,6 +77,10 @@ final class Pipeline {
      * @param schema the read's schema, of every batch
      * @param allocator the allocator of the batches handed over
      */
+    /**
+     * @param schema the read's schema, of every batch handed over; null when not known yet ({@link #schema}, before the
+     *     first {@link #next})
+     */
     Pipeline(String table, List<TableFiles.DataFile> files, Schema schema, BufferAllocator allocator, int threads, Decoders decoders) {
         this.table = table;
         this.files = files;
@@ -66,7 +88,7 @@ final class Pipeline {
         this.allocator = allocator;
         this.decoders = decoders;
         int n = Math.min(threads, files.size());
-        inFlight = new Semaphore(2 * n);
+        files2 = 2 * n;
         workers = Executors.newFixedThreadPool(n, r -> {
             Thread t = new Thread(r, "wrangler-read");
             t.setDaemon(true);
@@ -81,33 +103,99 @@ final class Pipeline {
         return queues.computeIfAbsent(file, k -> new ArrayBlockingQueue<>(AHEAD + 1));
     }
 
+    /** The read's schema, once known, for a pipeline started before it was ({@link #next} maps each batch to it). */
+    /**
+     * While the read's schema is not known ({@link #schema}), the bytes of decoded batches the workers may hold ahead of
+     * the caller beyond {@code 2 * threads} files. Returns this.
+     */
+    synchronized Pipeline aheadBytes(long bytes) {
+        this.aheadBytes = bytes;
+        notifyAll();
+        return this;
+    }
+
+    synchronized void schema(Schema read) {
+        this.schema = read;
+    }
+
+    /**
+     * Waits until the worker may take another file: fewer than {@code 2 * threads} are taken and not handed over whole,
+     * or, before the read's schema is known, the batches held are under {@code aheadBytes}.
+     */
+    private synchronized void take() throws InterruptedException {
+        while (!(taken < files2 || schema == null && heldBytes < aheadBytes)) {
+            wait();
+        }
+        taken++;
+    }
+
+    private synchronized void handedOver() {
+        taken--;
+        notifyAll();
+    }
+
+    private synchronized void held(long bytes) {
+        heldBytes += bytes;
+        notifyAll();
+    }
+
+    private static long bytes(VectorSchemaRoot batch) {
+        long n = 0;
+        for (FieldVector v : batch.getFieldVectors()) {
+            for (org.apache.arrow.memory.ArrowBuf b : v.getBuffers(false)) {
+                n += b.capacity();
+            }
+        }
+        return n;
+    }
+
     private void work() {
-        // One root for every file this worker decodes: each batch's buffers are moved out of it ({@link #detach}).
-        try (VectorSchemaRoot work = VectorSchemaRoot.create(schema, allocator)) {
+        // One root for every file this worker decodes (while the files' schemas are one): each batch's buffers are moved
+        // out of it ({@link #detach}).
+        VectorSchemaRoot[] work = new VectorSchemaRoot[1];
+        try {
             while (!closed && decodeNext(work)) {
-                work.clear();
+                work[0].clear();
+            }
+        } finally {
+            if (work[0] != null) {
+                work[0].close();
             }
         }
     }
 
+    /** {@code work[0]} made (again) for {@code wanted} unless it has that schema already. */
+    private void rootFor(VectorSchemaRoot[] work, Schema wanted) {
+        if (work[0] != null && work[0].getSchema().equals(wanted)) {
+            return;
+        }
+        if (work[0] != null) {
+            work[0].close();
+        }
+        work[0] = VectorSchemaRoot.create(wanted, allocator);
+    }
+
     /** Takes the next file and decodes it into {@code work}, its batches queued; false when no file is left or on close. */
-    private boolean decodeNext(VectorSchemaRoot work) {
+    private boolean decodeNext(VectorSchemaRoot[] root) {
         try {
-            inFlight.acquire();
+            take();
         } catch (InterruptedException e) {
             return false; // closed
         }
         int i = nextFile.getAndIncrement();
         if (i >= files.size()) {
-            inFlight.release();
+            handedOver();
             return false;
         }
         BlockingQueue<Object> q = queue(i);
         try {
+            rootFor(root, decoders.schema(i, schema));
+            VectorSchemaRoot work = root[0];
             FileDecoder d = decoders.open(i, work);
             try {
                 while (d.next()) {
                     VectorSchemaRoot batch = detach(work);
+                    held(bytes(batch));
                     try {
                         q.put(batch);
                     } catch (InterruptedException e) {
@@ -141,9 +229,10 @@ final class Pipeline {
                 throw new InterruptedIOException("interrupted while reading " + table);
             }
             if (x == END) {
+                decoders.done(reading);
                 queues.remove(reading);
                 reading++;
-                inFlight.release();
+                handedOver();
                 continue;
             }
             if (x instanceof IOException e) {
@@ -156,16 +245,44 @@ final class Pipeline {
                 throw e;
             }
             try (VectorSchemaRoot batch = (VectorSchemaRoot) x) {
-                List<FieldVector> from = batch.getFieldVectors();
-                List<FieldVector> to = out.getFieldVectors();
-                for (int c = 0; c < from.size(); c++) {
-                    from.get(c).makeTransferPair(to.get(c)).transfer();
-                }
-                out.setRowCount(batch.getRowCount());
+                held(-bytes(batch));
+                handOver(batch, out);
             }
             return true;
         }
         return false;
+    }
+
+    /**
+     * Moves {@code batch}'s vectors into {@code out}'s: by position when the batch has the read's schema, else by name
+     * (matched case-insensitively, as the read's schema was made): a column the file lacks is nulls. The types match: the
+     * read's schema was made from this file's footer, among the others, and holds its columns' types.
+     */
+    private static void handOver(VectorSchemaRoot batch, VectorSchemaRoot out) {
+        List<FieldVector> from = batch.getFieldVectors();
+        List<FieldVector> to = out.getFieldVectors();
+        int n = batch.getRowCount();
+        if (batch.getSchema().getFields().equals(out.getSchema().getFields())) {
+            for (int c = 0; c < from.size(); c++) {
+                from.get(c).makeTransferPair(to.get(c)).transfer();
+            }
+            out.setRowCount(n);
+            return;
+        }
+        java.util.Map<String, FieldVector> byKey = new java.util.HashMap<>();
+        for (FieldVector v : from) {
+            byKey.put(TableSchema.key(v.getName()), v);
+        }
+        for (FieldVector v : to) {
+            FieldVector f = byKey.get(TableSchema.key(v.getName()));
+            if (f != null) {
+                f.makeTransferPair(v).transfer();
+            } else {
+                v.clear();
+                v.allocateNew();
+            }
+        }
+        out.setRowCount(n);
     }
 
     /** Stops the workers and releases every batch not handed over. */

@@ -32,6 +32,7 @@ final class Prefetch implements AutoCloseable {
 
     private final List<TableFiles.DataFile> files;
     private int ahead;
+    private final int initialAhead;
     /** Whether files are read by ranged GETs only, none fetched ahead ({@link #ranged}). */
     private boolean ranged;
     private final ConcurrentHashMap<Integer, CompletableFuture<byte[]>> heads = new ConcurrentHashMap<>();
@@ -70,6 +71,7 @@ final class Prefetch implements AutoCloseable {
         this.budget = budget;
         this.wholeFiles = wholeFiles;
         this.ahead = (int) Math.max(1, Math.min(MAX_AHEAD, budget / S3InputFile.WHOLE / 2));
+        this.initialAhead = ahead;
     }
 
     /**
@@ -98,6 +100,22 @@ final class Prefetch implements AutoCloseable {
         this.ranged = true;
         this.ahead = 0;
         return this;
+    }
+
+    /**
+     * No file fetched ahead by {@link #input}: for a read whose footer GETs fetch every file (whole when small) while
+     * its files are decoded. Returns this.
+     */
+    synchronized Prefetch noAhead() {
+        this.ahead = 0;
+        return this;
+    }
+
+    /** Files fetched ahead again after {@link #noAhead} (not after {@link #ranged}). */
+    synchronized void aheadAgain() {
+        if (!ranged) {
+            this.ahead = initialAhead;
+        }
     }
 
     /** Whether files small enough are fetched whole for their footer (and the first files' heads with it). */
@@ -248,6 +266,23 @@ final class Prefetch implements AutoCloseable {
             }
         }
         return new S3InputFile(s3, f, options, head, footer);
+    }
+
+    /**
+     * The input of file {@code index} with the bytes held for it ({@link #footer}), which stay held until
+     * {@link #forget}: for a file decoded before the read's schema is known, whose decoding may be given up and done
+     * again without fetching the file twice. Nothing is fetched ahead.
+     */
+    synchronized S3InputFile inputKept(int index, S3Client s3, RequestOptions options) {
+        return new S3InputFile(s3, files.get(index), options, null, known.get(index));
+    }
+
+    /** Drops the bytes held for file {@code index} ({@link #inputKept}): its batches were handed over. */
+    synchronized void forget(int index) {
+        byte[] held = known.remove(index);
+        if (held != null) {
+            knownBytes -= held.length;
+        }
     }
 
     private CompletableFuture<byte[]> fetchAhead(int index, S3Client s3, RequestOptions options) {

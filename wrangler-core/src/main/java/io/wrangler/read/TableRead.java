@@ -210,7 +210,7 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
         }
         TableReader reader = new TableReader(allocator != null ? allocator : owned, owned,
                 new TableReader.Source(client, options, table, listing, partitionTypes), columns, batchRows).threads(READ_THREADS)
-                .rowFilter(where);
+                .rowFilter(where).judgeAsFootersArrive();
         if (catalogColumns != null) {
             reader.catalogColumns(catalogColumns);
         }

@@ -40,7 +40,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * <p>The schema is the selected data columns, then the partition columns. The data columns are the union by name of
  * the files' columns, matched case-insensitively as Hive, Glue and Athena match them, in order of first appearance in
  * file order and spelled as the first file spells them (or the catalog's, {@link #catalogColumns}): {@link TableSchema};
- * a file that lacks a column gives nulls for it. The partition columns: {@link PartitionColumns}. Every file's footer is fetched before the first batch (several at once). A column whose
+ * a file that lacks a column gives nulls for it. The partition columns: {@link PartitionColumns}. Every file's footer is fetched before the first batch (several at once);
+ * a read of every row on several threads decodes each file as its bytes arrive meanwhile ({@link Early}), and a read
+ * under a row filter judges each file as its footer arrives ({@link JudgeEarly}). A column whose
  * type differs between two files, or two columns of one file that differ only by case, are refused.
  */public final class TableReader extends ArrowReader {
     /**
@@ -145,6 +147,7 @@ import software.amazon.awssdk.services.s3.S3Client;
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1, got " + threads);
         }
+        cancelEarly(); // decoded as asked, from the bytes already fetched
         this.threads = threads;
         return this;
     }
@@ -156,6 +159,7 @@ import software.amazon.awssdk.services.s3.S3Client;
      * bytes: tests hold a worker there to order the workers' files as a loaded machine may. Call before the first batch.
      */
     public TableReader fileTaken(IntConsumer hook) {
+        cancelEarly(); // every file taken again, through the hook, from the bytes already fetched
         this.fileTaken = hook;
         return this;
     }
@@ -222,9 +226,10 @@ import software.amazon.awssdk.services.s3.S3Client;
      * again. Call before the first batch.
      */
     public TableReader select(List<String> columns) {
-        if (fileIndex >= 0 || pipeline != null) {
+        if (fileIndex >= 0 || started) {
             throw new IllegalStateException("select(...) after the first batch of " + table);
         }
+        cancelEarly();
         this.selected = columns == null ? null : List.copyOf(columns);
         this.schema = null;
         return this;
@@ -269,6 +274,7 @@ import software.amazon.awssdk.services.s3.S3Client;
      * unread, and the filter is applied to every row decoded. Call before the first batch.
      */
     public TableReader rowFilter(RowFilter filter) {
+        cancelEarly();
         this.rowFilter = filter;
         this.schema = null; // bound with the schema: again, if it was read before (the footers are not fetched again)
         return this;
@@ -321,6 +327,9 @@ import software.amazon.awssdk.services.s3.S3Client;
             this.filterOnly = List.copyOf(extra);
         }
         this.schema = new Schema(out);
+        if (pipeline != null) {
+            pipeline.schema(schema);
+        }
         return schema;
     }
 
@@ -341,6 +350,8 @@ import software.amazon.awssdk.services.s3.S3Client;
         Prefetch p = prefetch();
         ParquetMetadata[] kept = judgeFooters;
         judgeFooters = null;
+        Verdict[][] known = judgedEarly != null ? judgedEarly.kept(bound) : new Verdict[files.size()][];
+        judgedEarly = null;
         judged = FilePruning.judge(table, files, new FilePruning.Filter(bound, partitions, allocator), new FilePruning.Footers() {
             @Override
             public ParquetMetadata footer(int index) throws IOException {
@@ -357,7 +368,7 @@ import software.amazon.awssdk.services.s3.S3Client;
                 TableFiles.DataFile f = files.get(index);
                 return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options).exact();
             }
-        }, bytesRead);
+        }, bytesRead, known);
         List<Integer> left = new ArrayList<>();
         for (int i = 0; i < files.size(); i++) {
             if (!FilePruning.none(judged[i])) {
@@ -396,6 +407,234 @@ import software.amazon.awssdk.services.s3.S3Client;
         }
     }
 
+    /** Whether the first batch was asked for. */
+    private boolean started;
+    /** Whether {@link #pipeline} was started before the read's schema was known ({@link Early}). */
+    private boolean decodingEarly;
+
+    /**
+     * Whether files are decoded as their bytes arrive, before every footer is in and the read's schema known
+     * ({@link Early}): a read of every row (no row filter) of several files on several threads, its schema made from the
+     * footers it fetches, each file fetched whole when small.
+     */
+    private boolean earlyDecoding() {
+        return threads > 1 && files.size() > 1 && rowFilter == null && !footersAlone && fixedData == null && knownSchemas == null
+                && prefetch().wholeFiles();
+    }
+
+    /**
+     * Starts the workers that decode files as their footers arrive ({@link Early}); no file is then fetched ahead by
+     * {@link Prefetch}: the footer threads fetch them all.
+     */
+    private Early startEarly(Prefetch p) {
+        p.noAhead();
+        Early early = new Early();
+        pipeline = new Pipeline(table, files, null, allocator, threads, early).aheadBytes(decodeAheadBytes());
+        this.decodingEarly = true;
+        return early;
+    }
+
+    /**
+     * Whether this read's files are decoded as their bytes arrive, before every footer is in and the read's schema known
+     * (a read of every row on several threads whose schema comes from the footers it fetches): its workers started with
+     * its schema. False before the schema is read.
+     */
+    public boolean decodesAsFilesArrive() {
+        return pipeline != null && decodingEarly;
+    }
+
+    /**
+     * The bytes of batches a read that decodes its files as they arrive ({@link #decodesAsFilesArrive}) may hold decoded
+     * ahead of the caller before its schema is known, beyond the {@code 2 * threads} files it may always hold: an eighth
+     * of the read's budget. Once the schema is known, no file is taken while {@code 2 * threads} are not handed over.
+     */
+    public long decodeAheadBytes() {
+        return readBudget / 8;
+    }
+
+    /** Stops the files decoded before the schema was known, for a read whose columns or rows changed since. */
+    private void cancelEarly() {
+        if (pipeline != null && !started) {
+            pipeline.close();
+            pipeline = null;
+            decodingEarly = false;
+            prefetch().aheadAgain();
+        }
+    }
+
+    /**
+     * Files decoded as their bytes arrive, before the read's schema is known: each into vectors of its own selected
+     * columns, typed from its own footer, which the pipeline maps by name into the read's schema when it hands the
+     * batches over ({@link Pipeline#next}); a column the file lacks is nulls there. The read's schema is the union of
+     * the footers, so it holds every file's columns with their types: the mapping moves buffers, never copies rows.
+     * Files decoded ahead of the caller before the schema is known are bounded by {@link #decodeAheadBytes}.
+     */
+    private final class Early implements Pipeline.Decoders {
+        private final java.util.concurrent.ConcurrentHashMap<Integer, java.util.concurrent.CompletableFuture<ParquetMetadata>> footers =
+                new java.util.concurrent.ConcurrentHashMap<>();
+
+        private java.util.concurrent.CompletableFuture<ParquetMetadata> of(int index) {
+            return footers.computeIfAbsent(index, k -> new java.util.concurrent.CompletableFuture<>());
+        }
+
+        void arrived(int index, ParquetMetadata footer) {
+            of(index).complete(footer);
+        }
+
+        void failed(int index, Throwable e) {
+            of(index).completeExceptionally(e);
+        }
+
+        /** Fails every footer not in yet: the read's schema failed, and no worker waits for a footer never fetched. */
+        void abandon() {
+            for (int i = 0; i < files.size(); i++) {
+                of(i).completeExceptionally(new InterruptedIOException("the footers of " + table + " were not all read"));
+            }
+        }
+
+        private ParquetMetadata footer(int index) throws IOException {
+            try {
+                return of(index).get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while reading " + table);
+            } catch (ExecutionException e) {
+                throw ReadErrors.failed(table, files.get(index), (Exception) e.getCause());
+            }
+        }
+
+        @Override
+        public Schema schema(int index, Schema read) throws IOException {
+            MessageType own = footer(index).getFileMetaData().getSchema();
+            List<Field> out = new ArrayList<>();
+            java.util.Set<String> taken = new java.util.HashSet<>();
+            for (Field p : partitions.fields()) {
+                taken.add(TableSchema.key(p.getName()));
+            }
+            for (org.apache.parquet.schema.Type t : own.getFields()) {
+                if (wanted(t.getName()) && taken.add(TableSchema.key(t.getName()))) {
+                    out.add(TableSchema.field(table, t, files.get(index)));
+                }
+            }
+            for (Field p : partitions.fields()) {
+                if (wanted(p.getName())) {
+                    out.add(p);
+                }
+            }
+            return new Schema(out);
+        }
+
+        private boolean wanted(String name) {
+            if (selected == null) {
+                return true;
+            }
+            for (String s : selected) {
+                if (s.equalsIgnoreCase(name)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        public FileDecoder open(int index, VectorSchemaRoot out) throws IOException {
+            fileTaken.accept(index);
+            ParquetMetadata footer = footer(index);
+            footers.remove(index);
+            List<Field> data = new ArrayList<>();
+            for (Field f : out.getSchema().getFields()) {
+                if (!partitions.fields().contains(f)) {
+                    data.add(f);
+                }
+            }
+            long share = Math.max(1L << 20, readBudget / Math.min(threads, files.size()));
+            FileDecoder.Setup setup = new FileDecoder.Setup(table, data, batchRows, minWindow, directPagesOn, partitions, directPages,
+                    converterChunks, null, List.of(), allocator);
+            return new FileDecoder(setup, files.get(index), prefetch().inputKept(index, s3, options), footer, out, share);
+        }
+
+        @Override
+        public void done(int index) {
+            prefetch().forget(index);
+        }
+    }
+
+    private boolean judgeAsFootersArrive;
+
+    /**
+     * Judges each file under the row filter as its footer arrives ({@link JudgeEarly}), for a reader whose batches will be
+     * read: its bloom filters are then fetched with its schema (a reader asked only for its schema must not fetch them).
+     * Call before the schema.
+     */
+    TableReader judgeAsFootersArrive() {
+        this.judgeAsFootersArrive = true;
+        return this;
+    }
+
+    /** The verdicts of files judged as their footers arrived, until the first batch; null when none are. */
+    private JudgeEarly judgedEarly;
+
+    /**
+     * Files judged under the row filter as their footers arrive, on the threads that fetch them, instead of after every
+     * footer is in: the filter is bound to the file's own columns (and the partition columns) for it; a file that lacks
+     * a column the filter reads is judged after the schema, as before. A verdict is kept when the filter bound to the
+     * read's schema reads the same columns with the same types ({@link #kept}); the read's schema is the union of the
+     * footers, so it does, but for a column whose type the catalog gives.
+     */
+    private final class JudgeEarly {
+        private final Verdict[][] verdicts = new Verdict[files.size()][];
+        private final List<Map<String, Field>> used = new ArrayList<>(java.util.Collections.nCopies(files.size(), null));
+
+        /** Judges file {@code index} by its footer, just fetched; false when it is left for after the schema. */
+        boolean judge(int index, ParquetMetadata footer) throws IOException {
+            TableFiles.DataFile f = files.get(index);
+            List<Field> columns = new ArrayList<>();
+            for (org.apache.parquet.schema.Type t : footer.getFileMetaData().getSchema().getFields()) {
+                columns.add(TableSchema.field(table, t, f));
+            }
+            columns.addAll(partitions.fields());
+            BoundFilter b;
+            try {
+                b = BoundFilter.bind(table, rowFilter, columns);
+            } catch (RuntimeException e) {
+                return false; // a column the file lacks, or an error the read's schema reports: judged after the schema
+            }
+            S3InputFile in = new S3InputFile(s3, f.bucket(), f.key(), f.size(), options).exact();
+            Verdict[] v = FilePruning.verdicts(new FilePruning.Filter(b, partitions, allocator), f, footer, in, bytesRead);
+            synchronized (this) {
+                verdicts[index] = v;
+                used.set(index, b.columns());
+            }
+            return true;
+        }
+
+        /** The verdicts judged with the same columns and types as {@code read} binds; null for the others. */
+        synchronized Verdict[][] kept(BoundFilter read) {
+            Verdict[][] out = new Verdict[files.size()][];
+            for (int i = 0; i < out.length; i++) {
+                if (verdicts[i] != null && sameColumns(used.get(i), read.columns())) {
+                    out[i] = verdicts[i];
+                }
+            }
+            return out;
+        }
+
+        private boolean sameColumns(Map<String, Field> early, Map<String, Field> read) {
+            if (early.size() != read.size()) {
+                return false;
+            }
+            Map<String, Field> byKey = new java.util.HashMap<>();
+            early.forEach((k, v) -> byKey.put(TableSchema.key(k), v));
+            for (Map.Entry<String, Field> e : read.entrySet()) {
+                Field a = byKey.get(TableSchema.key(e.getKey()));
+                if (a == null || TableSchema.merge(a, e.getValue()) == null) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
     /** Footers fetched at once for the read's schema. */
     private static final int FOOTER_THREADS = 8;
 
@@ -411,24 +650,11 @@ import software.amazon.awssdk.services.s3.S3Client;
             return List.of();
         }
         Prefetch p = prefetch();
-        int ahead = Math.min(n, p.ahead());
-        IntFunction<MessageType> one = i -> {
-            TableFiles.DataFile f = files.get(i);
-            try {
-                S3InputFile in = i < ahead && p.wholeFiles() ? p.peek(i, s3, options) : p.footer(i, s3, options);
-                try (ParquetFileReader r = ParquetOptions.open(in)) {
-                    ParquetMetadata footer = r.getFooter();
-                    if (footerSeen != null) {
-                        footerSeen.accept(f, footer);
-                    }
-                    p.keepParsed(i, footer, in.knownLength());
-                    keepForJudging(i, footer, in.knownLength());
-                    return footer.getFileMetaData().getSchema();
-                }
-            } catch (IOException | RuntimeException e) {
-                throw ReadErrors.failed(table, f, e);
-            }
-        };
+        Early early = earlyDecoding() ? startEarly(p) : null;
+        JudgeEarly judgeEarly = judgeAsFootersArrive && rowFilter != null && !footersAlone ? new JudgeEarly() : null;
+        this.judgedEarly = judgeEarly;
+        int ahead = early != null ? 0 : Math.min(n, p.ahead());
+        IntFunction<MessageType> one = i -> schemaOf(i, i < ahead && p.wholeFiles(), early, judgeEarly);
         if (n == 1) {
             out[0] = one.apply(0);
             return List.of(out);
@@ -456,8 +682,44 @@ import software.amazon.awssdk.services.s3.S3Client;
             }
         } finally {
             pool.shutdownNow();
+            if (early != null) {
+                early.abandon(); // a no-op when every footer was read
+            }
         }
         return List.of(out);
+    }
+
+    /**
+     * The schema of file {@code index}, from its footer fetched ({@code peek}: with its first GET kept for its decoding)
+     * and parsed here, handed to whoever else waits for it: the workers that decode files as they arrive, the judging
+     * of files as their footers arrive, or else kept for the file's decoding and for judging.
+     */
+    private MessageType schemaOf(int index, boolean peek, Early early, JudgeEarly judgeEarly) {
+        TableFiles.DataFile f = files.get(index);
+        Prefetch p = prefetch();
+        try {
+            S3InputFile in = peek ? p.peek(index, s3, options) : p.footer(index, s3, options);
+            try (ParquetFileReader r = ParquetOptions.open(in)) {
+                ParquetMetadata footer = r.getFooter();
+                if (footerSeen != null) {
+                    footerSeen.accept(f, footer);
+                }
+                if (early != null) {
+                    early.arrived(index, footer);
+                } else {
+                    p.keepParsed(index, footer, in.knownLength());
+                }
+                if (judgeEarly == null || !judgeEarly.judge(index, footer)) {
+                    keepForJudging(index, footer, in.knownLength());
+                }
+                return footer.getFileMetaData().getSchema();
+            }
+        } catch (IOException | RuntimeException e) {
+            if (early != null) {
+                early.failed(index, e);
+            }
+            throw ReadErrors.failed(table, f, e);
+        }
     }
 
     /** The Arrow schema without reading a batch. */
@@ -473,10 +735,11 @@ import software.amazon.awssdk.services.s3.S3Client;
 
     @Override
     public boolean loadNextBatch() throws IOException {
+        started = true;
         prepareLoadNextBatch();
         VectorSchemaRoot out = getVectorSchemaRoot();
         judgeOnce();
-        boolean more = threads > 1 && filesToDecode() > 1 ? pipeline().next(out) : nextOnThisThread(out);
+        boolean more = pipeline != null || threads > 1 && filesToDecode() > 1 ? pipeline().next(out) : nextOnThisThread(out);
         if (!more) {
             out.setRowCount(0);
             return false;

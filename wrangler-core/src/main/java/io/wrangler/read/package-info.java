@@ -13,7 +13,8 @@
  * <p>Readers: a prefix with no object under it is no table (refused); a filter is checked against the partition columns
  * before any file is listed or opened; which writes show as before or after is decided over the read's whole scope (see
  * "Readers" in {@code io.wrangler.commit}). A row filter ({@code TableReader.rowFilter}) is bound to the read's schema
- * when the schema is made, before any row is decoded; {@code FilePruning} then judges every file's row groups by
+ * when the schema is made, before any row is decoded (a file is judged as its footer arrives with the filter bound to
+ * its own columns, the verdict kept when the schema binds the same columns and types); {@code FilePruning} judges every file's row groups by
  * statistics, bloom filters ({@code ChunkBloom}, read block by block) and the file's partition values, and the files
  * ruled out whole are not decoded; {@code FileDecoder} skips the row groups ruled out, narrows the others by their
  * page indexes ({@code PageRanges}: only the pages that may hold passing rows are fetched and decoded), decodes the
