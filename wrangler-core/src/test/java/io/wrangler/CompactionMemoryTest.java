@@ -27,13 +27,6 @@ class CompactionMemoryTest {
     private static final int ROWS_PER_APPEND = 280_000;
     private static final String[] PARTS = {"a", "b"};
 
-    private static long mix(long i) {
-        long z = i * 0x9E3779B97F4A7C15L + 0x632BE59BD9B4E019L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
-
     private static Schema schema() {
         return new Schema(List.of(new Field("p", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
                 new Field("id", FieldType.nullable(new ArrowType.Int(64, true)), null),
@@ -55,26 +48,22 @@ class CompactionMemoryTest {
             Float8Vector x = (Float8Vector) root.getVector("x");
             VarCharVector text = (VarCharVector) root.getVector("s");
             byte[][] parts = {PARTS[0].getBytes(StandardCharsets.UTF_8), PARTS[1].getBytes(StandardCharsets.UTF_8)};
+            byte[] hex = new byte[64];
             for (int r = 0; r < n; r++) {
                 long i = from + first + r;
                 p.setSafe(r, parts[(int) (i % 2)]);
                 id.setSafe(r, i);
-                long h = mix(i);
+                long h = HashedRows.mix(i);
                 v.setSafe(r, h);
                 if (i % 97 == 0) {
                     x.setNull(r);
                 } else {
                     x.setSafe(r, (h >>> 11) * 0x1.0p-53);
                 }
-                text.setSafe(r, text(h).getBytes(StandardCharsets.US_ASCII));
+                text.setSafe(r, HashedRows.hex4(h, hex));
             }
             root.setRowCount(n);
         });
-    }
-
-    private static String text(long v) {
-        String hex = String.format("%016x", v);
-        return hex + hex + hex + hex;
     }
 
     @Test
@@ -113,11 +102,11 @@ class CompactionMemoryTest {
         long nullX = 0;
         for (long i = 0; i < rows; i++) {
             sumId = sumId.add(BigInteger.valueOf(i));
-            sumV = sumV.add(BigInteger.valueOf(mix(i)));
+            sumV = sumV.add(BigInteger.valueOf(HashedRows.mix(i)));
             if (i % 97 == 0) {
                 nullX++;
             } else {
-                sumX = sumX.add(BigInteger.valueOf(mix(i) >>> 11));
+                sumX = sumX.add(BigInteger.valueOf(HashedRows.mix(i) >>> 11));
             }
         }
         List<List<Object>> back = TestLake.query(bucket, "t/", "SELECT p, count(*), CAST(sum(id) AS VARCHAR), CAST(sum(v::HUGEINT) AS "

@@ -25,13 +25,6 @@ class MergeMemoryTest {
     private static final int UPDATES = 3_000;
     private static final int INSERTS = 100;
 
-    static long mix(long i) {
-        long z = i * 0x9E3779B97F4A7C15L + 0x632BE59BD9B4E019L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
-
     /** Row i: partition "a", id i, v a 64-bit hash of i (incompressible), x in [0, 1) from it, s the hex of v four times. */
     private static GeneratedReader rows(RootAllocator allocator, long from, int count) {
         return new GeneratedReader(allocator, MergeMain.schema(), count, 65_536, (root, first, n) -> {
@@ -42,15 +35,15 @@ class MergeMemoryTest {
             Float8Vector x = (Float8Vector) root.getVector("x");
             VarCharVector text = (VarCharVector) root.getVector("s");
             byte[] a = "a".getBytes(StandardCharsets.UTF_8);
+            byte[] hex = new byte[64];
             for (int r = 0; r < n; r++) {
                 long i = from + first + r;
                 p.setSafe(r, a);
                 id.setSafe(r, i);
-                long h = mix(i);
+                long h = HashedRows.mix(i);
                 v.setSafe(r, h);
                 x.setSafe(r, (h >>> 11) * 0x1.0p-53);
-                String hex = String.format("%016x", h);
-                text.setSafe(r, (hex + hex + hex + hex).getBytes(StandardCharsets.US_ASCII));
+                text.setSafe(r, HashedRows.hex4(h, hex));
             }
             root.setRowCount(n);
         });
@@ -90,7 +83,7 @@ class MergeMemoryTest {
         for (long i = 0; i < rows; i++) {
             sumId = sumId.add(BigInteger.valueOf(i));
             if (i % step != 0 || i / step >= UPDATES) {
-                sumV = sumV.add(BigInteger.valueOf(mix(i)));
+                sumV = sumV.add(BigInteger.valueOf(HashedRows.mix(i)));
             }
         }
         for (long i = rows; i < rows + INSERTS; i++) {

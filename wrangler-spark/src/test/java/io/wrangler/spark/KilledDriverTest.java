@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -33,7 +35,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * or the table recovered, with core's code and the write's Glue table; the table then equals one clean run (before the
  * commit point: as before, for a recovery): the same rows, the files the write does not replace byte-identical, the same
  * Glue partitions, nothing under {@code _tmp/} and no open multipart upload.
+ *
+ * <p>Two cases at a time (each in a bucket and Glue table of its own): a child driver mostly starts Spark on one core,
+ * and this class runs late in its module, when the other modules' tests are mostly done; one at a time it was the build's longest
+ * stretch on one core.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class KilledDriverTest {
     static final String FIRST = "SELECT id, IF(id % 2 = 0, '2024-01-15', '2024-01-16') AS dt, IF(id % 3 = 0, 'RU', 'DE') AS country "
             + "FROM range(0, 12, 1, 2)";
