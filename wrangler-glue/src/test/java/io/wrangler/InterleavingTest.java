@@ -57,12 +57,16 @@ import org.junit.jupiter.params.provider.MethodSource;
  * there too on demand with {@code -Dwrangler.interleavings=all}. {@code -Dwrangler.interleavings.only=DEFERRED}, say
  * (any part of "BACKEND KIND METHOD", e.g. {@code MEMORY} or {@code LOCAL OVERWRITE}), runs one part.
  *
+ * <p>The cases of each commit method run as a class of their own ({@link InterleavingStagedTest},
+ * {@link InterleavingDeferredTest}; {@code -Dtest='Interleaving*Test'} runs both), so that the two halves run in
+ * the module's two test JVMs at once: as one class of 45 s it was the module's last minute on one core.
+ *
  * <p>Cases run two at a time (each has its own bucket and Glue database; its writers are threads of their own, never
  * a shared pool's, so that paused writers of one case cannot hold back another's): one case mostly hands its turn from
  * one thread to the next, which leaves a core idle.
  */
 @Execution(ExecutionMode.CONCURRENT)
-class InterleavingTest {
+abstract class InterleavingTest {
     private static final LocalDate D1 = LocalDate.of(2024, 3, 1);
     private static final LocalDate D2 = LocalDate.of(2024, 3, 2);
     private static final LocalDate D3 = LocalDate.of(2024, 3, 3);
@@ -104,7 +108,8 @@ class InterleavingTest {
         }
     }
 
-    static Stream<Arguments> cases() {
+    /** The cases of {@code commitMethod}, numbered as among every case (even numbers recover with the catalog). */
+    static Stream<Arguments> casesOf(CommitMethod commitMethod) {
         boolean all = "all".equals(System.getProperty("wrangler.interleavings"));
         String only = System.getProperty("wrangler.interleavings.only", "");
         List<Arguments> out = new ArrayList<>();
@@ -134,7 +139,7 @@ class InterleavingTest {
                 }
             }
         }
-        return out.stream();
+        return out.stream().filter(c -> c.get()[2] == commitMethod);
     }
 
     private static List<Row> rows(String tag, LocalDate... days) {
