@@ -58,7 +58,9 @@ final class Lookup {
         SpeedBench.download(s3, "bench", "lookup/", copies);
         long tableBytes = Bench.sizeOf(copies);
         GetLog log = new GetLog();
+        RequestTimeline timeline = new RequestTimeline();
         try (S3Client logged = local.newClient(b -> b.overrideConfiguration(c -> c.addExecutionInterceptor(log)));
+             S3Client traced = local.newClient(b -> b.overrideConfiguration(c -> c.addExecutionInterceptor(timeline)));
              Connection duck = SpeedBench.duck()) {
             long want = duck(duck, copies, USER);
             List<Get>[] fetched = new List[1];
@@ -77,6 +79,7 @@ final class Lookup {
                     r.run();
                 }
             }
+            System.out.println(phases(traced, timeline, want));
             Map<String, List<Double>> seconds = SpeedBench.alternate(runs, reps);
             List<Double> ratios = new ArrayList<>();
             for (int i = 0; i < reps; i++) {
@@ -91,6 +94,29 @@ final class Lookup {
                     + "median %.2fx, rounds %s (min %.2fx, max %.2fx)%n%n", 100.0 * bytes / tableBytes, Bench.median(ratios),
                     Bench.format(ratios), Collections.min(ratios), Collections.max(ratios));
         }
+    }
+
+    /**
+     * One lookup through a client that records its requests (after the warm-up): where its time went, in milliseconds
+     * from its start: until its first request, its listings, the span of its GETs and the requests in flight on
+     * average over that span (the floor keeps 8), and from the last request's end to the last batch.
+     */
+    static String phases(S3Client traced, RequestTimeline timeline, long want) throws Exception {
+        timeline.reset();
+        long start = System.nanoTime();
+        SpeedBench.check("wrangler lookup (traced)", lookup(traced, "s3://bench/lookup/", USER), want);
+        long end = System.nanoTime();
+        List<RequestTimeline.Request> rs = timeline.requests();
+        List<RequestTimeline.Request> gets = rs.stream().filter(r -> r.op.equals("GetObject")).toList();
+        long lastListEnd = rs.stream().filter(r -> !r.op.equals("GetObject")).mapToLong(r -> r.end).max().orElse(start);
+        long firstGet = gets.stream().mapToLong(r -> r.start).min().orElse(end);
+        long lastGetEnd = gets.stream().mapToLong(r -> r.end).max().orElse(end);
+        long busy = gets.stream().mapToLong(r -> r.end - r.start).sum();
+        java.util.function.LongFunction<String> ms = t -> String.format("%.1f", (t - start) / 1e6);
+        return String.format("# traced lookup: %s ms in all; requests %s; listings end %s; GETs %s to %s (%d, %.1f in flight on average, "
+                        + "the longest chain %d requests); last batch %.1f ms after the last GET", ms.apply(end), RequestTimeline.byOp(rs),
+                ms.apply(lastListEnd), ms.apply(firstGet), ms.apply(lastGetEnd), gets.size(),
+                busy / (double) Math.max(1, lastGetEnd - firstGet), RequestTimeline.longestChain(gets).size(), (end - lastGetEnd) / 1e6);
     }
 
     /** wrangler's read of every column of the rows of {@code user}; their count. */

@@ -1,21 +1,31 @@
 package io.wrangler.read;
 
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.parquet.column.values.bloomfilter.BlockSplitBloomFilter;
 import org.apache.parquet.column.values.bloomfilter.BloomFilter;
+import org.apache.parquet.format.BloomFilterAlgorithm;
+import org.apache.parquet.format.BloomFilterCompression;
+import org.apache.parquet.format.BloomFilterHash;
 import org.apache.parquet.format.BloomFilterHeader;
+import org.apache.parquet.format.SplitBlockAlgorithm;
+import org.apache.parquet.format.Uncompressed;
 import org.apache.parquet.format.Util;
+import org.apache.parquet.format.XxHash;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.io.api.Binary;
 
 /**
- * ChunkBloom is a column chunk's split-block bloom filter read by the blocks it is asked about: its header first (one
- * small GET), then for each hash asked the one 32-byte block the hash falls in (one GET each), instead of the whole
- * filter (kilobytes to a megabyte a chunk). A lookup asks one or a few hashes of each file's filter, so it fetches
+ * ChunkBloom is a column chunk's split-block bloom filter read by the blocks it is asked about: for each hash asked the
+ * one 32-byte block the hash falls in (one GET each), instead of the whole filter (kilobytes to a megabyte a chunk).
+ * Where the block lies needs the bitset's size: when the footer records the filter's length (header and bitset, as
+ * parquet-java 1.14 and later write it) and that length is what the standard header and a bitset of a power of two bytes
+ * take ({@link #numBytesOf}), the size is inferred and the block fetched at once; else the header is fetched first (one
+ * small GET) and read. A lookup asks one or a few hashes of each file's filter, so it fetches
  * bytes, not the filters. The block is probed by parquet-java's own {@link BlockSplitBloomFilter} (a filter of that one
  * block), so the hashing and the bit tests are parquet-java's.
  *
@@ -48,6 +58,10 @@ final class ChunkBloom implements BloomFilter {
             return null;
         }
         int length = chunk.getBloomFilterLength();
+        int inferred = length > 0 ? numBytesOf(length) : -1;
+        if (inferred > 0 && offset + length <= file.getLength()) {
+            return new ChunkBloom(file, offset + length - inferred, inferred);
+        }
         int n = (int) Math.min(file.getLength() - offset, length > 0 ? Math.min(length, HEADER_GET) : HEADER_GET);
         byte[] head = new byte[n];
         file.read(offset, head, 0, n);
@@ -67,6 +81,46 @@ final class ChunkBloom implements BloomFilter {
             return null;
         }
         return new ChunkBloom(file, offset + headerLength, numBytes);
+    }
+
+    /** The length of the standard header of a bitset of 2^i bytes (i from 5: 32 bytes, a block), by i. */
+    private static final int[] STANDARD_HEADER = new int[31];
+
+    static {
+        for (int i = 5; i < STANDARD_HEADER.length; i++) {
+            STANDARD_HEADER[i] = standardHeader(1 << i).length;
+        }
+    }
+
+    /**
+     * The bitset's size (bytes) of a filter whose header and bitset take {@code length} bytes in all, or -1 when it cannot
+     * be told without reading the header. It is told when the bitset is a power of two bytes, at least a block, and the
+     * header the standard one: block-split, xxhash, uncompressed, the four fields of parquet-format's Thrift in the compact
+     * encoding, as parquet-java (and so wrangler), Arrow and DuckDB write it, under 32 bytes. Then {@code length} mod 32
+     * is the header's length and the rest the bitset, and the two must agree ({@code standardHeader}): a header of other
+     * fields shorter than a block disagrees and is read, so only a non-standard header longer than 44 bytes over a bitset
+     * of 32 bytes could be mistaken, which no writer known writes.
+     */
+    static int numBytesOf(int length) {
+        int header = length % BLOCK;
+        int numBytes = length - header;
+        if (header == 0 || numBytes < BLOCK || Integer.bitCount(numBytes) != 1) {
+            return -1;
+        }
+        return STANDARD_HEADER[Integer.numberOfTrailingZeros(numBytes)] == header ? numBytes : -1;
+    }
+
+    /** The standard header of a bitset of {@code numBytes} bytes, as parquet-java writes it. */
+    static byte[] standardHeader(int numBytes) {
+        BloomFilterHeader h = new BloomFilterHeader(numBytes, BloomFilterAlgorithm.BLOCK(new SplitBlockAlgorithm()),
+                BloomFilterHash.XXHASH(new XxHash()), BloomFilterCompression.UNCOMPRESSED(new Uncompressed()));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            Util.writeBloomFilterHeader(h, out);
+        } catch (IOException e) {
+            throw new IllegalStateException(e); // a byte array's stream does not fail
+        }
+        return out.toByteArray();
     }
 
     @Override
