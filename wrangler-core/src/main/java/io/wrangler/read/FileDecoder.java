@@ -10,6 +10,8 @@ import io.wrangler.filter.BoundFilter;
 import io.wrangler.filter.Rows;
 import io.wrangler.filter.Verdict;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -252,14 +254,15 @@ final class FileDecoder {
     /**
      * Allocates {@code root}'s vectors for a batch of {@code n} rows at once: fixed-width ones at {@code n} values, byte
      * arrays at {@code n} values and the data bytes of their column chunk's share of the row group (its uncompressed
-     * size; Arrow's estimate for a column the file lacks and a partition column), the others as Arrow allocates them. Vectors allocated at Arrow's default size were grown (reallocated, copied, zeroed) twice or
-     * more per file of 10,000 rows as the values were decoded.
+     * size; Arrow's estimate for a column the file lacks and a partition column), the others as Arrow allocates them.
+     * Vectors allocated at Arrow's default size were grown (reallocated, copied, zeroed) twice or more per file of
+     * 10,000 rows as the values were decoded.
      */
     private void allocate(VectorSchemaRoot root, int n) {
         for (FieldVector v : root.getFieldVectors()) {
-            if (v instanceof org.apache.arrow.vector.BaseFixedWidthVector f) {
+            if (v instanceof BaseFixedWidthVector f) {
                 f.allocateNew(n);
-            } else if (v instanceof org.apache.arrow.vector.BaseVariableWidthVector b) {
+            } else if (v instanceof BaseVariableWidthVector b) {
                 long bytes = dataBytes(v.getName(), n);
                 if (bytes > 0) {
                     b.allocateNew(bytes, n);
@@ -272,7 +275,10 @@ final class FileDecoder {
         }
     }
 
-    /** The bytes of the column {@code name}'s values in {@code n} rows of the current row group (its chunk's share, at most 64 MiB), or 0 when unknown. */
+    /**
+     * The bytes of the column {@code name}'s values in {@code n} rows of the current row group (its chunk's share of
+     * the row group's rows, at most 64 MiB), or 0 when unknown.
+     */
     private long dataBytes(String name, int n) {
         Plan p = plan;
         if (p == null || rowsLeftInGroup <= 0) {
