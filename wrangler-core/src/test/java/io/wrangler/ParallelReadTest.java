@@ -89,14 +89,16 @@ class ParallelReadTest {
                 }
             }
             assertThat(files).isGreaterThan(20); // 9 appends of several partitions
-            try (TableReader r = files(uri, a, 2, 65_536)) {
+            // a budget whose ahead bound (an eighth) is a few files of this table, which the default's (a sixteenth of the
+            // heap) is not since batches are allocated at their size: then "every file decoded" would pass the bound too
+            try (TableReader r = files(uri, a, 2, 65_536).readBudget(16L << 20, 256 * 1024)) {
                 assertThat(r.loadNextBatch()).isTrue();
                 Thread.sleep(500); // a caller busy elsewhere: the workers go as far as they are let
                 long held = a.getAllocatedMemory();
                 // Two threads may hold 4 files taken and not handed over (and their working batches), and what they
                 // decoded as the files arrived before the schema was known, within decodeAheadBytes(); without the bound
                 // they decoded every file of the table, some 25 batches.
-                assertThat(r.decodeAheadBytes()).isLessThan(16 * oneFile);
+                assertThat(r.decodeAheadBytes()).isLessThan(8 * oneFile);
                 assertThat(held).as("bytes held after the first batch; one file's read holds %d", oneFile)
                         .isLessThan(8 * oneFile + r.decodeAheadBytes());
             }
