@@ -45,6 +45,12 @@ final class MergeInput extends ReadOnce {
     private CommitRuns.Rows stamps;
     private int run;
     private long left;
+    /** The key id of every row of {@link #file} when it is unmarked ("": none). */
+    private String fileKey;
+    /** The key id and stamp of the last row whose joined value is {@link #joined}. */
+    private String lastKey;
+    private String lastStamp;
+    private byte[] joined;
 
     MergeInput(MergePlan plan, BufferAllocator allocator) {
         super(plan.output(), allocator);
@@ -100,7 +106,7 @@ final class MergeInput extends ReadOnce {
         }
         int n = in.getRowCount();
         boolean[] keep = new boolean[n];
-        String[] keyIds = plan.keyRuns == null ? null : new String[n];
+        byte[][] keyIds = plan.keyRuns == null ? null : new byte[n][];
         for (int i = 0; i < n; i++) {
             if (keyIds != null) {
                 keyIds[i] = keyOf(from);
@@ -127,10 +133,10 @@ final class MergeInput extends ReadOnce {
         for (int i = 0; i < n; i++) {
             keep[i] = plan.written(plan.input.index.find(keys, i), (long) batch << 32 | i);
         }
-        String[] keyIds = null;
+        byte[][] keyIds = null;
         if (plan.keyRuns != null) {
-            keyIds = new String[n];
-            java.util.Arrays.fill(keyIds, "");
+            keyIds = new byte[n][];
+            java.util.Arrays.fill(keyIds, new byte[0]);
         }
         int k = copyKept(sources, keep, keyIds);
         out.setRowCount(k);
@@ -139,7 +145,7 @@ final class MergeInput extends ReadOnce {
     }
 
     /** Copies the rows {@code keep} marks, run by run of consecutive ones; returns how many. */
-    private int copyKept(List<FieldVector> sources, boolean[] keep, String[] keyIds) {
+    private int copyKept(List<FieldVector> sources, boolean[] keep, byte[][] keyIds) {
         int k = 0;
         for (int s = 0; s < keep.length; ) {
             if (!keep[s]) {
@@ -160,10 +166,10 @@ final class MergeInput extends ReadOnce {
     }
 
     /** Copies rows {@code s ..} ({@code length} of them) of {@code from} to rows {@code k ..} of {@code to}. */
-    private static void copyRun(FieldVector from, FieldVector to, int s, int length, int k, String[] keyIds) {
+    private static void copyRun(FieldVector from, FieldVector to, int s, int length, int k, byte[][] keyIds) {
         if (to.getName().equals(KeyRuns.COLUMN)) {
             for (int j = 0; j < length; j++) {
-                ((VarCharVector) to).setSafe(k + j, keyIds[s + j].getBytes(StandardCharsets.UTF_8));
+                ((VarCharVector) to).setSafe(k + j, keyIds[s + j]);
             }
         } else if (from == null || !Runs.copy(from, s, length, to, k)) {
             for (int j = 0; j < length; j++) {
@@ -190,29 +196,38 @@ final class MergeInput extends ReadOnce {
 
     /**
      * The idempotency key of the next row of {@code from}: its unmarked keyed write's, its marked footer's runs', or none;
-     * joined with the row's commit stamp ({@link CommitRuns#join}).
+     * joined with the row's commit stamp ({@link CommitRuns#join}), as UTF-8. Consecutive rows of one key and stamp share
+     * one array: the file's name is matched once per file, the two joined once per run, not once per row.
      */
-    private String keyOf(TableFiles.DataFile from) throws IOException {
-        if (!from.equals(file)) {
+    private byte[] keyOf(TableFiles.DataFile from) throws IOException {
+        if (from != file && !from.equals(file)) {
             file = from;
             runs = plan.keyRuns.get(from.key());
             stamps = plan.stamps(from);
             run = -1;
             left = 0;
+            String key = runs == null ? KeyedFiles.keyOf(from.key()) : null;
+            fileKey = key == null ? "" : key;
+            lastKey = null;
         }
         String stamp = stamps.next();
-        if (runs == null) {
-            String key = KeyedFiles.keyOf(from.key());
-            return CommitRuns.join(key == null ? "" : key, stamp);
-        }
-        while (left == 0) {
-            if (++run >= runs.size()) {
-                throw new IOException(from.key() + " holds more rows than its key runs count");
+        String key = fileKey;
+        if (runs != null) {
+            while (left == 0) {
+                if (++run >= runs.size()) {
+                    throw new IOException(from.key() + " holds more rows than its key runs count");
+                }
+                left = runs.get(run).rows();
             }
-            left = runs.get(run).rows();
+            left--;
+            key = runs.get(run).key();
         }
-        left--;
-        return CommitRuns.join(runs.get(run).key(), stamp);
+        if (key != lastKey || stamp != lastStamp) {
+            lastKey = key;
+            lastStamp = stamp;
+            joined = CommitRuns.join(key, stamp).getBytes(StandardCharsets.UTF_8);
+        }
+        return joined;
     }
 
     private static FieldVector vector(VectorSchemaRoot root, String name) {
