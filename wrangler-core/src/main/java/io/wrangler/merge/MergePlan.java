@@ -43,6 +43,11 @@ import software.amazon.awssdk.core.exception.SdkException;
  * the input's row written), unchanged (the table's rows stay: {@code KEEP_EXISTING}, or a newer order value).
  */
 final class MergePlan {
+    /**
+     * Files decoded at once by the merge's reads (the scan of keys, the rewrite, the check's read-back), each on a thread
+     * of its own, batches still in file order: the machine's cores, at most 4, as a read of the table decodes.
+     */
+    static final int READ_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
     final MergeSpec spec;
     final InputRows input;
     final MergeColumns columns;
@@ -224,7 +229,7 @@ final class MergePlan {
 
     TableReader reader(BufferAllocator allocator, List<TableFiles.DataFile> files, List<String> selected) {
         TableReader r = new TableReader(allocator, null, new TableReader.Source(spec.s3(), spec.requests(), spec.table(),
-                new TableFiles.Listing(columns.partitionColumns, files), columns.partitionTypes), selected, 65_536);
+                new TableFiles.Listing(columns.partitionColumns, files), columns.partitionTypes), selected, 65_536).threads(READ_THREADS);
         if (columns.catalogColumns != null) {
             r.catalogColumns(columns.catalogColumns);
         }
