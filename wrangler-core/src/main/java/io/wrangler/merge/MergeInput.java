@@ -14,6 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -27,19 +29,33 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * file, one after another and batch by batch, without the rows of the updated keys (with their idempotency keys, when the
  * files hold keyed runs, so that the new files keep whose rows are whose, and with their commit stamps, so that they keep
  * their commit order: {@link CommitRuns}); then the input's inserted and updated rows (no key, no stamp: the merge's own). Every row passed is added to a digest, which the check compares with the staged files read
- * back before the commit point. Memory: one batch of one file, besides the input.
+ * back before the commit point.
+ *
+ * <p>The batches are made on a thread of their own, one ahead of the write, which meanwhile encodes the one before (the
+ * files themselves decoded on the read's threads, {@link MergePlan#READ_THREADS}); the write takes them in order, each
+ * moved into its current batch without a copy. Memory: besides the input, the files decoded ahead by the read and three
+ * batches (the one the write encodes, the one ready, the one being made).
  */
 final class MergeInput extends ReadOnce {
+    /** What the thread that makes the batches hands over after its last batch. */
+    private static final Object END = new Object();
     private final MergePlan plan;
     private final BufferAllocator allocator;
-    /** The digest of the data columns of every row passed. */
+    /** The digest of the data columns of every row passed (complete once {@link #next()} returned false). */
     final Digest passed = new Digest();
-    /** Rows passed: kept from the rewritten files, and from the input. */
+    /** Rows passed: kept from the rewritten files, and from the input (complete once {@link #next()} returned false). */
     long kept;
     long written;
+    /** The batches made and not yet taken (at most one), then {@link #END} or what the thread failed with. */
+    private final BlockingQueue<Object> ready = new ArrayBlockingQueue<>(1);
+    private Thread maker;
+    private boolean done;
+    /** Set when the source is closed: the thread that makes the batches stops at the next batch. */
+    private volatile boolean closing;
+    // the thread that makes the batches alone uses the fields below
     private TableReader reader;
-    private int inputBatch;
     private VectorSchemaRoot out;
+    private final KeyIndex.Probe probe;
     private TableFiles.DataFile file;
     private List<KeyRuns.Run> runs;
     private CommitRuns.Rows stamps;
@@ -56,30 +72,117 @@ final class MergeInput extends ReadOnce {
         super(plan.output(), allocator);
         this.plan = plan;
         this.allocator = allocator;
+        this.probe = plan.input.index.probe();
     }
 
     @Override
     public boolean next() throws IOException {
-        out = fresh();
-        if (inputBatch == 0 && !plan.rewrite.isEmpty()) {
-            if (reader == null) {
-                reader = plan.reader(allocator, plan.rewrite, null).knownSchemas(plan.schemas(plan.rewrite));
-            }
-            while (reader.loadNextBatch()) {
-                if (fromFile(reader.getVectorSchemaRoot(), reader.currentFile()) > 0) {
-                    return digested();
-                }
-            }
+        if (done) {
+            return false;
         }
-        while (inputBatch < plan.input.batches.size()) {
-            if (fromInput(plan.input.batches.get(inputBatch), inputBatch++) > 0) {
-                return digested();
-            }
+        if (maker == null) {
+            maker = new Thread(this::make, "wrangler-merge-rows");
+            maker.setDaemon(true);
+            maker.start();
         }
-        return false;
+        Object x;
+        try {
+            x = ready.take();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while the merge's rows were read");
+        }
+        if (x == END) {
+            done = true;
+            return false;
+        }
+        if (x instanceof Throwable t) {
+            done = true;
+            throw rethrown(t);
+        }
+        try (VectorSchemaRoot made = (VectorSchemaRoot) x) {
+            VectorSchemaRoot to = fresh();
+            for (int c = 0; c < made.getFieldVectors().size(); c++) {
+                made.getVector(c).makeTransferPair(to.getVector(c)).transfer();
+            }
+            to.setRowCount(made.getRowCount());
+        }
+        return true;
     }
 
-    private boolean digested() {
+    private static IOException rethrown(Throwable t) {
+        if (t instanceof IOException e) {
+            return e;
+        }
+        if (t instanceof RuntimeException e) {
+            throw e;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IOException(t);
+    }
+
+    /** The thread that makes the batches: each one handed over as soon as made, then END (or what failed). */
+    private void make() {
+        try {
+            if (!plan.rewrite.isEmpty()) {
+                reader = plan.reader(allocator, plan.rewrite, null).knownSchemas(plan.schemas(plan.rewrite));
+                while (!closing && reader.loadNextBatch()) {
+                    out = made();
+                    if (fromFile(reader.getVectorSchemaRoot(), reader.currentFile()) > 0) {
+                        handOver();
+                    }
+                }
+            }
+            for (int b = 0; b < plan.input.batches.size() && !closing; b++) {
+                out = made();
+                if (fromInput(plan.input.batches.get(b), b) > 0) {
+                    handOver();
+                }
+            }
+            closeOut();
+            ready.put(END);
+        } catch (InterruptedException e) {
+            closeOut(); // closed: nobody takes more
+        } catch (Throwable t) {
+            closeOut();
+            try {
+                ready.put(t);
+            } catch (InterruptedException e) {
+                // closed meanwhile
+            }
+        }
+    }
+
+    /** A new empty batch of the schema, the last one closed when it was not handed over. */
+    private VectorSchemaRoot made() {
+        closeOut();
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema(), allocator);
+        root.allocateNew();
+        return root;
+    }
+
+    private void closeOut() {
+        if (out != null) {
+            out.close();
+            out = null;
+        }
+    }
+
+    private void handOver() throws InterruptedException {
+        digested();
+        VectorSchemaRoot b = out;
+        out = null;
+        try {
+            ready.put(b);
+        } catch (InterruptedException e) {
+            b.close();
+            throw e;
+        }
+    }
+
+    private void digested() {
         List<FieldVector> data = new ArrayList<>();
         for (FieldVector v : out.getFieldVectors()) {
             if (!v.getName().equals(KeyRuns.COLUMN) && plan.columns.inputPartition(v.getName()) == null) {
@@ -89,7 +192,6 @@ final class MergeInput extends ReadOnce {
         VectorSchemaRoot view = new VectorSchemaRoot(data);
         view.setRowCount(out.getRowCount());
         passed.add(view, i -> true);
-        return true;
     }
 
     /** Copies the rows of a rewritten file's batch that are not of an updated key; returns how many. */
@@ -111,7 +213,7 @@ final class MergeInput extends ReadOnce {
             if (keyIds != null) {
                 keyIds[i] = keyOf(from);
             }
-            int key = plan.input.index.find(keys, i);
+            int key = plan.input.index.find(keys, i, probe);
             keep[i] = key < 0 || !plan.updated.get(key);
         }
         int k = copyKept(sources, keep, keyIds);
@@ -131,7 +233,7 @@ final class MergeInput extends ReadOnce {
         int n = in.getRowCount();
         boolean[] keep = new boolean[n];
         for (int i = 0; i < n; i++) {
-            keep[i] = plan.written(plan.input.index.find(keys, i), (long) batch << 32 | i);
+            keep[i] = plan.written(plan.input.index.find(keys, i, probe), (long) batch << 32 | i);
         }
         byte[][] keyIds = null;
         if (plan.keyRuns != null) {
@@ -243,9 +345,35 @@ final class MergeInput extends ReadOnce {
         return null;
     }
 
+    private void drain() {
+        for (Object x = ready.poll(); x != null; x = ready.poll()) {
+            if (x instanceof VectorSchemaRoot b) {
+                b.close();
+            }
+        }
+    }
+
+    /** Stops the thread that makes the batches (waiting for it), closes what it made and not handed over, then the read. */
     @Override
     protected void closeMore() {
-        out = null;
+        if (maker != null) {
+            closing = true;
+            maker.interrupt();
+            boolean interrupted = false;
+            while (maker.isAlive()) {
+                drain(); // room for what it hands over last, so that it never waits on a full queue
+                try {
+                    maker.join(50);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            drain();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            maker = null;
+        }
         if (reader != null) {
             try {
                 reader.close();
