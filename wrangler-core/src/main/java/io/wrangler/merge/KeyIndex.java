@@ -32,6 +32,12 @@ final class KeyIndex {
     private int size;
     // the bytes form: an open-addressing table of hash << 32 | id + 1 (0: empty), the keys' bytes one after another in the arena
     private long[] table = new long[2048];
+    /**
+     * One bit per hash of every key in the table (8 bits per slot of it): a row whose bit is clear holds no input key,
+     * found without a look into the table (most rows of the files a merge scans hold none; the bits stay in the cache
+     * where the table does not).
+     */
+    private long[] bits = new long[2048 * 8 / 64];
     private byte[] arena = new byte[1 << 16];
     private int used;
     private int[] start = new int[1024];
@@ -129,7 +135,11 @@ final class KeyIndex {
             if (!p.encode(k, row)) {
                 return -1;
             }
-            return (int) table[probe(p.hash(), p)] - 1;
+            int h = p.hash();
+            if (!mayHold(h)) {
+                return -1;
+            }
+            return (int) table[probe(h, p)] - 1;
         }
         List<Object> key = objectKey(k, row);
         if (key == null) {
@@ -220,6 +230,21 @@ final class KeyIndex {
         }
     }
 
+    /** The bit of the hash {@code h}: from its product with an odd constant's high bits, not the table's slot bits. */
+    private int bit(int h) {
+        return (h * 0x9E3779B9) >>> (32 - Integer.numberOfTrailingZeros(bits.length * 64));
+    }
+
+    private boolean mayHold(int h) {
+        int b = bit(h);
+        return (bits[b >>> 6] & 1L << b) != 0;
+    }
+
+    private void mark(int h) {
+        int b = bit(h);
+        bits[b >>> 6] |= 1L << b;
+    }
+
     private static long slot(int h, int id) {
         return (long) h << 32 | (id + 1);
     }
@@ -251,16 +276,19 @@ final class KeyIndex {
         start[id] = used;
         lengths[id] = length;
         hashes[id] = h;
+        mark(h);
         used += length;
     }
 
     private void grow() {
         table = new long[table.length * 2];
+        bits = new long[table.length * 8 / 64];
         int mask = table.length - 1;
         for (int id = 0; id < size; id++) {
             if (lengths[id] < 0) {
                 continue; // numbered by the objects form
             }
+            mark(hashes[id]);
             int at = hashes[id] & mask;
             while (table[at] != 0) {
                 at = at + 1 & mask;
