@@ -62,6 +62,29 @@ class ParallelReadTest {
     }
 
     @Test
+    void eachBatchOfAParallelReadNamesTheFileItCameFrom() throws Exception {
+        String uri = table();
+        try (BufferAllocator a = new RootAllocator()) {
+            List<String> one = batchFiles(files(uri, a, 1, 65_536));
+            List<String> four = batchFiles(files(uri, a, 4, 65_536));
+            assertThat(one).hasSizeGreaterThan(9).doesNotContainNull(); // 9 appends, a file per partition each
+            assertThat(four).isEqualTo(one);
+            assertThat(a.getAllocatedMemory()).isZero();
+        }
+    }
+
+    /** Each batch's file and row count, as {@code key:rows}, in the order read; closes the reader. */
+    private static List<String> batchFiles(TableReader r) throws Exception {
+        List<String> out = new java.util.ArrayList<>();
+        try (r) {
+            while (r.loadNextBatch()) {
+                out.add(r.currentFile() == null ? null : r.currentFile().key() + ":" + r.getVectorSchemaRoot().getRowCount());
+            }
+        }
+        return out;
+    }
+
+    @Test
     void aParallelReadClosedAfterItsFirstBatchReleasesEveryBuffer() throws Exception {
         String uri = table();
         try (BufferAllocator a = new RootAllocator()) {

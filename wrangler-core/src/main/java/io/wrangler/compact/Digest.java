@@ -1,16 +1,17 @@
 package io.wrangler.compact;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.IntBuffer;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.IntPredicate;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -61,27 +62,30 @@ public final class Digest {
                         d[1] += mix(bits.get(i) + 1);
                     }
                 }
-            } else if (v instanceof BaseFixedWidthVector f) {
-                ArrowBuf data = f.getDataBuffer();
-                ArrowBuf valid = f.getValidityBuffer();
+            } else if (v instanceof BaseFixedWidthVector f && n > 0 && (long) n * f.getTypeWidth() <= Integer.MAX_VALUE) {
+                // validity and values read through NIO views (one bounds check the JIT hoists), not an ArrowBuf get per byte
+                ByteBuffer data = f.getDataBuffer().nioBuffer(0, n * f.getTypeWidth()).order(ByteOrder.nativeOrder());
+                ByteBuffer valid = f.getValidityBuffer().nioBuffer(0, (n + 7) / 8);
                 int width = f.getTypeWidth();
                 for (int i = 0; i < n; i++) {
-                    if (take[i] && BitVectorHelper.get(valid, i) != 0) {
+                    if (take[i] && (valid.get(i >>> 3) >> (i & 7) & 1) != 0) {
                         d[0]++;
-                        d[1] += bytes(data, (long) i * width, width);
+                        d[1] += bytes(data, i * width, width);
                     }
                 }
-            } else if (v instanceof BaseVariableWidthVector w) {
-                ArrowBuf data = w.getDataBuffer();
-                ArrowBuf offsets = w.getOffsetBuffer();
-                ArrowBuf valid = w.getValidityBuffer();
+            } else if (v instanceof BaseVariableWidthVector w && n > 0 && !(w.getOffsetBuffer().getInt((long) n * 4) < 0)) {
+                IntBuffer offsets = w.getOffsetBuffer().nioBuffer(0, 4 * (n + 1)).order(ByteOrder.nativeOrder()).asIntBuffer();
+                ByteBuffer data = w.getDataBuffer().nioBuffer(0, offsets.get(n)).order(ByteOrder.nativeOrder());
+                ByteBuffer valid = w.getValidityBuffer().nioBuffer(0, (n + 7) / 8);
                 for (int i = 0; i < n; i++) {
-                    if (take[i] && BitVectorHelper.get(valid, i) != 0) {
+                    if (take[i] && (valid.get(i >>> 3) >> (i & 7) & 1) != 0) {
                         d[0]++;
-                        int from = offsets.getInt((long) i * 4);
-                        d[1] += bytes(data, from, offsets.getInt((long) (i + 1) * 4) - from);
+                        int from = offsets.get(i);
+                        d[1] += bytes(data, from, offsets.get(i + 1) - from);
                     }
                 }
+            } else if (v instanceof BaseFixedWidthVector || v instanceof BaseVariableWidthVector) {
+                continue; // no rows (the column is still named above), or a vector past 2 GiB: not made by a merge or compaction batch
             } else {
                 for (int i = 0; i < n; i++) {
                     if (take[i] && !v.isNull(i)) {
@@ -94,7 +98,7 @@ public final class Digest {
     }
 
     /** A hash of {@code length} bytes at {@code at}, eight at a time. */
-    private static long bytes(ArrowBuf data, long at, int length) {
+    private static long bytes(ByteBuffer data, int at, int length) {
         long h = 0x9E3779B97F4A7C15L ^ length;
         int i = 0;
         for (; i + 8 <= length; i += 8) {
@@ -102,7 +106,7 @@ public final class Digest {
         }
         long last = 0;
         for (; i < length; i++) {
-            last = last << 8 | (data.getByte(at + i) & 0xFF);
+            last = last << 8 | (data.get(at + i) & 0xFF);
         }
         return mix(h ^ last);
     }

@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.ByteFunctionHelpers;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 
@@ -37,7 +39,7 @@ final class KeyRunsEncoder implements FileEncoder {
         while (r < to) {
             String key = keys.isNull(r) ? "" : new String(keys.get(r), StandardCharsets.UTF_8);
             int end = r + 1;
-            while (end < to && same(keys, end, key)) {
+            while (end < to && same(keys, end, r)) {
                 end++;
             }
             String stamp = CommitRuns.stampOf(key);
@@ -49,11 +51,18 @@ final class KeyRunsEncoder implements FileEncoder {
         file.write(columns.subList(0, columns.size() - 1), from, to);
     }
 
-    private static boolean same(VarCharVector keys, int row, String key) {
-        if (keys.isNull(row)) {
-            return key.isEmpty();
+    /** Whether rows {@code row} and {@code first} hold the same key id: both null, or the same bytes (compared in place). */
+    private static boolean same(VarCharVector keys, int row, int first) {
+        if (keys.isNull(row) || keys.isNull(first)) {
+            return keys.isNull(row) == keys.isNull(first);
         }
-        return key.equals(new String(keys.get(row), StandardCharsets.UTF_8));
+        ArrowBuf offsets = keys.getOffsetBuffer();
+        int a = offsets.getInt((long) first * 4);
+        int aEnd = offsets.getInt((long) first * 4 + 4);
+        int b = offsets.getInt((long) row * 4);
+        int bEnd = offsets.getInt((long) row * 4 + 4);
+        ArrowBuf data = keys.getDataBuffer();
+        return ByteFunctionHelpers.equal(data, a, aEnd, data, b, bEnd) == 1;
     }
 
     @Override

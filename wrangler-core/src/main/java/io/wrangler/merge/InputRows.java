@@ -70,6 +70,9 @@ final class InputRows implements AutoCloseable {
                 for (int c = 0; c < schema.getFields().size(); c++) {
                     FieldVector to = copy.getVector(c);
                     FieldVector from = b.getVector(c);
+                    if (b.getRowCount() > 0 && Runs.copy(from, 0, b.getRowCount(), to, 0)) {
+                        continue; // flat values: copied in one run
+                    }
                     for (int i = 0; i < b.getRowCount(); i++) {
                         to.copyFromSafe(i, i, from);
                     }

@@ -20,7 +20,8 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * not floats, booleans or nested values) and a row's vectors are of the input's types, a key is compared in the vectors'
  * bytes, copied into one scratch array: no object per row, one decode of nothing. Otherwise (another type, or a file
  * read into another type) a row's key is built as {@link Dedup#key} values, as before, and looked up in a map of the
- * same keys made on first need.
+ * same keys made on first need. Once every key is added, several threads may find keys at once, each with a {@link Probe}
+ * of its own.
  */
 final class KeyIndex {
     private final List<ArrowType> types;
@@ -31,13 +32,19 @@ final class KeyIndex {
     private int size;
     // the bytes form: an open-addressing table of hash << 32 | id + 1 (0: empty), the keys' bytes one after another in the arena
     private long[] table = new long[2048];
+    /**
+     * One bit per hash of every key in the table (8 bits per slot of it): a row whose bit is clear holds no input key,
+     * found without a look into the table (most rows of the files a merge scans hold none; the bits stay in the cache
+     * where the table does not).
+     */
+    private long[] bits = new long[2048 * 8 / 64];
     private byte[] arena = new byte[1 << 16];
     private int used;
     private int[] start = new int[1024];
     private int[] lengths = new int[1024];
     private int[] hashes = new int[1024];
-    private byte[] scratch = new byte[64];
-    private int length;
+    /** The scratch of {@link #add} and {@link #find(List, int)}: this thread's. */
+    private final Probe own = new Probe();
     // the objects form, made on first need when bytes, else from the start
     private Map<List<Object>, Integer> objects;
     private final KeySource source;
@@ -83,11 +90,11 @@ final class KeyIndex {
     int add(List<FieldVector> k, int batch, int row) {
         long ref = (long) batch << 32 | row;
         if (bytes && sameTypes(k)) {
-            if (!encode(k, row)) {
+            if (!own.encode(k, row)) {
                 return -1;
             }
-            int h = hash();
-            int at = probe(h);
+            int h = own.hash();
+            int at = probe(h, own);
             if (table[at] != 0) {
                 return (int) table[at] - 1;
             }
@@ -114,11 +121,25 @@ final class KeyIndex {
 
     /** The number of the key of row {@code row} (its key columns {@code k}), or -1: a key column null, or not an input key. */
     int find(List<FieldVector> k, int row) {
+        return find(k, row, own);
+    }
+
+    /** A scratch of its own for a thread that finds keys ({@link #find(List, int, Probe)}) while others do. */
+    Probe probe() {
+        return new Probe();
+    }
+
+    /** {@link #find(List, int)} through the scratch {@code p}: threads that each use their own find at once. */
+    int find(List<FieldVector> k, int row, Probe p) {
         if (bytes && sameTypes(k)) {
-            if (!encode(k, row)) {
+            if (!p.encode(k, row)) {
                 return -1;
             }
-            return (int) table[probe(hash())] - 1;
+            int h = p.hash();
+            if (!mayHold(h)) {
+                return -1;
+            }
+            return (int) table[probe(h, p)] - 1;
         }
         List<Object> key = objectKey(k, row);
         if (key == null) {
@@ -151,64 +172,87 @@ final class KeyIndex {
         return size++;
     }
 
-    /** The key of row {@code row} into the scratch array; false when a column is null there. */
-    private boolean encode(List<FieldVector> k, int row) {
-        length = 0;
-        for (FieldVector v : k) {
-            if (v.isNull(row)) {
-                return false;
+    /** The scratch a key is copied into to be hashed and compared: one per thread that finds keys. */
+    static final class Probe {
+        private byte[] scratch = new byte[64];
+        private int length;
+
+        /** The key of row {@code row} into the scratch array; false when a column is null there. */
+        private boolean encode(List<FieldVector> k, int row) {
+            length = 0;
+            for (FieldVector v : k) {
+                if (v.isNull(row)) {
+                    return false;
+                }
+                if (v instanceof BaseVariableWidthVector w) {
+                    ArrowBuf offsets = w.getOffsetBuffer();
+                    int from = offsets.getInt((long) row * 4);
+                    int n = offsets.getInt((long) row * 4 + 4) - from;
+                    room(n + 4);
+                    scratch[length++] = (byte) (n >>> 24);
+                    scratch[length++] = (byte) (n >>> 16);
+                    scratch[length++] = (byte) (n >>> 8);
+                    scratch[length++] = (byte) n;
+                    w.getDataBuffer().getBytes(from, scratch, length, n);
+                    length += n;
+                } else {
+                    BaseFixedWidthVector f = (BaseFixedWidthVector) v;
+                    int width = f.getTypeWidth();
+                    room(width);
+                    f.getDataBuffer().getBytes((long) row * width, scratch, length, width);
+                    length += width;
+                }
             }
-            if (v instanceof BaseVariableWidthVector w) {
-                ArrowBuf offsets = w.getOffsetBuffer();
-                int from = offsets.getInt((long) row * 4);
-                int n = offsets.getInt((long) row * 4 + 4) - from;
-                room(n + 4);
-                scratch[length++] = (byte) (n >>> 24);
-                scratch[length++] = (byte) (n >>> 16);
-                scratch[length++] = (byte) (n >>> 8);
-                scratch[length++] = (byte) n;
-                w.getDataBuffer().getBytes(from, scratch, length, n);
-                length += n;
-            } else {
-                BaseFixedWidthVector f = (BaseFixedWidthVector) v;
-                int width = f.getTypeWidth();
-                room(width);
-                f.getDataBuffer().getBytes((long) row * width, scratch, length, width);
-                length += width;
+            return true;
+        }
+
+        private void room(int n) {
+            if (length + n > scratch.length) {
+                scratch = Arrays.copyOf(scratch, Math.max(scratch.length * 2, length + n));
             }
         }
-        return true;
+
+        private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class,
+                java.nio.ByteOrder.LITTLE_ENDIAN);
+
+        private int hash() {
+            long h = 0x9E3779B97F4A7C15L ^ length;
+            int i = 0;
+            for (; i + 8 <= length; i += 8) {
+                h = (h ^ (long) LONGS.get(scratch, i)) * 0xBF58476D1CE4E5B9L;
+                h ^= h >>> 29;
+            }
+            for (; i < length; i++) {
+                h = (h ^ scratch[i]) * 0x94D049BB133111EBL;
+            }
+            h = (h ^ h >>> 32) * 0xD6E8FEB86659FD93L;
+            return (int) (h ^ h >>> 32);
+        }
     }
 
-    private void room(int n) {
-        if (length + n > scratch.length) {
-            scratch = Arrays.copyOf(scratch, Math.max(scratch.length * 2, length + n));
-        }
+    /** The bit of the hash {@code h}: from its product with an odd constant's high bits, not the table's slot bits. */
+    private int bit(int h) {
+        return (h * 0x9E3779B9) >>> (32 - Integer.numberOfTrailingZeros(bits.length * 64));
     }
 
-    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class,
-            java.nio.ByteOrder.LITTLE_ENDIAN);
+    private boolean mayHold(int h) {
+        int b = bit(h);
+        return (bits[b >>> 6] & 1L << b) != 0;
+    }
 
-    private int hash() {
-        long h = 0x9E3779B97F4A7C15L ^ length;
-        int i = 0;
-        for (; i + 8 <= length; i += 8) {
-            h = (h ^ (long) LONGS.get(scratch, i)) * 0xBF58476D1CE4E5B9L;
-            h ^= h >>> 29;
-        }
-        for (; i < length; i++) {
-            h = (h ^ scratch[i]) * 0x94D049BB133111EBL;
-        }
-        h = (h ^ h >>> 32) * 0xD6E8FEB86659FD93L;
-        return (int) (h ^ h >>> 32);
+    private void mark(int h) {
+        int b = bit(h);
+        bits[b >>> 6] |= 1L << b;
     }
 
     private static long slot(int h, int id) {
         return (long) h << 32 | (id + 1);
     }
 
-    /** The slot of the scratch key: where it is, or the empty slot where it would go. */
-    private int probe(int h) {
+    /** The slot of the key in {@code p}'s scratch: where it is, or the empty slot where it would go. */
+    private int probe(int h, Probe p) {
+        byte[] scratch = p.scratch;
+        int length = p.length;
         int mask = table.length - 1;
         for (int at = h & mask; ; at = at + 1 & mask) {
             long e = table[at];
@@ -223,6 +267,8 @@ final class KeyIndex {
     }
 
     private void store(int id, int h) {
+        byte[] scratch = own.scratch;
+        int length = own.length;
         if (used + length > arena.length) {
             arena = Arrays.copyOf(arena, Math.max(arena.length * 2, used + length));
         }
@@ -230,16 +276,19 @@ final class KeyIndex {
         start[id] = used;
         lengths[id] = length;
         hashes[id] = h;
+        mark(h);
         used += length;
     }
 
     private void grow() {
         table = new long[table.length * 2];
+        bits = new long[table.length * 8 / 64];
         int mask = table.length - 1;
         for (int id = 0; id < size; id++) {
             if (lengths[id] < 0) {
                 continue; // numbered by the objects form
             }
+            mark(hashes[id]);
             int at = hashes[id] & mask;
             while (table[at] != 0) {
                 at = at + 1 & mask;
@@ -248,8 +297,11 @@ final class KeyIndex {
         }
     }
 
-    /** The map of every key as {@link Dedup#key} values to its number, made on first need from the input's rows. */
-    private Map<List<Object>, Integer> objects() {
+    /**
+     * The map of every key as {@link Dedup#key} values to its number, made on first need from the input's rows (under this
+     * index's lock: threads that find keys at once see it made once, and whole).
+     */
+    private synchronized Map<List<Object>, Integer> objects() {
         if (objects == null) {
             objects = new HashMap<>();
             for (int id = 0; id < size; id++) {

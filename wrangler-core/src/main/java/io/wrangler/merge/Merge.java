@@ -148,7 +148,7 @@ public final class Merge {
         staged.forEach(f -> files.add(new TableFiles.DataFile(spec.location().bucket(), f.stagedKey(), f.bytes(), f.folder(), List.of())));
         io.wrangler.compact.Digest back = new io.wrangler.compact.Digest();
         try (TableReader r = new TableReader(allocator, null, new TableReader.Source(spec.s3(), spec.requests(), spec.table(),
-                new TableFiles.Listing(List.of(), files), java.util.Map.of()), null, 65_536)) {
+                new TableFiles.Listing(List.of(), files), java.util.Map.of()), null, 65_536).threads(MergePlan.READ_THREADS)) {
             while (r.loadNextBatch()) {
                 VectorSchemaRoot b = r.getVectorSchemaRoot();
                 back.add(b, i -> true);

@@ -14,6 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -27,53 +29,160 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * file, one after another and batch by batch, without the rows of the updated keys (with their idempotency keys, when the
  * files hold keyed runs, so that the new files keep whose rows are whose, and with their commit stamps, so that they keep
  * their commit order: {@link CommitRuns}); then the input's inserted and updated rows (no key, no stamp: the merge's own). Every row passed is added to a digest, which the check compares with the staged files read
- * back before the commit point. Memory: one batch of one file, besides the input.
+ * back before the commit point.
+ *
+ * <p>The batches are made on a thread of their own, one ahead of the write, which meanwhile encodes the one before (the
+ * files themselves decoded on the read's threads, {@link MergePlan#READ_THREADS}); the write takes them in order, each
+ * moved into its current batch without a copy. Memory: besides the input, the files decoded ahead by the read and three
+ * batches (the one the write encodes, the one ready, the one being made).
  */
 final class MergeInput extends ReadOnce {
+    /** What the thread that makes the batches hands over after its last batch. */
+    private static final Object END = new Object();
     private final MergePlan plan;
     private final BufferAllocator allocator;
-    /** The digest of the data columns of every row passed. */
+    /** The digest of the data columns of every row passed (complete once {@link #next()} returned false). */
     final Digest passed = new Digest();
-    /** Rows passed: kept from the rewritten files, and from the input. */
+    /** Rows passed: kept from the rewritten files, and from the input (complete once {@link #next()} returned false). */
     long kept;
     long written;
+    /** The batches made and not yet taken (at most one), then {@link #END} or what the thread failed with. */
+    private final BlockingQueue<Object> ready = new ArrayBlockingQueue<>(1);
+    private Thread maker;
+    private boolean done;
+    /** Set when the source is closed: the thread that makes the batches stops at the next batch. */
+    private volatile boolean closing;
+    // the thread that makes the batches alone uses the fields below
     private TableReader reader;
-    private int inputBatch;
     private VectorSchemaRoot out;
+    private final KeyIndex.Probe probe;
     private TableFiles.DataFile file;
     private List<KeyRuns.Run> runs;
     private CommitRuns.Rows stamps;
     private int run;
     private long left;
+    /** The key id of every row of {@link #file} when it is unmarked ("": none). */
+    private String fileKey;
+    /** The key id and stamp of the last row whose joined value is {@link #joined}. */
+    private String lastKey;
+    private String lastStamp;
+    private byte[] joined;
 
     MergeInput(MergePlan plan, BufferAllocator allocator) {
         super(plan.output(), allocator);
         this.plan = plan;
         this.allocator = allocator;
+        this.probe = plan.input.index.probe();
     }
 
     @Override
     public boolean next() throws IOException {
-        out = fresh();
-        if (inputBatch == 0 && !plan.rewrite.isEmpty()) {
-            if (reader == null) {
-                reader = plan.reader(allocator, plan.rewrite, null).knownSchemas(plan.schemas(plan.rewrite));
-            }
-            while (reader.loadNextBatch()) {
-                if (fromFile(reader.getVectorSchemaRoot(), reader.currentFile()) > 0) {
-                    return digested();
-                }
-            }
+        if (done) {
+            return false;
         }
-        while (inputBatch < plan.input.batches.size()) {
-            if (fromInput(plan.input.batches.get(inputBatch), inputBatch++) > 0) {
-                return digested();
-            }
+        if (maker == null) {
+            maker = new Thread(this::make, "wrangler-merge-rows");
+            maker.setDaemon(true);
+            maker.start();
         }
-        return false;
+        Object x;
+        try {
+            x = ready.take();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while the merge's rows were read");
+        }
+        if (x == END) {
+            done = true;
+            return false;
+        }
+        if (x instanceof Throwable t) {
+            done = true;
+            throw rethrown(t);
+        }
+        try (VectorSchemaRoot made = (VectorSchemaRoot) x) {
+            VectorSchemaRoot to = fresh();
+            for (int c = 0; c < made.getFieldVectors().size(); c++) {
+                made.getVector(c).makeTransferPair(to.getVector(c)).transfer();
+            }
+            to.setRowCount(made.getRowCount());
+        }
+        return true;
     }
 
-    private boolean digested() {
+    private static IOException rethrown(Throwable t) {
+        if (t instanceof IOException e) {
+            return e;
+        }
+        if (t instanceof RuntimeException e) {
+            throw e;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IOException(t);
+    }
+
+    /** The thread that makes the batches: each one handed over as soon as made, then END (or what failed). */
+    private void make() {
+        try {
+            if (!plan.rewrite.isEmpty()) {
+                reader = plan.reader(allocator, plan.rewrite, null).knownSchemas(plan.schemas(plan.rewrite));
+                while (!closing && reader.loadNextBatch()) {
+                    out = made();
+                    if (fromFile(reader.getVectorSchemaRoot(), reader.currentFile()) > 0) {
+                        handOver();
+                    }
+                }
+            }
+            for (int b = 0; b < plan.input.batches.size() && !closing; b++) {
+                out = made();
+                if (fromInput(plan.input.batches.get(b), b) > 0) {
+                    handOver();
+                }
+            }
+            closeOut();
+            ready.put(END);
+        } catch (InterruptedException e) {
+            closeOut(); // closed: nobody takes more
+        } catch (Throwable t) {
+            closeOut();
+            try {
+                ready.put(t);
+            } catch (InterruptedException e) {
+                // closed meanwhile
+            }
+        }
+    }
+
+    /** A new empty batch of the schema, the last one closed when it was not handed over. */
+    private VectorSchemaRoot made() {
+        closeOut();
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema(), allocator);
+        root.allocateNew();
+        return root;
+    }
+
+    private void closeOut() {
+        if (out != null) {
+            out.close();
+            out = null;
+        }
+    }
+
+    private void handOver() throws InterruptedException {
+        digested();
+        VectorSchemaRoot b = out;
+        out = null;
+        try {
+            ready.put(b);
+        } catch (InterruptedException e) {
+            b.close();
+            throw e;
+        }
+    }
+
+    private void digested() {
         List<FieldVector> data = new ArrayList<>();
         for (FieldVector v : out.getFieldVectors()) {
             if (!v.getName().equals(KeyRuns.COLUMN) && plan.columns.inputPartition(v.getName()) == null) {
@@ -83,7 +192,6 @@ final class MergeInput extends ReadOnce {
         VectorSchemaRoot view = new VectorSchemaRoot(data);
         view.setRowCount(out.getRowCount());
         passed.add(view, i -> true);
-        return true;
     }
 
     /** Copies the rows of a rewritten file's batch that are not of an updated key; returns how many. */
@@ -100,12 +208,12 @@ final class MergeInput extends ReadOnce {
         }
         int n = in.getRowCount();
         boolean[] keep = new boolean[n];
-        String[] keyIds = plan.keyRuns == null ? null : new String[n];
+        byte[][] keyIds = plan.keyRuns == null ? null : new byte[n][];
         for (int i = 0; i < n; i++) {
             if (keyIds != null) {
                 keyIds[i] = keyOf(from);
             }
-            int key = plan.input.index.find(keys, i);
+            int key = plan.input.index.find(keys, i, probe);
             keep[i] = key < 0 || !plan.updated.get(key);
         }
         int k = copyKept(sources, keep, keyIds);
@@ -125,12 +233,12 @@ final class MergeInput extends ReadOnce {
         int n = in.getRowCount();
         boolean[] keep = new boolean[n];
         for (int i = 0; i < n; i++) {
-            keep[i] = plan.written(plan.input.index.find(keys, i), (long) batch << 32 | i);
+            keep[i] = plan.written(plan.input.index.find(keys, i, probe), (long) batch << 32 | i);
         }
-        String[] keyIds = null;
+        byte[][] keyIds = null;
         if (plan.keyRuns != null) {
-            keyIds = new String[n];
-            java.util.Arrays.fill(keyIds, "");
+            keyIds = new byte[n][];
+            java.util.Arrays.fill(keyIds, new byte[0]);
         }
         int k = copyKept(sources, keep, keyIds);
         out.setRowCount(k);
@@ -139,7 +247,7 @@ final class MergeInput extends ReadOnce {
     }
 
     /** Copies the rows {@code keep} marks, run by run of consecutive ones; returns how many. */
-    private int copyKept(List<FieldVector> sources, boolean[] keep, String[] keyIds) {
+    private int copyKept(List<FieldVector> sources, boolean[] keep, byte[][] keyIds) {
         int k = 0;
         for (int s = 0; s < keep.length; ) {
             if (!keep[s]) {
@@ -160,10 +268,10 @@ final class MergeInput extends ReadOnce {
     }
 
     /** Copies rows {@code s ..} ({@code length} of them) of {@code from} to rows {@code k ..} of {@code to}. */
-    private static void copyRun(FieldVector from, FieldVector to, int s, int length, int k, String[] keyIds) {
+    private static void copyRun(FieldVector from, FieldVector to, int s, int length, int k, byte[][] keyIds) {
         if (to.getName().equals(KeyRuns.COLUMN)) {
             for (int j = 0; j < length; j++) {
-                ((VarCharVector) to).setSafe(k + j, keyIds[s + j].getBytes(StandardCharsets.UTF_8));
+                ((VarCharVector) to).setSafe(k + j, keyIds[s + j]);
             }
         } else if (from == null || !Runs.copy(from, s, length, to, k)) {
             for (int j = 0; j < length; j++) {
@@ -190,29 +298,38 @@ final class MergeInput extends ReadOnce {
 
     /**
      * The idempotency key of the next row of {@code from}: its unmarked keyed write's, its marked footer's runs', or none;
-     * joined with the row's commit stamp ({@link CommitRuns#join}).
+     * joined with the row's commit stamp ({@link CommitRuns#join}), as UTF-8. Consecutive rows of one key and stamp share
+     * one array: the file's name is matched once per file, the two joined once per run, not once per row.
      */
-    private String keyOf(TableFiles.DataFile from) throws IOException {
-        if (!from.equals(file)) {
+    private byte[] keyOf(TableFiles.DataFile from) throws IOException {
+        if (from != file && !from.equals(file)) {
             file = from;
             runs = plan.keyRuns.get(from.key());
             stamps = plan.stamps(from);
             run = -1;
             left = 0;
+            String key = runs == null ? KeyedFiles.keyOf(from.key()) : null;
+            fileKey = key == null ? "" : key;
+            lastKey = null;
         }
         String stamp = stamps.next();
-        if (runs == null) {
-            String key = KeyedFiles.keyOf(from.key());
-            return CommitRuns.join(key == null ? "" : key, stamp);
-        }
-        while (left == 0) {
-            if (++run >= runs.size()) {
-                throw new IOException(from.key() + " holds more rows than its key runs count");
+        String key = fileKey;
+        if (runs != null) {
+            while (left == 0) {
+                if (++run >= runs.size()) {
+                    throw new IOException(from.key() + " holds more rows than its key runs count");
+                }
+                left = runs.get(run).rows();
             }
-            left = runs.get(run).rows();
+            left--;
+            key = runs.get(run).key();
         }
-        left--;
-        return CommitRuns.join(runs.get(run).key(), stamp);
+        if (key != lastKey || stamp != lastStamp) {
+            lastKey = key;
+            lastStamp = stamp;
+            joined = CommitRuns.join(key, stamp).getBytes(StandardCharsets.UTF_8);
+        }
+        return joined;
     }
 
     private static FieldVector vector(VectorSchemaRoot root, String name) {
@@ -228,9 +345,35 @@ final class MergeInput extends ReadOnce {
         return null;
     }
 
+    private void drain() {
+        for (Object x = ready.poll(); x != null; x = ready.poll()) {
+            if (x instanceof VectorSchemaRoot b) {
+                b.close();
+            }
+        }
+    }
+
+    /** Stops the thread that makes the batches (waiting for it), closes what it made and not handed over, then the read. */
     @Override
     protected void closeMore() {
-        out = null;
+        if (maker != null) {
+            closing = true;
+            maker.interrupt();
+            boolean interrupted = false;
+            while (maker.isAlive()) {
+                drain(); // room for what it hands over last, so that it never waits on a full queue
+                try {
+                    maker.join(50);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            drain();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            maker = null;
+        }
         if (reader != null) {
             try {
                 reader.close();

@@ -43,6 +43,11 @@ import software.amazon.awssdk.core.exception.SdkException;
  * the input's row written), unchanged (the table's rows stay: {@code KEEP_EXISTING}, or a newer order value).
  */
 final class MergePlan {
+    /**
+     * Files decoded at once by the merge's reads (the scan of keys, the rewrite, the check's read-back), each on a thread
+     * of its own, batches still in file order: the machine's cores, at most 4, as a read of the table decodes.
+     */
+    static final int READ_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
     final MergeSpec spec;
     final InputRows input;
     final MergeColumns columns;
@@ -60,12 +65,8 @@ final class MergePlan {
     final BitSet updated = new BitSet();
     /** The files the footers could not rule out, in listing order. */
     private List<TableFiles.DataFile> candidates = List.of();
-    /** The input keys each candidate file holds, by its key. */
-    private final Map<String, BitSet> holding = new HashMap<>();
-    /** The keys found in the table. */
-    private final BitSet found = new BitSet();
-    /** The greatest order value of each found key's rows in the table (with an order column), by key number. */
-    private Comparable<Object>[] newest;
+    /** The keys found in the table, and their newest order values: every scan's findings joined. */
+    private final Scan seen = new Scan();
     long inserted;
     long unchanged;
     /** The partitions the input's rows go to. */
@@ -191,7 +192,7 @@ final class MergePlan {
         }
     }
 
-    private static ParquetMetadata joined(java.util.concurrent.Future<ParquetMetadata> f) throws IOException {
+    private static <T> T joined(java.util.concurrent.Future<T> f) throws IOException {
         try {
             return f.get();
         } catch (InterruptedException e) {
@@ -224,7 +225,7 @@ final class MergePlan {
 
     TableReader reader(BufferAllocator allocator, List<TableFiles.DataFile> files, List<String> selected) {
         TableReader r = new TableReader(allocator, null, new TableReader.Source(spec.s3(), spec.requests(), spec.table(),
-                new TableFiles.Listing(columns.partitionColumns, files), columns.partitionTypes), selected, 65_536);
+                new TableFiles.Listing(columns.partitionColumns, files), columns.partitionTypes), selected, 65_536).threads(READ_THREADS);
         if (columns.catalogColumns != null) {
             r.catalogColumns(columns.catalogColumns);
         }
@@ -233,7 +234,9 @@ final class MergePlan {
 
     /**
      * Reads the key columns (and the order column) of the scanned files that can hold an input key by their footers, and
-     * notes which files hold one, and each found key's newest order value.
+     * notes which files hold one, and each found key's newest order value. The files are split among up to
+     * {@link #READ_THREADS} threads, each reading its share and looking its rows' keys up on its own (a {@link KeyIndex.Probe}
+     * each); their findings are joined after.
      */
     private void scanKeys(BufferAllocator allocator) throws IOException {
         KeyFilter filter = KeyFilter.of(spec, input, columns, columns.tableFields());
@@ -252,36 +255,90 @@ final class MergePlan {
         if (order != null) {
             selected.add(order);
         }
-        try (TableReader r = reader(allocator, candidates, selected).knownSchemas(schemas(candidates))) {
+        int threads = Math.min(READ_THREADS, candidates.size());
+        List<List<TableFiles.DataFile>> shares = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            shares.add(new ArrayList<>());
+        }
+        for (int i = 0; i < candidates.size(); i++) {
+            shares.get(i % threads).add(candidates.get(i));
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "wrangler-merge-scan");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<java.util.concurrent.Future<Scan>> scans = new ArrayList<>();
+            for (List<TableFiles.DataFile> share : shares) {
+                scans.add(pool.submit(() -> scan(allocator, share, selected, order)));
+            }
+            for (java.util.concurrent.Future<Scan> f : scans) {
+                seen.join(joined(f));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        this.candidates = candidates;
+    }
+
+    /** What (one thread of) the scan found: the input keys each of its files holds, the keys found, their newest order values. */
+    private final class Scan {
+        /** The input keys each file holds, by its key. */
+        final Map<String, BitSet> holding = new HashMap<>();
+        /** The keys found in the table. */
+        final BitSet found = new BitSet();
+        /** The greatest order value of each found key's rows in the table (with an order column), by key number. */
+        Comparable<Object>[] newest;
+
+        /** Notes a row of the key {@code key} in the table, of the order value {@code order} (with an order column). */
+        @SuppressWarnings("unchecked")
+        void note(int key, Comparable<Object> order) {
+            boolean first = !found.get(key);
+            found.set(key);
+            if (input.order != null) {
+                if (newest == null) {
+                    newest = new Comparable[input.index.size()];
+                }
+                if (first || Dedup.compare(order, newest[key]) > 0) {
+                    newest[key] = order;
+                }
+            }
+        }
+
+        /** Joins another thread's findings into these. */
+        void join(Scan other) {
+            holding.putAll(other.holding);
+            for (int key = other.found.nextSetBit(0); key >= 0; key = other.found.nextSetBit(key + 1)) {
+                note(key, other.newest == null ? null : other.newest[key]);
+            }
+        }
+    }
+
+    /** Reads the selected columns of {@code files} (one after another, on this thread) and looks their rows' keys up. */
+    private Scan scan(BufferAllocator allocator, List<TableFiles.DataFile> files, List<String> selected, String order) throws IOException {
+        Scan found = new Scan();
+        KeyIndex.Probe probe = input.index.probe();
+        try (TableReader r = reader(allocator, files, selected).threads(1).knownSchemas(schemas(files))) {
             while (r.loadNextBatch()) {
                 VectorSchemaRoot b = r.getVectorSchemaRoot();
                 List<FieldVector> k = selected.subList(0, input.keys.size()).stream().map(b::getVector).toList();
                 FieldVector o = order == null ? null : b.getVector(order);
                 String file = r.currentFile().key();
+                BitSet holds = null;
                 for (int i = 0; i < b.getRowCount(); i++) {
-                    int key = input.index.find(k, i);
+                    int key = input.index.find(k, i, probe);
                     if (key >= 0) {
-                        holding.computeIfAbsent(file, f -> new BitSet()).set(key);
-                        note(key, o == null ? null : Dedup.order(o, i));
+                        if (holds == null) {
+                            holds = found.holding.computeIfAbsent(file, f -> new BitSet());
+                        }
+                        holds.set(key);
+                        found.note(key, o == null ? null : Dedup.order(o, i));
                     }
                 }
             }
         }
-        this.candidates = candidates;
-    }
-
-    @SuppressWarnings("unchecked")
-    private void note(int key, Comparable<Object> order) {
-        boolean first = !found.get(key);
-        found.set(key);
-        if (input.order != null) {
-            if (newest == null) {
-                newest = new Comparable[input.index.size()];
-            }
-            if (first || Dedup.compare(order, newest[key]) > 0) {
-                newest[key] = order;
-            }
-        }
+        return found;
     }
 
     /**
@@ -313,7 +370,7 @@ final class MergePlan {
     /** The files that hold an updated key: rewritten. A file holding only kept keys is left as it is. */
     private void chooseRewrites() {
         for (TableFiles.DataFile f : candidates) {
-            BitSet keys = holding.get(f.key());
+            BitSet keys = seen.holding.get(f.key());
             if (keys != null && keys.intersects(updated)) {
                 rewrite.add(f);
                 touched.add(f.folder());
@@ -325,10 +382,10 @@ final class MergePlan {
     private void decide() {
         for (int key = 0; key < input.index.size(); key++) {
             long winner = input.winner[key];
-            if (!found.get(key)) {
+            if (!seen.found.get(key)) {
                 inserted++;
                 touch(winner);
-            } else if (spec.keepExisting() || input.order != null && Dedup.compare(inputOrder(winner), newest[key]) < 0) {
+            } else if (spec.keepExisting() || input.order != null && Dedup.compare(inputOrder(winner), seen.newest[key]) < 0) {
                 unchanged++;
             } else {
                 updated.set(key);
@@ -347,7 +404,7 @@ final class MergePlan {
 
     /** Whether the input row {@code ref}, of the key numbered {@code key}, is written: its key's winner, inserted or updated. */
     boolean written(int key, long ref) {
-        return key >= 0 && input.winner[key] == ref && (updated.get(key) || !found.get(key));
+        return key >= 0 && input.winner[key] == ref && (updated.get(key) || !seen.found.get(key));
     }
 
     /** Whether there is anything to change. */

@@ -15,7 +15,8 @@
  * are added, in their own partitions. The plan is made before the lease; the check before the commit point lists the
  * matched partitions again under the lease and refuses the merge (not applied) when they hold other files than planned.
  *
- * <p>Memory: the input whole (its batches and a hash map of its keys), and one batch of one rewritten file at a time:
- * the files stream through the write, so a partition larger than the heap is merged as any other.
+ * <p>Memory: the input whole (its batches and a hash map of its keys), and a few batches of the rewritten files at a
+ * time (decoded on the machine's cores as a read decodes, the kept rows made one batch ahead of the write): the files
+ * stream through the write, so a partition larger than the heap is merged as any other.
  */
 package io.wrangler.merge;

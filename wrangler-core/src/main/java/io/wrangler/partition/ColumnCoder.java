@@ -124,6 +124,9 @@ final class ColumnCoder {
         int viewed = (int) Math.min(data.capacity(), Integer.MAX_VALUE);
         ByteBuffer bytes = data.nioBuffer(0, viewed).order(ByteOrder.LITTLE_ENDIAN);
         int lastLong = viewed - 8;
+        int prevStart = -1;
+        int prevLength = -1;
+        int prevCode = -1;
         for (int r = 0; r < rows; r++) {
             if ((valid.get(r >>> 3) >> (r & 7) & 1) == 0) {
                 out[r] = 0;
@@ -153,6 +156,10 @@ final class ColumnCoder {
                 out[r] = code;
                 continue;
             }
+            if (length == prevLength && sameBytes(bytes, prevStart, start, length)) {
+                out[r] = prevCode; // the previous long value's row again (rows grouped by partition): no hash, no lookup
+                continue;
+            }
             v.getDataPointer(r, probe);
             Integer code = batch.get(probe);
             if (code == null) {
@@ -160,6 +167,25 @@ final class ColumnCoder {
                 batch.put(v.getDataPointer(r), code);
             }
             out[r] = code;
+            prevStart = start;
+            prevLength = length;
+            prevCode = code;
         }
+    }
+
+    /** Whether the {@code length} bytes at {@code a} and at {@code b} are the same, compared eight at a time. */
+    private static boolean sameBytes(ByteBuffer bytes, int a, int b, int length) {
+        int i = 0;
+        for (; i + 8 <= length; i += 8) {
+            if (bytes.getLong(a + i) != bytes.getLong(b + i)) {
+                return false;
+            }
+        }
+        for (; i < length; i++) {
+            if (bytes.get(a + i) != bytes.get(b + i)) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -217,6 +217,11 @@ final class Pipeline {
         }
     }
 
+    /** The file the last batch handed over came from (a batch never spans files); null when every file is read. */
+    TableFiles.DataFile current() {
+        return reading < files.size() ? files.get(reading) : null;
+    }
+
     /** Moves the next batch in file order into {@code out}; false when every file is read. */
     boolean next(VectorSchemaRoot out) throws IOException {
         while (reading < files.size()) {

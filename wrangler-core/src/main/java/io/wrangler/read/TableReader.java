@@ -170,10 +170,13 @@ import software.amazon.awssdk.services.s3.S3Client;
     }
 
     /**
-     * The file the last batch came from (a batch never spans files), or null before the first batch and when files are
-     * decoded on several threads ({@link #threads}).
+     * The file the last batch came from (a batch never spans files), whether files are decoded on this thread or on
+     * several ({@link #threads}); null before the first batch.
      */
     public TableFiles.DataFile currentFile() {
+        if (pipeline != null) {
+            return pipeline.current();
+        }
         return current == null ? null : current.file;
     }
 

@@ -42,6 +42,10 @@ class KeyIndexTest {
             List<FieldVector> file = List.of(fs, fn);
             assertThat(List.of(index.find(file, 0), index.find(file, 1), index.find(file, 2), index.find(file, 3), index.find(file, 4),
                     index.find(file, 5))).containsExactly(3, -1, 0, 2, 1, -1);
+            // a thread's own probe (the merge's scan threads) finds the same numbers
+            KeyIndex.Probe probe = index.probe();
+            assertThat(List.of(index.find(file, 0, probe), index.find(file, 1, probe), index.find(file, 2, probe), index.find(file, 3, probe),
+                    index.find(file, 4, probe), index.find(file, 5, probe))).containsExactly(3, -1, 0, 2, 1, -1);
         }
     }
 
@@ -58,8 +62,16 @@ class KeyIndexTest {
             for (int i = 0; i < values.length; i++) {
                 assertThat(index.add(in, 0, i)).isEqualTo(i);
             }
+            KeyIndex.Probe probe = index.probe();
             for (int i = 0; i < values.length; i++) {
                 assertThat(index.find(in, i)).isEqualTo(i);
+                assertThat(index.find(in, i, probe)).isEqualTo(i);
+            }
+            try (VarCharVector other = new VarCharVector("s", a)) {
+                text(other, "user-1", "user-7918", "nobody", "user-" + 20_000L * 7919);
+                for (int i = 0; i < 4; i++) {
+                    assertThat(index.find(List.of(other), i, probe)).isEqualTo(-1); // not an input key, past the bits and the table alike
+                }
             }
         }
     }
