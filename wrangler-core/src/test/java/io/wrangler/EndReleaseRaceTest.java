@@ -1,0 +1,91 @@
+package io.wrangler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.wrangler.Orders.Order;
+import io.wrangler.commit.Step;
+import io.wrangler.testkit.MemoryS3;
+import io.wrangler.testkit.S3Fault;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Attacks on "Why the release goes out with the end" (package-info): another writer takes the lease the moment it is
+ * released while the manifest's delete is still in flight, and the first writer's outcome must still be the one that
+ * happened.
+ */
+class EndReleaseRaceTest {
+    private static final LocalDate D15 = LocalDate.of(2024, 1, 15);
+
+    private final MemoryS3 s3 = TestLake.memory();
+    private final String bucket = TestLake.memoryBucket();
+    private final String table = "s3://" + bucket + "/t/";
+
+    private WriteBuilder write(List<Order> rows, WriteMode mode) {
+        return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).s3(s3.client());
+    }
+
+    private List<List<Object>> contents() {
+        return TestLake.query(bucket, "t/", "SELECT CAST(dt AS VARCHAR), country, \"orderId\", \"amountCents\" FROM t ORDER BY ALL");
+    }
+
+    private static List<List<Object>> rows(List<Order> orders) {
+        List<List<Object>> out = new ArrayList<>();
+        for (Order o : orders) {
+            out.add(List.of(o.dt().toString(), o.country(), o.orderId(), o.amountCents()));
+        }
+        return out;
+    }
+
+    /**
+     * A plain append's end (its commit point) is applied by S3 and its answer lost; the lease, released beside it, is
+     * taken at once by an overwrite of the same partition, which replaces the append's files; then the end's retry finds
+     * the manifest gone (404). The append was committed (its own delete ended it: its entry stands in the commit log, no
+     * recovery ever claimed it), so it must not be reported not applied: a rerun the caller makes on that word adds its
+     * rows a second time to what the table's history already holds.
+     */
+    @Test
+    void aPlainAppendWhoseEndWasAppliedWithItsAnswerLostIsReportedCompleteEvenIfANextWriterReplacedItsFiles()
+            throws Exception {
+        write(Orders.orders("a", List.of(D15), List.of("RU"), 2), WriteMode.APPEND).to(table);
+        List<Order> b = Orders.orders("b", List.of(D15), List.of("RU"), 2);
+        List<Order> c = Orders.orders("c", List.of(D15), List.of("RU"), 3);
+        AtomicReference<MemoryS3.Hold> answer = new AtomicReference<>();
+        AtomicReference<String> manifestKey = new AtomicReference<>();
+        CompletableFuture<WriteResult> appender = CompletableFuture.supplyAsync(() -> write(b, WriteMode.APPEND)
+                .stepHook((step, n) -> {
+                    if (step == Step.STAGING_REMOVED) {
+                        String key = TestLake.keys(bucket, "t/_tmp/").stream().filter(k -> k.endsWith("/_manifest.json"))
+                                .findFirst().orElseThrow();
+                        manifestKey.set(key);
+                        // its end: applied by S3, its answer held and then lost
+                        s3.failWhereKeyContains("DeleteObject", key, S3Fault.APPLIED_RESPONSE_LOST);
+                        answer.set(s3.holdAnswerWhereKeyContains("DeleteObject", key));
+                    }
+                }).to(table));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (answer.get() == null) {
+            assertThat(System.nanoTime()).as("the append reaches its end within 60 s").isLessThan(deadline);
+            assertThat(appender).as("the append reaches its end").isNotDone();
+            Thread.sleep(20); // polling for the hook, not waiting for time to pass
+        }
+        try {
+            assertThat(answer.get().awaitHeld(Duration.ofSeconds(60))).as("the append's end is applied").isTrue();
+            s3.clearKeyFaults();
+            assertThat(TestLake.keys(bucket, "t/_tmp/")).as("the end was applied: the append is committed").doesNotContain(manifestKey.get());
+            // the next writer takes the lease the append released beside its end, and replaces the partition
+            write(c, WriteMode.OVERWRITE_PARTITIONS).to(table);
+        } finally {
+            answer.get().release();
+        }
+        assertThat(contents()).isEqualTo(rows(c));
+        WriteResult w = appender.get(60, TimeUnit.SECONDS); // the end's retry finds the manifest gone
+        assertThat(w.rows()).isEqualTo(2);
+    }
+}
