@@ -6,6 +6,7 @@ import io.wrangler.Orders.Order;
 import io.wrangler.commit.Step;
 import io.wrangler.testkit.MemoryS3;
 import io.wrangler.testkit.S3Fault;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -13,7 +14,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Attacks on "Why the release goes out with the end" (package-info): another writer takes the lease the moment it is
@@ -23,12 +28,29 @@ import org.junit.jupiter.api.Test;
 class EndReleaseRaceTest {
     private static final LocalDate D15 = LocalDate.of(2024, 1, 15);
 
+    private static final Pattern TOKEN = Pattern.compile("\"token\"\\s*:\\s*\"([^\"]+)\"");
+
     private final MemoryS3 s3 = TestLake.memory();
     private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/t/";
 
     private WriteBuilder write(List<Order> rows, WriteMode mode) {
         return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).s3(s3.client());
+    }
+
+    private String leaseToken() {
+        try {
+            Matcher m = TOKEN.matcher(new String(s3.get(bucket, "t/_tmp/_lease.json"), StandardCharsets.UTF_8));
+            return m.find() ? m.group(1) : "";
+        } catch (S3Exception gone) {
+            return "";
+        }
+    }
+
+    /** Creates of the lease (If-None-Match) since the requests were last cleared. */
+    private long leaseCreates() {
+        return s3.requests().stream().filter(r -> r.operation().equals("PutObject") && "t/_tmp/_lease.json".equals(r.key()))
+                .filter(r -> ((PutObjectRequest) r.request()).ifNoneMatch() != null).count();
     }
 
     private List<List<Object>> contents() {
@@ -58,12 +80,14 @@ class EndReleaseRaceTest {
         List<Order> c = Orders.orders("c", List.of(D15), List.of("RU"), 3);
         AtomicReference<MemoryS3.Hold> answer = new AtomicReference<>();
         AtomicReference<String> manifestKey = new AtomicReference<>();
+        AtomicReference<String> appendersToken = new AtomicReference<>();
         CompletableFuture<WriteResult> appender = CompletableFuture.supplyAsync(() -> write(b, WriteMode.APPEND)
                 .stepHook((step, n) -> {
                     if (step == Step.STAGING_REMOVED) {
                         String key = TestLake.keys(bucket, "t/_tmp/").stream().filter(k -> k.endsWith("/_manifest.json"))
                                 .findFirst().orElseThrow();
                         manifestKey.set(key);
+                        appendersToken.set(leaseToken());
                         // its end: applied by S3, its answer held and then lost
                         s3.failWhereKeyContains("DeleteObject", key, S3Fault.APPLIED_RESPONSE_LOST);
                         answer.set(s3.holdAnswerWhereKeyContains("DeleteObject", key));
@@ -75,17 +99,29 @@ class EndReleaseRaceTest {
             assertThat(appender).as("the append reaches its end").isNotDone();
             Thread.sleep(20); // polling for the hook, not waiting for time to pass
         }
+        CompletableFuture<WriteResult> overwriter;
         try {
             assertThat(answer.get().awaitHeld(Duration.ofSeconds(60))).as("the append's end is applied").isTrue();
             s3.clearKeyFaults();
-            assertThat(TestLake.keys(bucket, "t/_tmp/")).as("the end was applied: the append is committed").doesNotContain(manifestKey.get());
-            // the next writer takes the lease the append released beside its end, and replaces the partition
-            write(c, WriteMode.OVERWRITE_PARTITIONS).to(table);
+            assertThat(TestLake.keys(bucket, "t/_tmp/")).as("the end was applied: the append is committed")
+                    .doesNotContain(manifestKey.get());
+            s3.clearRequests();
+            // the next writer takes the lease as soon as it can, and replaces the partition
+            overwriter = CompletableFuture.supplyAsync(() -> write(c, WriteMode.OVERWRITE_PARTITIONS).to(table));
+            // until it is done, or it is kept waiting by the append's lease (refused twice while the append holds it)
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!overwriter.isDone() && !(leaseCreates() >= 2 && appendersToken.get().equals(leaseToken()))) {
+                assertThat(System.nanoTime()).as("the overwrite takes the lease, or is refused it twice, within 60 s")
+                        .isLessThan(deadline);
+                Thread.sleep(20); // polling for requests, not waiting for time to pass
+            }
         } finally {
             answer.get().release();
         }
-        assertThat(contents()).isEqualTo(rows(c));
         WriteResult w = appender.get(60, TimeUnit.SECONDS); // the end's retry finds the manifest gone
         assertThat(w.rows()).isEqualTo(2);
+        overwriter.get(120, TimeUnit.SECONDS);
+        assertThat(contents()).isEqualTo(rows(c));
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
     }
 }
