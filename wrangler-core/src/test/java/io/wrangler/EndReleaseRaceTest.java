@@ -124,4 +124,52 @@ class EndReleaseRaceTest {
         assertThat(contents()).isEqualTo(rows(c));
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
     }
+
+    /**
+     * A keyed append without a catalog goes from COMMITTED to its end; its manifest's delete is stuck in the network while
+     * the lease, released beside it, is taken by a rerun with the same key. The rerun's recovery finds the write
+     * COMMITTED, rolls it forward (every file in place, every staged copy gone, its log entry there) and ends it, then
+     * replaces its files with its own; the stuck delete then finds the manifest gone. Both report success, the key's rows
+     * are in the table once, and each run has one entry in the commit log.
+     */
+    @Test
+    void aKeyedRerunThatTakesTheLeaseWhileTheFirstRunsEndIsStuckRollsItForwardAndTheRowsStayOnce() throws Exception {
+        write(Orders.orders("a", List.of(D15), List.of("RU"), 2), WriteMode.APPEND).to(table);
+        List<Order> b = Orders.orders("b", List.of(D15), List.of("RU"), 2);
+        AtomicReference<MemoryS3.Hold> end = new AtomicReference<>();
+        CompletableFuture<WriteResult> first = CompletableFuture.supplyAsync(() -> write(b, WriteMode.APPEND).idempotencyKey("k1")
+                .stepHook((step, n) -> {
+                    if (step == Step.STAGING_REMOVED) {
+                        String key = TestLake.keys(bucket, "t/_tmp/").stream().filter(k -> k.endsWith("/_manifest.json"))
+                                .findFirst().orElseThrow();
+                        end.set(s3.holdOnceWhereKeyContains("DeleteObject", key));
+                    }
+                }).to(table));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (end.get() == null) {
+            assertThat(System.nanoTime()).as("the first run reaches its end within 60 s").isLessThan(deadline);
+            assertThat(first).as("the first run reaches its end").isNotDone();
+            Thread.sleep(20); // polling for the hook, not waiting for time to pass
+        }
+        WriteResult rerun;
+        try {
+            assertThat(end.get().awaitHeld(Duration.ofSeconds(60))).as("the first run's end is sent").isTrue();
+            rerun = write(b, WriteMode.APPEND).idempotencyKey("k1").to(table);
+        } finally {
+            end.get().release();
+        }
+        assertThat(rerun.rows()).isEqualTo(2);
+        WriteResult firstResult = first.get(60, TimeUnit.SECONDS);
+        assertThat(firstResult.rows()).isEqualTo(2);
+        assertThat(rerun.recovered().rolledForward()).as("the rerun's recovery rolled the first run forward")
+                .containsExactly(firstResult.writeId());
+        List<List<Object>> expected = new ArrayList<>(rows(Orders.orders("a", List.of(D15), List.of("RU"), 2)));
+        expected.addAll(rows(b));
+        expected.sort(java.util.Comparator.comparing(Object::toString));
+        List<List<Object>> got = new ArrayList<>(contents());
+        got.sort(java.util.Comparator.comparing(Object::toString));
+        assertThat(got).isEqualTo(expected);
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
+        assertThat(TestLake.keys(bucket, "t/_wrangler/log/")).as("one entry per run: a, the first run, the rerun").hasSize(3);
+    }
 }
