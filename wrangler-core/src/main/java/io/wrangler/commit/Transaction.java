@@ -2,6 +2,7 @@ package io.wrangler.commit;
 
 import io.wrangler.CommitMark;
 import io.wrangler.RecoveryResult;
+import io.wrangler.WriteMode;
 import io.wrangler.WriteResult;
 import io.wrangler.WriteStep;
 import io.wrangler.catalog.CatalogCommit;
@@ -394,14 +395,17 @@ public final class Transaction implements AutoCloseable {
     }
 
     /**
-     * The manifest's conditional delete (the write's end) and the lease's release, sent at once: nothing after the end
-     * needs the lease (a plain append whose end is refused only reads its files to tell the outcome), and a holder that
+     * The manifest's conditional delete (the write's end) and the lease's release, sent at once (but for a plain append,
+     * which releases it once its end's outcome is decided): nothing after the end needs the lease, and a holder that
      * takes the lease the moment it is released and finds the manifest still there decides the write by the manifest's
      * compare-and-swap, as at any other step: see package-info, "Why the release goes out with the end".
      */
     private void endReleasing() {
         TableLease held = lease;
-        if (held == null) {
+        if (held == null || (log.manifest().mode() == WriteMode.APPEND && !log.manifest().keyed())) {
+            // A plain append's end is its commit point, and a refusal of it is told apart (ended by itself, its answer
+            // lost, or claimed) by its files standing: a holder taking the lease at once could replace them in between.
+            // It keeps the lease until that is decided (released when the write ends).
             log.end();
             return;
         }
