@@ -303,4 +303,110 @@ class MergeSpeedAdversaryTest {
         assertThat(c.duplicatesDropped()).isEqualTo(2);
         assertThat(TestLake.query(bucket, "t/", "SELECT id, value, src FROM t WHERE id = 1")).containsExactly(List.of(1L, 5L, "c"));
     }
+
+    /**
+     * An S3 client of the MemoryS3 whose GETs of {@code blocked} made by the merge's scan threads wait, deaf to interrupts
+     * as a socket read is, until {@code release} or until {@code caller} waits for the scan's threads to end (as a read
+     * ends at its socket timeout while the caller waits); and whose scan GETs of {@code failing} answer AccessDenied once the
+     * blocked one waits.
+     */
+    private S3Client scanGets(String failing, String blocked, java.util.concurrent.CountDownLatch waiting,
+            java.util.concurrent.CountDownLatch release, Thread caller) {
+        S3Client to = mem.client();
+        return (S3Client) java.lang.reflect.Proxy.newProxyInstance(S3Client.class.getClassLoader(), new Class<?>[] {S3Client.class},
+                (proxy, method, args) -> {
+                    if (args != null && args.length > 0 && args[0] instanceof software.amazon.awssdk.services.s3.model.GetObjectRequest g
+                            && Thread.currentThread().getName().equals("wrangler-merge-scan")) {
+                        if (g.key().equals(blocked)) {
+                            waiting.countDown();
+                            untilReleasedOrAwaited(release, caller);
+                        } else if (g.key().equals(failing)) {
+                            uninterruptibly(waiting);
+                            throw software.amazon.awssdk.services.s3.model.S3Exception.builder().statusCode(403)
+                                    .awsErrorDetails(software.amazon.awssdk.awscore.exception.AwsErrorDetails.builder()
+                                            .errorCode("AccessDenied").errorMessage("Access Denied").build())
+                                    .message("Access Denied").build();
+                        }
+                    }
+                    try {
+                        return method.invoke(to, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    private static void untilReleasedOrAwaited(java.util.concurrent.CountDownLatch release, Thread caller) throws InterruptedException {
+        for (int i = 0; i < 3000; i++) {
+            if (release.getCount() == 0 || java.util.Arrays.stream(caller.getStackTrace())
+                    .anyMatch(f -> f.getMethodName().equals("awaitTermination"))) {
+                return;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                // deaf to interrupts, as a socket read
+            }
+        }
+        throw new IllegalStateException("the blocked GET was never released");
+    }
+
+    private static void uninterruptibly(java.util.concurrent.CountDownLatch latch) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    if (!latch.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("a latch of the test was never counted down");
+                    }
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Four files scanned by two threads (files 0 and 2 on one, 1 and 3 on the other): file 0 fails while the other
+     * thread waits in its GET of file 1, which an interrupt does not end (a socket read). The merge's failure must not
+     * come back while its scan thread still runs, about to decode on the merge's allocator once its GET ends (after the
+     * allocator was closed): the thread ended, nothing leaked (a leak shows as an allocator failure suppressed into the
+     * failure), nothing committed. Failed before the fix: the merge threw while the scan thread still ran.
+     */
+    @Test
+    void aScanThreadFailingWhileAnotherIsInAGetLeavesNoScanThreadRunningNorMemoryLeaked() throws Exception {
+        for (int f = 0; f < 4; f++) {
+            append(List.of(new Ev("a", D, "f" + f, 1, P1), new Ev("x" + f, D, "f" + f, 1, P1)));
+        }
+        List<String> files = TestLake.keys(bucket, "t/region=" + P1 + "/").stream().sorted().toList();
+        assertThat(files).hasSize(4);
+        List<String> before = tableRows();
+        java.util.concurrent.CountDownLatch waiting = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        S3Client client = scanGets(files.get(0), files.get(1), waiting, release, Thread.currentThread());
+        Throwable thrown;
+        boolean scanRunning;
+        try {
+            try {
+                S3Parquet.merge(List.of(new Ev("a", D, "new", 2, P1))).on("user", "seen_on").s3(client).to(table);
+                thrown = null;
+            } catch (Throwable t) {
+                thrown = t;
+            }
+            scanRunning = Thread.getAllStackTraces().keySet().stream()
+                    .anyMatch(t -> t.isAlive() && t.getName().equals("wrangler-merge-scan"));
+        } finally {
+            release.countDown();
+        }
+        assertThat(waiting.getCount()).as("the other scan thread reached its GET of file 1").isZero();
+        assertThat(thrown).isInstanceOf(ReadException.class).hasMessageContaining("Access Denied");
+        assertThat(scanRunning).as("a scan thread still runs after the merge failed").isFalse();
+        assertThat(thrown.getSuppressed()).as("suppressed into the merge's failure").isEmpty();
+        assertThat(tableRows()).isEqualTo(before);
+    }
 }
