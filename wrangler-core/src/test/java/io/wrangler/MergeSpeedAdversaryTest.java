@@ -23,8 +23,10 @@ import software.amazon.awssdk.services.s3.S3Client;
  * An adversary of the merge's speed work (h-merge5): the key scan split among threads, the key-hash bits, the kept rows
  * made on a thread of their own, files decoded on the cores with their rows attributed to their file, and the partition
  * coder's reuse of the previous long value's code. Each test tries to make a merge lose, double or resurrect rows, leak
- * a thread or memory, or keep a failure from surfacing; the table is read back with DuckDB against a model.
+ * a thread or memory, or keep a failure from surfacing; the table is read back with DuckDB against a model. Isolated:
+ * the tests look for the merge's threads by name, which another test's merge run meanwhile would also have.
  */
+@org.junit.jupiter.api.parallel.Isolated
 class MergeSpeedAdversaryTest {
     record Ev(String user, LocalDate seen_on, String payload, long updated_at, String region) {
     }
@@ -312,11 +314,16 @@ class MergeSpeedAdversaryTest {
      */
     private S3Client scanGets(String failing, String blocked, java.util.concurrent.CountDownLatch waiting,
             java.util.concurrent.CountDownLatch release, Thread caller) {
+        return gets("wrangler-merge-scan", failing, blocked, waiting, release, caller);
+    }
+
+    private S3Client gets(String thread, String failing, String blocked, java.util.concurrent.CountDownLatch waiting,
+            java.util.concurrent.CountDownLatch release, Thread caller) {
         S3Client to = mem.client();
         return (S3Client) java.lang.reflect.Proxy.newProxyInstance(S3Client.class.getClassLoader(), new Class<?>[] {S3Client.class},
                 (proxy, method, args) -> {
                     if (args != null && args.length > 0 && args[0] instanceof software.amazon.awssdk.services.s3.model.GetObjectRequest g
-                            && Thread.currentThread().getName().equals("wrangler-merge-scan")) {
+                            && Thread.currentThread().getName().equals(thread)) {
                         if (g.key().equals(blocked)) {
                             waiting.countDown();
                             untilReleasedOrAwaited(release, caller);
@@ -407,6 +414,48 @@ class MergeSpeedAdversaryTest {
         assertThat(thrown).isInstanceOf(ReadException.class).hasMessageContaining("Access Denied");
         assertThat(scanRunning).as("a scan thread still runs after the merge failed").isFalse();
         assertThat(thrown.getSuppressed()).as("suppressed into the merge's failure").isEmpty();
+        assertThat(tableRows()).isEqualTo(before);
+    }
+
+    /**
+     * The rows thread's read decodes the rewritten files on threads; one of them is in a GET that an interrupt does not
+     * end (a socket read) when the merge's caller is interrupted. The merge must not come back while that thread still
+     * runs (it would decode on the merge's allocator after it closed): the interrupt the caller got must not cut short the
+     * wait for the read's threads.
+     */
+    @Test
+    void aCallerInterruptedWhileADecodeThreadIsInAGetGetsItsFailureOnlyAfterTheReadThreadsEnded() throws Exception {
+        seedTwoFilesOfP1();
+        List<String> before = tableRows();
+        List<String> files = TestLake.keys(bucket, "t/region=" + P1 + "/").stream().sorted().toList();
+        java.util.concurrent.CountDownLatch waiting = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        AtomicReference<Boolean> readRunning = new AtomicReference<>();
+        AtomicReference<Thread> callerRef = new AtomicReference<>();
+        Thread caller = new Thread(() -> {
+            S3Client client = gets("wrangler-read", "none", files.get(0), waiting, release, callerRef.get());
+            try {
+                S3Parquet.merge(List.of(new Ev("a", D, "new", 2, P1), new Ev("c", D, "new", 2, P1))).on("user", "seen_on").s3(client)
+                        .to(table);
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+            readRunning.set(Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.isAlive() && t.getName().equals("wrangler-read")));
+        }, "adv38-caller");
+        callerRef.set(caller);
+        try {
+            caller.start();
+            assertThat(waiting.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("a decode thread reached its GET").isTrue();
+            caller.interrupt();
+            caller.join(30_000);
+        } finally {
+            release.countDown();
+        }
+        assertThat(caller.isAlive()).as("the merge hangs after its caller was interrupted").isFalse();
+        assertThat(thrown.get()).isNotNull();
+        assertThat(readRunning.get()).as("a read thread still runs after the merge failed").isFalse();
+        assertThat(thrown.get().getSuppressed()).as("suppressed into the merge's failure").isEmpty();
         assertThat(tableRows()).isEqualTo(before);
     }
 }
