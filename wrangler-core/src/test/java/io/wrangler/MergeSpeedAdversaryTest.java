@@ -75,8 +75,7 @@ class MergeSpeedAdversaryTest {
         for (int f = 0; f < 12; f++) {
             List<Ev> file = new ArrayList<>();
             for (int k = 0; k < 20; k++) {
-                String region = regions[(f + k) % 3]; // a user's region is fixed by k below, alternating rows here
-                region = regions[k % 3];
+                String region = regions[k % 3]; // a user's region fixed by k: consecutive rows alternate partitions
                 file.add(new Ev("user-" + k, D.plusDays(k % 2), "f" + f, f * 10 + k % 7, region));
                 if (k % 5 == 0) {
                     file.add(new Ev("user-" + k, D.plusDays(k % 2), "f" + f + "-twice", f * 10 + 3, region)); // twice in one file
