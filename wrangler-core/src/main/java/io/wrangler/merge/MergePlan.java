@@ -277,9 +277,31 @@ final class MergePlan {
                 seen.join(joined(f));
             }
         } finally {
-            pool.shutdownNow();
+            stopped(pool);
         }
         this.candidates = candidates;
+    }
+
+    /**
+     * Stops the scan's threads and waits until they have ended: when one failed (or the caller was interrupted), the others
+     * must not still read, on the merge's allocator, after the failure went up and the allocator was closed. A thread in a
+     * GET that an interrupt does not end (a socket read) is waited for until the GET ends (its timeout).
+     */
+    private static void stopped(java.util.concurrent.ExecutorService pool) {
+        pool.shutdownNow();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (pool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                interrupted = true; // the caller's interrupt: kept for it, after the threads ended
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** What (one thread of) the scan found: the input keys each of its files holds, the keys found, their newest order values. */

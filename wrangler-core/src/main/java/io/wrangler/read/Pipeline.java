@@ -294,12 +294,26 @@ final class Pipeline {
     void close() {
         closed = true;
         workers.shutdownNow();
+        // waited for even when the closing thread is interrupted (a merge's caller): a worker still decoding would put
+        // batches on the allocator after the queues below were emptied and it was closed
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        boolean interrupted = false;
         try {
-            if (!workers.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS)) {
-                throw new IllegalStateException("the read workers of " + table + " did not stop within 60 s");
+            while (!workers.isTerminated()) {
+                long left = until - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalStateException("the read workers of " + table + " did not stop within 60 s");
+                }
+                try {
+                    workers.awaitTermination(left, java.util.concurrent.TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         for (BlockingQueue<Object> q : queues.values()) {
             for (Object x : q) {
