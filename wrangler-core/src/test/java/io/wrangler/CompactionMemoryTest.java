@@ -2,7 +2,10 @@ package io.wrangler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.GeneratedReader;
+import io.wrangler.testkit.MemoryS3;
+import io.wrangler.testkit.S3Endpoint;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -15,6 +18,8 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +31,25 @@ class CompactionMemoryTest {
     private static final int APPENDS = 9;
     private static final int ROWS_PER_APPEND = 280_000;
     private static final String[] PARTS = {"a", "b"};
+
+    /**
+     * A MemoryS3 of this test's own, served over HTTP for the child JVM: the parent writes and reads it without HTTP, and
+     * its hundreds of MB go when the test ends (the shared S3s of the test JVM would keep them).
+     */
+    private MemoryS3 s3;
+    private S3Endpoint http;
+
+    @BeforeEach
+    void start() {
+        s3 = MemoryS3.start();
+        http = s3.serve();
+    }
+
+    @AfterEach
+    void stop() {
+        http.close();
+        s3.close();
+    }
 
     private static Schema schema() {
         return new Schema(List.of(new Field("p", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
@@ -68,22 +92,23 @@ class CompactionMemoryTest {
 
     @Test
     void aTableSeveralTimesTheHeapCompactsInA64MiBHeap() throws Exception {
-        String bucket = TestLake.bucket();
+        String bucket = "lake";
+        s3.createBucket(bucket);
         String table = "s3://" + bucket + "/t/";
         long t0 = System.nanoTime();
         try (RootAllocator allocator = new RootAllocator()) {
             for (int run = 0; run < APPENDS; run++) {
                 try (GeneratedReader in = rows(allocator, (long) run * ROWS_PER_APPEND, ROWS_PER_APPEND)) {
-                    S3Parquet.write(in).partitionBy("p").compression(Compression.NONE).s3(TestLake.s3().client()).to(table);
+                    S3Parquet.write(in).partitionBy("p").compression(Compression.NONE).s3(s3.client()).to(table);
                 }
             }
         }
-        long bytes = TestLake.s3().list(bucket, "t/p=").values().stream().mapToLong(Long::longValue).sum();
-        assertThat(TestLake.keys(bucket, "t/p=")).hasSize(APPENDS * PARTS.length);
+        long bytes = s3.list(bucket, "t/p=").values().stream().mapToLong(Long::longValue).sum();
+        assertThat(keys(bucket, "t/p=")).hasSize(APPENDS * PARTS.length);
         assertThat(bytes).isGreaterThan(3L * 64 * 1024 * 1024);
 
         long t1 = System.nanoTime();
-        ChildJvm.Result child = ChildJvm.of(CompactMain.class, TestLake.s3().endpoint().toString(), table)
+        ChildJvm.Result child = ChildJvm.of(CompactMain.class, http.endpoint().toString(), table)
                 .jvmArgs("-Xmx64m", "-XX:+UseSerialGC").run(600).succeeded();
         long t2 = System.nanoTime();
         long rows = (long) APPENDS * ROWS_PER_APPEND;
@@ -109,7 +134,7 @@ class CompactionMemoryTest {
                 sumX = sumX.add(BigInteger.valueOf(HashedRows.mix(i) >>> 11));
             }
         }
-        List<List<Object>> back = TestLake.query(bucket, "t/", "SELECT p, count(*), CAST(sum(id) AS VARCHAR), CAST(sum(v::HUGEINT) AS "
+        List<List<Object>> back = DuckReader.query(s3, bucket, "t/", "SELECT p, count(*), CAST(sum(id) AS VARCHAR), CAST(sum(v::HUGEINT) AS "
                 + "VARCHAR), count(x), CAST(sum(CAST(x * 9007199254740992 AS HUGEINT)) AS VARCHAR), "
                 + "count(*) FILTER (WHERE s = repeat(lpad(lower(hex(v)), 16, '0'), 4)) FROM t GROUP BY p ORDER BY p");
         long t3 = System.nanoTime();
@@ -135,8 +160,12 @@ class CompactionMemoryTest {
         assertThat(gotV).isEqualTo(sumV);
         assertThat(gotX).isEqualTo(rows - nullX);
         assertThat(gotSumX).isEqualTo(sumX);
-        assertThat(TestLake.keys(bucket, "t/p=")).hasSize(Integer.parseInt(f[2]));
-        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(keys(bucket, "t/p=")).hasSize(Integer.parseInt(f[2]));
+        assertThat(keys(bucket, "t/_tmp/")).isEmpty();
+        assertThat(s3.openMultipartUploads(bucket, "")).isEmpty();
+    }
+
+    private List<String> keys(String bucket, String prefix) {
+        return List.copyOf(s3.list(bucket, prefix).keySet());
     }
 }

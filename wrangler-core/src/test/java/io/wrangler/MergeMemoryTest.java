@@ -2,7 +2,10 @@ package io.wrangler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.wrangler.testkit.DuckReader;
 import io.wrangler.testkit.GeneratedReader;
+import io.wrangler.testkit.MemoryS3;
+import io.wrangler.testkit.S3Endpoint;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -10,6 +13,8 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.VarCharVector;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +29,25 @@ class MergeMemoryTest {
     private static final int ROWS_PER_APPEND = 700_000;
     private static final int UPDATES = 3_000;
     private static final int INSERTS = 100;
+
+    /**
+     * A MemoryS3 of this test's own, served over HTTP for the child JVM: the parent writes and reads it without HTTP, and
+     * its hundreds of MB go when the test ends (the shared S3s of the test JVM would keep them).
+     */
+    private MemoryS3 s3;
+    private S3Endpoint http;
+
+    @BeforeEach
+    void start() {
+        s3 = MemoryS3.start();
+        http = s3.serve();
+    }
+
+    @AfterEach
+    void stop() {
+        http.close();
+        s3.close();
+    }
 
     /** Row i: partition "a", id i, v a 64-bit hash of i (incompressible), x in [0, 1) from it, s the hex of v four times. */
     private static GeneratedReader rows(RootAllocator allocator, long from, int count) {
@@ -51,23 +75,24 @@ class MergeMemoryTest {
 
     @Test
     void aMergeIntoAPartitionSeveralTimesTheHeapRunsInA64MiBHeap() throws Exception {
-        String bucket = TestLake.bucket();
+        String bucket = "lake";
+        s3.createBucket(bucket);
         String table = "s3://" + bucket + "/t/";
         long t0 = System.nanoTime();
         try (RootAllocator allocator = new RootAllocator()) {
             for (int run = 0; run < APPENDS; run++) {
                 try (GeneratedReader in = rows(allocator, (long) run * ROWS_PER_APPEND, ROWS_PER_APPEND)) {
-                    S3Parquet.write(in).partitionBy("p").compression(Compression.NONE).s3(TestLake.s3().client()).to(table);
+                    S3Parquet.write(in).partitionBy("p").compression(Compression.NONE).s3(s3.client()).to(table);
                 }
             }
         }
         long rows = (long) APPENDS * ROWS_PER_APPEND;
-        long bytes = TestLake.s3().list(bucket, "t/p=a/").values().stream().mapToLong(Long::longValue).sum();
-        assertThat(TestLake.keys(bucket, "t/p=a/")).hasSize(APPENDS);
+        long bytes = s3.list(bucket, "t/p=a/").values().stream().mapToLong(Long::longValue).sum();
+        assertThat(keys(bucket, "t/p=a/")).hasSize(APPENDS);
         assertThat(bytes).isGreaterThan(7L * 16 * 1024 * 1024); // 1.75 times the child's heap, uncompressed
 
         long t1 = System.nanoTime();
-        ChildJvm.Result child = ChildJvm.of(MergeMain.class, TestLake.s3().endpoint().toString(), table, Long.toString(rows),
+        ChildJvm.Result child = ChildJvm.of(MergeMain.class, http.endpoint().toString(), table, Long.toString(rows),
                 Integer.toString(UPDATES), Integer.toString(INSERTS)).jvmArgs("-Xmx64m", "-XX:+UseSerialGC").run(600).succeeded();
         long t2 = System.nanoTime();
         String done = child.line("MERGED ");
@@ -89,7 +114,7 @@ class MergeMemoryTest {
         for (long i = rows; i < rows + INSERTS; i++) {
             sumId = sumId.add(BigInteger.valueOf(i));
         }
-        List<List<Object>> back = TestLake.query(bucket, "t/", "SELECT count(*), count(DISTINCT id), CAST(sum(id) AS VARCHAR), "
+        List<List<Object>> back = DuckReader.query(s3, bucket, "t/", "SELECT count(*), count(DISTINCT id), CAST(sum(id) AS VARCHAR), "
                 + "CAST(sum(v::HUGEINT) FILTER (WHERE v <> -1) AS VARCHAR), count(*) FILTER (WHERE v = -1 AND s = 'merged' AND x IS NULL), "
                 + "count(*) FILTER (WHERE s = repeat(lpad(lower(hex(v)), 16, '0'), 4)) FROM t");
         long t3 = System.nanoTime();
@@ -97,7 +122,11 @@ class MergeMemoryTest {
                 APPENDS, (t1 - t0) / 1_000_000, f[4], (t2 - t1) / 1_000_000, (t3 - t2) / 1_000_000);
         assertThat(back.get(0)).containsExactly(rows + INSERTS, rows + INSERTS, sumId.toString(), sumV.toString(),
                 (long) UPDATES + INSERTS, rows - UPDATES);
-        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
-        assertThat(TestLake.s3().openMultipartUploads(bucket, "")).isEmpty();
+        assertThat(keys(bucket, "t/_tmp/")).isEmpty();
+        assertThat(s3.openMultipartUploads(bucket, "")).isEmpty();
+    }
+
+    private List<String> keys(String bucket, String prefix) {
+        return List.copyOf(s3.list(bucket, prefix).keySet());
     }
 }
