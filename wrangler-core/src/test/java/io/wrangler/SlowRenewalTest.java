@@ -21,7 +21,7 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 /**
  * One request of a healthy writer's lease stuck in the network (held by MemoryS3 until the end of the test, far longer
  * than the lease's time to live) costs it nothing: later renewals go out at their interval on other threads, the
- * writer's fences do not wait for the stuck one, and a second writer waiting for the table never sees the lease expire,
+ * writer's fences wait for the stuck one no longer than one attempt's timeout, and a second writer waiting for the table never sees the lease expire,
  * so it takes nothing over and writes after the first has finished. (That a writer whose lease was really taken over is
  * fenced is {@code LiveWriterFencedTest} and {@code ReliabilityTest}.)
  */

@@ -81,9 +81,9 @@ public final class TripsBench {
                 for (int i = 0; i < delays.size(); i++) {
                     List<Request> rs = last.get(i);
                     List<Request> chain = RequestTimeline.longestChain(rs);
-                    System.out.printf("%s, %4d ms: median %.2f s (all: %s); %d requests %s; longest chain of non-overlapping requests %d: %s%n",
+                    System.out.printf("%s, %4d ms: median %.2f s (all: %s); %d requests %s; lease %s; longest chain of non-overlapping requests %d: %s%n",
                             method, delays.get(i), median(walls.get(i)), walls.get(i).stream().map(w -> String.format("%.2f", w)).toList(),
-                            rs.size(), RequestTimeline.byOp(rs), chain.size(), RequestTimeline.runs(chain));
+                            rs.size(), RequestTimeline.byOp(rs), RequestTimeline.byOp(lease(rs)), chain.size(), RequestTimeline.runs(chain));
                 }
                 // The trace of the longest chain at the largest delay, and every listing the write sent: the round trips to look at.
                 List<Request> rs = last.get(hi);
@@ -110,6 +110,14 @@ public final class TripsBench {
             }
         }
         System.out.println("# load: " + Bench.load());
+    }
+
+    /**
+     * The lease's requests of one run (its create, the checks of conditional requests, renewals and fences, reads back
+     * after a refused swap, the release): a GetObject here is a fence or renewal that was refused by another of its own.
+     */
+    private static List<Request> lease(List<Request> rs) {
+        return rs.stream().filter(r -> r.key != null && r.key.endsWith("_tmp/_lease.json")).toList();
     }
 
     /** A data file's upload while staging: a PUT of a Parquet file, or a deferred upload's create or part. */

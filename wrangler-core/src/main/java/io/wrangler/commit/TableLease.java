@@ -47,7 +47,7 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * <p>One slow request costs nothing: every lease request gives up an attempt after {@link #attemptTimeout} (half a
  * renewal interval) and retries it on another connection; each renewal is sent on a thread of its own at its interval,
  * whether or not an earlier one is still in flight (at most {@link #RENEWALS_PER_TTL} at once); a fence sends its own
- * request and never waits for a renewal. So several requests of one holder can be in flight: a refusal counts as a
+ * request, after letting a renewal in flight answer for at most one attempt's timeout ({@link #check}). So several requests of one holder can be in flight: a refusal counts as a
  * takeover only when the lease no longer holds this acquisition's token, and a success counts only when it was answered
  * within half the time to live of being sent (it was applied while the lease was this holder's; a takeover needs the
  * whole time to live to pass after it).
@@ -87,6 +87,10 @@ final class TableLease implements AutoCloseable {
     private final ScheduledExecutorService ticker;
     private final ExecutorService senders;
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Renewals sending their compare-and-swap now: a fence lets them answer before it sends its own ({@link #check}). */
+    private final AtomicInteger renewing = new AtomicInteger();
+    /** Fences waiting or sending: a renewal due meanwhile is not sent (the fence renews). */
+    private final AtomicInteger fencing = new AtomicInteger();
     /** The number the next renewal writes into the lease (the acquisition wrote 0): every renewal changes the ETag. */
     private final AtomicLong renewals = new AtomicLong();
     /** The ETag of the lease as this holder last learned it; moves only from the value a request was sent with. */
@@ -406,9 +410,10 @@ final class TableLease implements AutoCloseable {
 
     /**
      * Sends one renewal on a thread of its own, unless {@link #RENEWALS_PER_TTL} are still in flight (each waits at most
-     * its attempts' timeouts): a renewal stuck in the network delays neither the next renewal nor a fence.
+     * its attempts' timeouts): a renewal stuck in the network delays neither the next renewal nor a fence (more than
+     * one attempt's timeout: {@link #check}). Package-private so that a test can send one at a moment of its choosing.
      */
-    private void sendRenewal() {
+    void sendRenewal() {
         if (lost || released) {
             return;
         }
@@ -432,7 +437,12 @@ final class TableLease implements AutoCloseable {
     }
 
     private void renewQuietly() {
+        // Each of a fence and a renewal announces itself before it looks at the other, so at least one of them sees the other.
+        renewing.incrementAndGet();
         try {
+            if (fencing.get() > 0) {
+                return; // a fence is renewing the lease now; a renewal beside it would only race it
+            }
             renew();
         } catch (RuntimeException e) {
             // the next fencing check reports it
@@ -449,6 +459,12 @@ final class TableLease implements AutoCloseable {
             Logs.COMMIT.log(Level.WARNING, () -> "Could not renew the lease of " + table + " held by " + owner + ": " + e.getMessage()
                     + (lost ? "" : "; trying again in " + ttl.toMillis() / RENEWALS_PER_TTL + " ms (it expires "
                     + ttl.toSeconds() + " s after its last renewal)"));
+        } finally {
+            if (renewing.decrementAndGet() == 0) {
+                synchronized (renewing) {
+                    renewing.notifyAll();
+                }
+            }
         }
     }
 
@@ -502,15 +518,38 @@ final class TableLease implements AutoCloseable {
 
     /**
      * Fencing: renews now, proving the lease is still this holder's; called immediately before every destructive step.
-     * It sends its own request and never waits for a renewal in flight.
+     * It always sends a compare-and-swap of its own, and is the proof only when that one succeeds. A renewal whose
+     * request is in flight when the fence comes is let answer first, for at most one attempt's timeout: both would swap
+     * on the same ETag, and when the renewal lands first the fence is refused and needs a read and a second swap (two
+     * round trips more than the wait costs at most). No renewal is sent while a fence is (it renews). A renewal stuck
+     * in the network delays a fence by at most that attempt's timeout, then the fence goes out as before.
      *
      * @throws Lost when another holder has taken the lease over
      */
     void check() {
+        fencing.incrementAndGet();
         try {
+            awaitRenewals();
             renew();
         } finally {
+            fencing.decrementAndGet();
             awaitEnforced();
+        }
+    }
+
+    /** Waits until no renewal is sending, for at most one attempt's timeout. */
+    private void awaitRenewals() {
+        long deadline = System.nanoTime() + attemptTimeout(ttl).toNanos();
+        synchronized (renewing) {
+            long left;
+            while (renewing.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(renewing, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return; // the fence goes out at once, as it did before it waited
+                }
+            }
         }
     }
 
