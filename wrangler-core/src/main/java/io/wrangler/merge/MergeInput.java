@@ -253,7 +253,8 @@ final class MergeInput extends ReadOnce {
             int row = (int) ((matched[next] >>> 32) - fileRow);
             int key = (int) matched[next];
             if (plan.input.index.find(keys, row, probe) != key) {
-                throw MergeErrors.changed(plan.spec, "changed since it was planned: " + plan.spec.location().uriOf(file.key()));
+                throw MergeErrors.replaced(plan.spec, plan.spec.location().uriOf(file.key()), "row " + (fileRow + row)
+                        + " holds another key");
             }
             keep[row] = !plan.updated.get(key);
         }
@@ -279,8 +280,8 @@ final class MergeInput extends ReadOnce {
     /** Checks that the file rewritten last held as many rows as planned, when its matched rows were taken from the scan. */
     private void fileEnded() {
         if (file != null && matched != null && (fileRow != plan.rows(file) || next != matched.length)) {
-            throw MergeErrors.changed(plan.spec, "changed since it was planned: " + plan.spec.location().uriOf(file.key()) + " holds "
-                    + fileRow + " rows, " + plan.rows(file) + " planned");
+            throw MergeErrors.replaced(plan.spec, plan.spec.location().uriOf(file.key()), fileRow + " rows, " + plan.rows(file)
+                    + " planned");
         }
     }
 
