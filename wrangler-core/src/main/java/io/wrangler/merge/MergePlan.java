@@ -51,8 +51,9 @@ final class MergePlan {
     /**
      * The matched rows the scan keeps for the rewrite (8 bytes each, 8 MiB in all): the rows of the table that hold an
      * input key, bounded by the input in any merge that rewrites little; past this bound a file's rows are looked up again.
+     * Not final: a test lowers it to take the other path.
      */
-    static final long MATCHES_KEPT = 1 << 20;
+    static volatile long matchesKept = 1 << 20;
     final MergeSpec spec;
     final InputRows input;
     final MergeColumns columns;
@@ -303,7 +304,7 @@ final class MergePlan {
         try {
             List<java.util.concurrent.Future<Scan>> scans = new ArrayList<>();
             for (List<TableFiles.DataFile> share : shares) {
-                scans.add(pool.submit(() -> scan(allocator, share, selected, order, MATCHES_KEPT / threads)));
+                scans.add(pool.submit(() -> scan(allocator, share, selected, order, matchesKept / threads)));
             }
             for (java.util.concurrent.Future<Scan> f : scans) {
                 seen.join(joined(f));
@@ -347,7 +348,7 @@ final class MergePlan {
         /**
          * The rows of each file that hold an input key, as {@code row << 32 | key} in row order (row counted from 0 in the
          * file), so that the rewrite drops them without looking every row's key up again; a file whose rows would pass
-         * this thread's share of {@link #MATCHES_KEPT} has none here (the rewrite looks its keys up).
+         * this thread's share of {@link #matchesKept} has none here (the rewrite looks its keys up).
          */
         final Map<String, long[]> matches = new HashMap<>();
         /** The files whose matched rows were not all kept (over the bound). */
@@ -456,7 +457,7 @@ final class MergePlan {
 
     /**
      * The rows of the file {@code f} that hold an input key, as {@code row << 32 | key} in row order, as the scan found
-     * them; null when the scan did not keep them (over {@link #MATCHES_KEPT}): the rewrite then looks every row's key up.
+     * them; null when the scan did not keep them (over {@link #matchesKept}): the rewrite then looks every row's key up.
      */
     long[] matches(TableFiles.DataFile f) {
         return seen.matches.get(f.key());
