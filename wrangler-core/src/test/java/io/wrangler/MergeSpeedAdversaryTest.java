@@ -188,6 +188,77 @@ class MergeSpeedAdversaryTest {
     }
 
     /**
+     * The two files of a partition swap their bytes (the same length) after the plan: the rewrite, which drops the rows
+     * the scan found by their place in the file, must not drop the row now there (another key's): a conflict, nothing
+     * committed (h-merge6).
+     */
+    @Test
+    void aRewrittenFileReplacedUnderItsNameByOtherRowsOfItsLengthIsAConflictNotAWrongRowDropped() {
+        seedTwoFilesOfP1();
+        List<String> files = TestLake.keys(bucket, "t/region=" + P1 + "/");
+        Map<String, byte[]> objects = TestLake.snapshot(bucket, "t/region=" + P1 + "/");
+        byte[] first = objects.get(files.get(0));
+        byte[] second = objects.get(files.get(1));
+        assertThat(first).hasSameSizeAs(second); // the precondition: a swap keeps each file's listed length
+        Throwable thrown = catchMerge(List.of(new Ev("a", D, "new", 2, P1)), (step, n) -> {
+            if (step == Step.STARTED) {
+                s3.putObject(b -> b.bucket(bucket).key(files.get(0)), software.amazon.awssdk.core.sync.RequestBody.fromBytes(second));
+                s3.putObject(b -> b.bucket(bucket).key(files.get(1)), software.amazon.awssdk.core.sync.RequestBody.fromBytes(first));
+            }
+        });
+        assertThat(thrown).isInstanceOf(CommitConflictException.class).hasMessageStartingWith("Cannot merge into " + table
+                + " (step: stage): the file s3://" + bucket + "/").hasMessageEndingWith(" holds another key): another writer "
+                + "replaced it under its name. Nothing was changed; rerun the merge.");
+        assertThat(TestLake.keys(bucket, "t/region=" + P1 + "/")).containsExactlyElementsOf(files);
+        assertThat(tableRows()).containsExactly("a|2024-03-01|a|1|" + P1, "b|2024-03-01|a|1|" + P1, "c|2024-03-01|a|1|" + P1,
+                "d|2024-03-01|a|1|" + P1);
+        assertNoMergeThreads();
+    }
+
+    /** A merge input of more keys than KeyFilter.EARLY_KEYS: its key filter made on a thread of its own while the table is listed. */
+    private static List<Ev> manyKeys(int n, long updatedAt) {
+        List<Ev> in = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            in.add(new Ev("u" + i, D, "new", updatedAt, i % 2 == 0 ? P1 : P2));
+        }
+        return in;
+    }
+
+    /** A large input (its key filter made early) merges as the model says: its keys replaced, the others kept (h-merge6). */
+    @Test
+    void aLargeInputWhoseKeyFilterIsMadeWhileTheTableIsListedMergesAsTheModelSays() {
+        append(List.of(new Ev("u1", D, "old", 1, P2), new Ev("u7", D, "old", 1, P2), new Ev("x", D, "old", 1, P2),
+                new Ev("u4", D, "old", 1, P1), new Ev("y", D, "old", 1, P1)));
+        MergeResult r = S3Parquet.merge(manyKeys(5000, 2)).on("user", "seen_on").s3(s3).to(table);
+        assertThat(r.rowsUpdated()).isEqualTo(3);
+        assertThat(r.rowsInserted()).isEqualTo(4997);
+        List<String> rows = tableRows();
+        assertThat(rows).hasSize(5002).contains("u1|2024-03-01|new|2|" + P2, "u4|2024-03-01|new|2|" + P1, "u7|2024-03-01|new|2|" + P2,
+                "x|2024-03-01|old|1|" + P2, "y|2024-03-01|old|1|" + P1).noneMatch(x -> x.contains("|old|") && x.startsWith("u"));
+        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.isAlive() && t.getName().equals("wrangler-merge-filter"));
+    }
+
+    record Texted(String user, String seen_on, String payload, long updated_at, String region) {
+    }
+
+    /**
+     * A large input refused by the table's schema while its key filter is being made: the typed refusal, nothing changed,
+     * the filter's thread ended before the input was closed (h-merge6).
+     */
+    @Test
+    void aLargeInputRefusedWhileItsKeyFilterIsMadeEndsTheFiltersThreadFirst() {
+        append(List.of(new Ev("u1", D, "old", 1, P2)));
+        List<String> before = tableRows();
+        List<Texted> in = manyKeys(5000, 2).stream().map(e -> new Texted(e.user(), e.seen_on().toString(), e.payload(), e.updated_at(),
+                e.region())).toList();
+        assertThatThrownBy(() -> S3Parquet.merge(in).on("user", "seen_on").s3(s3).to(table)).isInstanceOf(InvalidWriteException.class)
+                .hasMessage("Cannot merge into " + table + " (step: validate): the key column 'seen_on' is Utf8 in the input and "
+                        + "Date(DAY) in the table. Give it the table's type; nothing was changed.");
+        assertThat(tableRows()).isEqualTo(before);
+        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.isAlive() && t.getName().equals("wrangler-merge-filter"));
+    }
+
+    /**
      * The caller is interrupted while a GET of a rewritten file is held: the merge fails (it does not hang, nor commit), and
      * stops its threads.
      */

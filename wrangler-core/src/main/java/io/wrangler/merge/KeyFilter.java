@@ -38,8 +38,77 @@ final class KeyFilter {
         this.bound = bound;
     }
 
-    /** The filter of {@code input}'s keys over the table's columns {@code table}. */
-    static KeyFilter of(MergeSpec spec, InputRows input, MergeColumns columns, List<Field> table) {
+    /** Inputs of at least this many keys have their filter made on a thread of its own while the table is listed. */
+    static final int EARLY_KEYS = 4096;
+
+    /**
+     * Starts making the filter of a large input's keys ({@link #EARLY_KEYS} or more) on a thread of its own, bound to the
+     * input's own key columns, while the table is listed and its footers read; null for a smaller input (made when
+     * needed). The caller waits for it ({@link #of}, or {@link #ended} when the plan fails before) before the input is
+     * closed.
+     */
+    static java.util.concurrent.CompletableFuture<KeyFilter> early(MergeSpec spec, InputRows input) {
+        if (input.index.size() < EARLY_KEYS) {
+            return null;
+        }
+        java.util.concurrent.CompletableFuture<KeyFilter> made = new java.util.concurrent.CompletableFuture<>();
+        List<Field> keys = input.keys.stream().map(input.schema::findField).toList();
+        Thread t = new Thread(() -> {
+            try {
+                made.complete(of(spec, input, k -> k, keys));
+            } catch (Throwable e) {
+                made.completeExceptionally(e);
+            }
+        }, "wrangler-merge-filter");
+        t.setDaemon(true);
+        t.start();
+        return made;
+    }
+
+    /** Waits until the filter {@code early} started is made (or failed), whatever its outcome. */
+    static void ended(java.util.concurrent.CompletableFuture<KeyFilter> early) {
+        if (early == null) {
+            return;
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                early.get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (java.util.concurrent.ExecutionException e) {
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * The filter of {@code input}'s keys over the table's columns {@code table}: the one {@code early} made when the table
+     * spells every key column as the input does (the types are the same: the table's schema was checked), else made now.
+     */
+    static KeyFilter of(MergeSpec spec, InputRows input, MergeColumns columns, List<Field> table,
+            java.util.concurrent.CompletableFuture<KeyFilter> early) {
+        if (early != null && input.keys.stream().allMatch(k -> columns.tableName(k).equals(k))) {
+            ended(early);
+            try {
+                return early.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r;
+                }
+                throw e;
+            }
+        }
+        ended(early);
+        return of(spec, input, columns::tableName, table);
+    }
+
+    /** The filter of {@code input}'s keys over the columns {@code table}, where the input's key {@code k} is named {@code name(k)}. */
+    private static KeyFilter of(MergeSpec spec, InputRows input, java.util.function.UnaryOperator<String> name, List<Field> table) {
         List<RowFilter> parts = new ArrayList<>();
         for (String k : input.keys) {
             Set<Object> values = new LinkedHashSet<>();
@@ -54,7 +123,7 @@ final class KeyFilter {
                 }
             }
             if (values != null && !values.isEmpty()) {
-                parts.add(RowFilter.in(columns.tableName(k), values.toArray()));
+                parts.add(RowFilter.in(name.apply(k), values.toArray()));
             }
         }
         if (parts.isEmpty()) {
@@ -67,6 +136,9 @@ final class KeyFilter {
     /** The value of row {@code i} as a filter's literal, or null when its type has none here. */
     private static Object literal(FieldVector v, int i) {
         ArrowType t = v.getField().getType();
+        if (v instanceof org.apache.arrow.vector.VarCharVector text && t.getTypeID() == ArrowType.ArrowTypeID.Utf8) {
+            return text.isNull(i) ? null : new String(text.get(i), java.nio.charset.StandardCharsets.UTF_8); // no Text on the way
+        }
         Object o = v.getObject(i);
         return switch (t.getTypeID()) {
             case Int -> ((ArrowType.Int) t).getIsSigned() && o instanceof Number ? ((Number) o).longValue() : null;

@@ -27,6 +27,16 @@ final class MergeErrors {
                 + "another write before the merge could read it (" + e.getMessage() + "). Nothing was changed; rerun the merge.", e);
     }
 
+    /**
+     * A file the merge rewrites holds other rows than when it was scanned (replaced under its own name, with its length):
+     * the rows the scan found are not where it found them.
+     */
+    static CommitConflictException replaced(MergeSpec spec, String uri, String what) {
+        return new CommitConflictException(spec.table(), WriteStep.STAGE, spec.cannot("stage") + "the file " + uri + " holds other "
+                + "rows than when the merge planned (" + what + "): another writer replaced it under its name. Nothing was changed; "
+                + "rerun the merge.", null);
+    }
+
     /** Under the lease, the matched partitions hold other files than when the merge was planned. */
     static CommitConflictException changed(MergeSpec spec, String what) {
         return new CommitConflictException(spec.table(), WriteStep.COMMIT, spec.cannot("commit") + "another write changed the "

@@ -61,6 +61,11 @@ final class MergeInput extends ReadOnce {
     private CommitRuns.Rows stamps;
     private int run;
     private long left;
+    /** Rows of {@link #file} before the current batch. */
+    private long fileRow;
+    /** The rows of {@link #file} the scan found holding an input key ({@link MergePlan#matches}), or null; the next to take. */
+    private long[] matched;
+    private int next;
     /** The key id of every row of {@link #file} when it is unmarked ("": none). */
     private String fileKey;
     /** The key id and stamp of the last row whose joined value is {@link #joined}. */
@@ -134,6 +139,9 @@ final class MergeInput extends ReadOnce {
                         handOver();
                     }
                 }
+                if (!closing) {
+                    fileEnded();
+                }
             }
             for (int b = 0; b < plan.input.batches.size() && !closing; b++) {
                 out = made();
@@ -196,6 +204,10 @@ final class MergeInput extends ReadOnce {
 
     /** Copies the rows of a rewritten file's batch that are not of an updated key; returns how many. */
     private int fromFile(VectorSchemaRoot in, TableFiles.DataFile from) throws IOException {
+        if (from != file && !from.equals(file)) {
+            fileEnded();
+            startFile(from);
+        }
         List<FieldVector> keys = plan.input.keys.stream().map(k -> vector(in, plan.columns.tableName(k))).toList();
         List<FieldVector> sources = new ArrayList<>();
         for (Field f : schema().getFields()) {
@@ -209,17 +221,68 @@ final class MergeInput extends ReadOnce {
         int n = in.getRowCount();
         boolean[] keep = new boolean[n];
         byte[][] keyIds = plan.keyRuns == null ? null : new byte[n][];
-        for (int i = 0; i < n; i++) {
-            if (keyIds != null) {
+        if (keyIds != null) {
+            for (int i = 0; i < n; i++) {
                 keyIds[i] = keyOf(from);
             }
-            int key = plan.input.index.find(keys, i, probe);
-            keep[i] = key < 0 || !plan.updated.get(key);
         }
+        if (matched != null) {
+            dropMatched(keys, keep);
+        } else {
+            for (int i = 0; i < n; i++) {
+                int key = plan.input.index.find(keys, i, probe);
+                keep[i] = key < 0 || !plan.updated.get(key);
+            }
+        }
+        fileRow += n;
         int k = copyKept(sources, keep, keyIds);
         out.setRowCount(k);
         kept += k;
         return k;
+    }
+
+    /**
+     * Marks in {@code keep} the rows of this batch that the scan did not find holding an updated key (every row but
+     * those), without looking each row's key up: each row the scan found is checked to hold the same key still (the file
+     * is the one scanned: the same object key and length, and {@link #fileEnded} checks its row count).
+     */
+    private void dropMatched(List<FieldVector> keys, boolean[] keep) {
+        java.util.Arrays.fill(keep, true);
+        long end = fileRow + keep.length;
+        for (; next < matched.length && matched[next] >>> 32 < end; next++) {
+            int row = (int) ((matched[next] >>> 32) - fileRow);
+            int key = (int) matched[next];
+            if (plan.input.index.find(keys, row, probe) != key) {
+                throw MergeErrors.replaced(plan.spec, plan.spec.location().uriOf(file.key()), "row " + (fileRow + row)
+                        + " holds another key");
+            }
+            keep[row] = !plan.updated.get(key);
+        }
+    }
+
+    /** Starts the rewrite of the file {@code from}: its rows counted from 0, its matched rows, its key runs and stamps. */
+    private void startFile(TableFiles.DataFile from) {
+        file = from;
+        fileRow = 0;
+        matched = plan.matches(from);
+        next = 0;
+        if (plan.keyRuns != null) {
+            runs = plan.keyRuns.get(from.key());
+            stamps = plan.stamps(from);
+            run = -1;
+            left = 0;
+            String key = runs == null ? KeyedFiles.keyOf(from.key()) : null;
+            fileKey = key == null ? "" : key;
+            lastKey = null;
+        }
+    }
+
+    /** Checks that the file rewritten last held as many rows as planned, when its matched rows were taken from the scan. */
+    private void fileEnded() {
+        if (file != null && matched != null && (fileRow != plan.rows(file) || next != matched.length)) {
+            throw MergeErrors.replaced(plan.spec, plan.spec.location().uriOf(file.key()), fileRow + " rows, " + plan.rows(file)
+                    + " planned");
+        }
     }
 
     /** Copies the input rows of one batch that are written (inserted or updated); returns how many. */
@@ -302,16 +365,6 @@ final class MergeInput extends ReadOnce {
      * one array: the file's name is matched once per file, the two joined once per run, not once per row.
      */
     private byte[] keyOf(TableFiles.DataFile from) throws IOException {
-        if (from != file && !from.equals(file)) {
-            file = from;
-            runs = plan.keyRuns.get(from.key());
-            stamps = plan.stamps(from);
-            run = -1;
-            left = 0;
-            String key = runs == null ? KeyedFiles.keyOf(from.key()) : null;
-            fileKey = key == null ? "" : key;
-            lastKey = null;
-        }
         String stamp = stamps.next();
         String key = fileKey;
         if (runs != null) {

@@ -48,6 +48,12 @@ final class MergePlan {
      * of its own, batches still in file order: the machine's cores, at most 4, as a read of the table decodes.
      */
     static final int READ_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+    /**
+     * The matched rows the scan keeps for the rewrite (8 bytes each, 8 MiB in all): the rows of the table that hold an
+     * input key, bounded by the input in any merge that rewrites little; past this bound a file's rows are looked up again.
+     * Not final: a test lowers it to take the other path.
+     */
+    static volatile long matchesKept = 1 << 20;
     final MergeSpec spec;
     final InputRows input;
     final MergeColumns columns;
@@ -87,28 +93,37 @@ final class MergePlan {
     /** Plans the merge of {@code input}; reads only. */
     static MergePlan of(MergeSpec spec, InputRows input, BufferAllocator allocator) {
         S3Store store = new S3Store(spec.s3(), spec.location().bucket(), spec.requests());
-        Listed listed = list(spec, store);
-        MergeColumns columns = MergeColumns.of(spec, input, listed.listing, listed.layout);
-        MergePlan plan = new MergePlan(spec, input, columns);
-        plan.inputPartitions.addAll(plan.inputPartitions());
+        java.util.concurrent.CompletableFuture<KeyFilter> early = KeyFilter.early(spec, input); // made while the table is listed
+        try {
+            Listed listed = list(spec, store);
+            MergeColumns columns = MergeColumns.of(spec, input, listed.listing, listed.layout);
+            MergePlan plan = new MergePlan(spec, input, columns);
+            plan.plan(listed, early, allocator);
+            return plan;
+        } finally {
+            KeyFilter.ended(early); // its thread reads the input: ended before the input may be closed
+        }
+    }
+
+    private void plan(Listed listed, java.util.concurrent.CompletableFuture<KeyFilter> early, BufferAllocator allocator) {
+        inputPartitions.addAll(inputPartitions());
         for (TableFiles.DataFile f : listed.listing.files()) {
-            if (plan.scans(f)) {
-                plan.scanned.add(f);
+            if (scans(f)) {
+                scanned.add(f);
             }
         }
         try {
-            plan.readFooters();
-            columns.tableSchema(plan.schemaReader(allocator, listed.listing), spec, input);
-            plan.scanKeys(allocator);
-            plan.decide();
-            plan.chooseRewrites();
-            plan.readKeyRuns(); // of the files chosen: a rewrite of a keyed file keeps whose rows are whose
+            readFooters();
+            columns.tableSchema(schemaReader(allocator, listed.listing), spec, input);
+            scanKeys(allocator, early);
+            decide();
+            chooseRewrites();
+            readKeyRuns(); // of the files chosen: a rewrite of a keyed file keeps whose rows are whose
         } catch (IOException e) {
             throw MergeErrors.readFailed(spec, e);
         } catch (SdkException e) {
             throw MergeErrors.readFailed(spec, e);
         }
-        return plan;
     }
 
     /** The table as listed, and its catalog's layout (null without a catalog). */
@@ -147,11 +162,29 @@ final class MergePlan {
     /** The partition values (unescaped text, null for the default partition) of every input row, once each. */
     private Set<List<String>> inputPartitions() {
         Map<List<String>, Integer> numbers = new LinkedHashMap<>();
-        for (VectorSchemaRoot b : input.batches) {
-            List<FieldVector> p = columns.inputPartitionVectors(b);
-            int[] of = new int[b.getRowCount()];
+        // the rows' partition values told apart in their bytes first: each distinct one rendered as text once, not every row
+        KeyIndex distinct = input.batches.isEmpty() || columns.partitionColumns.isEmpty() ? null : new KeyIndex(
+                columns.inputPartitionVectors(input.batches.get(0)).stream().map(v -> v.getField().getType()).toList(),
+                b -> columns.inputPartitionVectors(input.batches.get(b)));
+        int[] numberOf = new int[0];
+        for (int b = 0; b < input.batches.size(); b++) {
+            List<FieldVector> p = columns.inputPartitionVectors(input.batches.get(b));
+            int[] of = new int[input.batches.get(b).getRowCount()];
             for (int i = 0; i < of.length; i++) {
+                int id = distinct == null ? -1 : distinct.add(p, b, i); // -1: a null value, rendered every time
+                if (id >= numberOf.length) {
+                    int was = numberOf.length;
+                    numberOf = java.util.Arrays.copyOf(numberOf, Math.max(16, id * 2));
+                    java.util.Arrays.fill(numberOf, was, numberOf.length, -1);
+                }
+                if (id >= 0 && numberOf[id] >= 0) {
+                    of[i] = numberOf[id];
+                    continue;
+                }
                 of[i] = numbers.computeIfAbsent(partitionOf(p, i), k -> numbers.size());
+                if (id >= 0) {
+                    numberOf[id] = of[i];
+                }
             }
             rowPartitions.add(of);
         }
@@ -238,8 +271,8 @@ final class MergePlan {
      * {@link #READ_THREADS} threads, each reading its share and looking its rows' keys up on its own (a {@link KeyIndex.Probe}
      * each); their findings are joined after.
      */
-    private void scanKeys(BufferAllocator allocator) throws IOException {
-        KeyFilter filter = KeyFilter.of(spec, input, columns, columns.tableFields());
+    private void scanKeys(BufferAllocator allocator, java.util.concurrent.CompletableFuture<KeyFilter> early) throws IOException {
+        KeyFilter filter = KeyFilter.of(spec, input, columns, columns.tableFields(), early);
         List<TableFiles.DataFile> candidates = new ArrayList<>();
         for (TableFiles.DataFile f : scanned) {
             if (filter.mayHold(f, footers.get(f.key()))) {
@@ -271,7 +304,7 @@ final class MergePlan {
         try {
             List<java.util.concurrent.Future<Scan>> scans = new ArrayList<>();
             for (List<TableFiles.DataFile> share : shares) {
-                scans.add(pool.submit(() -> scan(allocator, share, selected, order)));
+                scans.add(pool.submit(() -> scan(allocator, share, selected, order, matchesKept / threads)));
             }
             for (java.util.concurrent.Future<Scan> f : scans) {
                 seen.join(joined(f));
@@ -312,6 +345,52 @@ final class MergePlan {
         final BitSet found = new BitSet();
         /** The greatest order value of each found key's rows in the table (with an order column), by key number. */
         Comparable<Object>[] newest;
+        /**
+         * The rows of each file that hold an input key, as {@code row << 32 | key} in row order (row counted from 0 in the
+         * file), so that the rewrite drops them without looking every row's key up again; a file whose rows would pass
+         * this thread's share of {@link #matchesKept} has none here (the rewrite looks its keys up).
+         */
+        final Map<String, long[]> matches = new HashMap<>();
+        /** The files whose matched rows were not all kept (over the bound). */
+        final Set<String> unkept = new HashSet<>();
+        /** Matched rows kept, and how many may be. */
+        long kept;
+        long keepable = Long.MAX_VALUE;
+        private String file;
+        private long[] rows;
+        private int count;
+
+        /** Notes that row {@code row} of {@code f} (counted from 0) holds the key {@code key}. */
+        void matched(String f, long row, int key) {
+            if (!f.equals(file)) {
+                flush();
+                file = f;
+                rows = new long[16];
+                count = 0;
+            }
+            if (rows == null) {
+                return; // over the bound: this file's rows are looked up again
+            }
+            if (row > Integer.MAX_VALUE || kept >= keepable) {
+                unkept.add(f);
+                rows = null;
+                return;
+            }
+            if (count == rows.length) {
+                rows = java.util.Arrays.copyOf(rows, count * 2);
+            }
+            rows[count++] = row << 32 | key;
+            kept++;
+        }
+
+        /** Ends the matched rows of the current file. */
+        void flush() {
+            if (file != null && rows != null && !unkept.contains(file)) {
+                matches.put(file, java.util.Arrays.copyOf(rows, count)); // a file is read by one thread, whole
+            }
+            file = null;
+            rows = null;
+        }
 
         /** Notes a row of the key {@code key} in the table, of the order value {@code order} (with an order column). */
         @SuppressWarnings("unchecked")
@@ -331,6 +410,8 @@ final class MergePlan {
         /** Joins another thread's findings into these. */
         void join(Scan other) {
             holding.putAll(other.holding);
+            matches.putAll(other.matches);
+            unkept.addAll(other.unkept);
             for (int key = other.found.nextSetBit(0); key >= 0; key = other.found.nextSetBit(key + 1)) {
                 note(key, other.newest == null ? null : other.newest[key]);
             }
@@ -338,15 +419,23 @@ final class MergePlan {
     }
 
     /** Reads the selected columns of {@code files} (one after another, on this thread) and looks their rows' keys up. */
-    private Scan scan(BufferAllocator allocator, List<TableFiles.DataFile> files, List<String> selected, String order) throws IOException {
+    private Scan scan(BufferAllocator allocator, List<TableFiles.DataFile> files, List<String> selected, String order, long keepable)
+            throws IOException {
         Scan found = new Scan();
+        found.keepable = keepable;
         KeyIndex.Probe probe = input.index.probe();
+        String last = null;
+        long at = 0; // the rows of the current file before this batch
         try (TableReader r = reader(allocator, files, selected).threads(1).knownSchemas(schemas(files))) {
             while (r.loadNextBatch()) {
                 VectorSchemaRoot b = r.getVectorSchemaRoot();
                 List<FieldVector> k = selected.subList(0, input.keys.size()).stream().map(b::getVector).toList();
                 FieldVector o = order == null ? null : b.getVector(order);
                 String file = r.currentFile().key();
+                if (!file.equals(last)) {
+                    last = file;
+                    at = 0;
+                }
                 BitSet holds = null;
                 for (int i = 0; i < b.getRowCount(); i++) {
                     int key = input.index.find(k, i, probe);
@@ -355,12 +444,28 @@ final class MergePlan {
                             holds = found.holding.computeIfAbsent(file, f -> new BitSet());
                         }
                         holds.set(key);
+                        found.matched(file, at + i, key);
                         found.note(key, o == null ? null : Dedup.order(o, i));
                     }
                 }
+                at += b.getRowCount();
             }
         }
+        found.flush();
         return found;
+    }
+
+    /**
+     * The rows of the file {@code f} that hold an input key, as {@code row << 32 | key} in row order, as the scan found
+     * them; null when the scan did not keep them (over {@link #matchesKept}): the rewrite then looks every row's key up.
+     */
+    long[] matches(TableFiles.DataFile f) {
+        return seen.matches.get(f.key());
+    }
+
+    /** The rows of the file {@code f} by its footer (as planned). */
+    long rows(TableFiles.DataFile f) {
+        return footers.get(f.key()).getBlocks().stream().mapToLong(b -> b.getRowCount()).sum();
     }
 
     /**

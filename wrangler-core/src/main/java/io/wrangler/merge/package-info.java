@@ -15,7 +15,12 @@
  * are added, in their own partitions. The plan is made before the lease; the check before the commit point lists the
  * matched partitions again under the lease and refuses the merge (not applied) when they hold other files than planned.
  *
- * <p>Memory: the input whole (its batches and a hash map of its keys), and a few batches of the rewritten files at a
+ * <p>The key scan keeps the places of the rows that hold an input key (at most {@code MergePlan.matchesKept}, 8 MiB,
+ * past which a file's keys are looked up again), and the rewrite drops the updated keys' rows by place, checking that
+ * each still holds its key and that the file holds the rows planned (else a conflict: the file was replaced under its
+ * name).
+ *
+ * <p>Memory: the input whole (its batches and a hash map of its keys), the matched rows' places, and a few batches of the rewritten files at a
  * time (decoded on the machine's cores as a read decodes, the kept rows made one batch ahead of the write): the files
  * stream through the write, so a partition larger than the heap is merged as any other.
  */

@@ -1,0 +1,81 @@
+package io.wrangler.compact;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The digest's paths agree: a batch of every row taken and no null (4- and 8-byte values hashed at once, strings without
+ * a validity check) digests as the same values read row by row (a batch with a null, or rows left out).
+ */
+class DigestTest {
+    private static VectorSchemaRoot batch(BufferAllocator a, Long[] longs, Integer[] ints, String[] texts) {
+        BigIntVector l = new BigIntVector("l", a);
+        IntVector i = new IntVector("i", a);
+        VarCharVector t = new VarCharVector("t", a);
+        l.allocateNew(longs.length);
+        i.allocateNew(ints.length);
+        t.allocateNew(texts.length);
+        for (int r = 0; r < longs.length; r++) {
+            if (longs[r] != null) {
+                l.set(r, longs[r]);
+            }
+            if (ints[r] != null) {
+                i.set(r, ints[r]);
+            }
+            if (texts[r] != null) {
+                t.setSafe(r, texts[r].getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        VectorSchemaRoot root = new VectorSchemaRoot(List.of(l, i, t));
+        root.setRowCount(longs.length);
+        return root;
+    }
+
+    @Test
+    void aBatchOfNoNullDigestsAsTheSameValuesWithANullOrARowLeftOut() {
+        try (BufferAllocator a = new RootAllocator();
+             VectorSchemaRoot whole = batch(a, new Long[] {7L, -1L, Long.MIN_VALUE}, new Integer[] {3, -9, Integer.MAX_VALUE},
+                     new String[] {"ab", "", "a longer value than eight bytes"});
+             VectorSchemaRoot withNull = batch(a, new Long[] {7L, null, -1L, Long.MIN_VALUE}, new Integer[] {3, null, -9, Integer.MAX_VALUE},
+                     new String[] {"ab", null, "", "a longer value than eight bytes"});
+             VectorSchemaRoot extra = batch(a, new Long[] {7L, -1L, Long.MIN_VALUE, 5L}, new Integer[] {3, -9, Integer.MAX_VALUE, 5},
+                     new String[] {"ab", "", "a longer value than eight bytes", "x"})) {
+            Digest fast = new Digest();
+            fast.add(whole, r -> true);
+            Digest nulls = new Digest();
+            nulls.add(withNull, r -> true);
+            Digest leftOut = new Digest();
+            leftOut.add(extra, r -> r < 3);
+            assertThat(fast.difference(leftOut)).isNull();
+            assertThat(nulls.difference(fast)).isEqualTo("4 rows read, 3 written");
+            Digest other = new Digest();
+            extra.getVector("l").setNull(3);
+            extra.getVector("i").setNull(3);
+            ((VarCharVector) extra.getVector("t")).setSafe(3, "y".getBytes(StandardCharsets.UTF_8));
+            other.add(extra, r -> r != 1);
+            assertThat(fast.difference(other)).isEqualTo("the column 'l' has 3 values read, 2 written");
+        }
+    }
+
+    @Test
+    void theNoNullPathsHashTheValuesAsTheRowByRowPath() {
+        try (BufferAllocator a = new RootAllocator();
+             VectorSchemaRoot whole = batch(a, new Long[] {1L, 2L}, new Integer[] {1, 2}, new String[] {"a", "b"});
+             VectorSchemaRoot changed = batch(a, new Long[] {1L, 3L, 9L}, new Integer[] {1, 2, 9}, new String[] {"a", "b", "z"})) {
+            Digest fast = new Digest();
+            fast.add(whole, r -> true);
+            Digest slow = new Digest();
+            slow.add(changed, r -> r < 2);
+            assertThat(fast.difference(slow)).isEqualTo("the values of the column 'l' differ (checksum)");
+        }
+    }
+}
