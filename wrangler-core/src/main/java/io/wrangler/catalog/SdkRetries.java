@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.SdkPlugin;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -47,6 +48,7 @@ import software.amazon.awssdk.retries.api.TokenAcquisitionFailedException;
 public final class SdkRetries {
     private static final Map<Key, RetryStrategy> STRATEGIES = new ConcurrentHashMap<>();
     private static final Map<RetryStrategy, AwsRequestOverrideConfiguration> OVERRIDES = new ConcurrentHashMap<>();
+    private static final Map<RetryStrategy, SdkPlugin> PLUGINS = new ConcurrentHashMap<>();
     private static final RetryStrategy NONE = AwsRetryStrategy.doNotRetry();
     private static final AwsRequestOverrideConfiguration ONCE = override(NONE);
 
@@ -110,8 +112,19 @@ public final class SdkRetries {
         return OVERRIDES.computeIfAbsent(strategy, s -> AwsRequestOverrideConfiguration.builder().addPlugin(plugin(s)).build());
     }
 
+    /**
+     * The request plugin that sets {@code strategy} as the request's retries, one per strategy. It sets a client override
+     * made once, holding the retry strategy alone: the SDK copies only what an override holds into the request's
+     * configuration (the strategy, and no retry mode, configurator or legacy policy), so the caller's other settings
+     * (interceptors, headers, timeouts) stay as they are. The SDK runs the plugin on a copy of the client's configuration
+     * for every request; setting the override through {@code overrideConfiguration(Consumer)} instead made it build an
+     * override of every client option and copy them all back, about half of what the plugin cost a request.
+     */
     private static SdkPlugin plugin(RetryStrategy strategy) {
-        return client -> client.overrideConfiguration(o -> o.retryStrategy(strategy));
+        return PLUGINS.computeIfAbsent(strategy, s -> {
+            ClientOverrideConfiguration retries = ClientOverrideConfiguration.builder().retryStrategy(s).build();
+            return client -> client.overrideConfiguration(retries);
+        });
     }
 
     /** {@code existing} (a request's override configuration, or null) with {@code strategy} as its retries. */

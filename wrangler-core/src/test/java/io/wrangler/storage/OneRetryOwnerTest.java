@@ -20,6 +20,9 @@ import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
@@ -142,6 +145,28 @@ class OneRetryOwnerTest {
         assertThat(fences).as("its own requests were retried by the SDK; the fence that still fails stops the step").hasValue(1);
         assertThat(s3.requests().stream().filter(q -> q.operation().equals("CompleteMultipartUpload"))).isEmpty();
         assertThat(s3.openMultipartUploads("b", "t/")).isEmpty();
+    }
+
+    /** The per-request retries replace the client's retries only: its interceptors and headers still apply to each request. */
+    @Test
+    void thePerRequestRetriesLeaveTheClientsOtherSettingsAsTheyAre() {
+        AtomicInteger sent = new AtomicInteger();
+        ExecutionInterceptor counting = new ExecutionInterceptor() {
+            @Override
+            public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+                sent.incrementAndGet();
+            }
+        };
+        try (S3Client client = S3.newClient(b -> b.overrideConfiguration(c -> c.addExecutionInterceptor(counting)
+                .putHeader("x-amz-meta-from-client", "kept")))) {
+            String bucket = "owner-" + Long.toHexString(System.nanoTime());
+            S3.createBucket(bucket);
+            S3Store store = new S3Store(client, bucket, options(FOUR));
+            store.put("t/k", new byte[] {5});
+            assertThat(store.get("t/k").orElseThrow()).containsExactly(5);
+            assertThat(sent).as("the client's interceptor saw the put and the get").hasValue(2);
+            assertThat(client.headObject(h -> h.bucket(bucket).key("t/k")).metadata()).containsEntry("from-client", "kept");
+        }
     }
 
     @Test
