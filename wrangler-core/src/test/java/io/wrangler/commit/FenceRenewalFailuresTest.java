@@ -119,4 +119,42 @@ class FenceRenewalFailuresTest {
             assertThat(s3.list("fence-in-flight", "t/")).as("released").isEmpty();
         }
     }
+
+    @Test
+    void aFenceInterruptedWhileARenewalIsInFlightGoesOutAtOnceAndKeepsTheInterrupt() throws Exception {
+        try (MemoryS3 s3 = MemoryS3.start()) {
+            TableLease lease = lease(s3, "fence-interrupted");
+            MemoryS3.Hold renewal = s3.holdOnceWhereKeyContains("PutObject", "_lease.json");
+            try {
+                lease.sendRenewal();
+                assertThat(renewal.awaitHeld(Duration.ofSeconds(60))).as("a renewal is in flight").isTrue();
+                CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
+                Thread fence = new Thread(() -> {
+                    try {
+                        lease.check();
+                        interrupted.complete(Thread.currentThread().isInterrupted());
+                    } catch (Throwable t) {
+                        interrupted.completeExceptionally(t);
+                    }
+                }, "fence");
+                fence.start();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (!(fence.getState() == Thread.State.TIMED_WAITING && java.util.Arrays.stream(fence.getStackTrace())
+                        .anyMatch(e -> e.getMethodName().equals("awaitRenewals")))) {
+                    assertThat(System.nanoTime()).as("the fence did not wait for the renewal in flight within 60 s").isLessThan(deadline);
+                    Thread.sleep(5); // polling a condition, not waiting for time to pass
+                }
+                fence.interrupt();
+                assertThat(interrupted.get(20, TimeUnit.SECONDS)).as("the fence went out at once and kept its thread's interrupt").isTrue();
+                assertThat(lease.lost()).isFalse();
+                renewal.release();
+                fenceEndsPromptly(lease, "after an interrupted fence");
+                assertThat(lease.lost()).as("the renewal answered after the fence's swap was refused, not a takeover").isFalse();
+            } finally {
+                renewal.release();
+                lease.close();
+            }
+            assertThat(s3.list("fence-interrupted", "t/")).as("released").isEmpty();
+        }
+    }
 }
