@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * message that names the column, the row and what to do.
  */
 class EdgeValuesTest {
-    private final String bucket = TestLake.bucket();
+    private final String bucket = TestLake.memoryBucket();
     private final String table = "s3://" + bucket + "/t/";
     private final BufferAllocator allocator = new RootAllocator();
 
@@ -68,7 +68,7 @@ class EdgeValuesTest {
     }
 
     private void refused(WriteBuilder write, String message) {
-        assertThatThrownBy(() -> write.s3(TestLake.s3().client()).to(table))
+        assertThatThrownBy(() -> write.s3(TestLake.memory().client()).to(table))
                 .isInstanceOf(InvalidWriteException.class)
                 .hasMessage(message);
         assertThat(TestLake.keys(bucket, "")).isEmpty();
@@ -129,7 +129,7 @@ class EdgeValuesTest {
                     List.of(List.of(new byte[] {9, 9, (byte) r}), List.of())));
         }
         try (VectorSchemaRoot root = root(fields, rows)) {
-            S3Parquet.write(root).partitionBy("p").maxRowsPerFile(2).s3(TestLake.s3().client()).to(table);
+            S3Parquet.write(root).partitionBy("p").maxRowsPerFile(2).s3(TestLake.memory().client()).to(table);
         }
         List<Field> data = new ArrayList<>(fields);
         data.remove(1);
@@ -155,7 +155,7 @@ class EdgeValuesTest {
         List<Event> events = List.of(new Event("d1", List.of(a, b), new TreeMap<>(Map.of("x", a))),
                 new Event("d2", List.of(b), new TreeMap<>(Map.of("y", b, "z", a))),
                 new Event("d1", List.of(), Map.of()));
-        S3Parquet.write(events).partitionBy("day").s3(TestLake.s3().client()).to(table);
+        S3Parquet.write(events).partitionBy("day").s3(TestLake.memory().client()).to(table);
         assertThat(TestLake.query(bucket, "t/", "SELECT day, list_transform(times, x -> epoch_us(x)), "
                 + "list_transform(map_entries(named), e -> e.key || '=' || epoch_us(e.value)) FROM t ORDER BY day, len(times) DESC")
                 .stream().map(row -> row.stream().map(ArrowValues::fromDuck).toList()).toList())
@@ -214,7 +214,7 @@ class EdgeValuesTest {
                     + "declare a wider decimal"));
         }
         try (VectorSchemaRoot root = decimals(20, BigInteger.TEN.pow(20).subtract(BigInteger.ONE))) {
-            S3Parquet.write(root).s3(TestLake.s3().client()).to(table);
+            S3Parquet.write(root).s3(TestLake.memory().client()).to(table);
             assertThat(TestLake.query(bucket, "t/", "SELECT CAST(price AS VARCHAR) FROM t ORDER BY price"))
                     .containsExactly(List.of("1.25"), List.of("999999999999999999.99"));
         }
@@ -279,7 +279,7 @@ class EdgeValuesTest {
             refused(S3Parquet.write(root, provider), validate("column 'word' holds the dictionary index 2 at row 1, but its dictionary "
                     + "(id 7) has 2 values (indices 0 to 1): fix the indices or give the dictionary every value"));
             indices.setSafe(1, 0);
-            S3Parquet.write(root, provider).s3(TestLake.s3().client()).to(table);
+            S3Parquet.write(root, provider).s3(TestLake.memory().client()).to(table);
             assertThat(TestLake.query(bucket, "t/", "SELECT word FROM t ORDER BY word")).containsExactly(List.of("blue"), List.of("red"));
         }
     }
@@ -292,9 +292,9 @@ class EdgeValuesTest {
     @Test
     void theSameDecimalNamesTheSameFolderWhateverItsScale() {
         S3Parquet.write(List.of(new Priced(new BigDecimal("1.5"), "a"), new Priced(new BigDecimal("0.000"), "z")))
-                .partitionBy("price").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.s3().client()).to(table);
+                .partitionBy("price").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.memory().client()).to(table);
         S3Parquet.write(List.of(new Priced(new BigDecimal("1.50"), "b"), new Priced(new BigDecimal("2.25"), "c")))
-                .partitionBy("price").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.s3().client()).to(table);
+                .partitionBy("price").mode(WriteMode.OVERWRITE_PARTITIONS).s3(TestLake.memory().client()).to(table);
         assertThat(TestLake.keys(bucket, "t/").stream().map(k -> k.substring(0, k.indexOf("/part-"))).distinct())
                 .containsExactly("t/price=0", "t/price=1.5", "t/price=2.25");
         assertThat(TestLake.query(bucket, "t/", "SELECT item FROM t ORDER BY item")).containsExactly(List.of("b"), List.of("c"),
@@ -490,7 +490,7 @@ class EdgeValuesTest {
     @Test
     void aReaderThatFailsIsReportedAsAnInputFailure() throws Exception {
         try (TwoBatches reader = new TwoBatches(allocator, true)) {
-            assertThatThrownBy(() -> S3Parquet.write(reader).s3(TestLake.s3().client()).to(table))
+            assertThatThrownBy(() -> S3Parquet.write(reader).s3(TestLake.memory().client()).to(table))
                     .isInstanceOf(InputException.class)
                     .hasMessage("Cannot write " + table + " (step: stage): the input failed while batch 2 was read: "
                             + "java.io.IOException: connection reset by the source. Nothing of the table was changed; this write's "
@@ -503,7 +503,7 @@ class EdgeValuesTest {
     @Test
     void aStreamWhoseSchemaChangesIsRefused() throws Exception {
         try (TwoBatches reader = new TwoBatches(allocator, false)) {
-            assertThatThrownBy(() -> S3Parquet.write(reader).s3(TestLake.s3().client()).to(table))
+            assertThatThrownBy(() -> S3Parquet.write(reader).s3(TestLake.memory().client()).to(table))
                     .isInstanceOf(InvalidWriteException.class)
                     .hasMessage("Cannot write " + table + " (step: stage): batch 2 of the stream has the schema Schema<n: Utf8>, but the "
                             + "stream began with Schema<n: Int(32, true)>: every batch of one write must have the same schema; write "
