@@ -22,8 +22,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The writer runs in a child JVM that is killed with SIGKILL at a step boundary of the commit protocol (no cleanup,
  * no finally blocks: a real crash). The same write is then rerun, or the table recovered, and the table is checked:
  * the rows of one clean run (read back with DuckDB), no {@code _tmp/} left, no open multipart upload.
+ *
+ * <p>Its 17 cases are split by write mode into two classes ({@link KilledOverwriteTest}, {@link KilledAppendTest}), so
+ * that the test JVMs of wrangler-core's build run them side by side: as one class of 17 child JVMs one after the other it
+ * was the module's last stretch, one JVM busy while the others were done.
  */
-class KilledWriterTest {
+abstract class KilledWriterTest {
     static final List<Order> FIRST = Orders.orders("v1", List.of(LocalDate.of(2024, 1, 15), LocalDate.of(2024, 1, 16)), List.of("RU", "DE"), 2);
     static final List<Order> SECOND = Orders.orders("v2", List.of(LocalDate.of(2024, 1, 16), LocalDate.of(2024, 1, 17)), List.of("RU"), 3);
 
@@ -31,7 +35,12 @@ class KilledWriterTest {
         return w.partitionBy("dt", "country").mode(mode).maxRowsPerFile(1).tuning(Tunings.smallDeleteBatches());
     }
 
-    static Stream<Arguments> kills() {
+    /** The cases of one write mode, numbered as in the whole list (rerun and recovery alternate over it). */
+    static Stream<Arguments> killsOf(WriteMode of) {
+        return kills().filter(a -> a.get()[0] == of);
+    }
+
+    private static Stream<Arguments> kills() {
         List<Arguments> out = new ArrayList<>();
         Step[] steps = {Step.STAGED_FILE, Step.MANIFEST_WRITTEN, Step.COPIED_FILE, Step.DELETED_BATCH, Step.BEFORE_CATALOG,
                 Step.BEFORE_CLEANUP, Step.STAGING_REMOVED};
@@ -74,7 +83,7 @@ class KilledWriterTest {
     }
 
     @ParameterizedTest(name = "{0} killed at {1}#{2}, rerun={3}, {4}")
-    @MethodSource("kills")
+    @MethodSource("cases")
     void aWriterKilledAtAStepBoundaryIsRepairedByRerunOrRecover(WriteMode mode, Step step, int count, boolean rerun,
                                                               CommitMethod method) throws Exception {
         String bucket = TestLake.bucket();
