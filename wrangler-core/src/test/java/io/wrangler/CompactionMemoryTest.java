@@ -33,22 +33,19 @@ class CompactionMemoryTest {
     private static final String[] PARTS = {"a", "b"};
 
     /**
-     * A MemoryS3 of this test's own, served over HTTP for the child JVM: the parent writes and reads it without HTTP, and
-     * its hundreds of MB go when the test ends (the shared S3s of the test JVM would keep them).
+     * A MemoryS3 of this test's own, served over HTTP for the child JVM: the parent writes and reads it without HTTP
+     * ({@link S3Endpoint#memory}), and its hundreds of MB go when the test ends (the shared S3s of the test JVM would keep them).
      */
-    private MemoryS3 s3;
     private S3Endpoint http;
 
     @BeforeEach
     void start() {
-        s3 = MemoryS3.start();
-        http = s3.serve();
+        http = S3Endpoint.start();
     }
 
     @AfterEach
     void stop() {
         http.close();
-        s3.close();
     }
 
     private static Schema schema() {
@@ -92,6 +89,7 @@ class CompactionMemoryTest {
 
     @Test
     void aTableSeveralTimesTheHeapCompactsInA64MiBHeap() throws Exception {
+        MemoryS3 s3 = http.memory();
         String bucket = "lake";
         s3.createBucket(bucket);
         String table = "s3://" + bucket + "/t/";
@@ -104,7 +102,7 @@ class CompactionMemoryTest {
             }
         }
         long bytes = s3.list(bucket, "t/p=").values().stream().mapToLong(Long::longValue).sum();
-        assertThat(keys(bucket, "t/p=")).hasSize(APPENDS * PARTS.length);
+        assertThat(s3.list(bucket, "t/p=").keySet()).hasSize(APPENDS * PARTS.length);
         assertThat(bytes).isGreaterThan(3L * 64 * 1024 * 1024);
 
         long t1 = System.nanoTime();
@@ -160,12 +158,8 @@ class CompactionMemoryTest {
         assertThat(gotV).isEqualTo(sumV);
         assertThat(gotX).isEqualTo(rows - nullX);
         assertThat(gotSumX).isEqualTo(sumX);
-        assertThat(keys(bucket, "t/p=")).hasSize(Integer.parseInt(f[2]));
-        assertThat(keys(bucket, "t/_tmp/")).isEmpty();
+        assertThat(s3.list(bucket, "t/p=").keySet()).hasSize(Integer.parseInt(f[2]));
+        assertThat(s3.list(bucket, "t/_tmp/").keySet()).isEmpty();
         assertThat(s3.openMultipartUploads(bucket, "")).isEmpty();
-    }
-
-    private List<String> keys(String bucket, String prefix) {
-        return List.copyOf(s3.list(bucket, prefix).keySet());
     }
 }

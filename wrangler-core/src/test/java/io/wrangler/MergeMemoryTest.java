@@ -31,22 +31,19 @@ class MergeMemoryTest {
     private static final int INSERTS = 100;
 
     /**
-     * A MemoryS3 of this test's own, served over HTTP for the child JVM: the parent writes and reads it without HTTP, and
-     * its hundreds of MB go when the test ends (the shared S3s of the test JVM would keep them).
+     * A MemoryS3 of this test's own, served over HTTP for the child JVM: the parent writes and reads it without HTTP
+     * ({@link S3Endpoint#memory}), and its hundreds of MB go when the test ends (the shared S3s of the test JVM would keep them).
      */
-    private MemoryS3 s3;
     private S3Endpoint http;
 
     @BeforeEach
     void start() {
-        s3 = MemoryS3.start();
-        http = s3.serve();
+        http = S3Endpoint.start();
     }
 
     @AfterEach
     void stop() {
         http.close();
-        s3.close();
     }
 
     /** Row i: partition "a", id i, v a 64-bit hash of i (incompressible), x in [0, 1) from it, s the hex of v four times. */
@@ -75,6 +72,7 @@ class MergeMemoryTest {
 
     @Test
     void aMergeIntoAPartitionSeveralTimesTheHeapRunsInA64MiBHeap() throws Exception {
+        MemoryS3 s3 = http.memory();
         String bucket = "lake";
         s3.createBucket(bucket);
         String table = "s3://" + bucket + "/t/";
@@ -88,7 +86,7 @@ class MergeMemoryTest {
         }
         long rows = (long) APPENDS * ROWS_PER_APPEND;
         long bytes = s3.list(bucket, "t/p=a/").values().stream().mapToLong(Long::longValue).sum();
-        assertThat(keys(bucket, "t/p=a/")).hasSize(APPENDS);
+        assertThat(s3.list(bucket, "t/p=a/").keySet()).hasSize(APPENDS);
         assertThat(bytes).isGreaterThan(7L * 16 * 1024 * 1024); // 1.75 times the child's heap, uncompressed
 
         long t1 = System.nanoTime();
@@ -122,11 +120,7 @@ class MergeMemoryTest {
                 APPENDS, (t1 - t0) / 1_000_000, f[4], (t2 - t1) / 1_000_000, (t3 - t2) / 1_000_000);
         assertThat(back.get(0)).containsExactly(rows + INSERTS, rows + INSERTS, sumId.toString(), sumV.toString(),
                 (long) UPDATES + INSERTS, rows - UPDATES);
-        assertThat(keys(bucket, "t/_tmp/")).isEmpty();
+        assertThat(s3.list(bucket, "t/_tmp/").keySet()).isEmpty();
         assertThat(s3.openMultipartUploads(bucket, "")).isEmpty();
-    }
-
-    private List<String> keys(String bucket, String prefix) {
-        return List.copyOf(s3.list(bucket, prefix).keySet());
     }
 }
