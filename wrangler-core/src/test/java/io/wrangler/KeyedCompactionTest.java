@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.wrangler.CrashRecoveryTest.SimulatedCrash;
 import io.wrangler.commit.Step;
+import io.wrangler.testkit.MemoryS3;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
  * Keyed runs stay keyed through compaction: a compaction merges the files of several keys (and unkeyed rows) into one
@@ -33,10 +35,36 @@ class KeyedCompactionTest {
 
     private static final List<String> DAYS = List.of("2024-01-15", "2024-01-16", "2024-01-17");
 
-    private final String bucket = TestLake.bucket();
+    /** An S3 of this test's own (its request log is this test's alone), keeping Last-Modified to the millisecond. */
+    private final MemoryS3 s3 = memoryS3();
+    private final S3Client client = s3.client();
+    private final String bucket = TestLake.bucket(s3);
     private final String table = "s3://" + bucket + "/t/";
     /** The rows each key (and "" for unkeyed appends) has in the table: the model DuckDB must agree with. */
     private final Map<String, List<Row>> model = new TreeMap<>();
+
+    private static MemoryS3 memoryS3() {
+        MemoryS3 s3 = MemoryS3.start();
+        s3.lastModifiedPrecision(ChronoUnit.MILLIS);
+        return s3;
+    }
+
+    /** Lease creates sent so far (If-None-Match: *), the holder's probes included. */
+    private long leaseCreates() {
+        return s3.requests().stream().filter(r -> r.request() instanceof PutObjectRequest p && "*".equals(p.ifNoneMatch())
+                && p.key().endsWith("_tmp/_lease.json")).count();
+    }
+
+    /** Waits until a lease create beyond the first {@code seen} was sent: another writer asked for the held lease. */
+    private void awaitLeaseCreateAfter(long seen) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (leaseCreates() <= seen) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("No writer asked for the lease of " + table + " within 60 s; requests: " + s3.requests());
+            }
+            Thread.sleep(5);
+        }
+    }
 
     /** {@code n} rows per day of {@code source}, ids from {@code from}, amounts {@code base + id}. */
     private static List<Row> rows(String source, long from, int n, long base, List<String> days) {
@@ -51,12 +79,12 @@ class KeyedCompactionTest {
 
     /** One keyed run per day, as the IncrementalLoad example does (one small file per day per run). */
     private void keyed(String key, List<Row> rows) {
-        S3Parquet.write(rows).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey(key).s3(TestLake.s3().client()).to(table);
+        S3Parquet.write(rows).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey(key).s3(client).to(table);
         model.put(key, rows);
     }
 
     private void unkeyed(List<Row> rows) {
-        S3Parquet.write(rows).partitionBy("dt").mode(WriteMode.APPEND).s3(TestLake.s3().client()).to(table);
+        S3Parquet.write(rows).partitionBy("dt").mode(WriteMode.APPEND).s3(client).to(table);
         model.computeIfAbsent("", k -> new ArrayList<>()).addAll(rows);
     }
 
@@ -93,7 +121,7 @@ class KeyedCompactionTest {
     }
 
     private CompactionResult compact() {
-        return S3Parquet.compact(table).s3(TestLake.s3().client()).run();
+        return S3Parquet.compact(table).s3(client).run();
     }
 
     @Test
@@ -128,7 +156,7 @@ class KeyedCompactionTest {
     @Test
     void aCompactionThatCrashedAfterItsCommitPointIsFinishedByTheRerunsRecoveryAndTheRerunStillReplacesItsRows() {
         seed();
-        assertThatThrownBy(() -> S3Parquet.compact(table).s3(TestLake.s3().client()).stepHook((step, n) -> {
+        assertThatThrownBy(() -> S3Parquet.compact(table).s3(client).stepHook((step, n) -> {
             if (step == Step.COPIED_FILE && n == 1) {
                 throw new SimulatedCrash(step, n);
             }
@@ -136,7 +164,7 @@ class KeyedCompactionTest {
 
         // The rerun waits out the crashed compaction's lease, recovers it (rolled forward), then replaces its rows.
         WriteResult rerun = S3Parquet.write(rows("a", 1, 3, 1000, DAYS)).partitionBy("dt").mode(WriteMode.APPEND)
-                .idempotencyKey("batch-a").tuning(Tunings.pastLeases()).s3(TestLake.s3().client()).to(table);
+                .idempotencyKey("batch-a").tuning(Tunings.pastLeases()).s3(client).to(table);
         model.put("batch-a", rows("a", 1, 3, 1000, DAYS));
         assertThat(rerun.recovered().rolledForward()).hasSize(1);
         assertModel();
@@ -151,7 +179,7 @@ class KeyedCompactionTest {
         CountDownLatch compactionHeld = new CountDownLatch(1);
         CountDownLatch releaseCompaction = new CountDownLatch(1);
         CompletableFuture<CompactionResult> compaction = CompletableFuture.supplyAsync(() -> S3Parquet.compact(table)
-                .s3(TestLake.s3().client()).stepHook((step, n) -> {
+                .s3(client).stepHook((step, n) -> {
                     if (step == Step.LISTED_OLD_FILES) {
                         compactionHeld.countDown();
                         try {
@@ -162,12 +190,11 @@ class KeyedCompactionTest {
                     }
                 }).run());
         assertThat(compactionHeld.await(60, TimeUnit.SECONDS)).isTrue();
-        CountDownLatch rerunWaiting = new CountDownLatch(1);
+        long held = leaseCreates();
         List<Row> again = rows("a", 1, 2, 1000, DAYS);
         CompletableFuture<WriteResult> rerun = CompletableFuture.supplyAsync(() -> S3Parquet.write(again).partitionBy("dt")
-                .mode(WriteMode.APPEND).idempotencyKey("batch-a").leaseWait(Duration.ofSeconds(60))
-                .s3(LeaseWatch.refusals(rerunWaiting::countDown)).to(table));
-        assertThat(rerunWaiting.await(60, TimeUnit.SECONDS)).isTrue();
+                .mode(WriteMode.APPEND).idempotencyKey("batch-a").leaseWait(Duration.ofSeconds(60)).s3(client).to(table));
+        awaitLeaseCreateAfter(held);
         assertThat(rerun).isNotDone();
         releaseCompaction.countDown();
 
@@ -209,10 +236,10 @@ class KeyedCompactionTest {
         DAYS.forEach(day -> read.addAll(files(day)));
         // One marked file per day (the first compaction's), one keyed file per day (batch-c's).
         assertThat(read.stream().filter(k -> k.contains("_k.")).count()).as(read.toString()).isEqualTo(3);
-        List<String> gets = Collections.synchronizedList(new ArrayList<>());
-        S3Client counting = TestLake.recordingGets(gets);
+        s3.clearRequests();
 
-        CompactionResult second = S3Parquet.compact(table).s3(counting).run();
+        CompactionResult second = S3Parquet.compact(table).s3(client).run();
+        List<String> gets = s3.requests().stream().filter(r -> r.operation().equals("GetObject")).map(MemoryS3.Request::key).toList();
 
         assertThat(second.filesBefore()).isEqualTo(6);
         assertThat(second.filesAfter()).isEqualTo(3);
@@ -229,7 +256,7 @@ class KeyedCompactionTest {
         seed();
         // Four rows per file: the runs of one day (3 a, 2 u, 4 b) are cut across three files, a key's rows in two of them.
         CompactionResult compacted = S3Parquet.compact(table).options(WriteOptions.builder().maxRowsPerFile(4).filenamePrefix("c-").build())
-                .s3(TestLake.s3().client()).run();
+                .s3(client).run();
         assertThat(compacted.filesAfter()).isEqualTo(9);
         assertModel();
         keyed("batch-b", rows("b", 10, 1, 2000, DAYS));
@@ -249,13 +276,13 @@ class KeyedCompactionTest {
         compact();
         List<Row> again = rows("a", 1, 2, 1000, DAYS);
         WriteResult rerun = S3Parquet.write(again).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey("batch-a")
-                .commitMethod(CommitMethod.DEFERRED_UPLOADS).s3(TestLake.s3().client()).to(table);
+                .commitMethod(CommitMethod.DEFERRED_UPLOADS).s3(client).to(table);
         model.put("batch-a", again);
         assertModel();
         // Per day: its own file (an upload completed at publish) and the rewrite of the compacted file (a staged copy).
         assertThat(rerun.partitions()).allSatisfy(p -> assertThat(p.files()).hasSize(2));
         assertThat(rerun.partitions()).allSatisfy(p -> assertThat(p.replacedFiles()).singleElement().asString().contains("_k."));
-        assertThat(TestLake.s3().client().listMultipartUploads(b -> b.bucket(bucket)).uploads()).isEmpty();
+        assertThat(client.listMultipartUploads(b -> b.bucket(bucket)).uploads()).isEmpty();
     }
 
     @Test
@@ -264,8 +291,8 @@ class KeyedCompactionTest {
         // An unkeyed file renamed as a marked one (another tool's doing): whose its rows are is not known.
         String plain = files(DAYS.get(0)).stream().filter(f -> !f.contains("-k-")).findFirst().orElseThrow();
         String marked = plain.replace(".snappy.parquet", "_k.snappy.parquet");
-        TestLake.s3().client().copyObject(b -> b.sourceBucket(bucket).sourceKey(plain).destinationBucket(bucket).destinationKey(marked));
-        TestLake.s3().client().deleteObject(b -> b.bucket(bucket).key(plain));
+        client.copyObject(b -> b.sourceBucket(bucket).sourceKey(plain).destinationBucket(bucket).destinationKey(marked));
+        client.deleteObject(b -> b.bucket(bucket).key(plain));
         Map<String, byte[]> before = TestLake.snapshot(bucket, "t/");
 
         assertThatThrownBy(() -> keyed("batch-a", rows("a", 1, 3, 1000, DAYS)))
@@ -290,11 +317,11 @@ class KeyedCompactionTest {
         }
         for (String key : List.of("a", "b")) {
             S3Parquet.write(List.of(new Plain(1, key), new Plain(2, key))).mode(WriteMode.APPEND).idempotencyKey("batch-" + key)
-                    .s3(TestLake.s3().client()).to(table);
+                    .s3(client).to(table);
         }
-        S3Parquet.write(List.of(new Plain(3, "u"))).mode(WriteMode.APPEND).s3(TestLake.s3().client()).to(table);
+        S3Parquet.write(List.of(new Plain(3, "u"))).mode(WriteMode.APPEND).s3(client).to(table);
         assertThat(compact().filesAfter()).isEqualTo(1);
-        S3Parquet.write(List.of(new Plain(7, "a"))).mode(WriteMode.APPEND).idempotencyKey("batch-a").s3(TestLake.s3().client()).to(table);
+        S3Parquet.write(List.of(new Plain(7, "a"))).mode(WriteMode.APPEND).idempotencyKey("batch-a").s3(client).to(table);
         assertThat(TestLake.query(bucket, "t/", "SELECT id, source FROM t ORDER BY ALL"))
                 .containsExactly(List.of(1L, "b"), List.of(2L, "b"), List.of(3L, "u"), List.of(7L, "a"));
     }
@@ -310,13 +337,13 @@ class KeyedCompactionTest {
                 new Event(3, null, null, DAYS.get(0)));
         for (var run : Map.of("batch-a", a, "batch-b", b).entrySet()) {
             S3Parquet.write(run.getValue()).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey(run.getKey())
-                    .s3(TestLake.s3().client()).to(table);
+                    .s3(client).to(table);
         }
         String types = "SELECT DISTINCT typeof(\"at\"), typeof(price) FROM t";
         List<List<Object>> typed = TestLake.query(bucket, "t/", types);
         compact();
         S3Parquet.write(List.of(new Event(1, t0.plusSeconds(1), new java.math.BigDecimal("2.50"), DAYS.get(0)))).partitionBy("dt")
-                .mode(WriteMode.APPEND).idempotencyKey("batch-a").s3(TestLake.s3().client()).to(table);
+                .mode(WriteMode.APPEND).idempotencyKey("batch-a").s3(client).to(table);
         assertThat(TestLake.query(bucket, "t/", types)).isEqualTo(typed);
         assertThat(TestLake.query(bucket, "t/", "SELECT id, CAST(\"at\" AS VARCHAR), CAST(price AS VARCHAR) FROM t ORDER BY id"))
                 .containsExactly(List.of(1L, "2024-01-15 10:00:01.123456+00", "2.50"),
@@ -329,7 +356,7 @@ class KeyedCompactionTest {
         keyed("batch-a", rows("a", 1, 3, 100, DAYS));
         keyed("batch-b", rows("b", 2, 3, 200, DAYS));
         unkeyed(rows("u", 50, 2, 500, DAYS));
-        CompactionResult compacted = S3Parquet.compact(table).s3(TestLake.s3().client()).dedupBy(List.of("id"), "amount").run();
+        CompactionResult compacted = S3Parquet.compact(table).s3(client).dedupBy(List.of("id"), "amount").run();
         assertThat(compacted.duplicatesDropped()).isEqualTo(6);
         model.put("batch-a", rows("a", 1, 1, 100, DAYS));
         assertModel();
@@ -344,7 +371,7 @@ class KeyedCompactionTest {
     /** The table as wrangler's own reader shows it (which hides a write between its commit point and its end). */
     private List<List<Object>> read() throws Exception {
         List<List<Object>> out = new ArrayList<>();
-        try (ArrowReader r = S3Parquet.read(table).s3(TestLake.s3().client()).columns("id", "amount", "source", "dt").open()) {
+        try (ArrowReader r = S3Parquet.read(table).s3(client).columns("id", "amount", "source", "dt").open()) {
             while (r.loadNextBatch()) {
                 VectorSchemaRoot b = r.getVectorSchemaRoot();
                 for (int i = 0; i < b.getRowCount(); i++) {
@@ -382,12 +409,12 @@ class KeyedCompactionTest {
         List<List<Object>> before = expected();
         List<Row> again = rows("a", 1, 2, 1000, DAYS);
         assertThatThrownBy(() -> S3Parquet.write(again).partitionBy("dt").mode(WriteMode.APPEND).idempotencyKey("batch-a")
-                .tuning(Tunings.smallDeleteBatches()).s3(TestLake.s3().client()).stepHook((step, n) -> {
+                .tuning(Tunings.smallDeleteBatches()).s3(client).stepHook((step, n) -> {
                     if (step == crash.step && n == 1) {
                         throw new SimulatedCrash(step, n);
                     }
                 }).to(table)).isInstanceOf(SimulatedCrash.class);
-        RecoveryResult recovered = Tunings.recover(table, TestLake.s3().client());
+        RecoveryResult recovered = Tunings.recover(table, client);
         boolean committed = crash.step.ordinal() >= Step.MANIFEST_WRITTEN.ordinal();
         model.put("batch-a", again);
         assertThat(recovered.rolledForward()).hasSize(committed ? 1 : 0);
@@ -412,7 +439,7 @@ class KeyedCompactionTest {
             CountDownLatch reached = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             CompletableFuture<WriteResult> rerun = Stalls.stalledAt(S3Parquet.write(again).partitionBy("dt").mode(WriteMode.APPEND)
-                    .idempotencyKey("batch-a").tuning(Tunings.smallDeleteBatches()).s3(TestLake.s3().client()), table, at, 1, reached,
+                    .idempotencyKey("batch-a").tuning(Tunings.smallDeleteBatches()).s3(client), table, at, 1, reached,
                     release);
             assertThat(reached.await(60, TimeUnit.SECONDS)).isTrue();
             List<List<Object>> shown = read();

@@ -398,19 +398,27 @@ class TmpTrustTest {
     private record Forgery(BiConsumer<ObjectNode, Lake> edit, boolean refused) {
     }
 
+    /**
+     * Each kind's crash is made once, by a real crash, and its bucket put back as the crash left it before each forgery
+     * ({@link MemoryS3#restore}): every case starts from the same objects, ETags, Last-Modified and open uploads, as if
+     * the lake had been built and crashed afresh, for a fraction of the CPU.
+     */
     @Test
     void everyForgedFieldOfEveryManifestKindIsRefusedOrHarmless() {
         List<String> failures = new ArrayList<>();
         int cases = 0;
         for (Kind kind : Kind.values()) {
-            Lake probe = new Lake();
-            crash(probe, kind);
-            int count = forgeries(probe, probe.manifest()).size();
-            for (int i = 0; i < count; i++) {
+            Lake lake = new Lake();
+            List<String> after = crash(lake, kind);
+            List<String> crashed = lake.duck().stream().map(Object::toString).toList();
+            MemoryS3.Checkpoint crash = s3.checkpoint(lake.bucket);
+            List<Map.Entry<String, Forgery>> forgeries = new ArrayList<>(forgeries(lake, lake.manifest()).entrySet());
+            for (int i = 0; i < forgeries.size(); i++) {
                 cases++;
-                String what = kind + ", forgery " + i;
+                String what = kind + ", forgery " + i + " (" + forgeries.get(i).getKey() + ")";
+                s3.restore(crash);
                 try {
-                    check(kind, i, what, failures);
+                    check(lake, after, crashed, forgeries.get(i).getValue(), what, failures);
                 } catch (AssertionError | RuntimeException e) {
                     failures.add(what + ": " + e);
                 }
@@ -419,15 +427,9 @@ class TmpTrustTest {
         assertThat(failures).as(cases + " forged manifests").isEmpty();
     }
 
-    /** Forges the {@code index}th field of {@link #forgeries} of a fresh crash of {@code kind} (its keys carry this crash's ids). */
-    private void check(Kind kind, int index, String named, List<String> failures) {
-        Lake lake = new Lake();
-        List<String> after = crash(lake, kind);
-        Map.Entry<String, Forgery> chosen = new ArrayList<>(forgeries(lake, lake.manifest()).entrySet()).get(index);
-        Forgery forgery = chosen.getValue();
-        String what = named + " (" + chosen.getKey() + ")";
+    /** Applies {@code forgery} to the lake's crashed manifest, then reads, recovers and reads again. */
+    private void check(Lake lake, List<String> after, List<String> crashed, Forgery forgery, String what, List<String> failures) {
         Set<List<String>> allowed = new java.util.HashSet<>(List.of(AB, after));
-        List<String> crashed = lake.duck().stream().map(Object::toString).toList();
         lake.edit(forgery.edit());
         Throwable read = readOutcome(lake, allowed, what, failures);
         Throwable recovered = null;

@@ -441,6 +441,53 @@ public final class MemoryS3 implements S3Fixture {
         client.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(content));
     }
 
+    /**
+     * A bucket's objects and open multipart uploads as they were when {@link #checkpoint} was called, for {@link #restore}:
+     * a table built once and put back before each of many cases that change it.
+     */
+    public static final class Checkpoint {
+        private final String bucket;
+        private final NavigableMap<String, Obj> objects;
+        private final Map<String, Upload> uploads;
+
+        private Checkpoint(String bucket, NavigableMap<String, Obj> objects, Map<String, Upload> uploads) {
+            this.bucket = bucket;
+            this.objects = objects;
+            this.uploads = uploads;
+        }
+    }
+
+    /** Remembers {@code bucket}'s objects and open uploads as they are now (their contents are shared, never changed). */
+    public Checkpoint checkpoint(String bucket) {
+        synchronized (lock) {
+            Store s = store(bucket);
+            return new Checkpoint(bucket, new TreeMap<>(s.objects), copyUploads(s.uploads));
+        }
+    }
+
+    /**
+     * Puts the checkpoint's bucket back as it was then: objects and uploads made since are gone, those deleted or replaced
+     * since are back with their ETags, Last-Modified and parts as they were. S3's clock is not moved back, the request
+     * log and the knobs are kept.
+     */
+    public void restore(Checkpoint checkpoint) {
+        synchronized (lock) {
+            Store s = store(checkpoint.bucket);
+            s.objects.clear();
+            s.objects.putAll(checkpoint.objects);
+            s.uploads.clear();
+            s.uploads.putAll(copyUploads(checkpoint.uploads));
+        }
+    }
+
+    /** The uploads with parts maps of their own (a part uploaded later must not reach a checkpoint). */
+    private static Map<String, Upload> copyUploads(Map<String, Upload> uploads) {
+        Map<String, Upload> out = new HashMap<>();
+        uploads.forEach((id, u) -> out.put(id, new Upload(u.id, u.seq, u.key, u.initiated, u.contentType, u.metadata,
+                new TreeMap<>(u.parts), u.storageClass, u.tags)));
+        return out;
+    }
+
     @Override
     public List<String> openMultipartUploads(String bucket, String prefix) {
         List<String> out = new ArrayList<>();
