@@ -8,6 +8,8 @@ import io.wrangler.commit.Step;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -80,8 +82,15 @@ class CrashRecoveryTest {
         return TestLake.query(bucket, "t/", "SELECT CAST(dt AS VARCHAR), country, \"orderId\", \"amountCents\" FROM t ORDER BY ALL");
     }
 
-    /** The table after the first write, and after the first then the second, each run cleanly. */
+    /** {@link #clean} by its arguments: the same for every crash point, so each is written and read once per JVM. */
+    private static final Map<List<Object>, List<List<Object>>> CLEAN = new ConcurrentHashMap<>();
+
+    /** The table after the first write, and after the first then the second, each run cleanly (once, then remembered). */
     private static List<List<Object>> clean(WriteMode mode, boolean withSecond) {
+        return CLEAN.computeIfAbsent(List.of(withSecond ? mode : WriteMode.APPEND, withSecond), k -> cleanRun(mode, withSecond));
+    }
+
+    private static List<List<Object>> cleanRun(WriteMode mode, boolean withSecond) {
         String bucket = TestLake.memoryBucket();
         String table = "s3://" + bucket + "/t/";
         write(table, FIRST, WriteMode.APPEND, null);
