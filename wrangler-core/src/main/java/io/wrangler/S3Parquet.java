@@ -276,7 +276,7 @@ public final class S3Parquet {
         if (source instanceof ArrowSource arrow) {
             arrow.keepNanos(o.preserveNanoseconds() || o.timestampsAsInt96());
         }
-        try (BatchSource checked = new InputFailures(source, table)) {
+        try (BatchSource checked = new InputFailures(source, table, "merge into", "merge")) {
             return Merge.run(new MergeSpec(location, client, o, requests(o), checked, b.keys, b.orderBy,
                     b.whenMatched == WhenMatched.KEEP_EXISTING, b.scope, b.catalog, b.hook, b.tuning.engine()), dryRun);
         }

@@ -156,7 +156,7 @@ public final class Compaction {
             throw new UncheckedIOException(e); // never: the schema was read above
         }
         source.keepNanos(write.keepNanos());
-        try (BatchSource checked = new InputFailures(source, table)) {
+        try (BatchSource checked = new InputFailures(source, table, "compact", "compaction")) {
             return Writes.run(write, checked);
         }
     }

@@ -103,7 +103,7 @@ public final class Merge {
                     plan.keyRuns != null, WriteSpec.Replacement.partitionsOf(plan.rewrite), false);
             WriteSpec write = new WriteSpec(table, spec.s3(), w, spec.catalog(), spec.hook(), spec.tuning().withThreads(w.concurrency()),
                     null, Progress.logging("Merge into " + table), replacement);
-            try (BatchSource checked = new InputFailures(source, table)) {
+            try (BatchSource checked = new InputFailures(source, table, "merge into", "merge")) {
                 return Writes.run(write, checked);
             }
         }
