@@ -229,8 +229,9 @@ final class MergeInput extends ReadOnce {
         if (matched != null) {
             dropMatched(keys, keep);
         } else {
+            KeyIndex.Bound bound = plan.input.index.bind(keys, probe);
             for (int i = 0; i < n; i++) {
-                int key = plan.input.index.find(keys, i, probe);
+                int key = bound.find(i);
                 keep[i] = key < 0 || !plan.updated.get(key);
             }
         }
@@ -248,11 +249,12 @@ final class MergeInput extends ReadOnce {
      */
     private void dropMatched(List<FieldVector> keys, boolean[] keep) {
         java.util.Arrays.fill(keep, true);
+        KeyIndex.Bound bound = plan.input.index.bind(keys, probe);
         long end = fileRow + keep.length;
         for (; next < matched.length && matched[next] >>> 32 < end; next++) {
             int row = (int) ((matched[next] >>> 32) - fileRow);
             int key = (int) matched[next];
-            if (plan.input.index.find(keys, row, probe) != key) {
+            if (bound.find(row) != key) {
                 throw MergeErrors.replaced(plan.spec, plan.spec.location().uriOf(file.key()), "row " + (fileRow + row)
                         + " holds another key");
             }
@@ -295,8 +297,9 @@ final class MergeInput extends ReadOnce {
         }
         int n = in.getRowCount();
         boolean[] keep = new boolean[n];
+        KeyIndex.Bound bound = plan.input.index.bind(keys, probe);
         for (int i = 0; i < n; i++) {
-            keep[i] = plan.written(plan.input.index.find(keys, i, probe), (long) batch << 32 | i);
+            keep[i] = plan.written(bound.find(i), (long) batch << 32 | i);
         }
         byte[][] keyIds = null;
         if (plan.keyRuns != null) {

@@ -437,8 +437,9 @@ final class MergePlan {
                     at = 0;
                 }
                 BitSet holds = null;
+                KeyIndex.Bound bound = input.index.bind(k, probe);
                 for (int i = 0; i < b.getRowCount(); i++) {
-                    int key = input.index.find(k, i, probe);
+                    int key = bound.find(i);
                     if (key >= 0) {
                         if (holds == null) {
                             holds = found.holding.computeIfAbsent(file, f -> new BitSet());
