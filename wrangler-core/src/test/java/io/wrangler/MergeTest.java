@@ -80,6 +80,27 @@ class MergeTest {
         return PartitionFilter.where(p -> p.get("event_date").compareTo("2024-01-01") >= 0);
     }
 
+    record Typed(long id, String v, Integer region, LocalDate day) {
+    }
+
+    @Test
+    void typedAndNullPartitionValuesOfTheInputAreWrittenAsTheirFoldersText() {
+        List<Typed> seed = List.of(new Typed(1, "a", 7, D1), new Typed(2, "a", 7, null), new Typed(3, "a", null, D2));
+        S3Parquet.write(seed).partitionBy("region", "day").s3(s3).to(table);
+        // updates in each partition (one moving to another), and inserts into a new partition and the null ones
+        List<Typed> input = List.of(new Typed(1, "b", 7, D1), new Typed(2, "b", 7, null), new Typed(3, "b", 8, D2),
+                new Typed(4, "new", null, null), new Typed(5, "new", 7, D1), new Typed(6, "new", 8, D3));
+        MergeResult r = S3Parquet.merge(input).on("id").scope(PartitionFilter.all()).s3(s3).to(table);
+
+        assertThat(r.rowsUpdated()).isEqualTo(3);
+        assertThat(r.rowsInserted()).isEqualTo(3);
+        String none = "__HIVE_DEFAULT_PARTITION__"; // a null partition value's folder, as DuckDB reads it
+        assertThat(TestLake.query(bucket, "t/", "SELECT id, v, CAST(region AS VARCHAR), CAST(day AS VARCHAR) FROM t ORDER BY id"))
+                .containsExactly(Arrays.asList(1L, "b", "7", "2024-01-01"), Arrays.asList(2L, "b", "7", none),
+                        Arrays.asList(3L, "b", "8", "2024-01-02"), Arrays.asList(4L, "new", none, none),
+                        Arrays.asList(5L, "new", "7", "2024-01-01"), Arrays.asList(6L, "new", "8", "2024-01-03"));
+    }
+
     @Test
     void aMergeLeavesWhatDuckDbComputesFromTheSameObjectsAndRewritesOnlyFilesHoldingAMatchedKey() {
         seed();

@@ -89,7 +89,7 @@ public final class Digest {
      */
     private static void fixed(BaseFixedWidthVector f, int n, boolean[] take, boolean all, long[] d) {
         int width = f.getTypeWidth();
-        ByteBuffer data = f.getDataBuffer().nioBuffer(0, n * width).order(ByteOrder.nativeOrder());
+        ByteBuffer data = f.getDataBuffer().nioBuffer(0, n * width).order(ByteOrder.LITTLE_ENDIAN);
         long count = 0;
         long sum = 0;
         if (all && f.getNullCount() == 0 && (width == 8 || width == 4)) {
@@ -99,9 +99,8 @@ public final class Digest {
                     sum += mix(mix(seed ^ data.getLong(i * 8)));
                 }
             } else {
-                ByteBuffer big = data.duplicate().order(ByteOrder.BIG_ENDIAN); // as bytes() reads a value shorter than 8
                 for (int i = 0; i < n; i++) {
-                    sum += mix(seed ^ (big.getInt(i * 4) & 0xFFFFFFFFL));
+                    sum += mix(seed ^ (data.getInt(i * 4) & 0xFFFFFFFFL)); // as bytes() reads a value shorter than 8
                 }
             }
             d[0] += n;
@@ -122,7 +121,7 @@ public final class Digest {
     /** Adds the values of a variable-width column, read through NIO views. */
     private static void variable(BaseVariableWidthVector w, int n, boolean[] take, boolean all, long[] d) {
         IntBuffer offsets = w.getOffsetBuffer().nioBuffer(0, 4 * (n + 1)).order(ByteOrder.nativeOrder()).asIntBuffer();
-        ByteBuffer data = w.getDataBuffer().nioBuffer(0, offsets.get(n)).order(ByteOrder.nativeOrder());
+        ByteBuffer data = w.getDataBuffer().nioBuffer(0, offsets.get(n)).order(ByteOrder.LITTLE_ENDIAN);
         ByteBuffer valid = w.getValidityBuffer().nioBuffer(0, (n + 7) / 8);
         long count = 0;
         long sum = 0;
@@ -140,16 +139,25 @@ public final class Digest {
         d[1] += sum;
     }
 
-    /** A hash of {@code length} bytes at {@code at}, eight at a time. */
+    /**
+     * A hash of {@code length} bytes at {@code at} of {@code data} (little-endian), eight at a time; the last one to seven
+     * as one little-endian number, read as eight bytes and masked where the buffer holds eight, else byte by byte (the
+     * same number).
+     */
     private static long bytes(ByteBuffer data, int at, int length) {
         long h = 0x9E3779B97F4A7C15L ^ length;
         int i = 0;
         for (; i + 8 <= length; i += 8) {
             h = mix(h ^ data.getLong(at + i));
         }
+        int rest = length - i;
         long last = 0;
-        for (; i < length; i++) {
-            last = last << 8 | (data.get(at + i) & 0xFF);
+        if (rest > 0 && at + i + 8 <= data.limit()) {
+            last = data.getLong(at + i) & -1L >>> (64 - 8 * rest);
+        } else {
+            for (int j = 0; j < rest; j++) {
+                last |= (data.get(at + i + j) & 0xFFL) << 8 * j;
+            }
         }
         return mix(h ^ last);
     }

@@ -149,6 +149,111 @@ final class KeyIndex {
         return id == null ? -1 : id;
     }
 
+    /**
+     * The key columns {@code k} of one batch bound for lookups through {@code p} (one thread's): the types checked and
+     * the buffers viewed once for the batch, not once per row, which {@link #find(List, int, Probe)} does. The vectors must
+     * not change while it is used.
+     */
+    Bound bind(List<FieldVector> k, Probe p) {
+        return new Bound(k, p, bytes && sameTypes(k));
+    }
+
+    /** The key columns of one batch bound for lookups ({@link #bind}): {@link #find(int)} is {@link #find(List, int, Probe)}. */
+    final class Bound {
+        private final List<FieldVector> k;
+        private final Probe p;
+        /** Per key column: its validity (null: no nulls), offsets (null: fixed width), values and width. */
+        private final java.nio.ByteBuffer[] valid;
+        private final java.nio.IntBuffer[] offsets;
+        private final java.nio.ByteBuffer[] data;
+        private final int[] width;
+        /** The rows the views hold, and whether the buffers are viewed (else each row is looked up as {@code find} does). */
+        private final int rows;
+        private final boolean viewed;
+
+        private Bound(List<FieldVector> k, Probe p, boolean byBytes) {
+            this.k = k;
+            this.p = p;
+            int n = Integer.MAX_VALUE;
+            for (FieldVector v : k) {
+                n = Math.min(n, v.getValueCount());
+            }
+            this.rows = k.isEmpty() ? 0 : n;
+            valid = new java.nio.ByteBuffer[k.size()];
+            offsets = new java.nio.IntBuffer[k.size()];
+            data = new java.nio.ByteBuffer[k.size()];
+            width = new int[k.size()];
+            boolean viewed = byBytes && rows > 0;
+            for (int c = 0; c < k.size() && viewed; c++) {
+                viewed = view(c, k.get(c), rows);
+            }
+            this.viewed = viewed;
+        }
+
+        /** Views the buffers of key column {@code c}; false when they cannot be (a vector past 2 GiB). */
+        private boolean view(int c, FieldVector v, int n) {
+            valid[c] = v.getNullCount() == 0 ? null : v.getValidityBuffer().nioBuffer(0, (n + 7) / 8);
+            if (v instanceof BaseVariableWidthVector w) {
+                offsets[c] = w.getOffsetBuffer().nioBuffer(0, 4 * (n + 1)).order(java.nio.ByteOrder.nativeOrder()).asIntBuffer();
+                int end = offsets[c].get(n);
+                if (end < 0) {
+                    return false;
+                }
+                data[c] = w.getDataBuffer().nioBuffer(0, end);
+                return true;
+            }
+            width[c] = ((BaseFixedWidthVector) v).getTypeWidth();
+            if ((long) n * width[c] > Integer.MAX_VALUE) {
+                return false;
+            }
+            data[c] = v.getDataBuffer().nioBuffer(0, n * width[c]);
+            return true;
+        }
+
+        /** The number of the key of row {@code row}, or -1: a key column null, or not an input key. */
+        int find(int row) {
+            if (!viewed || row >= rows) {
+                return KeyIndex.this.find(k, row, p);
+            }
+            if (!encode(row)) {
+                return -1;
+            }
+            int h = p.hash();
+            if (!mayHold(h)) {
+                return -1;
+            }
+            return (int) table[probe(h, p)] - 1;
+        }
+
+        /** {@link Probe#encode}'s bytes of row {@code row}, read through the views. */
+        private boolean encode(int row) {
+            p.length = 0;
+            for (int c = 0; c < data.length; c++) {
+                if (valid[c] != null && (valid[c].get(row >>> 3) >> (row & 7) & 1) == 0) {
+                    return false;
+                }
+                if (offsets[c] != null) {
+                    int from = offsets[c].get(row);
+                    int n = offsets[c].get(row + 1) - from;
+                    p.room(n + 4);
+                    byte[] s = p.scratch;
+                    int at = p.length;
+                    s[at] = (byte) (n >>> 24);
+                    s[at + 1] = (byte) (n >>> 16);
+                    s[at + 2] = (byte) (n >>> 8);
+                    s[at + 3] = (byte) n;
+                    data[c].get(from, s, at + 4, n);
+                    p.length = at + 4 + n;
+                } else {
+                    p.room(width[c]);
+                    data[c].get(row * width[c], p.scratch, p.length, width[c]);
+                    p.length += width[c];
+                }
+            }
+            return true;
+        }
+    }
+
     private boolean sameTypes(List<FieldVector> k) {
         for (int c = 0; c < k.size(); c++) {
             FieldVector v = k.get(c);

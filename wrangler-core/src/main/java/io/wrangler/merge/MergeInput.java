@@ -229,13 +229,14 @@ final class MergeInput extends ReadOnce {
         if (matched != null) {
             dropMatched(keys, keep);
         } else {
+            KeyIndex.Bound bound = plan.input.index.bind(keys, probe);
             for (int i = 0; i < n; i++) {
-                int key = plan.input.index.find(keys, i, probe);
+                int key = bound.find(i);
                 keep[i] = key < 0 || !plan.updated.get(key);
             }
         }
         fileRow += n;
-        int k = copyKept(sources, keep, keyIds);
+        int k = copyKept(sources, keep, keyIds, null);
         out.setRowCount(k);
         kept += k;
         return k;
@@ -248,11 +249,12 @@ final class MergeInput extends ReadOnce {
      */
     private void dropMatched(List<FieldVector> keys, boolean[] keep) {
         java.util.Arrays.fill(keep, true);
+        KeyIndex.Bound bound = plan.input.index.bind(keys, probe);
         long end = fileRow + keep.length;
         for (; next < matched.length && matched[next] >>> 32 < end; next++) {
             int row = (int) ((matched[next] >>> 32) - fileRow);
             int key = (int) matched[next];
-            if (plan.input.index.find(keys, row, probe) != key) {
+            if (bound.find(row) != key) {
                 throw MergeErrors.replaced(plan.spec, plan.spec.location().uriOf(file.key()), "row " + (fileRow + row)
                         + " holds another key");
             }
@@ -289,28 +291,61 @@ final class MergeInput extends ReadOnce {
     private int fromInput(VectorSchemaRoot in, int batch) {
         List<FieldVector> keys = plan.input.keys.stream().map(in::getVector).toList();
         List<FieldVector> sources = new ArrayList<>();
-        for (Field f : schema().getFields()) {
+        List<Field> fields = schema().getFields();
+        java.util.function.IntFunction<byte[]>[] texts = null;
+        for (int c = 0; c < fields.size(); c++) {
+            Field f = fields.get(c);
             String p = plan.columns.inputPartition(f.getName());
-            sources.add(f.getName().equals(KeyRuns.COLUMN) ? null : vector(in, p != null ? p : f.getName()));
+            FieldVector v = f.getName().equals(KeyRuns.COLUMN) ? null : vector(in, p != null ? p : f.getName());
+            sources.add(v);
+            if (p != null && v != null && !(v instanceof VarCharVector) && f.getType().equals(ArrowType.Utf8.INSTANCE)) {
+                // a typed partition value as its folder's text: the plan rendered each distinct one once
+                int column = partitionColumn(f.getName());
+                texts = texts == null ? newTexts(fields.size()) : texts;
+                texts[c] = row -> plan.inputPartitionText(batch, row, column);
+            }
         }
         int n = in.getRowCount();
         boolean[] keep = new boolean[n];
+        KeyIndex.Bound bound = plan.input.index.bind(keys, probe);
         for (int i = 0; i < n; i++) {
-            keep[i] = plan.written(plan.input.index.find(keys, i, probe), (long) batch << 32 | i);
+            keep[i] = plan.written(bound.find(i), (long) batch << 32 | i);
         }
         byte[][] keyIds = null;
         if (plan.keyRuns != null) {
             keyIds = new byte[n][];
             java.util.Arrays.fill(keyIds, new byte[0]);
         }
-        int k = copyKept(sources, keep, keyIds);
+        int k = copyKept(sources, keep, keyIds, texts);
         out.setRowCount(k);
         written += k;
         return k;
     }
 
-    /** Copies the rows {@code keep} marks, run by run of consecutive ones; returns how many. */
-    private int copyKept(List<FieldVector> sources, boolean[] keep, byte[][] keyIds) {
+    /** The place of the partition column {@code name} among the table's partition columns. */
+    private int partitionColumn(String name) {
+        List<String> p = plan.columns.partitionColumns;
+        for (int i = 0; i < p.size(); i++) {
+            if (p.get(i).equalsIgnoreCase(name)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("no partition column " + name);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static java.util.function.IntFunction<byte[]>[] newTexts(int n) {
+        return new java.util.function.IntFunction[n];
+    }
+
+    /**
+     * Copies the rows {@code keep} marks, column by column, each column's runs of consecutive rows at once
+     * ({@link Runs#copyRuns}); a column of {@code texts} (where not null) takes each row's text from it; returns how many.
+     */
+    private int copyKept(List<FieldVector> sources, boolean[] keep, byte[][] keyIds, java.util.function.IntFunction<byte[]>[] texts) {
+        int[] starts = new int[16];
+        int[] lengths = new int[16];
+        int runs = 0;
         int k = 0;
         for (int s = 0; s < keep.length; ) {
             if (!keep[s]) {
@@ -321,26 +356,40 @@ final class MergeInput extends ReadOnce {
             while (e < keep.length && keep[e]) {
                 e++;
             }
-            for (int c = 0; c < sources.size(); c++) {
-                copyRun(sources.get(c), out.getVector(c), s, e - s, k, keyIds);
+            if (runs == starts.length) {
+                starts = java.util.Arrays.copyOf(starts, runs * 2);
+                lengths = java.util.Arrays.copyOf(lengths, runs * 2);
             }
+            starts[runs] = s;
+            lengths[runs++] = e - s;
             k += e - s;
             s = e;
         }
-        return k;
-    }
-
-    /** Copies rows {@code s ..} ({@code length} of them) of {@code from} to rows {@code k ..} of {@code to}. */
-    private static void copyRun(FieldVector from, FieldVector to, int s, int length, int k, byte[][] keyIds) {
-        if (to.getName().equals(KeyRuns.COLUMN)) {
-            for (int j = 0; j < length; j++) {
-                ((VarCharVector) to).setSafe(k + j, keyIds[s + j]);
-            }
-        } else if (from == null || !Runs.copy(from, s, length, to, k)) {
-            for (int j = 0; j < length; j++) {
-                copyCell(from, s + j, to, k + j);
+        for (int c = 0; c < sources.size(); c++) {
+            FieldVector from = sources.get(c);
+            FieldVector to = out.getVector(c);
+            boolean keyColumn = to.getName().equals(KeyRuns.COLUMN);
+            if (keyColumn || texts != null && texts[c] != null) {
+                VarCharVector text = (VarCharVector) to;
+                for (int r = 0, at = 0; r < runs; r++) {
+                    for (int j = 0; j < lengths[r]; j++, at++) {
+                        byte[] v = keyColumn ? keyIds[starts[r] + j] : texts[c].apply(starts[r] + j);
+                        if (v == null) {
+                            text.setNull(at);
+                        } else {
+                            text.setSafe(at, v);
+                        }
+                    }
+                }
+            } else if (from == null || !Runs.copyRuns(from, starts, lengths, runs, to)) {
+                for (int r = 0, at = 0; r < runs; r++) {
+                    for (int j = 0; j < lengths[r]; j++, at++) {
+                        copyCell(from, starts[r] + j, to, at);
+                    }
+                }
             }
         }
+        return k;
     }
 
     private static void copyCell(FieldVector from, int i, FieldVector to, int k) {

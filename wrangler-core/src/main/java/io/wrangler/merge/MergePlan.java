@@ -81,6 +81,8 @@ final class MergePlan {
     private final List<int[]> rowPartitions = new ArrayList<>();
     /** The folders of the input's partitions, by number. */
     private final List<String> partitionFolders = new ArrayList<>();
+    /** The values of the input's partitions, by number then partition column, as UTF-8 text (null: a null value). */
+    private final List<byte[][]> partitionTexts = new ArrayList<>();
     /** The partitions the merge writes or rewrites, as folders below the table, in order. */
     final Set<String> touched = new LinkedHashSet<>();
 
@@ -188,7 +190,14 @@ final class MergePlan {
             }
             rowPartitions.add(of);
         }
-        numbers.keySet().forEach(k -> partitionFolders.add(columns.folderOf(k)));
+        numbers.keySet().forEach(k -> {
+            partitionFolders.add(columns.folderOf(k));
+            byte[][] text = new byte[k.size()][];
+            for (int c = 0; c < k.size(); c++) {
+                text[c] = k.get(c) == null ? null : k.get(c).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            }
+            partitionTexts.add(text);
+        });
         return numbers.keySet();
     }
 
@@ -437,8 +446,9 @@ final class MergePlan {
                     at = 0;
                 }
                 BitSet holds = null;
+                KeyIndex.Bound bound = input.index.bind(k, probe);
                 for (int i = 0; i < b.getRowCount(); i++) {
-                    int key = input.index.find(k, i, probe);
+                    int key = bound.find(i);
                     if (key >= 0) {
                         if (holds == null) {
                             holds = found.holding.computeIfAbsent(file, f -> new BitSet());
@@ -523,6 +533,14 @@ final class MergePlan {
 
     private Comparable<Object> inputOrder(long ref) {
         return Dedup.order(input.batches.get((int) (ref >>> 32)).getVector(input.order), (int) ref);
+    }
+
+    /**
+     * The value of the partition column {@code column} (its place among the table's) of the input row {@code row} of batch
+     * {@code batch}, as the text of its folder in UTF-8, rendered once per distinct partition when planned; null for a null.
+     */
+    byte[] inputPartitionText(int batch, int row, int column) {
+        return partitionTexts.get(rowPartitions.get(batch)[row])[column];
     }
 
     private void touch(long ref) {

@@ -33,6 +33,87 @@ final class Runs {
         return false;
     }
 
+    /**
+     * Copies the runs of rows {@code starts[r] .. starts[r] + lengths[r] - 1} ({@code r < runs}) of {@code from}, one after
+     * another, to rows {@code 0 ..} of the empty vector {@code to}: as {@link #copy} run by run, the types checked and the
+     * target grown once for all the runs, the validity of a column without nulls set in whole bytes; false (nothing
+     * copied) when the two vectors are not of one flat type.
+     */
+    static boolean copyRuns(FieldVector from, int[] starts, int[] lengths, int runs, FieldVector to) {
+        if (from.getClass() != to.getClass() || !from.getField().getType().equals(to.getField().getType())
+                || !(from instanceof BaseVariableWidthVector || from instanceof BaseFixedWidthVector && !(from instanceof BitVector))) {
+            return false;
+        }
+        int total = 0;
+        for (int r = 0; r < runs; r++) {
+            total += lengths[r];
+        }
+        if (from instanceof BaseFixedWidthVector f) {
+            BaseFixedWidthVector t = (BaseFixedWidthVector) to;
+            while (t.getValueCapacity() < total) {
+                t.reAlloc();
+            }
+            long width = f.getTypeWidth();
+            ArrowBuf in = f.getDataBuffer();
+            ArrowBuf out = t.getDataBuffer();
+            for (int r = 0, at = 0; r < runs; at += lengths[r], r++) {
+                out.setBytes(at * width, in, starts[r] * width, lengths[r] * width);
+            }
+        } else if (!variableRuns((BaseVariableWidthVector) from, starts, lengths, runs, total, (BaseVariableWidthVector) to)) {
+            return false;
+        }
+        if (from.getNullCount() == 0) {
+            allValid(to.getValidityBuffer(), total);
+        } else {
+            for (int r = 0, at = 0; r < runs; at += lengths[r], r++) {
+                validity(from.getValidityBuffer(), starts[r], lengths[r], to.getValidityBuffer(), at);
+            }
+        }
+        return true;
+    }
+
+    private static boolean variableRuns(BaseVariableWidthVector from, int[] starts, int[] lengths, int runs, int total,
+                                        BaseVariableWidthVector to) {
+        ArrowBuf offsets = from.getOffsetBuffer();
+        long bytes = 0;
+        for (int r = 0; r < runs; r++) {
+            bytes += offsets.getInt((long) (starts[r] + lengths[r]) * 4) - offsets.getInt((long) starts[r] * 4);
+        }
+        if (bytes > Integer.MAX_VALUE || to.getLastSet() != -1) {
+            return false;
+        }
+        while (to.getValueCapacity() < total) {
+            to.reallocValidityAndOffsetBuffers();
+        }
+        while (to.getDataBuffer().capacity() < bytes) {
+            to.reallocDataBuffer();
+        }
+        ArrowBuf out = to.getOffsetBuffer();
+        ArrowBuf data = to.getDataBuffer();
+        int base = 0;
+        out.setInt(0, 0);
+        for (int r = 0, at = 0; r < runs; at += lengths[r], r++) {
+            int first = offsets.getInt((long) starts[r] * 4);
+            int n = offsets.getInt((long) (starts[r] + lengths[r]) * 4) - first;
+            data.setBytes(base, from.getDataBuffer(), first, n);
+            for (int j = 1; j <= lengths[r]; j++) {
+                out.setInt((long) (at + j) * 4, base + offsets.getInt((long) (starts[r] + j) * 4) - first);
+            }
+            base += n;
+        }
+        to.setLastSet(total - 1);
+        return true;
+    }
+
+    /** Sets rows {@code 0 .. total - 1} valid: whole bytes at once, then the last bits. */
+    private static void allValid(ArrowBuf validity, int total) {
+        int whole = total >>> 3;
+        validity.setOne(0, whole);
+        for (int i = whole << 3; i < total; i++) {
+            BitVectorHelper.setBit(validity, i);
+        }
+    }
+
     private static void fixed(BaseFixedWidthVector from, int start, int length, BaseFixedWidthVector to, int at) {
         while (to.getValueCapacity() < at + length) {
             to.reAlloc();

@@ -18,7 +18,8 @@
  * <p>The key scan keeps the places of the rows that hold an input key (at most {@code MergePlan.matchesKept}, 8 MiB,
  * past which a file's keys are looked up again), and the rewrite drops the updated keys' rows by place, checking that
  * each still holds its key and that the file holds the rows planned (else a conflict: the file was replaced under its
- * name).
+ * name). A batch's key columns are bound once for its lookups ({@code KeyIndex.bind}: types checked and buffers viewed
+ * per batch, not per row), and the rows kept are copied column by column, each column's runs of consecutive rows at once.
  *
  * <p>Memory: the input whole (its batches and a hash map of its keys), the matched rows' places, and a few batches of the rewritten files at a
  * time (decoded on the machine's cores as a read decodes, the kept rows made one batch ahead of the write): the files

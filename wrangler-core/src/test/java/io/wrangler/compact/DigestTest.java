@@ -78,4 +78,25 @@ class DigestTest {
             assertThat(fast.difference(slow)).isEqualTo("the values of the column 'l' differ (checksum)");
         }
     }
+
+    @Test
+    void aStringsLastBytesHashAlikeInsideTheBufferAndAtItsEnd() {
+        try (BufferAllocator a = new RootAllocator();
+             VectorSchemaRoot inside = batch(a, new Long[] {1L, 2L, 3L}, new Integer[] {1, 2, 3},
+                     new String[] {"abc", "0123456789x", "a tail of seven!"});
+             VectorSchemaRoot atEnd = batch(a, new Long[] {3L, 2L, 1L}, new Integer[] {3, 2, 1},
+                     new String[] {"a tail of seven!", "0123456789x", "abc"});
+             VectorSchemaRoot lastByte = batch(a, new Long[] {3L, 2L, 1L}, new Integer[] {3, 2, 1},
+                     new String[] {"a tail of seven!", "0123456789x", "abd"})) {
+            // "abc" read as eight bytes and masked in the first batch, byte by byte at the end of the second's buffer
+            Digest one = new Digest();
+            one.add(inside, r -> true);
+            Digest two = new Digest();
+            two.add(atEnd, r -> true);
+            assertThat(one.difference(two)).isNull();
+            Digest three = new Digest();
+            three.add(lastByte, r -> true);
+            assertThat(one.difference(three)).isEqualTo("the values of the column 't' differ (checksum)");
+        }
+    }
 }

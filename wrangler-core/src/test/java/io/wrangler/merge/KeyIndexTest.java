@@ -112,6 +112,46 @@ class KeyIndexTest {
         }
     }
 
+    @Test
+    void aBoundBatchFindsWhatEachRowsLookupFinds() {
+        try (BufferAllocator a = new RootAllocator();
+             VarCharVector s = new VarCharVector("s", a); BigIntVector n = new BigIntVector("n", a);
+             VarCharVector fs = new VarCharVector("s", a); BigIntVector fn = new BigIntVector("n", a);
+             LargeVarCharVector large = new LargeVarCharVector("s", a)) {
+            text(s, "a", "ab", "", "a long key of more than eight bytes");
+            longs(n, 1, 2, 3, 4);
+            List<FieldVector> in = List.of(s, n);
+            KeyIndex index = new KeyIndex(List.of(ArrowType.Utf8.INSTANCE, new ArrowType.Int(64, true)), b -> in);
+            for (int i = 0; i < 4; i++) {
+                index.add(in, 0, i);
+            }
+            text(fs, "a long key of more than eight bytes", null, "ab", "", "a", "ab");
+            longs(fn, 4, 1, 2, 3, 2, 2);
+            fn.setNull(5);
+            List<FieldVector> file = List.of(fs, fn);
+            KeyIndex.Probe probe = index.probe();
+            KeyIndex.Bound bound = index.bind(file, probe);
+            List<Integer> rows = new java.util.ArrayList<>();
+            List<Integer> bound1 = new java.util.ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                rows.add(index.find(file, i, probe));
+                bound1.add(bound.find(i));
+            }
+            assertThat(rows).containsExactly(3, -1, 1, 2, -1, -1); // a null string, ("a", 2) no key, a null number
+            assertThat(bound1).isEqualTo(rows);
+            // rows of another type than the input's: the bound batch looks them up as values
+            text(s, "k");
+            KeyIndex strings = new KeyIndex(List.of(ArrowType.Utf8.INSTANCE), b -> List.of(s));
+            strings.add(List.of(s), 0, 0);
+            large.allocateNew();
+            large.setSafe(0, "x".getBytes(StandardCharsets.UTF_8));
+            large.setSafe(1, "k".getBytes(StandardCharsets.UTF_8));
+            large.setValueCount(2);
+            KeyIndex.Bound other = strings.bind(List.of(large), strings.probe());
+            assertThat(List.of(other.find(0), other.find(1))).containsExactly(-1, 0);
+        }
+    }
+
     static void text(VarCharVector v, String... values) {
         v.allocateNew();
         for (int i = 0; i < values.length; i++) {

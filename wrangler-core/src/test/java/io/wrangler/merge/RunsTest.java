@@ -71,4 +71,64 @@ class RunsTest {
             assertThat(Runs.copy(b, 0, 1, tb, 0)).isFalse();
         }
     }
+
+    @Test
+    void runsCopiedColumnAtOnceHoldWhatTheRunByRunCopyHolds() {
+        int n = 3_000;
+        try (BufferAllocator a = new RootAllocator();
+             VarCharVector s = new VarCharVector("s", a); BigIntVector l = new BigIntVector("l", a); BigIntVector full = new BigIntVector("f", a);
+             VarCharVector ts = new VarCharVector("s", a); BigIntVector tl = new BigIntVector("l", a); BigIntVector tf = new BigIntVector("f", a);
+             VarCharVector rs = new VarCharVector("s", a); BigIntVector rl = new BigIntVector("l", a); BigIntVector rf = new BigIntVector("f", a)) {
+            String[] text = new String[n];
+            l.allocateNew(n);
+            full.allocateNew(n);
+            for (int i = 0; i < n; i++) {
+                text[i] = i % 11 == 0 ? null : "v" + "y".repeat(i % 17) + i;
+                if (i % 4 == 0) {
+                    l.setNull(i);
+                } else {
+                    l.set(i, -i * 31L);
+                }
+                full.set(i, i); // no null: its validity set in whole bytes
+            }
+            l.setValueCount(n);
+            full.setValueCount(n);
+            KeyIndexTest.text(s, text);
+            int[] starts = new int[n];
+            int[] lengths = new int[n];
+            int runs = 0;
+            int at = 0;
+            for (int start = 0; start < n; ) {
+                int length = Math.min(1 + start % 29, n - start);
+                if (start % 5 != 1) { // some runs left out
+                    starts[runs] = start;
+                    lengths[runs++] = length;
+                    assertThat(Runs.copy(s, start, length, rs, at) && Runs.copy(l, start, length, rl, at) && Runs.copy(full, start, length, rf, at))
+                            .isTrue();
+                    at += length;
+                }
+                start += length;
+            }
+            ts.allocateNew(8, 2); // small: grown once
+            tl.allocateNew(2);
+            tf.allocateNew(2);
+            assertThat(Runs.copyRuns(s, starts, lengths, runs, ts) && Runs.copyRuns(l, starts, lengths, runs, tl)
+                    && Runs.copyRuns(full, starts, lengths, runs, tf)).isTrue();
+            for (org.apache.arrow.vector.FieldVector v : List.of(ts, tl, tf, rs, rl, rf)) {
+                v.setValueCount(at);
+            }
+            for (int k = 0; k < at; k++) {
+                assertThat(ts.getObject(k) == null ? null : ts.getObject(k).toString()).as("string row %d", k)
+                        .isEqualTo(rs.getObject(k) == null ? null : rs.getObject(k).toString());
+                assertThat(tl.getObject(k)).as("long row %d", k).isEqualTo(rl.getObject(k));
+                assertThat(tf.getObject(k)).as("full row %d", k).isEqualTo(rf.getObject(k)).isNotNull();
+            }
+            assertThat(tf.getNullCount()).isZero();
+            assertThat(tl.getNullCount()).isEqualTo(rl.getNullCount()).isPositive();
+            try (IntVector i = new IntVector("i", a); BigIntVector other = new BigIntVector("i", a)) {
+                i.allocateNew(1);
+                assertThat(Runs.copyRuns(i, starts, lengths, 1, other)).isFalse(); // another type: left to the copy by value
+            }
+        }
+    }
 }
