@@ -24,9 +24,10 @@ final class ParquetOptions {
     private ParquetOptions() {
     }
 
-    /** A reader of {@code in}, its footer fetched and parsed. */
+    /** A reader of {@code in}, its footer fetched and parsed ({@link FooterParse} when plain, else parquet-java). */
     static ParquetFileReader open(S3InputFile in) throws IOException {
-        return ParquetFileReader.open(in, readOptions());
+        ParquetMetadata plain = FooterParse.plain(in);
+        return plain != null ? open(in, plain) : ParquetFileReader.open(in, readOptions());
     }
 
     /** A reader of {@code in} over its {@code footer}, parsed before: the footer is not read again. */
