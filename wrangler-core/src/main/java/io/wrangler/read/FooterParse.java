@@ -122,35 +122,8 @@ final class FooterParse {
         List<BlockMetaData> blocks = new ArrayList<>(groups.size());
         long rowIndex = 0;
         for (RowGroup g : groups) {
-            BlockMetaData block = new BlockMetaData();
-            block.setRowCount(g.getNum_rows());
-            block.setTotalByteSize(g.getTotal_byte_size());
-            block.setRowIndexOffset(rowIndex);
+            blocks.add(block(g, schema, createdBy, rowIndex));
             rowIndex += g.getNum_rows();
-            if (g.isSetOrdinal()) {
-                block.setOrdinal(g.getOrdinal());
-            }
-            for (ColumnChunk c : g.getColumns()) {
-                ColumnMetaData m = c.getMeta_data();
-                ColumnPath path = ColumnPath.get(m.getPath_in_schema().toArray(new String[0]));
-                PrimitiveType type = schema.getType(path.toArray()).asPrimitiveType();
-                Chunk chunk = new Chunk(m, path, type, createdBy);
-                chunk.setRowGroupOrdinal(g.getOrdinal());
-                if (m.isSetBloom_filter_offset()) {
-                    chunk.setBloomFilterOffset(m.getBloom_filter_offset());
-                }
-                if (m.isSetBloom_filter_length()) {
-                    chunk.setBloomFilterLength(m.getBloom_filter_length());
-                }
-                if (c.isSetColumn_index_offset() && c.isSetColumn_index_length()) {
-                    chunk.setColumnIndexReference(new IndexReference(c.getColumn_index_offset(), c.getColumn_index_length()));
-                }
-                if (c.isSetOffset_index_offset() && c.isSetOffset_index_length()) {
-                    chunk.setOffsetIndexReference(new IndexReference(c.getOffset_index_offset(), c.getOffset_index_length()));
-                }
-                block.addColumn(chunk);
-            }
-            blocks.add(block);
         }
         Map<String, String> keyValues = new HashMap<>();
         if (meta.getKey_value_metadata() != null) {
@@ -159,6 +132,38 @@ final class FooterParse {
             }
         }
         return new ParquetMetadata(new FileMetaData(schema, keyValues, createdBy, FileMetaData.EncryptionType.UNENCRYPTED, null), blocks);
+    }
+
+    /** The row group {@code g}, whose first row is the file's row {@code rowIndex}, as parquet-java converts it. */
+    private static BlockMetaData block(RowGroup g, MessageType schema, String createdBy, long rowIndex) {
+        BlockMetaData block = new BlockMetaData();
+        block.setRowCount(g.getNum_rows());
+        block.setTotalByteSize(g.getTotal_byte_size());
+        block.setRowIndexOffset(rowIndex);
+        if (g.isSetOrdinal()) {
+            block.setOrdinal(g.getOrdinal());
+        }
+        for (ColumnChunk c : g.getColumns()) {
+            ColumnMetaData m = c.getMeta_data();
+            ColumnPath path = ColumnPath.get(m.getPath_in_schema().toArray(new String[0]));
+            PrimitiveType type = schema.getType(path.toArray()).asPrimitiveType();
+            Chunk chunk = new Chunk(m, path, type, createdBy);
+            chunk.setRowGroupOrdinal(g.getOrdinal());
+            if (m.isSetBloom_filter_offset()) {
+                chunk.setBloomFilterOffset(m.getBloom_filter_offset());
+            }
+            if (m.isSetBloom_filter_length()) {
+                chunk.setBloomFilterLength(m.getBloom_filter_length());
+            }
+            if (c.isSetColumn_index_offset() && c.isSetColumn_index_length()) {
+                chunk.setColumnIndexReference(new IndexReference(c.getColumn_index_offset(), c.getColumn_index_length()));
+            }
+            if (c.isSetOffset_index_offset() && c.isSetOffset_index_length()) {
+                chunk.setOffsetIndexReference(new IndexReference(c.getOffset_index_offset(), c.getOffset_index_length()));
+            }
+            block.addColumn(chunk);
+        }
+        return block;
     }
 
     /** The schema of {@code meta}, converted by parquet-java once per distinct schema (its row groups left out). */
