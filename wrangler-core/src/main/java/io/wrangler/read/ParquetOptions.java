@@ -24,10 +24,9 @@ final class ParquetOptions {
     private ParquetOptions() {
     }
 
-    /** A reader of {@code in}, its footer fetched and parsed ({@link FooterParse} when plain, else parquet-java). */
+    /** A reader of {@code in}, its footer fetched and parsed. */
     static ParquetFileReader open(S3InputFile in) throws IOException {
-        ParquetMetadata plain = FooterParse.plain(in);
-        return plain != null ? open(in, plain) : ParquetFileReader.open(in, readOptions());
+        return ParquetFileReader.open(in, readOptions());
     }
 
     /** A reader of {@code in} over its {@code footer}, parsed before: the footer is not read again. */
