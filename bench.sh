@@ -16,6 +16,8 @@
 #                           + DuckDB from LocalS3: warm in one JVM, cold in fresh JVMs, the lookup of one user_id)
 #        ./bench.sh --lookup-ab <A core classes> <B core classes> [rows, default 2000000] [repetitions, default 9]   (the lookup
 #                           of two builds of wrangler-core in one JVM, alternating, each against the floor of its own requests)
+#        ./bench.sh --warm-ab <A core classes> <B core classes> [rows, default 2000000] [repetitions, default 9]   (the warm read
+#                           of two builds of wrangler-core in one JVM, alternating with the GET floor and DuckDB)
 #        ./bench.sh --speed serve [rows] [copy dir]   (the table served by LocalS3 until killed; prints the cold children's commands)
 #        ./bench.sh --merge [rows, default 5000000] [repetitions, default 3]   (a merge by key of 50,000 rows against DuckDB's same merge)
 #        ./bench.sh --merge memory [rows, default 40000000] [child heap, default 512m]   (a merge into one partition several times the heap)
@@ -60,6 +62,9 @@ elif [ "${1:-}" = "--speed" ]; then
   shift
 elif [ "${1:-}" = "--lookup-ab" ]; then
   main=io.wrangler.bench.LookupAB
+  shift
+elif [ "${1:-}" = "--warm-ab" ]; then
+  main=io.wrangler.bench.WarmAB
   shift
 elif [ "${1:-}" = "--cold" ]; then
   main=io.wrangler.bench.ColdBench

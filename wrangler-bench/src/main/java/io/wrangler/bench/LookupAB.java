@@ -44,7 +44,8 @@ public final class LookupAB {
         @Override
         protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
             synchronized (getClassLoadingLock(name)) {
-                boolean own = name.startsWith("io.wrangler.") && !name.startsWith("io.wrangler.testkit.") && !name.startsWith(LookupAB.class.getName());
+                boolean own = name.startsWith("io.wrangler.") && !name.startsWith("io.wrangler.testkit.") && !name.startsWith(LookupAB.class.getName())
+                        && !name.startsWith(WarmAB.class.getName());
                 Class<?> c = findLoadedClass(name);
                 if (c == null && own) {
                     try {
@@ -62,6 +63,11 @@ public final class LookupAB {
                 return c;
             }
         }
+    }
+
+    /** A class loader of wrangler's classes in {@code classes} (and the bench's at {@code bench}) before {@code parent}'s. */
+    static ClassLoader own(Path classes, URL bench, ClassLoader parent) throws Exception {
+        return new Own(new URL[] {classes.toUri().toURL(), bench}, parent);
     }
 
     static Method m(ClassLoader l, String cls, String name, Class<?>... types) throws Exception {

@@ -377,6 +377,13 @@ final class DirectColumn {
      * JFR profile of the standard table's read, then the scratch's second copy a quarter).
      */
     private void plainBytes(int at, int len) {
+        // the run's values take at most the page's bytes left less their lengths: when the buffer holds that much
+        // already (it is allocated at the chunk's share of the row group), one pass reads, checks and writes each value
+        long most = (long) (end - pos) - 4L * len;
+        if (most >= 0 && dataEnd + most <= data.capacity()) {
+            plainBytesInRoom(at, len);
+            return;
+        }
         if (sizeBuffer.length < len) {
             sizeBuffer = new int[Math.max(len, RUN)];
         }
@@ -409,6 +416,36 @@ final class DirectColumn {
             p += size + 4;
         }
         pos = p - 4;
+        dataEnd = q;
+    }
+
+    /**
+     * {@link #plainBytes} in one pass, for a run whose values fit in the data buffer whatever their lengths: each length
+     * is read and checked, then its value written and its end offset after it, while the page's bytes are in cache
+     * (the two passes read every length twice and kept them in an array between, about a third of the decoding).
+     */
+    private void plainBytesInRoom(int at, int len) {
+        byte[] b = page;
+        int stop = end;
+        long base = data.memoryAddress();
+        long ends = offsets.memoryAddress() + 4L * (at + 1);
+        long room = data.capacity();
+        int q = dataEnd;
+        int p = pos;
+        for (int i = 0; i < len; i++) {
+            if (p + 4L > stop) {
+                throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
+            }
+            int size = intAt(b, p);
+            if (size < 0 || p + 4L + size > stop) {
+                throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
+            }
+            putValue(b, p + 4, base, q, size, room);
+            q += size;
+            MemoryUtil.putInt(ends + 4L * i, q);
+            p += 4 + size;
+        }
+        pos = p;
         dataEnd = q;
     }
 

@@ -385,7 +385,9 @@ final class FileDecoder {
         p.records = p.nestedSchema.getFieldCount() == 0 ? null
                 : new ColumnIOFactory().getColumnIO(p.nestedSchema, fileSchema).getRecordReader(pages, materializer(p.root), FilterCompat.NOOP);
         if (p.flatSchema.getFieldCount() > 0) {
-            ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, p.flatRoot, p.flatSchema, reader.getFooter().getFileMetaData().getCreatedBy());
+            // made for the first chunk that takes the converters: its constructor parses the writer's version, a cost
+            // per row group that a file of direct chunks only need not pay
+            ColumnReadStoreImpl store = null;
             List<ColumnDescriptor> columns = p.flatSchema.getColumns();
             for (int i = 0; i < flat.length; i++) {
                 // Decided per column chunk: the next row group's chunk of the column may take the other path.
@@ -398,6 +400,9 @@ final class FileDecoder {
                     direct[i] = new DirectColumn(kind, column, pages.recyclingPageReader(column), flatVectors[i]);
                 } else {
                     direct[i] = null;
+                    if (store == null) {
+                        store = new ColumnReadStoreImpl(pages, p.flatRoot, p.flatSchema, reader.getFooter().getFileMetaData().getCreatedBy());
+                    }
                     flat[i] = store.getColumnReader(column);
                     setup.converterChunks().merge(flatVectors[i].getName(), 1, Integer::sum);
                 }

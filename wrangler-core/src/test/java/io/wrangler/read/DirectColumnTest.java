@@ -1,6 +1,7 @@
 package io.wrangler.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.wrangler.PartitionFilter;
 import io.wrangler.S3Parquet;
@@ -53,6 +54,17 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DataPageV1;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.io.ParquetDecodingException;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -288,6 +300,93 @@ class DirectColumnTest {
                 assertThat(e.getValue()).as(column).containsExactlyInAnyOrder("V1", "DICTIONARY");
             } else {
                 assertThat(e.getValue()).as(column).containsExactlyInAnyOrder("V1", "PLAIN");
+            }
+        }
+    }
+
+    /** A chunk of one PLAIN data page V1 of byte arrays (required: no levels), its bytes {@code page}. */
+    private static PageReader onePlainPage(byte[] page, int values) {
+        return new PageReader() {
+            private boolean read;
+
+            @Override
+            public DictionaryPage readDictionaryPage() {
+                return null;
+            }
+
+            @Override
+            public long getTotalValueCount() {
+                return values;
+            }
+
+            @Override
+            public DataPage readPage() {
+                if (read) {
+                    return null;
+                }
+                read = true;
+                return new DataPageV1(BytesInput.from(page), values, page.length, null, Encoding.RLE, Encoding.RLE, Encoding.PLAIN);
+            }
+        };
+    }
+
+    private static byte[] plainPage(List<byte[]> values) {
+        ByteBuffer b = ByteBuffer.allocate(values.stream().mapToInt(v -> 4 + v.length).sum()).order(ByteOrder.LITTLE_ENDIAN);
+        values.forEach(v -> b.putInt(v.length).put(v));
+        return b.array();
+    }
+
+    private static final ColumnDescriptor REQUIRED_BYTES = new ColumnDescriptor(new String[] {"s"},
+            org.apache.parquet.schema.Types.required(PrimitiveTypeName.BINARY).named("s"), 0, 0);
+
+    /**
+     * PLAIN byte arrays are decoded in one pass when the batch's data buffer has room for the rest of the page, else
+     * in two (lengths first, the buffer grown once): the same values either way, in batches that cut the page anywhere
+     * (empty values, values past the 16 bytes written as two words, multibyte ones, the last one at the page's end).
+     */
+    @Test
+    void plainByteArraysDecodeTheSameWithRoomForTheirPageOrWithout() {
+        Random rnd = new Random(11);
+        List<byte[]> values = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            values.add(rnd.nextInt(9) == 0 ? new byte[0]
+                    : ("é" + Long.toString(rnd.nextLong(), 36).repeat(rnd.nextInt(4))).getBytes(StandardCharsets.UTF_8));
+        }
+        byte[] page = plainPage(values);
+        for (int room : new int[] {page.length, 1}) {
+            for (int batch : new int[] {1, 7, 1000, 3000}) {
+                List<String> got = new ArrayList<>();
+                try (BufferAllocator a = new RootAllocator(); VarCharVector v = new VarCharVector("s", a)) {
+                    DirectColumn c = new DirectColumn(DirectKind.BINARY, REQUIRED_BYTES, onePlainPage(page, values.size()), v);
+                    for (int done = 0; done < values.size(); done += batch) {
+                        int n = Math.min(batch, values.size() - done);
+                        v.clear();
+                        v.allocateNew(room, n);
+                        c.read(n);
+                        v.setValueCount(n);
+                        for (int i = 0; i < n; i++) {
+                            got.add(HexFormat.of().formatHex(v.get(i)));
+                        }
+                    }
+                }
+                assertThat(got).as("room " + room + ", batches of " + batch)
+                        .isEqualTo(values.stream().map(HexFormat.of()::formatHex).toList());
+            }
+        }
+    }
+
+    /** A PLAIN byte array whose length runs past its page is an error, whether the batch has room for the page or not. */
+    @Test
+    void aPlainByteArrayLongerThanItsPageIsAnErrorWithRoomOrWithout() {
+        List<byte[]> values = List.of("abc".getBytes(StandardCharsets.UTF_8), "defgh".getBytes(StandardCharsets.UTF_8));
+        byte[] page = plainPage(values);
+        page[7] = 6; // the second value's length: 6 where 5 bytes are left
+        for (int room : new int[] {page.length, 1}) {
+            try (BufferAllocator a = new RootAllocator(); VarCharVector v = new VarCharVector("s", a)) {
+                DirectColumn c = new DirectColumn(DirectKind.BINARY, REQUIRED_BYTES, onePlainPage(page, 2), v);
+                v.allocateNew(room, 2);
+                assertThatThrownBy(() -> c.read(2)).as("room " + room).isInstanceOf(ParquetDecodingException.class)
+                        .hasMessage("a page of the column s ends before its values do");
             }
         }
     }
