@@ -65,9 +65,10 @@ import software.amazon.awssdk.services.glue.model.Table;
  * there too on demand with {@code -Dwrangler.interleavings=all}. {@code -Dwrangler.interleavings.only=DEFERRED}, say
  * (any part of "BACKEND KIND METHOD", e.g. {@code MEMORY} or {@code LOCAL OVERWRITE}), runs one part.
  *
- * <p>The cases of each commit method run as a class of their own ({@link InterleavingStagedTest},
- * {@link InterleavingDeferredTest}; {@code -Dtest='Interleaving*Test'} runs both), so that the two halves run in
- * the module's two test JVMs at once: as one class of 45 s it was the module's last minute on one core.
+ * <p>The cases of each mode and commit method run as a class of their own ({@link InterleavingStagedPartitionsTest},
+ * {@link InterleavingDeferredKeyedTest} and four more; {@code -Dtest='Interleaving*Test'} runs them all), so that the
+ * module's two test JVMs share them: as one class of 45 s it was the module's last minute on one core, and as two
+ * halves the second still ran alone once the first JVM was done.
  *
  * <p>Cases run two at a time (each has its own bucket and Glue database; its writers are threads of their own, never
  * a shared pool's, so that paused writers of one case cannot hold back another's): one case mostly hands its turn from
@@ -112,8 +113,8 @@ abstract class InterleavingTest {
         }
     }
 
-    /** The cases of {@code commitMethod}, numbered as among every case (even numbers recover with the catalog). */
-    static Stream<Arguments> casesOf(CommitMethod commitMethod) {
+    /** The cases of {@code kind} and {@code commitMethod}, numbered as among every case (even numbers recover with the catalog). */
+    static Stream<Arguments> casesOf(Kind ofKind, CommitMethod commitMethod) {
         boolean all = "all".equals(System.getProperty("wrangler.interleavings"));
         String only = System.getProperty("wrangler.interleavings.only", "");
         List<Arguments> out = new ArrayList<>();
@@ -143,7 +144,7 @@ abstract class InterleavingTest {
                 }
             }
         }
-        return out.stream().filter(c -> c.get()[2] == commitMethod);
+        return out.stream().filter(c -> c.get()[1] == ofKind && c.get()[2] == commitMethod);
     }
 
     private static List<Row> rows(String tag, LocalDate... days) {
