@@ -15,10 +15,13 @@ import io.wrangler.commit.Step;
 import io.wrangler.glue.GlueCatalog;
 import io.wrangler.glue.GlueTable;
 import io.wrangler.testkit.LocalGlue;
+import io.wrangler.testkit.MemoryS3;
 import io.wrangler.testkit.S3Fixture;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +36,8 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import software.amazon.awssdk.services.glue.model.PartitionInput;
+import software.amazon.awssdk.services.glue.model.Table;
 
 /**
  * Deterministic interleavings of the commit protocol (issue 10): two writers and a recovery on one table with a Glue
@@ -52,14 +57,18 @@ import org.junit.jupiter.params.provider.MethodSource;
  * exactly the folders S3 holds; nothing is left under {@code _tmp/} and no upload is open.
  *
  * <p>Every case runs on {@link io.wrangler.testkit.MemoryS3} (the protocol tier: the same library code on the SDK's
- * S3Client, without HTTP): all 540 in CI. A sample runs on LocalS3 (S3Mock over HTTP, for the HTTP semantics): 24 of
+ * S3Client, without HTTP): all 540 in CI. There the seed is written once per (mode, method) and each case runs on a
+ * copy of it ({@link MemoryS3#copy()}: the same objects byte for byte, ETags, Last-Modified and commit log included;
+ * the Glue table and partitions copied into the case's database, checked equal once): the seed's writes were a third of
+ * a case's CPU. A sample runs on LocalS3 (S3Mock over HTTP, for the HTTP semantics): 24 of
  * them, for each (mode, method) combination 2 of A's 9 points against 2 of B's 10, shifted per combination; all 540
  * there too on demand with {@code -Dwrangler.interleavings=all}. {@code -Dwrangler.interleavings.only=DEFERRED}, say
  * (any part of "BACKEND KIND METHOD", e.g. {@code MEMORY} or {@code LOCAL OVERWRITE}), runs one part.
  *
- * <p>The cases of each commit method run as a class of their own ({@link InterleavingStagedTest},
- * {@link InterleavingDeferredTest}; {@code -Dtest='Interleaving*Test'} runs both), so that the two halves run in
- * the module's two test JVMs at once: as one class of 45 s it was the module's last minute on one core.
+ * <p>The cases of each mode and commit method run as a class of their own ({@link InterleavingStagedPartitionsTest},
+ * {@link InterleavingDeferredKeyedTest} and four more; {@code -Dtest='Interleaving*Test'} runs them all), so that the
+ * module's two test JVMs share them: as one class of 45 s it was the module's last minute on one core, and as two
+ * halves the second still ran alone once the first JVM was done.
  *
  * <p>Cases run two at a time (each has its own bucket and Glue database; its writers are threads of their own, never
  * a shared pool's, so that paused writers of one case cannot hold back another's): one case mostly hands its turn from
@@ -92,11 +101,7 @@ abstract class InterleavingTest {
 
     /** Where a case runs: MemoryS3 (every case) or LocalS3 (a sample unless all are asked for). */
     enum Backend {
-        MEMORY, LOCAL;
-
-        S3Fixture s3() {
-            return this == MEMORY ? TestLakes.memoryS3() : TestLakes.s3();
-        }
+        MEMORY, LOCAL
     }
 
     /** A mode under test: OVERWRITE_PARTITIONS, OVERWRITE, or an APPEND with an idempotency key. */
@@ -108,8 +113,8 @@ abstract class InterleavingTest {
         }
     }
 
-    /** The cases of {@code commitMethod}, numbered as among every case (even numbers recover with the catalog). */
-    static Stream<Arguments> casesOf(CommitMethod commitMethod) {
+    /** The cases of {@code kind} and {@code commitMethod}, numbered as among every case (even numbers recover with the catalog). */
+    static Stream<Arguments> casesOf(Kind ofKind, CommitMethod commitMethod) {
         boolean all = "all".equals(System.getProperty("wrangler.interleavings"));
         String only = System.getProperty("wrangler.interleavings.only", "");
         List<Arguments> out = new ArrayList<>();
@@ -139,7 +144,7 @@ abstract class InterleavingTest {
                 }
             }
         }
-        return out.stream().filter(c -> c.get()[2] == commitMethod);
+        return out.stream().filter(c -> c.get()[1] == ofKind && c.get()[2] == commitMethod);
     }
 
     private static List<Row> rows(String tag, LocalDate... days) {
@@ -172,25 +177,28 @@ abstract class InterleavingTest {
     @MethodSource("cases")
     void twoWritersAndARecoveryLoseNothingDoubleNothingAndLeaveGlueEqualToS3(Backend backend, Kind kind, CommitMethod method, Step a,
                                                                             Step b, int n) throws Exception {
-        s3 = backend.s3();
-        String bucket = TestLakes.bucket("il", s3);
-        String db = TestLakes.database(bucket);
+        String bucket;
+        String db;
+        Map<String, Set<String>> model;
+        if (backend == Backend.MEMORY) {
+            // The seeded lake of (kind, method), written once, and a copy of it for this case: the same objects byte for
+            // byte (ETags, Last-Modified and commit log included) and the same Glue table and partitions.
+            Seeded seeded = seeded(kind, method);
+            s3 = seeded.s3().copy();
+            bucket = seeded.bucket();
+            db = "ilcase_" + n;
+            glue.client().createDatabase(x -> x.databaseInput(d -> d.name(db)));
+            copyGlueTable(seeded.db(), db);
+            model = copy(seeded.model());
+        } else {
+            s3 = TestLakes.s3();
+            bucket = TestLakes.bucket("il", s3);
+            db = TestLakes.database(bucket);
+            model = seed(s3, bucket, GlueCatalog.of(glue.client()).table(db, "t"), kind, method);
+        }
         String table = "s3://" + bucket + "/t/";
         GlueTable catalog = GlueCatalog.of(glue.client()).table(db, "t");
-        s3.put(bucket, "t_backup/sentinel", new byte[] {1});
-        s3.put(bucket, "sentinel", new byte[] {2});
-
-        // The seed: plain rows in all three days; for keyed appends, also the key's first run in days 1 and 2.
-        Map<String, Set<String>> model = new TreeMap<>();
         Set<String> keyed = Set.of("k1", "a", "b");
-        List<Row> seed = rows("s", D1, D2, D3);
-        write(seed, WriteMode.APPEND, method).catalog(catalog).to(table);
-        apply(model, Kind.KEYED_APPEND, seed, Set.of()); // a plain append: a keyed one that replaces no tag
-        if (kind == Kind.KEYED_APPEND) {
-            List<Row> first = rows("k1", D1, D2);
-            write(first, WriteMode.APPEND, method).idempotencyKey(KEY).catalog(catalog).to(table);
-            apply(model, Kind.KEYED_APPEND, first, keyed);
-        }
         Map<String, byte[]> outside = outside(s3, bucket);
 
         List<String> commits = new ArrayList<>();
@@ -239,7 +247,87 @@ abstract class InterleavingTest {
     }
 
     private WriteBuilder write(List<Row> rows, WriteMode mode, CommitMethod method) {
+        return write(rows, mode, method, s3);
+    }
+
+    private static WriteBuilder write(List<Row> rows, WriteMode mode, CommitMethod method, S3Fixture s3) {
         return S3Parquet.write(rows).partitionBy("dt", "country").mode(mode).commitMethod(method).s3(s3.client());
+    }
+
+    /**
+     * Seeds the table {@code t/} of {@code bucket}: objects outside it, then plain rows in all three days; for keyed
+     * appends, also the key's first run in days 1 and 2. Returns the model of what it holds.
+     */
+    private static Map<String, Set<String>> seed(S3Fixture s3, String bucket, GlueTable catalog, Kind kind, CommitMethod method) {
+        String table = "s3://" + bucket + "/t/";
+        s3.put(bucket, "t_backup/sentinel", new byte[] {1});
+        s3.put(bucket, "sentinel", new byte[] {2});
+        Map<String, Set<String>> model = new TreeMap<>();
+        List<Row> seed = rows("s", D1, D2, D3);
+        write(seed, WriteMode.APPEND, method, s3).catalog(catalog).to(table);
+        apply(model, Kind.KEYED_APPEND, seed, Set.of()); // a plain append: a keyed one that replaces no tag
+        if (kind == Kind.KEYED_APPEND) {
+            List<Row> first = rows("k1", D1, D2);
+            write(first, WriteMode.APPEND, method, s3).idempotencyKey(KEY).catalog(catalog).to(table);
+            apply(model, Kind.KEYED_APPEND, first, Set.of("k1", "a", "b"));
+        }
+        return model;
+    }
+
+    /** A seeded lake on MemoryS3: its S3, its bucket, its Glue database and the model of its table. */
+    private record Seeded(MemoryS3 s3, String bucket, String db, Map<String, Set<String>> model) {
+    }
+
+    private static final Map<String, Seeded> SEEDED = new HashMap<>();
+
+    /** The lake of (kind, method) seeded once per test JVM; cases copy it and never change it. */
+    private static Seeded seeded(Kind kind, CommitMethod method) {
+        synchronized (SEEDED) {
+            return SEEDED.computeIfAbsent(kind + " " + method, k -> {
+                MemoryS3 memory = MemoryS3.start();
+                String bucket = TestLakes.bucket("il-seed", memory);
+                String db = TestLakes.database(bucket);
+                Map<String, Set<String>> model = seed(memory, bucket, GlueCatalog.of(glue.client()).table(db, "t"), kind, method);
+                // The copy of the Glue table is the table, but for its database and times.
+                String check = db + "_copy";
+                glue.client().createDatabase(x -> x.databaseInput(d -> d.name(check)));
+                copyGlueTable(db, check);
+                assertThat(glueTable(check)).as("a copy of " + k + "'s Glue table").isEqualTo(glueTable(db));
+                return new Seeded(memory, bucket, db, model);
+            });
+        }
+    }
+
+    private static Map<String, Set<String>> copy(Map<String, Set<String>> model) {
+        Map<String, Set<String>> out = new TreeMap<>();
+        model.forEach((k, v) -> out.put(k, new TreeSet<>(v)));
+        return out;
+    }
+
+    /** The table {@code db.t} and its partitions, without its database's name and the times of its entries. */
+    private static List<Object> glueTable(String db) {
+        Table t = glue.client().getTable(x -> x.databaseName(db).name("t")).table();
+        List<Object> out = new ArrayList<>(List.of(t.toBuilder().databaseName(null).createTime(null).updateTime(null).build()));
+        glue.client().getPartitionsPaginator(x -> x.databaseName(db).tableName("t")).forEach(page -> page.partitions().forEach(
+                p -> out.add(p.toBuilder().databaseName(null).creationTime(null).build())));
+        out.subList(1, out.size()).sort(Comparator.comparing(Object::toString));
+        return out;
+    }
+
+    /** Creates {@code to.t} as {@code from.t} is: the same table input and the same partitions. */
+    private static void copyGlueTable(String from, String to) {
+        Table t = glue.client().getTable(x -> x.databaseName(from).name("t")).table();
+        glue.client().createTable(x -> x.databaseName(to).tableInput(i -> i.name(t.name()).description(t.description())
+                .owner(t.owner()).retention(t.retention()).storageDescriptor(t.storageDescriptor()).partitionKeys(t.partitionKeys())
+                .tableType(t.tableType()).parameters(t.parameters()).viewOriginalText(t.viewOriginalText())
+                .viewExpandedText(t.viewExpandedText()).targetTable(t.targetTable())));
+        List<PartitionInput> partitions = new ArrayList<>();
+        glue.client().getPartitionsPaginator(x -> x.databaseName(from).tableName("t")).forEach(page -> page.partitions().forEach(p -> partitions.add(
+                PartitionInput.builder().values(p.values()).storageDescriptor(p.storageDescriptor()).parameters(p.parameters())
+                        .lastAccessTime(p.lastAccessTime()).lastAnalyzedTime(p.lastAnalyzedTime()).build())));
+        if (!partitions.isEmpty()) {
+            glue.client().batchCreatePartition(x -> x.databaseName(to).tableName("t").partitionInputList(partitions));
+        }
     }
 
     private static WriteBuilder keyedIfNeeded(WriteBuilder w, Kind kind) {

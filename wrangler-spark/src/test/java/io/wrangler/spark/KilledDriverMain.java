@@ -22,8 +22,12 @@ public final class KilledDriverMain {
     public static void main(String[] args) {
         Step target = Step.valueOf(args[3]);
         int count = Integer.parseInt(args[4]);
+        // What the write needs and no more: no UI, no adaptive planning, expressions interpreted instead of compiled by
+        // Janino (a driver that lives seconds never earns compiled code back).
         SparkSession spark = SparkSession.builder().master("local[2]").appName("killed-driver").config("spark.ui.enabled", "false")
-                .config("spark.driver.host", "127.0.0.1").getOrCreate();
+                .config("spark.driver.host", "127.0.0.1").config("spark.ui.showConsoleProgress", "false")
+                .config("spark.sql.adaptive.enabled", "false").config("spark.sql.codegen.wholeStage", "false")
+                .config("spark.sql.codegen.factoryMode", "NO_CODEGEN").getOrCreate();
         spark.sparkContext().setLogLevel("ERROR");
         S3Settings s3 = S3Settings.defaults().endpoint(URI.create(args[0])).region("us-east-1").pathStyle(true)
                 .staticCredentials("wrangler-local", "wrangler-local-secret", null).chunkedEncoding(false).checksumsWhenRequired(true);

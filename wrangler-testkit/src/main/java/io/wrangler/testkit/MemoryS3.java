@@ -378,6 +378,27 @@ public final class MemoryS3 implements S3Fixture {
         this.lastModifiedPrecision = unit;
     }
 
+    /**
+     * A new MemoryS3 holding what this one holds now: its buckets, their objects as they are (content, ETag,
+     * Last-Modified, content type, metadata, storage class, tags) and their open multipart uploads. Not this one's knobs
+     * (faults, holds, clock, part size, precision) nor its request log. Later changes to either do not show in the other:
+     * a lake set up once by real writes, and a copy of it for each case of a test.
+     */
+    public MemoryS3 copy() {
+        MemoryS3 out = new MemoryS3();
+        synchronized (lock) {
+            buckets.forEach((name, store) -> {
+                Store c = new Store(store.created);
+                c.objects.putAll(store.objects); // Obj is immutable, its content never written in place
+                store.uploads.forEach((id, u) -> c.uploads.put(id, new Upload(u.id(), u.seq(), u.key(), u.initiated(), u.contentType(),
+                        u.metadata(), new TreeMap<>(u.parts()), u.storageClass(), u.tags())));
+                out.buckets.put(name, c);
+            });
+            out.ids.set(ids.get());
+        }
+        return out;
+    }
+
     /** Every request seen so far. */
     public List<Request> requests() {
         synchronized (log) {

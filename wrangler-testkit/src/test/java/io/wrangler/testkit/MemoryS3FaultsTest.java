@@ -173,6 +173,41 @@ class MemoryS3FaultsTest {
     }
 
     @Test
+    void aCopyHoldsTheObjectsAsTheyAreAndThenGoesItsOwnWay() {
+        try (MemoryS3 memory = MemoryS3.start()) {
+            memory.createBucket("b");
+            memory.client().putObject(p -> p.bucket("b").key("x").contentType("text/plain").metadata(java.util.Map.of("m", "1"))
+                    .storageClass("STANDARD_IA").tagging("k=v"), RequestBody.fromBytes(new byte[] {1, 2}));
+            String upload = memory.client().createMultipartUpload(c -> c.bucket("b").key("u")).uploadId();
+            memory.client().uploadPart(p -> p.bucket("b").key("u").uploadId(upload).partNumber(1), RequestBody.fromBytes(new byte[] {3}));
+            memory.failNext("GetObject", 1, S3Fault.SLOW_DOWN);
+
+            MemoryS3 copy = memory.copy();
+            var original = memory.client().headObject(h -> h.bucket("b").key("x"));
+            var copied = copy.client().headObject(h -> h.bucket("b").key("x")); // the fault stays with the original
+            assertThat(copy.get("b", "x")).containsExactly(1, 2);
+            assertThat(copied.eTag()).isEqualTo(original.eTag());
+            assertThat(copied.lastModified()).isEqualTo(original.lastModified());
+            assertThat(copied.contentType()).isEqualTo("text/plain");
+            assertThat(copied.metadata()).isEqualTo(java.util.Map.of("m", "1"));
+            assertThat(copied.storageClassAsString()).isEqualTo("STANDARD_IA");
+            assertThat(copy.client().getObjectTagging(t -> t.bucket("b").key("x")).tagSet()).extracting(t -> t.key() + "=" + t.value())
+                    .containsExactly("k=v");
+            assertThat(copy.client().getObjectAsBytes(g -> g.bucket("b").key("x")).asByteArray()).containsExactly(1, 2);
+            assertThat(copy.client().listParts(l -> l.bucket("b").key("u").uploadId(upload)).parts()).hasSize(1);
+            assertThat(copy.requests()).extracting(MemoryS3.Request::operation).doesNotContain("PutObject");
+
+            copy.put("b", "x", new byte[] {9});
+            copy.client().abortMultipartUpload(a -> a.bucket("b").key("u").uploadId(upload));
+            memory.put("b", "y", new byte[] {8});
+            assertThat(memory.get("b", "x")).containsExactly(1, 2);
+            assertThat(memory.openMultipartUploads("b", "")).containsExactly("u");
+            assertThat(copy.list("b", "").keySet()).containsExactly("x");
+            assertThatThrownBy(() -> memory.client().getObject(g -> g.bucket("b").key("x"))).isInstanceOf(AwsServiceException.class);
+        }
+    }
+
+    @Test
     void theClockMovesLastModifiedAndDate() {
         try (MemoryS3 memory = MemoryS3.start()) {
             memory.createBucket("b");

@@ -5,10 +5,10 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.provider.Arguments;
 
-/** {@link InterleavingTest}'s cases of writes by staged copies. */
+/** {@link InterleavingTest}'s cases of overwrites of the table, writes by staged copies. */
 @Execution(ExecutionMode.CONCURRENT)
-class InterleavingStagedTest extends InterleavingTest {
+class InterleavingStagedOverwriteTest extends InterleavingTest {
     static Stream<Arguments> cases() {
-        return casesOf(CommitMethod.STAGE_AND_COPY);
+        return casesOf(Kind.OVERWRITE, CommitMethod.STAGE_AND_COPY);
     }
 }

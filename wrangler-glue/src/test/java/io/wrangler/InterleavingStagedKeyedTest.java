@@ -5,10 +5,10 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.provider.Arguments;
 
-/** {@link InterleavingTest}'s cases of writes by deferred uploads. */
+/** {@link InterleavingTest}'s cases of appends with an idempotency key, writes by staged copies. */
 @Execution(ExecutionMode.CONCURRENT)
-class InterleavingDeferredTest extends InterleavingTest {
+class InterleavingStagedKeyedTest extends InterleavingTest {
     static Stream<Arguments> cases() {
-        return casesOf(CommitMethod.DEFERRED_UPLOADS);
+        return casesOf(Kind.KEYED_APPEND, CommitMethod.STAGE_AND_COPY);
     }
 }

@@ -1,0 +1,14 @@
+package io.wrangler;
+
+import java.util.stream.Stream;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.params.provider.Arguments;
+
+/** {@link InterleavingTest}'s cases of overwrites of partitions, writes by staged copies. */
+@Execution(ExecutionMode.CONCURRENT)
+class InterleavingStagedPartitionsTest extends InterleavingTest {
+    static Stream<Arguments> cases() {
+        return casesOf(Kind.OVERWRITE_PARTITIONS, CommitMethod.STAGE_AND_COPY);
+    }
+}
