@@ -390,8 +390,7 @@ public final class MemoryS3 implements S3Fixture {
             buckets.forEach((name, store) -> {
                 Store c = new Store(store.created);
                 c.objects.putAll(store.objects); // Obj is immutable, its content never written in place
-                store.uploads.forEach((id, u) -> c.uploads.put(id, new Upload(u.id(), u.seq(), u.key(), u.initiated(), u.contentType(),
-                        u.metadata(), new TreeMap<>(u.parts()), u.storageClass(), u.tags())));
+                c.uploads.putAll(copyUploads(store.uploads));
                 out.buckets.put(name, c);
             });
             out.ids.set(ids.get());
