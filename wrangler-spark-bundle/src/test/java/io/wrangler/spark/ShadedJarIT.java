@@ -3,7 +3,8 @@ package io.wrangler.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.wrangler.testkit.DuckReader;
-import io.wrangler.testkit.LocalS3;
+import io.wrangler.testkit.MemoryS3;
+import io.wrangler.testkit.S3Endpoint;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -54,7 +55,9 @@ class ShadedJarIT {
     }
 
     private static void runChild(List<String> cp, String sparksArrow, String sparksParquet) throws Exception {
-        try (LocalS3 s3 = LocalS3.start()) {
+        // The testkit's MemoryS3 served over HTTP (S3's REST API on the JDK's server): the child talks to it as to S3.
+        MemoryS3 s3 = MemoryS3.start();
+        try (S3Endpoint endpoint = s3.serve()) {
             s3.createBucket("lake");
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
                     "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
@@ -66,7 +69,7 @@ class ShadedJarIT {
                     "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
                     "--add-opens=java.base/sun.security.action=ALL-UNNAMED", "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
                     "-Djdk.reflect.useDirectMethodHandle=false", "-Dio.netty.tryReflectionSetAccessible=true",
-                    "-cp", String.join(File.pathSeparator, cp), ShadedWriteMain.class.getName(), s3.endpoint().toString(), "lake"));
+                    "-cp", String.join(File.pathSeparator, cp), ShadedWriteMain.class.getName(), endpoint.endpoint().toString(), "lake"));
             Path out = Files.createTempFile("shaded-child", ".log");
             Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
             boolean done = p.waitFor(4, TimeUnit.MINUTES);
