@@ -72,6 +72,8 @@ final class Pipeline {
     private final Decoders decoders;
     /** The bytes fetched of the files decoded whole. */
     private final AtomicLong bytesRead = new AtomicLong();
+    /** The workers' threads, joined by {@link #close} (the pool's termination comes just before each thread ends). */
+    private final List<Thread> workerThreads = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * @param schema the read's schema, of every batch
@@ -92,6 +94,7 @@ final class Pipeline {
         workers = Executors.newFixedThreadPool(n, r -> {
             Thread t = new Thread(r, "wrangler-read");
             t.setDaemon(true);
+            workerThreads.add(t);
             return t;
         });
         for (int i = 0; i < n; i++) {
@@ -290,7 +293,7 @@ final class Pipeline {
         out.setRowCount(n);
     }
 
-    /** Stops the workers and releases every batch not handed over. */
+    /** Stops the workers, waits until their threads have ended, and releases every batch not handed over. */
     void close() {
         closed = true;
         workers.shutdownNow();
@@ -299,13 +302,18 @@ final class Pipeline {
         long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
         boolean interrupted = false;
         try {
-            while (!workers.isTerminated()) {
+            while (!workers.isTerminated() || workerThreads.stream().anyMatch(Thread::isAlive)) {
                 long left = until - System.nanoTime();
                 if (left <= 0) {
                     throw new IllegalStateException("the read workers of " + table + " did not stop within 60 s");
                 }
                 try {
-                    workers.awaitTermination(left, java.util.concurrent.TimeUnit.NANOSECONDS);
+                    if (!workers.awaitTermination(left, java.util.concurrent.TimeUnit.NANOSECONDS)) {
+                        continue;
+                    }
+                    for (Thread t : workerThreads) {
+                        t.join(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime())));
+                    }
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
