@@ -17,7 +17,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
@@ -49,8 +48,7 @@ class EndReleaseRaceTest {
 
     /** Creates of the lease (If-None-Match) since the requests were last cleared. */
     private long leaseCreates() {
-        return s3.requests().stream().filter(r -> r.operation().equals("PutObject") && "t/_tmp/_lease.json".equals(r.key()))
-                .filter(r -> ((PutObjectRequest) r.request()).ifNoneMatch() != null).count();
+        return LeaseWatch.creates(s3, bucket);
     }
 
     private List<List<Object>> contents() {

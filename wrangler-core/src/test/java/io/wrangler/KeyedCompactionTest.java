@@ -7,7 +7,6 @@ import io.wrangler.CrashRecoveryTest.SimulatedCrash;
 import io.wrangler.commit.Step;
 import io.wrangler.testkit.MemoryS3;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -23,7 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
  * Keyed runs stay keyed through compaction: a compaction merges the files of several keys (and unkeyed rows) into one
@@ -36,35 +34,12 @@ class KeyedCompactionTest {
     private static final List<String> DAYS = List.of("2024-01-15", "2024-01-16", "2024-01-17");
 
     /** An S3 of this test's own (its request log is this test's alone), keeping Last-Modified to the millisecond. */
-    private final MemoryS3 s3 = memoryS3();
+    private final MemoryS3 s3 = TestLake.memoryS3();
     private final S3Client client = s3.client();
     private final String bucket = TestLake.bucket(s3);
     private final String table = "s3://" + bucket + "/t/";
     /** The rows each key (and "" for unkeyed appends) has in the table: the model DuckDB must agree with. */
     private final Map<String, List<Row>> model = new TreeMap<>();
-
-    private static MemoryS3 memoryS3() {
-        MemoryS3 s3 = MemoryS3.start();
-        s3.lastModifiedPrecision(ChronoUnit.MILLIS);
-        return s3;
-    }
-
-    /** Lease creates sent so far (If-None-Match: *), the holder's probes included. */
-    private long leaseCreates() {
-        return s3.requests().stream().filter(r -> r.request() instanceof PutObjectRequest p && "*".equals(p.ifNoneMatch())
-                && p.key().endsWith("_tmp/_lease.json")).count();
-    }
-
-    /** Waits until a lease create beyond the first {@code seen} was sent: another writer asked for the held lease. */
-    private void awaitLeaseCreateAfter(long seen) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (leaseCreates() <= seen) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("No writer asked for the lease of " + table + " within 60 s; requests: " + s3.requests());
-            }
-            Thread.sleep(5);
-        }
-    }
 
     /** {@code n} rows per day of {@code source}, ids from {@code from}, amounts {@code base + id}. */
     private static List<Row> rows(String source, long from, int n, long base, List<String> days) {
@@ -190,11 +165,11 @@ class KeyedCompactionTest {
                     }
                 }).run());
         assertThat(compactionHeld.await(60, TimeUnit.SECONDS)).isTrue();
-        long held = leaseCreates();
+        long held = LeaseWatch.creates(s3, bucket);
         List<Row> again = rows("a", 1, 2, 1000, DAYS);
         CompletableFuture<WriteResult> rerun = CompletableFuture.supplyAsync(() -> S3Parquet.write(again).partitionBy("dt")
                 .mode(WriteMode.APPEND).idempotencyKey("batch-a").leaseWait(Duration.ofSeconds(60)).s3(client).to(table));
-        awaitLeaseCreateAfter(held);
+        LeaseWatch.awaitCreateAfter(s3, bucket, held, "the rerun waits for the compaction's lease");
         assertThat(rerun).isNotDone();
         releaseCompaction.countDown();
 

@@ -9,7 +9,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.provider.Arguments;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
  * The fixture of the tests of deletes of rows and drops of partitions ({@link DropPartitionsTest},
@@ -76,16 +75,7 @@ final class RemovalLake {
      * requests were cleared while the first holds it: the second one is waiting. Fails with {@code what} after 60 s.
      */
     void awaitSecondAcquire(String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            boolean asked = TestLake.memory().requests().stream().anyMatch(q -> q.operation().equals("PutObject") && bucket.equals(q.bucket())
-                    && "t/_tmp/_lease.json".equals(q.key()) && q.request() instanceof PutObjectRequest p && "*".equals(p.ifNoneMatch()));
-            if (asked) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError(what + ": no conditional create of the lease came within 60 s");
+        LeaseWatch.awaitCreateAfter(TestLake.memory(), bucket, 0, what);
     }
 
     /** Waits for {@code latch} up to 60 s (the test's own assertions tell what did not happen). */

@@ -36,7 +36,7 @@ final class TestLake {
      * A MemoryS3 that keeps Last-Modified to the millisecond, as S3Mock does: the tests of dedup's commit order tell two
      * writes made within one second apart by it (on AWS, whole seconds, such writes are ordered by file name instead).
      */
-    private static MemoryS3 memoryS3() {
+    static MemoryS3 memoryS3() {
         MemoryS3 s3 = MemoryS3.start();
         s3.lastModifiedPrecision(ChronoUnit.MILLIS);
         return s3;
