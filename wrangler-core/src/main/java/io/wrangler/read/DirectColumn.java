@@ -391,13 +391,7 @@ final class DirectColumn {
         long total = 0;
         int p = pos;
         for (int i = 0; i < len; i++) {
-            if (p + 4L > end) {
-                throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
-            }
-            int size = intAt(page, p);
-            if (size < 0 || p + 4L + size > end) {
-                throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
-            }
+            int size = lengthAt(p);
             sizes[i] = size;
             total += size;
             p += 4 + size;
@@ -426,20 +420,13 @@ final class DirectColumn {
      */
     private void plainBytesInRoom(int at, int len) {
         byte[] b = page;
-        int stop = end;
         long base = data.memoryAddress();
         long ends = offsets.memoryAddress() + 4L * (at + 1);
         long room = data.capacity();
         int q = dataEnd;
         int p = pos;
         for (int i = 0; i < len; i++) {
-            if (p + 4L > stop) {
-                throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
-            }
-            int size = intAt(b, p);
-            if (size < 0 || p + 4L + size > stop) {
-                throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
-            }
+            int size = lengthAt(p);
             putValue(b, p + 4, base, q, size, room);
             q += size;
             MemoryUtil.putInt(ends + 4L * i, q);
@@ -447,6 +434,18 @@ final class DirectColumn {
         }
         pos = p;
         dataEnd = q;
+    }
+
+    /** The length of the PLAIN byte array at {@code p} of the page, checked to end within the page. */
+    private int lengthAt(int p) {
+        if (p + 4L > end) {
+            throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
+        }
+        int size = intAt(page, p);
+        if (size < 0 || p + 4L + size > end) {
+            throw new ParquetDecodingException("a page of the column " + name + " ends before its values do");
+        }
+        return size;
     }
 
     /** Dictionary byte arrays of the ids {@code v[from..from+len)}, written as {@link #plainBytes} writes. */

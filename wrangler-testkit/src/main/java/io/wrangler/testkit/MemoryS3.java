@@ -204,6 +204,16 @@ public final class MemoryS3 implements S3Fixture {
         Store(Instant created) {
             this.created = created;
         }
+
+        /** A store holding what this one holds now; later changes to either do not show in the other. */
+        Store copy() {
+            Store c = new Store(created);
+            c.objects.putAll(objects); // Obj is immutable, its content never written in place
+            // an upload's parts map is its own: a part uploaded later must not reach the copy
+            uploads.forEach((id, u) -> c.uploads.put(id, new Upload(u.id, u.seq, u.key, u.initiated, u.contentType, u.metadata,
+                    new TreeMap<>(u.parts), u.storageClass, u.tags)));
+            return c;
+        }
     }
 
     /**
@@ -387,12 +397,7 @@ public final class MemoryS3 implements S3Fixture {
     public MemoryS3 copy() {
         MemoryS3 out = new MemoryS3();
         synchronized (lock) {
-            buckets.forEach((name, store) -> {
-                Store c = new Store(store.created);
-                c.objects.putAll(store.objects); // Obj is immutable, its content never written in place
-                c.uploads.putAll(copyUploads(store.uploads));
-                out.buckets.put(name, c);
-            });
+            buckets.forEach((name, store) -> out.buckets.put(name, store.copy()));
             out.ids.set(ids.get());
         }
         return out;
@@ -467,21 +472,18 @@ public final class MemoryS3 implements S3Fixture {
      */
     public static final class Checkpoint {
         private final String bucket;
-        private final NavigableMap<String, Obj> objects;
-        private final Map<String, Upload> uploads;
+        private final Store store;
 
-        private Checkpoint(String bucket, NavigableMap<String, Obj> objects, Map<String, Upload> uploads) {
+        private Checkpoint(String bucket, Store store) {
             this.bucket = bucket;
-            this.objects = objects;
-            this.uploads = uploads;
+            this.store = store;
         }
     }
 
     /** Remembers {@code bucket}'s objects and open uploads as they are now (their contents are shared, never changed). */
     public Checkpoint checkpoint(String bucket) {
         synchronized (lock) {
-            Store s = store(bucket);
-            return new Checkpoint(bucket, new TreeMap<>(s.objects), copyUploads(s.uploads));
+            return new Checkpoint(bucket, store(bucket).copy());
         }
     }
 
@@ -492,20 +494,9 @@ public final class MemoryS3 implements S3Fixture {
      */
     public void restore(Checkpoint checkpoint) {
         synchronized (lock) {
-            Store s = store(checkpoint.bucket);
-            s.objects.clear();
-            s.objects.putAll(checkpoint.objects);
-            s.uploads.clear();
-            s.uploads.putAll(copyUploads(checkpoint.uploads));
+            store(checkpoint.bucket); // the bucket still exists
+            buckets.put(checkpoint.bucket, checkpoint.store.copy());
         }
-    }
-
-    /** The uploads with parts maps of their own (a part uploaded later must not reach a checkpoint). */
-    private static Map<String, Upload> copyUploads(Map<String, Upload> uploads) {
-        Map<String, Upload> out = new HashMap<>();
-        uploads.forEach((id, u) -> out.put(id, new Upload(u.id, u.seq, u.key, u.initiated, u.contentType, u.metadata,
-                new TreeMap<>(u.parts), u.storageClass, u.tags)));
-        return out;
     }
 
     @Override
