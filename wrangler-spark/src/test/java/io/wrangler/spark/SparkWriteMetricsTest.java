@@ -75,6 +75,10 @@ class SparkWriteMetricsTest {
                 metrics.completeExceptionally(exception);
             }
         };
+        // Spark's listener bus delivers events asynchronously: a QueryExecution of an earlier test's write can still be
+        // queued, and a listener registered now would receive it. Drain the bus first, so the only write it delivers
+        // to this listener is this test's (a CI run met an earlier 8-row write here).
+        SparkLake.spark().sparkContext().listenerBus().waitUntilEmpty(60_000);
         SparkLake.spark().listenerManager().register(listener);
         try {
             SparkLake.spark().sql("SELECT id, CAST(id * 3 AS BIGINT) AS v, IF(id % 2 = 0, '2026-11-01', '2026-11-02') AS dt "
