@@ -25,6 +25,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -39,9 +41,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Two cases at a time (each in a bucket and Glue table of its own): a child driver mostly starts Spark on one core,
  * and this class runs late in its module, when the other modules' tests are mostly done; one at a time it was the build's longest
- * stretch on one core.
+ * stretch on one core. It runs beside the module's other classes, all on the JVM's one Spark session; the class that
+ * switches that session to another master waits for it ({@link SparkLake#SESSION_LOCK}).
  */
 @Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(value = SparkLake.SESSION_LOCK, mode = ResourceAccessMode.READ) // beside every other class, not a master switch
 class KilledDriverTest {
     static final String FIRST = "SELECT id, IF(id % 2 = 0, '2024-01-15', '2024-01-16') AS dt, IF(id % 3 = 0, 'RU', 'DE') AS country "
             + "FROM range(0, 12, 1, 2)";

@@ -36,8 +36,17 @@ final class SparkLake {
     }
 
     /**
+     * The resource lock of the JVM's one SparkContext: a class that runs beside others (KilledDriverTest, concurrent) and
+     * uses the session holds it in READ mode; a class that asks {@link #session} for another master holds it in READ_WRITE
+     * mode, since the switch stops the context under every other user (a CI run's speculation test lost its session to
+     * KilledDriverTest's next {@link #spark()}: "No active or default Spark session found").
+     */
+    static final String SESSION_LOCK = "io.wrangler.spark.SparkLake.session";
+
+    /**
      * The session with this master and these settings beside the tests' own: a JVM runs one SparkContext at a time, so a
-     * session with another master stops the current one (the next {@link #spark()} starts the usual one again).
+     * session with another master stops the current one (the next {@link #spark()} starts the usual one again). A test
+     * that asks for another master holds {@link #SESSION_LOCK} in READ_WRITE mode.
      */
     static synchronized SparkSession session(String master, Map<String, String> conf) {
         // LocalS3 first: its Tomcat sets the JVM's URL stream handler factory, which fails once Spark has set it.

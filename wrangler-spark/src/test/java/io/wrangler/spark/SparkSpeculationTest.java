@@ -24,7 +24,9 @@ import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.types.DataTypes;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Speculative execution, for real: Spark's own scheduler speculates ({@link SpeculatingClusterManager}: two one-core
@@ -32,7 +34,12 @@ import org.junit.jupiter.api.Test;
  * wins, Spark's commit coordinator lets it commit, and the first keeps running after the write has ended, staging files
  * into the ended write's {@code _tmp/<writeId>/} (a task that does not stop at once when Spark kills it: Spark's kill is
  * an interrupt and a flag the task checks between batches of rows), until the interrupt reaches its writer.
+ *
+ * <p>Its master stops the module's shared session ({@link SparkLake#session}), so it holds {@link SparkLake#SESSION_LOCK}
+ * exclusively and runs last.
  */
+@ResourceLock(SparkLake.SESSION_LOCK) // switches the JVM's one SparkContext: never while KilledDriverTest uses it
+@Order(Integer.MAX_VALUE) // the module's last class (junit-platform.properties): it waits for KilledDriverTest, so nothing waits behind it
 class SparkSpeculationTest {
     /** Speculation checked every 100 ms, for a task slower than 1.5 times the median of at least half of its stage. */
     private static final Map<String, String> SPECULATION = Map.of(
