@@ -135,7 +135,7 @@ class SparkDeferredUploadsTest {
             }
             if (tc.attemptNumber() < failBelow && id == 900) {
                 String tag = "t00001-a" + tc.taskAttemptId() + "-";
-                long until = System.currentTimeMillis() + 10_000;
+                long until = System.currentTimeMillis() + 60_000;
                 while (SparkLake.s3().openMultipartUploads(bucket, "t/").stream().noneMatch(k -> k.contains(tag))
                         && System.currentTimeMillis() < until) {
                     Thread.sleep(50);

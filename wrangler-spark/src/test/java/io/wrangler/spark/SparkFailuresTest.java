@@ -33,7 +33,7 @@ class SparkFailuresTest {
             TaskContext tc = TaskContext.get();
             if (tc.partitionId() == 1 && tc.attemptNumber() < failBelow && id == 900) {
                 String tag = "-a" + tc.taskAttemptId() + "-";
-                long until = System.currentTimeMillis() + 10_000;
+                long until = System.currentTimeMillis() + 60_000;
                 int staged = 0;
                 while (staged == 0 && System.currentTimeMillis() < until) {
                     staged = (int) SparkLake.keys(bucket, "t/_tmp/").stream().filter(k -> k.contains(tag)).count();

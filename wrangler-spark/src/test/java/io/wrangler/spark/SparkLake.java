@@ -37,9 +37,10 @@ final class SparkLake {
 
     /**
      * The resource lock of the JVM's one SparkContext: a class that runs beside others (KilledDriverTest, concurrent) and
-     * uses the session holds it in READ mode; a class that asks {@link #session} for another master holds it in READ_WRITE
-     * mode, since the switch stops the context under every other user (a CI run's speculation test lost its session to
-     * KilledDriverTest's next {@link #spark()}: "No active or default Spark session found").
+     * uses the session holds it in READ mode; a class that needs the session to itself holds it in READ_WRITE mode: one
+     * that asks {@link #session} for another master (the switch stops the context under every other user: a loaded run's
+     * speculation test lost its session to KilledDriverTest's next {@link #spark()}, "No active or default Spark session
+     * found"), or one that listens to every query of the session (SparkWriteMetricsTest).
      */
     static final String SESSION_LOCK = "io.wrangler.spark.SparkLake.session";
 

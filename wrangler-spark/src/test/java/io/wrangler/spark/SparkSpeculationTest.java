@@ -153,13 +153,13 @@ class SparkSpeculationTest {
         return out.toString();
     }
 
-    /** How many files of this attempt are staged, once there is one (at most 10 s). */
+    /** How many files of this attempt are staged, once there is one (at most 60 s: a loaded machine stages slowly; the first file ends the wait). */
     private static int awaitOwnFiles(String bucket, String attempt) {
         int[] n = new int[1];
         awaitIgnoringInterrupts(() -> {
             n[0] = (int) SparkLake.keys(bucket, "t/_tmp/").stream().filter(k -> k.contains("/" + attempt)).count();
             return n[0] > 0;
-        }, 10_000);
+        }, 60_000);
         return n[0];
     }
 

@@ -19,13 +19,20 @@ import org.apache.spark.sql.execution.QueryExecution;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.metric.SQLMetric;
 import org.apache.spark.sql.util.QueryExecutionListener;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * What a {@code df.write.format("wrangler")} user sees of the write: the rows, files and bytes as SQL metrics on the
  * write node (Spark's UI and {@code QueryExecutionListener}s), and the driver's log lines (began, committed).
+ *
+ * <p>Its listener receives every query of the JVM's session: it holds {@link SparkLake#SESSION_LOCK} exclusively (a CI run
+ * measured KilledDriverTest's concurrent 8-row write here: rows 8, files 8).
  */
+@ResourceLock(SparkLake.SESSION_LOCK) // the session's listeners see every query: none of KilledDriverTest's while this one listens
+@Order(Integer.MAX_VALUE) // after the other classes (junit-platform.properties): it waits for KilledDriverTest, so nothing waits behind it
 class SparkWriteMetricsTest {
     @Test
     void theWriteNodeCarriesRowsFilesAndBytesAndTheDriverLogsTheResult() throws Exception {
@@ -76,8 +83,8 @@ class SparkWriteMetricsTest {
             }
         };
         // Spark's listener bus delivers events asynchronously: a QueryExecution of an earlier test's write can still be
-        // queued, and a listener registered now would receive it. Drain the bus first, so the only write it delivers
-        // to this listener is this test's (a CI run met an earlier 8-row write here).
+        // queued, and a listener registered now would receive it. Drain the bus first; no other class writes meanwhile
+        // (the class holds the session's lock), so the only write it delivers to this listener is this test's.
         SparkLake.spark().sparkContext().listenerBus().waitUntilEmpty(60_000);
         SparkLake.spark().listenerManager().register(listener);
         try {
