@@ -91,7 +91,8 @@ abstract class InterleavingTest {
         t.start();
     };
 
-    private static final LocalGlue glue = TestLakes.glue();
+    /** A LocalGlue of these classes alone: they run beside the module's other classes (see TestLakes.concurrentGlue). */
+    private static final LocalGlue glue = TestLakes.concurrentGlue();
     /** The S3 of the running case. */
     private S3Fixture s3;
 
@@ -192,7 +193,7 @@ abstract class InterleavingTest {
             model = copy(seeded.model());
         } else {
             s3 = TestLakes.s3();
-            bucket = TestLakes.bucket("il", s3);
+            bucket = TestLakes.bucket("il", s3, glue);
             db = TestLakes.database(bucket);
             model = seed(s3, bucket, GlueCatalog.of(glue.client()).table(db, "t"), kind, method);
         }
@@ -285,7 +286,7 @@ abstract class InterleavingTest {
         synchronized (SEEDED) {
             return SEEDED.computeIfAbsent(kind + " " + method, k -> {
                 MemoryS3 memory = MemoryS3.start();
-                String bucket = TestLakes.bucket("il-seed", memory);
+                String bucket = TestLakes.bucket("il-seed", memory, glue);
                 String db = TestLakes.database(bucket);
                 Map<String, Set<String>> model = seed(memory, bucket, GlueCatalog.of(glue.client()).table(db, "t"), kind, method);
                 // The copy of the Glue table is the table, but for its database and times.

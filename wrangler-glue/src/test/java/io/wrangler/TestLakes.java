@@ -18,6 +18,7 @@ final class TestLakes {
     private static final AtomicInteger N = new AtomicInteger();
     private static LocalS3 s3;
     private static LocalGlue glue;
+    private static LocalGlue concurrentGlue;
     private static MemoryS3 memory;
 
     private TestLakes() {
@@ -48,6 +49,20 @@ final class TestLakes {
         return glue;
     }
 
+    /**
+     * The LocalGlue of the classes that run beside the others ({@code @Execution(CONCURRENT)}: the Interleaving tests),
+     * apart from {@link #glue()}: the other classes inject Glue faults by operation and count Glue calls on theirs, which
+     * a writer running beside them would take or add to (a fault meant for a repair consumed by another class's write).
+     */
+    static synchronized LocalGlue concurrentGlue() {
+        if (concurrentGlue == null) {
+            LocalGlue started = LocalGlue.start();
+            Runtime.getRuntime().addShutdownHook(new Thread(started::close));
+            concurrentGlue = started;
+        }
+        return concurrentGlue;
+    }
+
     /** A new bucket named {@code <prefix>-<n>-<hex>} and a Glue database named like it, with '_' for '-'. */
     static String bucket(String prefix) {
         return bucket(prefix, s3());
@@ -55,9 +70,14 @@ final class TestLakes {
 
     /** Like {@link #bucket(String)}, in {@code s3} (LocalS3 or MemoryS3). */
     static String bucket(String prefix, S3Fixture s3) {
+        return bucket(prefix, s3, glue());
+    }
+
+    /** Like {@link #bucket(String, S3Fixture)}, with the database in {@code glue}. */
+    static String bucket(String prefix, S3Fixture s3, LocalGlue glue) {
         String name = prefix + "-" + N.incrementAndGet() + "-" + Long.toHexString(System.nanoTime() & 0xFFFFF);
         s3.createBucket(name);
-        glue().client().createDatabase(x -> x.databaseInput(d -> d.name(database(name))));
+        glue.client().createDatabase(x -> x.databaseInput(d -> d.name(database(name))));
         return name;
     }
 
