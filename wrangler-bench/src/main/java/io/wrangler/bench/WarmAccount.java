@@ -102,7 +102,9 @@ public final class WarmAccount {
                         }
                     }
                     for (Map.Entry<String, Long> s : started.byKind().entrySet()) {
-                        kinds.merge("started: " + s.getKey(), s.getValue() / 1e9, Double::sum);
+                        String k = s.getKey();
+                        boolean own = k.startsWith("wrangler") || k.startsWith("pool-") || k.equals("warm-account");
+                        kinds.merge(own ? "started: " + k : kind(k), s.getValue() / 1e9, Double::sum); // a server thread started now
                         known += s.getValue() / 1e9;
                     }
                     kinds.merge("~ rest of the process", (p1 - p0) / 1e9 - known, Double::sum);
