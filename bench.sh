@@ -18,6 +18,8 @@
 #                           of two builds of wrangler-core in one JVM, alternating, each against the floor of its own requests)
 #        ./bench.sh --warm-ab <A core classes> <B core classes> [rows, default 2000000] [repetitions, default 9]   (the warm read
 #                           of two builds of wrangler-core in one JVM, alternating with the GET floor and DuckDB)
+#        ./bench.sh --warm-account [rows, default 2000000] [repetitions, default 8] [untimed rounds, default 15]   (the warm read's
+#                           CPU by kind of thread: server, key proxy, compiler, GC, caller, wrangler's threads; against the GET floors')
 #        ./bench.sh --speed serve [rows] [copy dir]   (the table served by LocalS3 until killed; prints the cold children's commands)
 #        ./bench.sh --merge [rows, default 5000000] [repetitions, default 3]   (a merge by key of 50,000 rows against DuckDB's same merge)
 #        ./bench.sh --merge memory [rows, default 40000000] [child heap, default 512m]   (a merge into one partition several times the heap)
@@ -65,6 +67,9 @@ elif [ "${1:-}" = "--lookup-ab" ]; then
   shift
 elif [ "${1:-}" = "--warm-ab" ]; then
   main=io.wrangler.bench.WarmAB
+  shift
+elif [ "${1:-}" = "--warm-account" ]; then
+  main=io.wrangler.bench.WarmAccount
   shift
 elif [ "${1:-}" = "--cold" ]; then
   main=io.wrangler.bench.ColdBench
