@@ -435,7 +435,8 @@ final class MergePlan {
         KeyIndex.Probe probe = input.index.probe();
         String last = null;
         long at = 0; // the rows of the current file before this batch
-        try (TableReader r = reader(allocator, files, selected).threads(1).knownSchemas(schemas(files))) {
+        // the footers the plan read moments before: not fetched and parsed again for the decoding
+        try (TableReader r = reader(allocator, files, selected).threads(1).knownFooters(files.stream().map(f -> footers.get(f.key())).toList())) {
             while (r.loadNextBatch()) {
                 VectorSchemaRoot b = r.getVectorSchemaRoot();
                 List<FieldVector> k = selected.subList(0, input.keys.size()).stream().map(b::getVector).toList();
