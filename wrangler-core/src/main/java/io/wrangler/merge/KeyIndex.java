@@ -232,6 +232,40 @@ final class KeyIndex {
         }
 
         /**
+         * {@link #find(int)} of rows {@code 0 .. n - 1} into {@code out} (at least {@code n} long), the same numbers: for a
+         * key of one string or binary column in two passes, first every row's hash and bit (most rows ruled out), then the
+         * table looked into for the rows left, one after another with nothing between them, so that the processor overlaps
+         * their cache misses instead of waiting for each in turn; else row by row.
+         */
+        void findAll(int n, int[] out) {
+            if (single == null || n > rows) {
+                for (int i = 0; i < n; i++) {
+                    out[i] = find(i);
+                }
+                return;
+            }
+            int[] left = p.rows(n);
+            int[] hashes = p.hashes;
+            int count = 0;
+            for (int i = 0; i < n; i++) {
+                out[i] = -1;
+                if (valid[0] != null && (valid[0].get(i >>> 3) >> (i & 7) & 1) == 0) {
+                    continue;
+                }
+                int from = offsets[0].get(i);
+                int h = hashOf(single, from, offsets[0].get(i + 1) - from);
+                if (mayHold(h)) {
+                    left[count] = i;
+                    hashes[count++] = h;
+                }
+            }
+            for (int j = 0; j < count; j++) {
+                encode(left[j]);
+                out[left[j]] = (int) table[probe(hashes[j], p)] - 1;
+            }
+        }
+
+        /**
          * {@link #find(int)} of a key of one string or binary column: its hash taken from the vector's bytes where they
          * are, the same number {@link Probe#hash} takes from the scratch array ({@link #hashOf}); the key copied into the
          * scratch only when its bit is set (most rows a scan looks up hold no input key and are ruled out by the bit).
@@ -305,6 +339,18 @@ final class KeyIndex {
     static final class Probe {
         private byte[] scratch = new byte[64];
         private int length;
+        /** {@link Bound#findAll}'s rows left after their bits, and their hashes. */
+        private int[] left = new int[0];
+        private int[] hashes = new int[0];
+
+        /** {@link #left}, room for {@code n} rows (and {@link #hashes} alike). */
+        private int[] rows(int n) {
+            if (left.length < n) {
+                left = new int[n];
+                hashes = new int[n];
+            }
+            return left;
+        }
 
         /** The key of row {@code row} into the scratch array; false when a column is null there. */
         private boolean encode(List<FieldVector> k, int row) {

@@ -139,6 +139,9 @@ class KeyIndexTest {
             }
             assertThat(rows).containsExactly(3, -1, 1, 2, -1, -1); // a null string, ("a", 2) no key, a null number
             assertThat(bound1).isEqualTo(rows);
+            int[] all = new int[6];
+            bound.findAll(6, all); // two key columns: row by row
+            assertThat(all).containsExactly(3, -1, 1, 2, -1, -1);
             // rows of another type than the input's: the bound batch looks them up as values
             text(s, "k");
             KeyIndex strings = new KeyIndex(List.of(ArrowType.Utf8.INSTANCE), b -> List.of(s));
@@ -184,6 +187,11 @@ class KeyIndexTest {
                 int want = index.find(List.of(file), i, probe);
                 assertThat(bound.find(i)).as("row %d (%s)", i, rows[i]).isEqualTo(want);
                 found += want >= 0 ? 1 : 0;
+            }
+            int[] all = new int[rows.length + 5];
+            index.bind(List.of(file), index.probe()).findAll(rows.length, all); // the two passes: the same numbers
+            for (int i = 0; i < rows.length; i++) {
+                assertThat(all[i]).as("row %d (%s) of findAll", i, rows[i]).isEqualTo(index.find(List.of(file), i, probe));
             }
             java.util.Set<String> input = new java.util.HashSet<>(List.of(keys).subList(0, 300));
             assertThat(found).isEqualTo((int) List.of(keys).stream().filter(input::contains).count()).isGreaterThan(300);
