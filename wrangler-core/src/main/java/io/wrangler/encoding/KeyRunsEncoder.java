@@ -35,11 +35,12 @@ final class KeyRunsEncoder implements FileEncoder {
         if (!KeyRuns.COLUMN.equals(last.getName()) || !(last instanceof VarCharVector keys)) {
             throw new IllegalStateException("rows with key runs must end with the column " + KeyRuns.COLUMN + ", not " + last.getField());
         }
+        Views views = Views.of(keys, to);
         int r = from;
         while (r < to) {
             String key = keys.isNull(r) ? "" : new String(keys.get(r), StandardCharsets.UTF_8);
             int end = r + 1;
-            while (end < to && same(keys, end, r)) {
+            while (end < to && (views != null ? views.same(end, r) : same(keys, end, r))) {
                 end++;
             }
             String stamp = CommitRuns.stampOf(key);
@@ -49,6 +50,55 @@ final class KeyRunsEncoder implements FileEncoder {
             r = end;
         }
         file.write(columns.subList(0, columns.size() - 1), from, to);
+    }
+
+    /**
+     * The key column's buffers viewed through NIO for its first {@code rows} rows, so that consecutive rows are compared
+     * without an ArrowBuf get (bounds and reference-count checks) per row and per word; null when they cannot be (past 2 GiB).
+     */
+    private record Views(java.nio.ByteBuffer valid, java.nio.IntBuffer offsets, java.nio.ByteBuffer data) {
+        static Views of(VarCharVector keys, int rows) {
+            if (rows == 0) {
+                return null;
+            }
+            java.nio.IntBuffer offsets = keys.getOffsetBuffer().nioBuffer(0, 4 * (rows + 1)).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                    .asIntBuffer();
+            long end = keys.getOffsetBuffer().getInt((long) rows * 4);
+            if (end < 0 || end > Integer.MAX_VALUE) {
+                return null;
+            }
+            java.nio.ByteBuffer valid = keys.getNullCount() == 0 ? null : keys.getValidityBuffer().nioBuffer(0, (rows + 7) / 8);
+            return new Views(valid, offsets, keys.getDataBuffer().nioBuffer(0, (int) end).order(java.nio.ByteOrder.LITTLE_ENDIAN));
+        }
+
+        private boolean isNull(int row) {
+            return valid != null && (valid.get(row >>> 3) >> (row & 7) & 1) == 0;
+        }
+
+        /** {@link KeyRunsEncoder#same}: both null, or the same bytes. */
+        boolean same(int row, int first) {
+            if (isNull(row) || isNull(first)) {
+                return isNull(row) == isNull(first);
+            }
+            int a = offsets.get(first);
+            int n = offsets.get(first + 1) - a;
+            int b = offsets.get(row);
+            if (offsets.get(row + 1) - b != n) {
+                return false;
+            }
+            int i = 0;
+            for (; i + 8 <= n; i += 8) {
+                if (data.getLong(a + i) != data.getLong(b + i)) {
+                    return false;
+                }
+            }
+            for (; i < n; i++) {
+                if (data.get(a + i) != data.get(b + i)) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     /** Whether rows {@code row} and {@code first} hold the same key id: both null, or the same bytes (compared in place). */

@@ -111,19 +111,9 @@ final class KeyFilter {
     private static KeyFilter of(MergeSpec spec, InputRows input, java.util.function.UnaryOperator<String> name, List<Field> table) {
         List<RowFilter> parts = new ArrayList<>();
         for (String k : input.keys) {
-            Set<Object> values = new LinkedHashSet<>();
-            for (FieldVector v : input.column(k)) {
-                for (int i = 0; i < v.getValueCount() && values != null; i++) {
-                    Object literal = literal(v, i);
-                    if (literal == null) {
-                        values = null;
-                    } else {
-                        values.add(literal);
-                    }
-                }
-            }
-            if (values != null && !values.isEmpty()) {
-                parts.add(RowFilter.in(name.apply(k), values.toArray()));
+            Object[] values = input.keys.size() == 1 ? distinct(input, k) : distinctInRows(input, k);
+            if (values != null && values.length > 0) {
+                parts.add(RowFilter.in(name.apply(k), values));
             }
         }
         if (parts.isEmpty()) {
@@ -131,6 +121,44 @@ final class KeyFilter {
         }
         RowFilter f = parts.size() == 1 ? parts.get(0) : RowFilter.and(parts.toArray(new RowFilter[0]));
         return new KeyFilter(spec, BoundFilter.bind(spec.table(), f, table));
+    }
+
+    /** The distinct values of the key column {@code k} as literals, first seen first; null when one is null or has none. */
+    private static Object[] distinctInRows(InputRows input, String k) {
+        Set<Object> values = new LinkedHashSet<>();
+        for (FieldVector v : input.column(k)) {
+            for (int i = 0; i < v.getValueCount(); i++) {
+                Object literal = literal(v, i);
+                if (literal == null) {
+                    return null;
+                }
+                values.add(literal);
+            }
+        }
+        return values.toArray();
+    }
+
+    /**
+     * {@link #distinctInRows} of the one key column {@code k}: its distinct values are the input's keys, which its
+     * {@link KeyIndex} numbered once each, first seen first; each taken from the row where it was first seen, not
+     * gathered again into a set of every row's literal.
+     */
+    private static Object[] distinct(InputRows input, String k) {
+        List<FieldVector> column = input.column(k);
+        for (FieldVector v : column) {
+            if (v.getNullCount() > 0) {
+                return null; // a null key: no literal for it, no filter on the column (as for every row's)
+            }
+        }
+        Object[] values = new Object[input.index.size()];
+        for (int id = 0; id < values.length; id++) {
+            long first = input.index.first(id);
+            values[id] = literal(column.get((int) (first >>> 32)), (int) first);
+            if (values[id] == null) {
+                return null;
+            }
+        }
+        return values;
     }
 
     /** The value of row {@code i} as a filter's literal, or null when its type has none here. */

@@ -170,6 +170,8 @@ final class KeyIndex {
         /** The rows the views hold, and whether the buffers are viewed (else each row is looked up as {@code find} does). */
         private final int rows;
         private final boolean viewed;
+        /** The values of a key of one variable-width column, little-endian (for {@link #hashOf}); else null. */
+        private final java.nio.ByteBuffer single;
 
         private Bound(List<FieldVector> k, Probe p, boolean byBytes) {
             this.k = k;
@@ -188,6 +190,7 @@ final class KeyIndex {
                 viewed = view(c, k.get(c), rows);
             }
             this.viewed = viewed;
+            single = viewed && data.length == 1 && offsets[0] != null ? data[0].duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN) : null;
         }
 
         /** Views the buffers of key column {@code c}; false when they cannot be (a vector past 2 GiB). */
@@ -215,6 +218,9 @@ final class KeyIndex {
             if (!viewed || row >= rows) {
                 return KeyIndex.this.find(k, row, p);
             }
+            if (single != null) {
+                return findSingle(row);
+            }
             if (!encode(row)) {
                 return -1;
             }
@@ -222,6 +228,58 @@ final class KeyIndex {
             if (!mayHold(h)) {
                 return -1;
             }
+            return (int) table[probe(h, p)] - 1;
+        }
+
+        /**
+         * {@link #find(int)} of rows {@code 0 .. n - 1} into {@code out} (at least {@code n} long), the same numbers: for a
+         * key of one string or binary column in two passes, first every row's hash and bit (most rows ruled out), then the
+         * table looked into for the rows left, one after another with nothing between them, so that the processor overlaps
+         * their cache misses instead of waiting for each in turn; else row by row.
+         */
+        void findAll(int n, int[] out) {
+            if (single == null || n > rows) {
+                for (int i = 0; i < n; i++) {
+                    out[i] = find(i);
+                }
+                return;
+            }
+            int[] left = p.rows(n);
+            int[] hashes = p.hashes;
+            int count = 0;
+            for (int i = 0; i < n; i++) {
+                out[i] = -1;
+                if (valid[0] != null && (valid[0].get(i >>> 3) >> (i & 7) & 1) == 0) {
+                    continue;
+                }
+                int from = offsets[0].get(i);
+                int h = hashOf(single, from, offsets[0].get(i + 1) - from);
+                if (mayHold(h)) {
+                    left[count] = i;
+                    hashes[count++] = h;
+                }
+            }
+            for (int j = 0; j < count; j++) {
+                encode(left[j]);
+                out[left[j]] = (int) table[probe(hashes[j], p)] - 1;
+            }
+        }
+
+        /**
+         * {@link #find(int)} of a key of one string or binary column: its hash taken from the vector's bytes where they
+         * are, the same number {@link Probe#hash} takes from the scratch array ({@link #hashOf}); the key copied into the
+         * scratch only when its bit is set (most rows a scan looks up hold no input key and are ruled out by the bit).
+         */
+        private int findSingle(int row) {
+            if (valid[0] != null && (valid[0].get(row >>> 3) >> (row & 7) & 1) == 0) {
+                return -1;
+            }
+            int from = offsets[0].get(row);
+            int h = hashOf(single, from, offsets[0].get(row + 1) - from);
+            if (!mayHold(h)) {
+                return -1;
+            }
+            encode(row);
             return (int) table[probe(h, p)] - 1;
         }
 
@@ -281,6 +339,18 @@ final class KeyIndex {
     static final class Probe {
         private byte[] scratch = new byte[64];
         private int length;
+        /** {@link Bound#findAll}'s rows left after their bits, and their hashes. */
+        private int[] left = new int[0];
+        private int[] hashes = new int[0];
+
+        /** {@link #left}, room for {@code n} rows (and {@link #hashes} alike). */
+        private int[] rows(int n) {
+            if (left.length < n) {
+                left = new int[n];
+                hashes = new int[n];
+            }
+            return left;
+        }
 
         /** The key of row {@code row} into the scratch array; false when a column is null there. */
         private boolean encode(List<FieldVector> k, int row) {
@@ -333,6 +403,33 @@ final class KeyIndex {
             h = (h ^ h >>> 32) * 0xD6E8FEB86659FD93L;
             return (int) (h ^ h >>> 32);
         }
+    }
+
+    /**
+     * {@link Probe#hash} of the key of one variable-width column whose {@code n} bytes are at {@code from} in {@code data}
+     * (little-endian), as {@link Probe#encode} would copy it: the length in four bytes, big-endian, then the bytes; read
+     * where they are, the same number.
+     */
+    static int hashOf(java.nio.ByteBuffer data, int from, int n) {
+        int length = n + 4;
+        long h = 0x9E3779B97F4A7C15L ^ length;
+        int i = 0;
+        if (length >= 8) {
+            // the first word: the length's four bytes, then the first four of the value
+            long w = Integer.reverseBytes(n) & 0xFFFFFFFFL | (long) data.getInt(from) << 32;
+            h = (h ^ w) * 0xBF58476D1CE4E5B9L;
+            h ^= h >>> 29;
+            for (i = 8; i + 8 <= length; i += 8) {
+                h = (h ^ data.getLong(from + i - 4)) * 0xBF58476D1CE4E5B9L;
+                h ^= h >>> 29;
+            }
+        }
+        for (; i < length; i++) {
+            byte b = i < 4 ? (byte) (n >>> 24 - 8 * i) : data.get(from + i - 4);
+            h = (h ^ b) * 0x94D049BB133111EBL;
+        }
+        h = (h ^ h >>> 32) * 0xD6E8FEB86659FD93L;
+        return (int) (h ^ h >>> 32);
     }
 
     /** The bit of the hash {@code h}: from its product with an odd constant's high bits, not the table's slot bits. */

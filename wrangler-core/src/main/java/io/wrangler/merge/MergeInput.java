@@ -370,17 +370,14 @@ final class MergeInput extends ReadOnce {
             FieldVector to = out.getVector(c);
             boolean keyColumn = to.getName().equals(KeyRuns.COLUMN);
             if (keyColumn || texts != null && texts[c] != null) {
-                VarCharVector text = (VarCharVector) to;
+                byte[][] values = new byte[k][];
+                java.util.function.IntFunction<byte[]> value = keyColumn ? i -> keyIds[i] : texts[c];
                 for (int r = 0, at = 0; r < runs; r++) {
                     for (int j = 0; j < lengths[r]; j++, at++) {
-                        byte[] v = keyColumn ? keyIds[starts[r] + j] : texts[c].apply(starts[r] + j);
-                        if (v == null) {
-                            text.setNull(at);
-                        } else {
-                            text.setSafe(at, v);
-                        }
+                        values[at] = value.apply(starts[r] + j);
                     }
                 }
+                setTexts((VarCharVector) to, values);
             } else if (from == null || !Runs.copyRuns(from, starts, lengths, runs, to)) {
                 for (int r = 0, at = 0; r < runs; r++) {
                     for (int j = 0; j < lengths[r]; j++, at++) {
@@ -390,6 +387,20 @@ final class MergeInput extends ReadOnce {
             }
         }
         return k;
+    }
+
+    /** Sets the rows of the empty vector {@code text} to {@code values} (null: a null): at once, else row by row. */
+    private static void setTexts(VarCharVector text, byte[][] values) {
+        if (Runs.texts(text, values)) {
+            return;
+        }
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] == null) {
+                text.setNull(i);
+            } else {
+                text.setSafe(i, values[i]);
+            }
+        }
     }
 
     private static void copyCell(FieldVector from, int i, FieldVector to, int k) {

@@ -434,8 +434,10 @@ final class MergePlan {
         found.keepable = keepable;
         KeyIndex.Probe probe = input.index.probe();
         String last = null;
+        int[] keys = new int[0]; // each row's key number, or -1
         long at = 0; // the rows of the current file before this batch
-        try (TableReader r = reader(allocator, files, selected).threads(1).knownSchemas(schemas(files))) {
+        // the footers the plan read moments before: not fetched and parsed again for the decoding
+        try (TableReader r = reader(allocator, files, selected).threads(1).knownFooters(files.stream().map(f -> footers.get(f.key())).toList())) {
             while (r.loadNextBatch()) {
                 VectorSchemaRoot b = r.getVectorSchemaRoot();
                 List<FieldVector> k = selected.subList(0, input.keys.size()).stream().map(b::getVector).toList();
@@ -446,9 +448,12 @@ final class MergePlan {
                     at = 0;
                 }
                 BitSet holds = null;
-                KeyIndex.Bound bound = input.index.bind(k, probe);
+                if (keys.length < b.getRowCount()) {
+                    keys = new int[b.getRowCount()];
+                }
+                input.index.bind(k, probe).findAll(b.getRowCount(), keys);
                 for (int i = 0; i < b.getRowCount(); i++) {
-                    int key = bound.find(i);
+                    int key = keys[i];
                     if (key >= 0) {
                         if (holds == null) {
                             holds = found.holding.computeIfAbsent(file, f -> new BitSet());

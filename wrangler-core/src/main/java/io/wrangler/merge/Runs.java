@@ -105,6 +105,51 @@ final class Runs {
         return true;
     }
 
+    /**
+     * Sets rows {@code 0 .. values.length - 1} of the empty vector {@code to} to {@code values} (null: a null), the target
+     * grown once, the offsets and bytes written straight (not {@code setSafe} row by row); false (nothing set) when the
+     * vector is not empty or the values pass 2 GiB.
+     */
+    static boolean texts(BaseVariableWidthVector to, byte[][] values) {
+        int n = values.length;
+        long bytes = 0;
+        boolean nulls = false;
+        for (byte[] v : values) {
+            bytes += v == null ? 0 : v.length;
+            nulls |= v == null;
+        }
+        if (bytes > Integer.MAX_VALUE || to.getLastSet() != -1) {
+            return false;
+        }
+        while (to.getValueCapacity() < n) {
+            to.reallocValidityAndOffsetBuffers();
+        }
+        while (to.getDataBuffer().capacity() < bytes) {
+            to.reallocDataBuffer();
+        }
+        java.nio.IntBuffer offsets = to.getOffsetBuffer().nioBuffer(0, 4 * (n + 1)).order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer();
+        java.nio.ByteBuffer data = to.getDataBuffer().nioBuffer(0, (int) bytes);
+        ArrowBuf validity = to.getValidityBuffer();
+        int at = 0;
+        offsets.put(0, 0);
+        for (int i = 0; i < n; i++) {
+            byte[] v = values[i];
+            if (v != null) {
+                data.put(at, v);
+                at += v.length;
+                if (nulls) {
+                    BitVectorHelper.setBit(validity, i);
+                }
+            }
+            offsets.put(i + 1, at);
+        }
+        if (!nulls) {
+            allValid(validity, n);
+        }
+        to.setLastSet(n - 1);
+        return true;
+    }
+
     /** Sets rows {@code 0 .. total - 1} valid: whole bytes at once, then the last bits. */
     private static void allValid(ArrowBuf validity, int total) {
         int whole = total >>> 3;

@@ -117,6 +117,12 @@ final class ColumnCoder {
         if (rows == 0) {
             return;
         }
+        if (oneValue(v, rows)) {
+            // every row holds the first row's value (a batch of one partition: a merge's rows of one rewritten file)
+            codeBytes(v, 1, out);
+            java.util.Arrays.fill(out, 1, rows, out[0]);
+            return;
+        }
         // Validity, offsets and short values read through NIO views (each get checked against the view's bounds), not
         // an ArrowBuf get per row and per byte. Offsets are ints: no value lies past the first 2 GiB of the data.
         ByteBuffer valid = v.getValidityBuffer().nioBuffer(0, (rows + 7) / 8);
@@ -171,6 +177,30 @@ final class ColumnCoder {
             prevLength = length;
             prevCode = code;
         }
+    }
+
+    /**
+     * Whether the first {@code rows} rows of {@code v} (more than one) hold one value, not empty and not null: the offsets
+     * step by its length, and its bytes repeat (each value's bytes equal the one before's, compared at once).
+     */
+    static boolean oneValue(BaseVariableWidthVector v, int rows) {
+        if (rows < 2 || v.getNullCount() != 0) {
+            return false;
+        }
+        IntBuffer offsets = v.getOffsetBuffer().nioBuffer(0, 4 * (rows + 1)).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer();
+        int first = offsets.get(0);
+        long length = offsets.get(1) - first;
+        if (length <= 0 || first < 0) {
+            return false;
+        }
+        for (int r = 2; r <= rows; r++) {
+            if (offsets.get(r) - first != r * length) {
+                return false;
+            }
+        }
+        int total = (int) (rows * length); // the last offset less the first: an int
+        ByteBuffer bytes = v.getDataBuffer().nioBuffer(first, total);
+        return bytes.slice((int) length, total - (int) length).mismatch(bytes.slice(0, total - (int) length)) == -1;
     }
 
     /** Whether the {@code length} bytes at {@code a} and at {@code b} are the same, compared eight at a time. */

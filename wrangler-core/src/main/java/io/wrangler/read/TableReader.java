@@ -265,6 +265,20 @@ import software.amazon.awssdk.services.s3.S3Client;
         return this;
     }
 
+    /** The files' footers parsed by the caller, in file order, or null: each file's footer is then read when it is decoded. */
+    private List<ParquetMetadata> knownFooters;
+
+    /**
+     * Takes the files' footers read and parsed by the caller (one per file, in file order) for their schemas
+     * ({@link #knownSchemas}) and for their decoding: no footer is fetched or parsed again. For a caller that read the footers
+     * of these very objects just before (a merge's scan of the files it planned by them). Call before the first batch.
+     */
+    public TableReader knownFooters(List<ParquetMetadata> footers) {
+        knownSchemas(footers.stream().map(m -> m.getFileMetaData().getSchema()).toList());
+        this.knownFooters = List.copyOf(footers);
+        return this;
+    }
+
     /** The rows to read, or null for all; bound to the read's columns with the schema. */
     private RowFilter rowFilter;
     private BoundFilter bound;
@@ -778,7 +792,7 @@ import software.amazon.awssdk.services.s3.S3Client;
     private FileDecoder decoder(int index, VectorSchemaRoot out, long budget) throws IOException {
         FileDecoder.Setup setup = new FileDecoder.Setup(table, dataFields, batchRows, minWindow, directPagesOn, partitions, directPages,
                 converterChunks, bound, filterOnly, allocator);
-        ParquetMetadata footer = prefetch().takeParsed(index);
+        ParquetMetadata footer = knownFooters != null ? knownFooters.get(index) : prefetch().takeParsed(index);
         return new FileDecoder(setup, files.get(index), prefetch().input(index, s3, options), footer, out, budget)
                 .judged(judged == null ? null : judged[index]);
     }

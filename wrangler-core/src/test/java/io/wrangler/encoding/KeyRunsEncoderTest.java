@@ -18,6 +18,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -69,5 +70,32 @@ class KeyRunsEncoderTest {
         assertThat(DuckReader.queryFile(file, "SELECT sum(id)::BIGINT, count(*) FROM read_parquet($file)")).containsExactly(List.of(15L, 6L));
         assertThat(KeyRuns.parse(KeyRuns.format(List.of(new KeyRuns.Run("k-a-1", 2), new KeyRuns.Run("", 2)))))
                 .containsExactly(new KeyRuns.Run("k-a-1", 2), new KeyRuns.Run("", 2));
+    }
+
+    @Test
+    void keysOfOneLengthThatDifferInOneByteAnywhereAreRunsOfTheirOwn() throws Exception {
+        // 21 bytes: two whole words and a tail of five, compared in place; one byte differs in the first word, the second, the last of the tail
+        String k = "key-of-21-bytes-abcde";
+        String[] keys = {k, k, k.substring(0, 3) + "X" + k.substring(4), k, k.substring(0, 12) + "X" + k.substring(13),
+            k.substring(0, 20) + "X", k.substring(0, 20) + "X", k};
+        Field id = new Field("id", FieldType.nullable(new ArrowType.Int(64, true)), null);
+        Field key = new Field(KeyRuns.COLUMN, FieldType.nullable(ArrowType.Utf8.INSTANCE), null);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (RootAllocator allocator = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(List.of(id, key)), allocator)) {
+            root.allocateNew();
+            for (int i = 0; i < keys.length; i++) {
+                ((BigIntVector) root.getVector("id")).setSafe(i, i);
+                ((VarCharVector) root.getVector(KeyRuns.COLUMN)).setSafe(i, keys[i].getBytes(StandardCharsets.UTF_8));
+            }
+            root.setRowCount(keys.length);
+            FileEncoder.Settings settings = new FileEncoder.Settings(List.of(id), Compression.SNAPPY, false, false, 128L << 20, 1 << 20)
+                    .withKeyRuns();
+            try (FileEncoder e = FileEncoder.open(settings, out)) {
+                e.write(root.getFieldVectors(), 0, keys.length);
+            }
+        }
+        assertThat(DuckReader.queryFile(out.toByteArray(), "SELECT decode(value) FROM parquet_kv_metadata($file) WHERE decode(key) = 'wrangler.keys'"))
+                .containsExactly(List.of("[[\"" + k + "\",2],[\"" + keys[2] + "\",1],[\"" + k + "\",1],[\"" + keys[4] + "\",1],[\""
+                        + keys[5] + "\",2],[\"" + k + "\",1]]"));
     }
 }

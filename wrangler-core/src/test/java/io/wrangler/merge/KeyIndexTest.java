@@ -139,6 +139,9 @@ class KeyIndexTest {
             }
             assertThat(rows).containsExactly(3, -1, 1, 2, -1, -1); // a null string, ("a", 2) no key, a null number
             assertThat(bound1).isEqualTo(rows);
+            int[] all = new int[6];
+            bound.findAll(6, all); // two key columns: row by row
+            assertThat(all).containsExactly(3, -1, 1, 2, -1, -1);
             // rows of another type than the input's: the bound batch looks them up as values
             text(s, "k");
             KeyIndex strings = new KeyIndex(List.of(ArrowType.Utf8.INSTANCE), b -> List.of(s));
@@ -149,6 +152,49 @@ class KeyIndexTest {
             large.setValueCount(2);
             KeyIndex.Bound other = strings.bind(List.of(large), strings.probe());
             assertThat(List.of(other.find(0), other.find(1))).containsExactly(-1, 0);
+        }
+    }
+
+    @Test
+    void aBoundStringKeyIsHashedWhereItIsAsTheScratchHashesIt() {
+        // one string key column: the bound batch hashes each value in the vector's bytes (every length, 0 to 40, so the
+        // length's bytes, whole words and the tail all count), a row lookup in the scratch: both find the same keys
+        java.util.Random random = new java.util.Random(8);
+        String[] keys = new String[600];
+        for (int i = 0; i < keys.length; i++) {
+            StringBuilder b = new StringBuilder();
+            int n = i % 41;
+            for (int c = 0; c < n; c++) {
+                b.append((char) (random.nextBoolean() ? 'a' + random.nextInt(26) : 0x80 + random.nextInt(0x700)));
+            }
+            keys[i] = b.toString();
+        }
+        try (BufferAllocator a = new RootAllocator(); VarCharVector in = new VarCharVector("k", a); VarCharVector file = new VarCharVector("k", a)) {
+            text(in, java.util.Arrays.copyOf(keys, 300)); // half the keys are the input's
+            KeyIndex index = new KeyIndex(List.of(ArrowType.Utf8.INSTANCE), b -> List.of(in));
+            for (int i = 0; i < 300; i++) {
+                index.add(List.of(in), 0, i);
+            }
+            String[] rows = new String[keys.length + 1];
+            for (int i = 0; i < keys.length; i++) {
+                rows[i] = keys[keys.length - 1 - i];
+            }
+            text(file, rows); // and a null last
+            KeyIndex.Bound bound = index.bind(List.of(file), index.probe());
+            KeyIndex.Probe probe = index.probe();
+            int found = 0;
+            for (int i = 0; i < rows.length; i++) {
+                int want = index.find(List.of(file), i, probe);
+                assertThat(bound.find(i)).as("row %d (%s)", i, rows[i]).isEqualTo(want);
+                found += want >= 0 ? 1 : 0;
+            }
+            int[] all = new int[rows.length + 5];
+            index.bind(List.of(file), index.probe()).findAll(rows.length, all); // the two passes: the same numbers
+            for (int i = 0; i < rows.length; i++) {
+                assertThat(all[i]).as("row %d (%s) of findAll", i, rows[i]).isEqualTo(index.find(List.of(file), i, probe));
+            }
+            java.util.Set<String> input = new java.util.HashSet<>(List.of(keys).subList(0, 300));
+            assertThat(found).isEqualTo((int) List.of(keys).stream().filter(input::contains).count()).isGreaterThan(300);
         }
     }
 

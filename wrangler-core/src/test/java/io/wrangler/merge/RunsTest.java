@@ -131,4 +131,37 @@ class RunsTest {
             }
         }
     }
+
+    @Test
+    void textsSetAtOnceHoldWhatSetSafeRowByRowHolds() {
+        // a batch's key ids (shared arrays, as a run of one key and stamp shares one) and partition texts (nulls among them)
+        byte[] shared = "k\0stamp 2026-12-07T00:00:00Z part-00000.parquet".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        for (boolean nulls : new boolean[] {false, true}) {
+            int n = 2_000;
+            byte[][] values = new byte[n][];
+            for (int i = 0; i < n; i++) {
+                values[i] = nulls && i % 9 == 4 ? null : i % 5 == 0 ? new byte[0] : i % 3 == 0 ? ("v" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8) : shared;
+            }
+            try (BufferAllocator a = new RootAllocator(); VarCharVector at = new VarCharVector("s", a); VarCharVector by = new VarCharVector("s", a)) {
+                at.allocateNew(8, 2); // small: grown once
+                by.allocateNew(8, 2);
+                assertThat(Runs.texts(at, values)).isTrue();
+                for (int i = 0; i < n; i++) {
+                    if (values[i] == null) {
+                        by.setNull(i);
+                    } else {
+                        by.setSafe(i, values[i]);
+                    }
+                }
+                at.setValueCount(n);
+                by.setValueCount(n);
+                assertThat(at.getNullCount()).isEqualTo(by.getNullCount()).isEqualTo(nulls ? 222 : 0);
+                for (int i = 0; i < n; i++) {
+                    assertThat(at.isNull(i)).as("row %d", i).isEqualTo(by.isNull(i));
+                    assertThat(at.get(i)).as("row %d", i).isEqualTo(by.get(i));
+                }
+                assertThat(Runs.texts(at, values)).as("a vector that holds rows already").isFalse();
+            }
+        }
+    }
 }
