@@ -11,7 +11,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * String partition values on the write path (a batch of one value coded at once) and on the read path (the value repeated
- * into every row, its end offsets written in place): partitions of one row and of 1,500, values of one byte to two
+ * into every row, its end offsets written in place): partitions of one row and of hundreds, values of one byte to two
  * hundred, two-byte characters, values that differ only in their last byte, rows of one partition in one write batch
  * and of several alternating; read back in batches of 37 rows and of 65,536, and with DuckDB.
  */
@@ -29,7 +29,7 @@ class PartitionFillReadBackTest {
         String longValue = "x".repeat(199);
         String[] values = {"a", "b", "2026-12-07", "2026-12-08", "caf\u00e9-\u00e9t\u00e9", "caf\u00e9-\u00e9t\u00e8", longValue + "1",
             longValue + "2", "z".repeat(64)};
-        int[] sizes = {1, 2, 1500, 1, 37, 38, 5, 700, 7};
+        int[] sizes = {1, 2, 400, 1, 37, 38, 5, 75, 7};
         List<Row> all = new ArrayList<>();
         long id = 0;
         for (int v = 0; v < values.length; v++) {
@@ -42,7 +42,7 @@ class PartitionFillReadBackTest {
             all.addAll(one);
         }
         List<Row> mixed = new ArrayList<>();
-        for (int i = 0; i < 300; i++) {
+        for (int i = 0; i < 100; i++) {
             mixed.add(new Row(id++, values[i % 3 == 0 ? 6 : i % 3 == 1 ? 7 : 2]));
         }
         S3Parquet.write(mixed).partitionBy("p").mode(WriteMode.APPEND).s3(s3).to(table);
