@@ -98,4 +98,40 @@ class KeyRunsEncoderTest {
                 .containsExactly(List.of("[[\"" + k + "\",2],[\"" + keys[2] + "\",1],[\"" + k + "\",1],[\"" + keys[4] + "\",1],[\""
                         + keys[5] + "\",2],[\"" + k + "\",1]]"));
     }
+
+    @Test
+    void aNullKeyIdIsARunOfItsOwnEvenWhereItsOffsetsSpanItsNeighboursBytes() throws Exception {
+        // rows 2 and 3 were set to the key, then nulled: their offsets still step by its length over its bytes; a key of
+        // eight bytes (one whole word) and one of three (a tail only); the write in two calls, the second from row 4
+        String k = "8-bytes!";
+        String[] keys = {k, k, k, k, k, "abc", "abc", null};
+        Field id = new Field("id", FieldType.nullable(new ArrowType.Int(64, true)), null);
+        Field key = new Field(KeyRuns.COLUMN, FieldType.nullable(ArrowType.Utf8.INSTANCE), null);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (RootAllocator allocator = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(List.of(id, key)), allocator)) {
+            root.allocateNew();
+            VarCharVector ks = (VarCharVector) root.getVector(KeyRuns.COLUMN);
+            for (int i = 0; i < keys.length; i++) {
+                ((BigIntVector) root.getVector("id")).setSafe(i, i);
+                if (keys[i] != null) {
+                    ks.setSafe(i, keys[i].getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            ks.setNull(2);
+            ks.setNull(3);
+            ks.setNull(7);
+            root.setRowCount(keys.length);
+            FileEncoder.Settings settings = new FileEncoder.Settings(List.of(id), Compression.SNAPPY, false, false, 128L << 20, 1 << 20)
+                    .withKeyRuns();
+            try (FileEncoder e = FileEncoder.open(settings, out)) {
+                e.write(root.getFieldVectors(), 0, 4);
+                e.write(root.getFieldVectors(), 4, keys.length);
+            }
+        }
+        // a null id is written as the empty one; the two nulled rows one run, the run of k broken by them
+        assertThat(DuckReader.queryFile(out.toByteArray(), "SELECT decode(value) FROM parquet_kv_metadata($file) WHERE decode(key) = 'wrangler.keys'"))
+                .containsExactly(List.of("[[\"" + k + "\",2],[\"\",2],[\"" + k + "\",1],[\"abc\",2],[\"\",1]]"));
+        assertThat(DuckReader.queryFile(out.toByteArray(), "SELECT sum(id)::BIGINT, count(*) FROM read_parquet($file)"))
+                .containsExactly(List.of(28L, 8L));
+    }
 }

@@ -198,6 +198,79 @@ class KeyIndexTest {
         }
     }
 
+    @Test
+    void aBoundStringOrBinaryKeyFindsTheInputsKeysByAMapsAnswerNotJustTheScratchs() {
+        // every length 0 to 40 (the length's word, whole words, the tail), and for each input key the keys that differ
+        // from it in one byte only (its first, a middle one, its last) or by one byte more or less; nulls among the file's
+        // rows (the bits sparse); checked against a HashMap of the input's keys, not against the index's own lookup
+        java.util.Random random = new java.util.Random(88);
+        List<byte[]> inputKeys = new java.util.ArrayList<>();
+        for (int n = 0; n <= 40; n++) {
+            byte[] k = new byte[n];
+            for (int c = 0; c < n; c++) {
+                k[c] = (byte) (random.nextBoolean() ? 'a' + random.nextInt(26) : 0x80 | random.nextInt(0x80));
+            }
+            inputKeys.add(k);
+        }
+        java.util.Map<java.nio.ByteBuffer, Integer> want = new java.util.HashMap<>();
+        List<byte[]> fileRows = new java.util.ArrayList<>();
+        for (byte[] k : inputKeys) {
+            fileRows.add(k);
+            for (int at : new int[] {0, k.length / 2, k.length - 1}) {
+                if (at >= 0 && at < k.length) {
+                    byte[] x = k.clone();
+                    x[at] ^= 1;
+                    fileRows.add(x);
+                }
+            }
+            fileRows.add(java.util.Arrays.copyOf(k, k.length + 1)); // a zero byte more
+            if (k.length > 0) {
+                fileRows.add(java.util.Arrays.copyOf(k, k.length - 1));
+            }
+            fileRows.add(null);
+        }
+        for (boolean binary : new boolean[] {false, true}) {
+            try (BufferAllocator a = new RootAllocator();
+                 org.apache.arrow.vector.BaseVariableWidthVector in = binary ? new org.apache.arrow.vector.VarBinaryVector("k", a) : new VarCharVector("k", a);
+                 org.apache.arrow.vector.BaseVariableWidthVector file = binary ? new org.apache.arrow.vector.VarBinaryVector("k", a) : new VarCharVector("k", a)) {
+                bytes(in, inputKeys);
+                KeyIndex index = new KeyIndex(List.of(binary ? ArrowType.Binary.INSTANCE : ArrowType.Utf8.INSTANCE), b -> List.of(in));
+                want.clear();
+                for (int i = 0; i < inputKeys.size(); i++) {
+                    int id = index.add(List.of(in), 0, i);
+                    want.putIfAbsent(java.nio.ByteBuffer.wrap(inputKeys.get(i)), id);
+                }
+                assertThat(index.size()).isEqualTo(inputKeys.size());
+                bytes(file, fileRows);
+                KeyIndex.Bound bound = index.bind(List.of(file), index.probe());
+                int[] all = new int[fileRows.size()];
+                bound.findAll(fileRows.size(), all);
+                int found = 0;
+                for (int i = 0; i < fileRows.size(); i++) {
+                    byte[] r = fileRows.get(i);
+                    int expected = r == null ? -1 : want.getOrDefault(java.nio.ByteBuffer.wrap(r), -1);
+                    assertThat(all[i]).as("%s row %d %s of findAll", binary ? "binary" : "string", i, r == null ? null : java.util.Arrays.toString(r))
+                            .isEqualTo(expected);
+                    assertThat(bound.find(i)).as("row %d of find", i).isEqualTo(expected);
+                    found += expected >= 0 ? 1 : 0;
+                }
+                assertThat(found).isEqualTo(inputKeys.size() + 1); // the empty key is also the key of one byte less its byte
+            }
+        }
+    }
+
+    private static void bytes(org.apache.arrow.vector.BaseVariableWidthVector v, List<byte[]> values) {
+        v.allocateNew();
+        for (int i = 0; i < values.size(); i++) {
+            if (values.get(i) == null) {
+                v.setNull(i);
+            } else {
+                v.setSafe(i, values.get(i));
+            }
+        }
+        v.setValueCount(values.size());
+    }
+
     static void text(VarCharVector v, String... values) {
         v.allocateNew();
         for (int i = 0; i < values.length; i++) {
