@@ -79,14 +79,8 @@ final class Runs {
         for (int r = 0; r < runs; r++) {
             bytes += offsets.getInt((long) (starts[r] + lengths[r]) * 4) - offsets.getInt((long) starts[r] * 4);
         }
-        if (bytes > Integer.MAX_VALUE || to.getLastSet() != -1) {
+        if (!reserve(to, total, bytes)) {
             return false;
-        }
-        while (to.getValueCapacity() < total) {
-            to.reallocValidityAndOffsetBuffers();
-        }
-        while (to.getDataBuffer().capacity() < bytes) {
-            to.reallocDataBuffer();
         }
         ArrowBuf out = to.getOffsetBuffer();
         ArrowBuf data = to.getDataBuffer();
@@ -118,14 +112,8 @@ final class Runs {
             bytes += v == null ? 0 : v.length;
             nulls |= v == null;
         }
-        if (bytes > Integer.MAX_VALUE || to.getLastSet() != -1) {
+        if (!reserve(to, n, bytes)) {
             return false;
-        }
-        while (to.getValueCapacity() < n) {
-            to.reallocValidityAndOffsetBuffers();
-        }
-        while (to.getDataBuffer().capacity() < bytes) {
-            to.reallocDataBuffer();
         }
         java.nio.IntBuffer offsets = to.getOffsetBuffer().nioBuffer(0, 4 * (n + 1)).order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer();
         java.nio.ByteBuffer data = to.getDataBuffer().nioBuffer(0, (int) bytes);
@@ -147,6 +135,23 @@ final class Runs {
             allValid(validity, n);
         }
         to.setLastSet(n - 1);
+        return true;
+    }
+
+    /**
+     * Grows the empty vector {@code to} once for {@code rows} values of {@code bytes} bytes in all; false (nothing grown)
+     * when it is not empty or the bytes pass 2 GiB.
+     */
+    private static boolean reserve(BaseVariableWidthVector to, int rows, long bytes) {
+        if (bytes > Integer.MAX_VALUE || to.getLastSet() != -1) {
+            return false;
+        }
+        while (to.getValueCapacity() < rows) {
+            to.reallocValidityAndOffsetBuffers();
+        }
+        while (to.getDataBuffer().capacity() < bytes) {
+            to.reallocDataBuffer();
+        }
         return true;
     }
 

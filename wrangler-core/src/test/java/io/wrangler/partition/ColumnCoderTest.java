@@ -41,14 +41,7 @@ class ColumnCoderTest {
             ColumnCoder coder = new ColumnCoder();
             for (String[] rows : batches) {
                 v.allocateNew();
-                for (int i = 0; i < rows.length; i++) {
-                    if (rows[i] == null) {
-                        v.setNull(i);
-                    } else {
-                        v.setSafe(i, rows[i].getBytes(StandardCharsets.UTF_8));
-                    }
-                }
-                v.setValueCount(rows.length);
+                fill(v, rows);
                 int[] out = new int[rows.length];
                 coder.code(v, rows.length, out);
                 for (int i = 0; i < rows.length; i++) {
