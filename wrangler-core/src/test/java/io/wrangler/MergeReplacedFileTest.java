@@ -118,6 +118,21 @@ class MergeReplacedFileTest {
         assertThat(before).containsExactly("a|old|1", "b|old|1", "c|old|1", "d|old|1");
     }
 
+    /** A file the plan read the footer of is deleted before its key columns are scanned: a conflict, nothing changed. */
+    @Test
+    void aFileDeletedBetweenItsFooterReadAndItsScanIsAConflict() {
+        List<String> files = seed();
+        String withC = fileOf(files, "c");
+        AtomicBoolean deleted = new AtomicBoolean();
+        S3Client s3 = onScan(withC, deleted, () -> mem.client().deleteObject(b -> b.bucket(bucket).key(withC)));
+        Throwable thrown = merge(s3, List.of(new Ev("a", D, "new", 2, P), new Ev("c", D, "new", 2, P)), (step, n) -> { });
+        assertThat(deleted).as("the file was deleted when the scan first read it").isTrue();
+        assertThat(thrown).isInstanceOf(CommitConflictException.class).hasMessageStartingWith("Cannot merge into " + table
+                + " (step: stage): a file it listed was removed by another write before the merge could read it");
+        assertThat(tableRows()).containsExactly("a|old|1", "b|old|1");
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty(); // the plan failed before the lease
+    }
+
     /** A client whose first GET of {@code key} made by the merge's scan (not the plan's footer reads) first runs {@code first}. */
     private S3Client onScan(String key, AtomicBoolean done, Runnable first) {
         S3Client to = mem.client();
