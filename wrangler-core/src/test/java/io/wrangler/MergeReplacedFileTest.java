@@ -133,6 +133,71 @@ class MergeReplacedFileTest {
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty(); // the plan failed before the lease
     }
 
+    /**
+     * A Parquet file of {@code length} bytes holding no row, with the columns of {@code like}: the footer padded with a
+     * key-value entry until the file is exactly that long.
+     */
+    private static byte[] emptyOfLength(byte[] like, long length) {
+        try {
+            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("hold9-empty-");
+            java.nio.file.Path in = dir.resolve("like.parquet");
+            java.nio.file.Path out = dir.resolve("empty.parquet");
+            java.nio.file.Files.write(in, like);
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:");
+                 java.sql.Statement st = c.createStatement()) {
+                int pad = 0;
+                for (int tries = 0; tries < 64; tries++) {
+                    st.execute("COPY (SELECT * FROM '" + in + "' LIMIT 0) TO '" + out + "' (FORMAT PARQUET, KV_METADATA {pad: '"
+                            + "x".repeat(pad) + "'})");
+                    byte[] b = java.nio.file.Files.readAllBytes(out);
+                    if (b.length == length) {
+                        return b;
+                    }
+                    pad = (int) Math.max(0, pad + length - b.length);
+                }
+            } finally {
+                java.nio.file.Files.deleteIfExists(in);
+                java.nio.file.Files.deleteIfExists(out);
+                java.nio.file.Files.deleteIfExists(dir);
+            }
+        } catch (java.io.IOException | java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        throw new AssertionError("no empty Parquet file of " + length + " bytes");
+    }
+
+    /**
+     * The file the merge rewrites ({@code [a, b]}) holds no row while the rewrite reads it (a file of its length, no row
+     * group), and its own bytes again by the check under the lease (the same ETag as planned). The rewrite must notice
+     * that the file did not hold the rows planned: its reader gives no batch of an empty file, and the check of each
+     * file's rows ran only when a file's first batch came, so before the fix the merge committed, and the row
+     * {@code b} was gone (the file was replaced by the merge's new files, which held none of its rows).
+     */
+    @Test
+    void aRewrittenFileThatHoldsNoRowWhileItIsRewrittenIsAConflictNotItsRowsLost() {
+        List<String> files = seed();
+        String withA = fileOf(files, "a");
+        byte[] ab = mem.get(bucket, withA);
+        byte[] empty = emptyOfLength(ab, ab.length);
+        assertThat(TestLake.queryFile(empty, "SELECT count(*) FROM $file")).containsExactly(List.of(0L));
+        AtomicBoolean restored = new AtomicBoolean();
+        Throwable thrown = merge(mem.client(), List.of(new Ev("a", D, "new", 2, P)), (step, n) -> {
+            if (step == Step.STARTED) {
+                mem.client().putObject(b -> b.bucket(bucket).key(withA), RequestBody.fromBytes(empty));
+            } else if (step == Step.STAGED_FILE && restored.compareAndSet(false, true)) {
+                mem.client().putObject(b -> b.bucket(bucket).key(withA), RequestBody.fromBytes(ab));
+            }
+        });
+        assertThat(thrown).isInstanceOf(CommitConflictException.class).hasMessage("Cannot merge into " + table + " (step: stage): the "
+                + "file s3://" + bucket + "/" + withA + " holds other rows than when the merge planned (0 rows, 2 planned): another "
+                + "writer replaced it under its name. Nothing was changed; rerun the merge.");
+        assertThat(restored).as("nothing was staged").isFalse();
+        assertThat(TestLake.keys(bucket, "t/region=" + P + "/")).containsExactlyInAnyOrderElementsOf(files);
+        assertThat(mem.get(bucket, withA)).isEqualTo(empty); // as the other writer left it
+        mem.client().putObject(b -> b.bucket(bucket).key(withA), RequestBody.fromBytes(ab));
+        assertThat(tableRows()).containsExactly("a|old|1", "b|old|1", "c|old|1", "d|old|1");
+    }
+
     /** A client whose first GET of {@code key} made by the merge's scan (not the plan's footer reads) first runs {@code first}. */
     private S3Client onScan(String key, AtomicBoolean done, Runnable first) {
         S3Client to = mem.client();
