@@ -19,7 +19,8 @@ import software.amazon.awssdk.services.s3.model.GetObjectRequest;
  * a raw PUT) after the merge planned (round 9, h-hold9). The merge decides from the plan which files hold its keys and
  * rewrites only those; a replaced file it left alone may now hold an updated key, whose old row would stay beside the
  * input's (the key twice). The check under the lease compares each matched file's ETag with the plan's listing: a
- * replaced file is a conflict, nothing changed, as a file added or removed there is.
+ * replaced file is a conflict, nothing changed, as a file added or removed there is. A delete of rows, which decides
+ * from its plan which files hold a matched row in the same way, is held to the same.
  */
 class MergeReplacedFileTest {
     record Ev(String user, LocalDate seen_on, String payload, long updated_at, String region) {
@@ -131,6 +132,37 @@ class MergeReplacedFileTest {
                 + " (step: stage): a file it listed was removed by another write before the merge could read it");
         assertThat(tableRows()).containsExactly("a|old|1", "b|old|1");
         assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty(); // the plan failed before the lease
+    }
+
+    /**
+     * A delete of rows has the same check under the lease (a file that came since its plan is scanned for matched rows):
+     * a file without a matched row, replaced under its name by one holding one after the plan, must be read as a file
+     * that came. Before, only new names were, and the delete committed with the row it was asked to remove still in
+     * the table ({@code a}, in the file the delete left alone).
+     */
+    @Test
+    void aDeleteWhoseFileLeftAloneIsReplacedByOneHoldingAMatchedRowIsAConflict() {
+        List<String> files = seed();
+        String withA = fileOf(files, "a");
+        String withC = fileOf(files, "c");
+        byte[] ab = mem.get(bucket, withA);
+        Throwable thrown;
+        try {
+            S3Parquet.deleteRows(table).keys("user", List.of("a")).s3(mem.client()).stepHook((step, n) -> {
+                if (step == Step.STARTED) {
+                    mem.client().putObject(b -> b.bucket(bucket).key(withC), RequestBody.fromBytes(ab));
+                }
+            }).run();
+            thrown = null;
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        assertThat(thrown).isInstanceOf(CommitConflictException.class).hasMessage("Cannot delete rows of " + table + " (step: check): "
+                + "the file s3://" + bucket + "/" + withC + " came with rows it matches after it listed the table and before it took "
+                + "the lease. Nothing was changed: its staging was removed before the commit point; run it again.");
+        assertThat(tableRows()).containsExactly("a|old|1", "a|old|1", "b|old|1", "b|old|1");
+        S3Parquet.deleteRows(table).keys("user", List.of("a")).s3(mem.client()).run();
+        assertThat(tableRows()).containsExactly("b|old|1", "b|old|1");
     }
 
     /**
