@@ -91,6 +91,15 @@ final class TableLease implements AutoCloseable {
     private final AtomicInteger renewing = new AtomicInteger();
     /** Fences waiting or sending: a renewal due meanwhile is not sent (the fence renews). */
     private final AtomicInteger fencing = new AtomicInteger();
+    /**
+     * Fences send their compare-and-swaps one at a time: fences of one holder at once (copies in parts completing on
+     * several threads) would all swap on the same ETag, and each refused one would read and swap again, up to
+     * {@link #RENEWALS_PER_TTL} rounds, then fail on a lease that is still this holder's.
+     */
+    private final Object fenceTurn = new Object();
+    /** When ({@link System#nanoTime}) the last fence whose swap succeeded sent it; guarded by {@link #fenceTurn}. */
+    private long fencedAt;
+    private boolean fenced;
     /** The number the next renewal writes into the lease (the acquisition wrote 0): every renewal changes the ETag. */
     private final AtomicLong renewals = new AtomicLong();
     /** The ETag of the lease as this holder last learned it; moves only from the value a request was sent with. */
@@ -476,8 +485,10 @@ final class TableLease implements AutoCloseable {
      * acquisition's token (the token is its own: a renewal of the same holder that changed the ETag first is not a
      * takeover, and a renewal can never succeed once another holder wrote its own token). An answer that came later than
      * half the time to live proves nothing about now and is sent again.
+     *
+     * @return when ({@link System#nanoTime}) the swap that succeeded was sent
      */
-    private void renew() {
+    private long renew() {
         for (int round = 1; ; round++) {
             if (lost) {
                 throw lost(null);
@@ -493,7 +504,7 @@ final class TableLease implements AutoCloseable {
                 long took = System.nanoTime() - sent;
                 if (took < ttl.toNanos() / 2) {
                     Logs.COMMIT.log(Level.DEBUG, () -> "Renewed the lease of " + table + " held by " + owner);
-                    return;
+                    return sent;
                 }
                 if (round >= RENEWALS_PER_TTL) {
                     throw SdkClientException.create("the renewals of the lease were answered " + took / 1_000_000 + " ms after "
@@ -518,19 +529,31 @@ final class TableLease implements AutoCloseable {
 
     /**
      * Fencing: renews now, proving the lease is still this holder's; called immediately before every destructive step.
-     * It always sends a compare-and-swap of its own, and is the proof only when that one succeeds. A renewal whose
+     * It sends a compare-and-swap of its own (or takes another fence's, below), and is the proof only when that one succeeds. A renewal whose
      * request is in flight when the fence comes is let answer first, for at most one attempt's timeout: both would swap
      * on the same ETag, and when the renewal lands first the fence is refused and needs a read and a second swap (two
      * round trips more than the wait costs at most). No renewal is sent while a fence is (it renews). A renewal stuck
-     * in the network delays a fence by at most that attempt's timeout, then the fence goes out as before.
+     * in the network delays a fence by at most that attempt's timeout, then the fence goes out as before. Fences of this
+     * holder at once take turns ({@link #fenceTurn}), and one whose turn comes after another fence's swap that was sent
+     * after it began succeeded takes that swap as its proof: the same proof its own would give (the lease was this
+     * holder's after the fence began, and renewed then), without racing it.
      *
      * @throws Lost when another holder has taken the lease over
      */
     void check() {
+        long began = System.nanoTime();
         fencing.incrementAndGet();
         try {
             awaitRenewals();
-            renew();
+            synchronized (fenceTurn) {
+                if (lost) {
+                    throw lost(null);
+                }
+                if (!fenced || fencedAt - began < 0) {
+                    fencedAt = renew();
+                    fenced = true;
+                }
+            }
         } finally {
             fencing.decrementAndGet();
             awaitEnforced();

@@ -86,7 +86,7 @@ final class KeyedInput {
                 TableFiles.DataFile f = unit.get(i);
                 Footers.Keyed keyed = footers.get(f.key()).keyed();
                 if (keyed != null && keyed.committed() != null) {
-                    unit.set(i, new TableFiles.DataFile(f.bucket(), f.key(), f.size(), f.folder(), f.values(), keyed.committed()));
+                    unit.set(i, new TableFiles.DataFile(f.bucket(), f.key(), f.size(), f.folder(), f.values(), keyed.committed(), f.eTag()));
                 }
             }
             Dedup.sortByCommit(unit);

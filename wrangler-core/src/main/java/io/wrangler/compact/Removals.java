@@ -8,6 +8,7 @@ import io.wrangler.WriteResult;
 import io.wrangler.WriteStep;
 import io.wrangler.read.TableFiles;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -93,18 +94,20 @@ public final class Removals {
      */
     private static void nothingCameSince(CompactionSpec spec, CompactionPlan plan, Set<String> chosen, boolean everyRow) {
         TableFiles.Listing now = CompactionPlan.listNow(spec);
-        Set<String> before = new HashSet<>();
-        plan.listing().files().forEach(f -> before.add(f.key()));
-        Set<String> nowKeys = new HashSet<>();
-        now.files().forEach(f -> nowKeys.add(f.key()));
+        Map<String, TableFiles.DataFile> before = new HashMap<>();
+        plan.listing().files().forEach(f -> before.put(f.key(), f));
+        Map<String, TableFiles.DataFile> nowKeys = new HashMap<>();
+        now.files().forEach(f -> nowKeys.put(f.key(), f));
         for (String k : chosen) {
-            if (!nowKeys.contains(k)) {
+            if (!nowKeys.containsKey(k) || !before.get(k).sameObject(nowKeys.get(k))) {
                 throw changed(spec, "the file " + uri(spec, k) + " it chose was replaced by another write");
             }
         }
         Set<String> droppedFolders = new HashSet<>();
         plan.units.forEach(u -> droppedFolders.add(u.get(0).folder()));
-        List<TableFiles.DataFile> came = now.files().stream().filter(f -> !before.contains(f.key())).toList();
+        // a file replaced under its own name (another ETag) came as a new one would: it may hold a matched row now
+        List<TableFiles.DataFile> came = now.files().stream()
+                .filter(f -> !before.containsKey(f.key()) || !before.get(f.key()).sameObject(f)).toList();
         if (came.isEmpty()) {
             return;
         }

@@ -20,8 +20,10 @@ import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -117,12 +119,13 @@ public final class Merge {
     private static void check(MergePlan plan, MergeInput source, List<StagedFile> staged, BufferAllocator allocator) {
         MergeSpec spec = plan.spec;
         S3Store store = new S3Store(spec.s3(), spec.location().bucket(), spec.requests());
-        Set<String> now = new HashSet<>();
+        Map<String, TableFiles.DataFile> listed = new HashMap<>();
         for (TableFiles.DataFile f : MergePlan.list(spec, store).listing().files()) {
             if (plan.scans(f)) {
-                now.add(f.key());
+                listed.put(f.key(), f);
             }
         }
+        Set<String> now = listed.keySet();
         Set<String> planned = new HashSet<>(plan.scanned.stream().map(TableFiles.DataFile::key).toList());
         if (!now.equals(planned)) {
             Set<String> added = new HashSet<>(now);
@@ -130,6 +133,13 @@ public final class Merge {
             planned.removeAll(now);
             throw MergeErrors.changed(spec, added.isEmpty() ? "gone: " + spec.location().uriOf(planned.iterator().next())
                     : "new: " + spec.location().uriOf(added.iterator().next()));
+        }
+        // A file replaced under its own name since the plan: the plan's findings (which files hold a key, and where) are
+        // of other bytes, and a file it leaves alone may now hold an updated key, whose old row would stay beside the new.
+        for (TableFiles.DataFile f : plan.scanned) {
+            if (!f.sameObject(listed.get(f.key()))) {
+                throw MergeErrors.changed(spec, "replaced: " + spec.location().uriOf(f.key()));
+            }
         }
         long rows = staged.stream().mapToLong(StagedFile::rows).sum();
         if (rows != source.kept + source.written) {

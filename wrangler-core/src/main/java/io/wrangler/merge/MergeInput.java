@@ -57,6 +57,8 @@ final class MergeInput extends ReadOnce {
     private VectorSchemaRoot out;
     private final KeyIndex.Probe probe;
     private TableFiles.DataFile file;
+    /** The place of {@link #file} in the plan's rewritten files (-1 before the first). */
+    private int fileIndex = -1;
     private List<KeyRuns.Run> runs;
     private CommitRuns.Rows stamps;
     private int run;
@@ -141,6 +143,7 @@ final class MergeInput extends ReadOnce {
                 }
                 if (!closing) {
                     fileEnded();
+                    emptyUntil(plan.rewrite.size());
                 }
             }
             for (int b = 0; b < plan.input.batches.size() && !closing; b++) {
@@ -206,6 +209,12 @@ final class MergeInput extends ReadOnce {
     private int fromFile(VectorSchemaRoot in, TableFiles.DataFile from) throws IOException {
         if (from != file && !from.equals(file)) {
             fileEnded();
+            int at = fileIndex + 1;
+            while (at < plan.rewrite.size() && !plan.rewrite.get(at).equals(from)) {
+                at++;
+            }
+            emptyUntil(at);
+            fileIndex = at;
             startFile(from);
         }
         List<FieldVector> keys = plan.input.keys.stream().map(k -> vector(in, plan.columns.tableName(k))).toList();
@@ -284,6 +293,18 @@ final class MergeInput extends ReadOnce {
         if (file != null && matched != null && (fileRow != plan.rows(file) || next != matched.length)) {
             throw MergeErrors.replaced(plan.spec, plan.spec.location().uriOf(file.key()), fileRow + " rows, " + plan.rows(file)
                     + " planned");
+        }
+    }
+
+    /**
+     * Refuses the rewritten files after {@link #file} and before the one at {@code end} (in the plan's order, which the read
+     * keeps): they gave no batch, so they hold no row now, where each was planned holding a matched key. The read gives an
+     * empty file no batch, so {@link #fileEnded} never sees it: without this its rows would be gone from the table.
+     */
+    private void emptyUntil(int end) {
+        if (fileIndex + 1 < end) {
+            TableFiles.DataFile f = plan.rewrite.get(fileIndex + 1);
+            throw MergeErrors.replaced(plan.spec, plan.spec.location().uriOf(f.key()), "0 rows, " + plan.rows(f) + " planned");
         }
     }
 

@@ -13,6 +13,7 @@ import io.wrangler.read.Footers;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
 import io.wrangler.read.TableSchema;
+import io.wrangler.storage.Removed;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -125,6 +126,12 @@ final class MergePlan {
             throw MergeErrors.readFailed(spec, e);
         } catch (SdkException e) {
             throw MergeErrors.readFailed(spec, e);
+        } catch (ReadException e) {
+            // the scan's read of a file the plan listed (and read the footer of) found it gone: the table changed
+            if (Removed.by(e)) {
+                throw MergeErrors.removed(spec, e);
+            }
+            throw e;
         }
     }
 

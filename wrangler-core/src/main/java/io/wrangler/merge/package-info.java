@@ -13,7 +13,8 @@
  * is untouched. Each rewritten file is written again without the rows of the updated keys, keeping its rows' idempotency
  * keys (so a later rerun of a keyed write still replaces exactly its own rows), and the input's inserted and updated rows
  * are added, in their own partitions. The plan is made before the lease; the check before the commit point lists the
- * matched partitions again under the lease and refuses the merge (not applied) when they hold other files than planned.
+ * matched partitions again under the lease and refuses the merge (not applied) when they hold other files than planned,
+ * or a file replaced under its own name (another ETag than when listed for the plan).
  *
  * <p>The key scan keeps the places of the rows that hold an input key (at most {@code MergePlan.matchesKept}, 8 MiB,
  * past which a file's keys are looked up again), and the rewrite drops the updated keys' rows by place, checking that

@@ -41,15 +41,33 @@ public final class TableFiles {
      * @param folder its partition's folder below the table ({@code dt=2024-01-15/country=RU/}, "" unpartitioned)
      * @param values its partition's values in key order, unescaped, null for the default partition
      * @param modified its LastModified as the listing gave it (when it was published), or null when not listed
+     * @param eTag its ETag as the listing gave it, or null when not listed: which object the key named then (an object
+     *     replaced under its key, even by one of the same length within the same second, has another)
      */
-    public record DataFile(String bucket, String key, long size, String folder, List<String> values, Instant modified) {
+    public record DataFile(String bucket, String key, long size, String folder, List<String> values, Instant modified, String eTag) {
         public DataFile {
             values = Collections.unmodifiableList(new ArrayList<>(values));
         }
 
-        /** A file whose LastModified is not known (not from a listing). */
+        /** A file whose ETag is not known. */
+        public DataFile(String bucket, String key, long size, String folder, List<String> values, Instant modified) {
+            this(bucket, key, size, folder, values, modified, null);
+        }
+
+        /** A file whose LastModified and ETag are not known (not from a listing). */
         public DataFile(String bucket, String key, long size, String folder, List<String> values) {
-            this(bucket, key, size, folder, values, null);
+            this(bucket, key, size, folder, values, null, null);
+        }
+
+        /**
+         * Whether {@code other} (the same key listed again) is the object this one was when listed: the same ETag when
+         * both are known, else the same size and LastModified.
+         */
+        public boolean sameObject(DataFile other) {
+            if (eTag != null && other.eTag != null) {
+                return eTag.equals(other.eTag);
+            }
+            return size == other.size && java.util.Objects.equals(modified, other.modified);
         }
     }
 
@@ -160,7 +178,7 @@ public final class TableFiles {
             return values != null && known && filter.test(new Values(zip(columns, values), columns));
         })) {
             Folder f = byKeyFolder.get(o.key().substring(0, o.key().lastIndexOf('/') + 1));
-            files.add(new DataFile(location.bucket(), o.key(), o.size(), f.folder, f.values, o.lastModified()));
+            files.add(new DataFile(location.bucket(), o.key(), o.size(), f.folder, f.values, o.lastModified(), o.eTag()));
         }
         return new Listing(columns, files);
     }
@@ -357,7 +375,7 @@ public final class TableFiles {
         for (S3Object o : visibility.visible(listed, key -> key.startsWith(location.prefix()) && !key.startsWith(location.tmpPrefix()))) {
             String folder = o.key().substring(0, o.key().lastIndexOf('/') + 1);
             files.add(new DataFile(location.bucket(), o.key(), o.size(), folder.substring(location.prefix().length()), values.get(folder),
-                    o.lastModified()));
+                    o.lastModified(), o.eTag()));
         }
         return new Listing(columns == null ? List.of() : columns, files);
     }
@@ -422,7 +440,7 @@ public final class TableFiles {
             boolean ours = r.bucket.equals(location.bucket());
             for (S3Object o : r.listed) {
                 if (!ours || shown.contains(o.key()) && (!added.contains(r.folder) || writtenKeys.contains(o.key()))) {
-                    files.add(new DataFile(r.bucket, o.key(), o.size(), r.folder, r.values, o.lastModified()));
+                    files.add(new DataFile(r.bucket, o.key(), o.size(), r.folder, r.values, o.lastModified(), o.eTag()));
                 }
             }
         }
