@@ -150,8 +150,12 @@ final class FileDecoder {
     /** The readers of a row group's columns: flat ones column by column, the others record by record. */
     private static final class Plan {
         MessageType requested;
+        /** {@link #requested}'s leaves, and {@link #flatSchema}'s: made once (parquet-java makes the list anew at each call). */
+        List<ColumnDescriptor> requestedColumns;
+        List<ColumnDescriptor> flatColumns;
         /** The selected columns that are flat (one leaf, not repeated): decoded column by column. */
         MessageType flatSchema;
+        /** Their converters, made for the first chunk that takes them ({@link #flatRoot}): none for a file of direct chunks. */
         GroupConverter flatRoot;
         ColumnReader[] flat;
         /** Per flat column, its decoder in this row group when it reads pages straight into the vector, else null. */
@@ -169,7 +173,6 @@ final class FileDecoder {
         Plan p = new Plan();
         List<Type> all = new ArrayList<>();
         List<Type> flatTypes = new ArrayList<>();
-        List<Converter> flatConverters = new ArrayList<>();
         List<FieldVector> flatOut = new ArrayList<>();
         List<Type> nestedTypes = new ArrayList<>();
         List<Converter> nestedConverters = new ArrayList<>();
@@ -197,7 +200,6 @@ final class FileDecoder {
             if (t.isPrimitive() && !t.isRepetition(Type.Repetition.REPEATED)) {
                 flatTypes.add(t);
                 flatOut.add(v);
-                flatConverters.add(ParquetArrow.converter(t, v, () -> flatRow[0]));
             } else {
                 nestedTypes.add(t);
                 nestedConverters.add(ParquetArrow.converter(t, v, () -> row[0]));
@@ -209,11 +211,12 @@ final class FileDecoder {
         p.flat = new ColumnReader[flatTypes.size()];
         p.direct = new DirectColumn[flatTypes.size()];
         p.flatVectors = flatOut.toArray(new FieldVector[0]);
+        p.requestedColumns = p.requested.getColumns();
+        p.flatColumns = p.flatSchema.getColumns();
         p.flatMaxDefinition = new int[flatTypes.size()];
         for (int i = 0; i < p.flat.length; i++) {
-            p.flatMaxDefinition[i] = p.flatSchema.getColumns().get(i).getMaxDefinitionLevel();
+            p.flatMaxDefinition[i] = p.flatColumns.get(i).getMaxDefinitionLevel();
         }
-        p.flatRoot = group(flatConverters.toArray(new Converter[0]), () -> { });
         p.root = group(nestedConverters.toArray(new Converter[0]), () -> row[0]++);
         return p;
     }
@@ -286,7 +289,7 @@ final class FileDecoder {
         }
         for (int c = 0; c < p.flatVectors.length; c++) {
             if (p.flatVectors[c].getName().equals(name)) {
-                ColumnChunkMetaData chunk = RowGroupPages.chunk(groups.get(groupIndex - 1), p.flatSchema.getColumns().get(c));
+                ColumnChunkMetaData chunk = RowGroupPages.chunk(groups.get(groupIndex - 1), p.flatColumns.get(c));
                 long rows = Math.max(1, groups.get(groupIndex - 1).getRowCount());
                 return chunk == null ? 0 : Math.min(64L << 20, chunk.getTotalUncompressedSize() * n / rows);
             }
@@ -359,7 +362,7 @@ final class FileDecoder {
      * may pass, or the pages to fetch exceed the budget (the row group is then streamed within it).
      */
     private PageRanges pageRanges(BlockMetaData block) throws IOException {
-        List<ColumnDescriptor> decoded = plan.requested.getColumns();
+        List<ColumnDescriptor> decoded = plan.requestedColumns;
         PageRanges r = PageRanges.of(new PageRanges.Group(reader, input, block, fileSchema, setup.filter(), partitionValues), decoded);
         if (r == null || r.isEmpty()) {
             return r;
@@ -380,15 +383,15 @@ final class FileDecoder {
         ColumnReader[] flat = p.flat;
         DirectColumn[] direct = p.direct;
         FieldVector[] flatVectors = p.flatVectors;
-        RowGroupPages pages = ranges != null ? new RowGroupPages(input, block, p.requested.getColumns(), ranges)
-                : new RowGroupPages(input, block, p.requested.getColumns(), budget, setup.minWindow());
+        RowGroupPages pages = ranges != null ? new RowGroupPages(input, block, p.requestedColumns, ranges)
+                : new RowGroupPages(input, block, p.requestedColumns, budget, setup.minWindow());
         p.records = p.nestedSchema.getFieldCount() == 0 ? null
                 : new ColumnIOFactory().getColumnIO(p.nestedSchema, fileSchema).getRecordReader(pages, materializer(p.root), FilterCompat.NOOP);
         if (p.flatSchema.getFieldCount() > 0) {
             // made for the first chunk that takes the converters: its constructor parses the writer's version, a cost
             // per row group that a file of direct chunks only need not pay
             ColumnReadStoreImpl store = null;
-            List<ColumnDescriptor> columns = p.flatSchema.getColumns();
+            List<ColumnDescriptor> columns = p.flatColumns;
             for (int i = 0; i < flat.length; i++) {
                 // Decided per column chunk: the next row group's chunk of the column may take the other path.
                 ColumnDescriptor column = columns.get(i);
@@ -401,6 +404,9 @@ final class FileDecoder {
                 } else {
                     direct[i] = null;
                     if (store == null) {
+                        if (p.flatRoot == null) {
+                            p.flatRoot = flatRoot(p);
+                        }
                         store = new ColumnReadStoreImpl(pages, p.flatRoot, p.flatSchema, reader.getFooter().getFileMetaData().getCreatedBy());
                     }
                     flat[i] = store.getColumnReader(column);
@@ -425,6 +431,16 @@ final class FileDecoder {
         } catch (IOException e) {
             // an S3InputFile holds no connection between reads: nothing to release
         }
+    }
+
+    /** The converters of the plan's flat columns into their vectors, for the chunks that take parquet-java's column readers. */
+    private GroupConverter flatRoot(Plan p) {
+        Converter[] children = new Converter[p.flatVectors.length];
+        List<Type> types = p.flatSchema.getFields();
+        for (int i = 0; i < children.length; i++) {
+            children[i] = ParquetArrow.converter(types.get(i), p.flatVectors[i], () -> flatRow[0]);
+        }
+        return group(children, () -> { });
     }
 
     private static GroupConverter group(Converter[] children, Runnable end) {
