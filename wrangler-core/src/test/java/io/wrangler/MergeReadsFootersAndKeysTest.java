@@ -22,8 +22,8 @@ import software.amazon.awssdk.services.s3.model.GetObjectRequest;
  */
 class MergeReadsFootersAndKeysTest {
     private static final MemoryS3 S3 = MemoryS3.start();
-    /** The most a GET of a footer asks for (S3InputFile.TAIL). */
-    private static final long TAIL = 64 * 1024;
+    /** The most a GET of a footer asks for (S3InputFile.FOOTER_GET). */
+    private static final long TAIL = 16 * 1024;
 
     @AfterAll
     static void close() {
