@@ -1,6 +1,7 @@
 package io.wrangler.merge;
 
 import io.wrangler.compact.Dedup;
+import io.wrangler.read.ColumnValues;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -391,17 +392,174 @@ final class KeyIndex {
                 java.nio.ByteOrder.LITTLE_ENDIAN);
 
         private int hash() {
-            long h = 0x9E3779B97F4A7C15L ^ length;
-            int i = 0;
-            for (; i + 8 <= length; i += 8) {
-                h = (h ^ (long) LONGS.get(scratch, i)) * 0xBF58476D1CE4E5B9L;
+            return hashOf(scratch, 0, length);
+        }
+    }
+
+    /** The hash of the {@code length} bytes at {@code from} of {@code a}: {@link Probe#hash} of a key encoded there. */
+    static int hashOf(byte[] a, int from, int length) {
+        long h = 0x9E3779B97F4A7C15L ^ length;
+        int i = 0;
+        for (; i + 8 <= length; i += 8) {
+            h = (h ^ (long) Probe.LONGS.get(a, from + i)) * 0xBF58476D1CE4E5B9L;
+            h ^= h >>> 29;
+        }
+        for (; i < length; i++) {
+            h = (h ^ a[from + i]) * 0x94D049BB133111EBL;
+        }
+        h = (h ^ h >>> 32) * 0xD6E8FEB86659FD93L;
+        return (int) (h ^ h >>> 32);
+    }
+
+    private static final java.lang.invoke.VarHandle INTS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class,
+            java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    /**
+     * {@link Probe#hash} of the key of one variable-width column whose {@code n} bytes are at {@code from} of {@code a},
+     * as {@link Probe#encode} would copy it (the length in four bytes, big-endian, then the bytes): read where they are,
+     * the same number as {@link #hashOf(java.nio.ByteBuffer, int, int)}.
+     */
+    static int hashOfText(byte[] a, int from, int n) {
+        int length = n + 4;
+        long h = 0x9E3779B97F4A7C15L ^ length;
+        int i = 0;
+        if (length >= 8) {
+            long w = Integer.reverseBytes(n) & 0xFFFFFFFFL | (long) (int) INTS.get(a, from) << 32;
+            h = (h ^ w) * 0xBF58476D1CE4E5B9L;
+            h ^= h >>> 29;
+            for (i = 8; i + 8 <= length; i += 8) {
+                h = (h ^ (long) Probe.LONGS.get(a, from + i - 4)) * 0xBF58476D1CE4E5B9L;
                 h ^= h >>> 29;
             }
-            for (; i < length; i++) {
-                h = (h ^ scratch[i]) * 0x94D049BB133111EBL;
+        }
+        for (; i < length; i++) {
+            byte b = i < 4 ? (byte) (n >>> 24 - 8 * i) : a[from + i - 4];
+            h = (h ^ b) * 0x94D049BB133111EBL;
+        }
+        h = (h ^ h >>> 32) * 0xD6E8FEB86659FD93L;
+        return (int) (h ^ h >>> 32);
+    }
+
+    /**
+     * Whether a table file's key column's values can be looked up where they lie in its pages ({@link #pages}): a key of
+     * one column, compared by its bytes, of a type whose values a page holds as a vector would (utf8, binary, int32,
+     * int64: {@link ColumnValues}).
+     */
+    boolean byPages() {
+        if (!bytes || types.size() != 1) {
+            return false;
+        }
+        ArrowType t = types.get(0);
+        return t instanceof ArrowType.Utf8 || t instanceof ArrowType.Binary
+                || t instanceof ArrowType.Int i && i.getIsSigned() && (i.getBitWidth() == 32 || i.getBitWidth() == 64);
+    }
+
+    /** The type of the key's one column ({@link #byPages}). */
+    ArrowType type() {
+        return types.get(0);
+    }
+
+    /** Told of each row of a file that holds an input key: its row (counted from 0 in the file) and the key's number. */
+    interface Found {
+        void found(long row, int key);
+    }
+
+    /**
+     * A lookup of a file's key column's values where they lie in its pages ({@link ColumnValues}), through {@code p}
+     * (one thread's), telling {@code to} of every row that holds an input key, in row order: the same numbers
+     * {@link #find(List, int, Probe)} gives for the rows of a vector of those values ({@link #byPages} must hold). A
+     * dictionary's values are looked up once each, and its ids mapped.
+     */
+    Pages pages(Probe p, Found to) {
+        if (!byPages()) {
+            throw new IllegalStateException("keys of the types " + types + " are not looked up in pages");
+        }
+        return new Pages(p, to, types.get(0) instanceof ArrowType.Int ? -1 : 4);
+    }
+
+    /** {@link #pages}: one file's lookup at a time (a new dictionary for each chunk that has one). */
+    final class Pages implements ColumnValues.Sink {
+        private final Probe p;
+        private final Found to;
+        /** 4: values prefixed by their length, as {@link Probe#encode} copies variable-width ones; -1: fixed-width values. */
+        private final int prefix;
+        /** The key number of each value of the current dictionary (-1: not an input key). */
+        private int[] dictionaryKeys = new int[0];
+
+        private Pages(Probe p, Found to, int prefix) {
+            this.p = p;
+            this.to = to;
+            this.prefix = prefix;
+        }
+
+        @Override
+        public void dictionary(byte[] bytes, int[] starts, int[] lengths, int size) {
+            if (dictionaryKeys.length < size) {
+                dictionaryKeys = new int[size];
             }
-            h = (h ^ h >>> 32) * 0xD6E8FEB86659FD93L;
-            return (int) (h ^ h >>> 32);
+            for (int i = 0; i < size; i++) {
+                int h = hash(bytes, starts[i], lengths[i]);
+                dictionaryKeys[i] = mayHold(h) ? lookup(h, bytes, starts[i], lengths[i]) : -1;
+            }
+        }
+
+        @Override
+        public void ids(long row, int n, int[] ids) {
+            int[] keys = dictionaryKeys;
+            for (int i = 0; i < n; i++) {
+                int key = keys[ids[i]];
+                if (key >= 0) {
+                    to.found(row + i, key);
+                }
+            }
+        }
+
+        /**
+         * In two passes, as {@link Bound#findAll}: every value's hash and bit first (most values ruled out), then the table
+         * looked into for the values left, one after another, so that their cache misses overlap.
+         */
+        @Override
+        public void values(long row, int n, byte[] bytes, int[] starts, int[] lengths) {
+            int[] left = p.rows(n);
+            int[] hashes = p.hashes;
+            int count = 0;
+            for (int i = 0; i < n; i++) {
+                int h = hash(bytes, starts[i], lengths[i]);
+                if (mayHold(h)) {
+                    left[count] = i;
+                    hashes[count++] = h;
+                }
+            }
+            for (int j = 0; j < count; j++) {
+                int i = left[j];
+                int key = lookup(hashes[j], bytes, starts[i], lengths[i]);
+                if (key >= 0) {
+                    to.found(row + i, key);
+                }
+            }
+        }
+
+        private int hash(byte[] bytes, int from, int n) {
+            return prefix < 0 ? hashOf(bytes, from, n) : hashOfText(bytes, from, n);
+        }
+
+        /** The number of the key whose value is the {@code n} bytes at {@code from} (its hash {@code h}), or -1. */
+        private int lookup(int h, byte[] bytes, int from, int n) {
+            p.length = 0;
+            if (prefix < 0) {
+                p.room(n);
+            } else {
+                p.room(n + 4);
+                byte[] s = p.scratch;
+                s[0] = (byte) (n >>> 24);
+                s[1] = (byte) (n >>> 16);
+                s[2] = (byte) (n >>> 8);
+                s[3] = (byte) n;
+                p.length = 4;
+            }
+            System.arraycopy(bytes, from, p.scratch, p.length, n);
+            p.length += n;
+            return (int) table[probe(h, p)] - 1;
         }
     }
 

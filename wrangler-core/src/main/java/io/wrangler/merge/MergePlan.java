@@ -9,6 +9,7 @@ import io.wrangler.compact.Dedup;
 import io.wrangler.encoding.CommitRuns;
 import io.wrangler.encoding.KeyRuns;
 import io.wrangler.partition.PartitionValues;
+import io.wrangler.read.ColumnValues;
 import io.wrangler.read.Footers;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
@@ -55,6 +56,12 @@ final class MergePlan {
      * Not final: a test lowers it to take the other path.
      */
     static volatile long matchesKept = 1 << 20;
+    /**
+     * Whether the scan looks a key of one column up where its values lie in the files' pages ({@link ColumnValues}), for
+     * the files whose key column allows it, instead of in vectors decoded from them. Not final: a test turns it off to
+     * take the vectors' path for every file and compare.
+     */
+    static volatile boolean keyPages = true;
     final MergeSpec spec;
     final InputRows input;
     final MergeColumns columns;
@@ -434,11 +441,60 @@ final class MergePlan {
         }
     }
 
-    /** Reads the selected columns of {@code files} (one after another, on this thread) and looks their rows' keys up. */
+    /**
+     * Reads the key columns (and the order column) of {@code files} (one after another, on this thread) and looks their
+     * rows' keys up: where a file's key column allows it ({@link #byPages}), its values where they lie in its pages, else
+     * decoded into vectors.
+     */
     private Scan scan(BufferAllocator allocator, List<TableFiles.DataFile> files, List<String> selected, String order, long keepable)
             throws IOException {
         Scan found = new Scan();
         found.keepable = keepable;
+        List<TableFiles.DataFile> paged = new ArrayList<>();
+        List<TableFiles.DataFile> decoded = new ArrayList<>();
+        for (TableFiles.DataFile f : files) {
+            (byPages(f, selected, order) ? paged : decoded).add(f);
+        }
+        if (!paged.isEmpty()) {
+            scanPages(paged, selected.get(0), found);
+        }
+        if (!decoded.isEmpty()) {
+            scanVectors(allocator, decoded, selected, order, found);
+        }
+        found.flush();
+        return found;
+    }
+
+    /**
+     * Whether the key column of {@code f} is looked up where its values lie in its pages: one key column, compared by its
+     * bytes, no order column, and the file's column of the input key's very type in pages {@link ColumnValues} reads.
+     */
+    private boolean byPages(TableFiles.DataFile f, List<String> selected, String order) {
+        return keyPages && order == null && selected.size() == 1 && input.index.byPages()
+                && ColumnValues.scannable(footers.get(f.key()), selected.get(0), input.index.type());
+    }
+
+    /** Looks the keys of {@code files} up where their values lie in the key column's pages ({@link KeyIndex#pages}). */
+    private void scanPages(List<TableFiles.DataFile> files, String column, Scan found) {
+        KeyIndex.Probe probe = input.index.probe();
+        new ColumnValues(spec.s3(), spec.requests(), spec.table()).scan(files, files.stream().map(f -> footers.get(f.key())).toList(),
+                column, input.index.type(), i -> {
+                    String file = files.get(i).key();
+                    BitSet[] holds = {null};
+                    return input.index.pages(probe, (row, key) -> {
+                        if (holds[0] == null) {
+                            holds[0] = found.holding.computeIfAbsent(file, f -> new BitSet());
+                        }
+                        holds[0].set(key);
+                        found.matched(file, row, key);
+                        found.note(key, null);
+                    });
+                });
+    }
+
+    /** Reads the selected columns of {@code files} into vectors and looks their rows' keys up, into {@code found}. */
+    private void scanVectors(BufferAllocator allocator, List<TableFiles.DataFile> files, List<String> selected, String order, Scan found)
+            throws IOException {
         KeyIndex.Probe probe = input.index.probe();
         String last = null;
         int[] keys = new int[0]; // each row's key number, or -1
@@ -473,8 +529,6 @@ final class MergePlan {
                 at += b.getRowCount();
             }
         }
-        found.flush();
-        return found;
     }
 
     /**

@@ -89,10 +89,22 @@ final class DirectColumn {
     private int offsetsDone;
 
     DirectColumn(DirectKind kind, ColumnDescriptor column, PageReader pages, FieldVector vector) {
+        this(kind, column, pages, vector, vector.getName());
+    }
+
+    /**
+     * A decoder that fills no vector: its values are handed over where they lie ({@link #scan}), for the kinds
+     * {@link DirectKind#BINARY}, {@link DirectKind#FIXED4} and {@link DirectKind#FIXED8}.
+     */
+    DirectColumn(DirectKind kind, ColumnDescriptor column, PageReader pages, String name) {
+        this(kind, column, pages, null, name);
+    }
+
+    private DirectColumn(DirectKind kind, ColumnDescriptor column, PageReader pages, FieldVector vector, String name) {
         this.kind = kind;
         this.pages = pages;
         this.vector = vector;
-        this.name = vector.getName();
+        this.name = name;
         this.nullable = column.getMaxDefinitionLevel() > 0;
         DictionaryPage d = pages.readDictionaryPage();
         if (d != null) {
@@ -121,11 +133,17 @@ final class DirectColumn {
                 need(s, p, 4L * n);
                 dictInts = new int[n];
                 ByteBuffer.wrap(b, p, 4 * n).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(dictInts);
+                if (vector == null) {
+                    fixedDictionary(b, p, 4, n);
+                }
             }
             case FIXED8 -> {
                 need(s, p, 8L * n);
                 dictLongs = new long[n];
                 ByteBuffer.wrap(b, p, 8 * n).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(dictLongs);
+                if (vector == null) {
+                    fixedDictionary(b, p, 8, n);
+                }
             }
             case BINARY -> {
                 dictBytes = b;
@@ -142,6 +160,17 @@ final class DirectColumn {
             }
             case BOOLEAN -> throw new ParquetDecodingException("the boolean column " + name + " has a dictionary, which Parquet "
                     + "does not define for booleans");
+        }
+    }
+
+    /** The dictionary of fixed-width values as byte ranges, for {@link #scan}: {@code n} values of {@code width} bytes at {@code p}. */
+    private void fixedDictionary(byte[] b, int p, int width, int n) {
+        dictBytes = b;
+        dictStarts = new int[n];
+        dictLengths = new int[n];
+        for (int i = 0; i < n; i++) {
+            dictStarts[i] = p + width * i;
+            dictLengths[i] = width;
         }
     }
 
@@ -291,6 +320,100 @@ final class DirectColumn {
             pageLeft -= take;
         }
         finish(n);
+    }
+
+    /** Whether the chunk's dictionary was handed to the sink of {@link #scan}. */
+    private boolean dictionaryHanded;
+    /** The starts of a run's values for {@link #scan} (their lengths: {@link #sizeBuffer}). */
+    private int[] startBuffer = new int[0];
+
+    /**
+     * Hands the next {@code n} rows' values to {@code sink} where they lie in the decompressed pages, the first of them
+     * row {@code first}: the chunk's dictionary once, before its first ids; then, in row order, each run of at most
+     * {@link #RUN} defined values as their byte ranges (PLAIN) or as dictionary ids, checked as {@link #read} checks them
+     * (every length within its page, every id within the dictionary). Null rows are skipped: no value is handed for them.
+     * The ranges and ids are valid only during the call. For a decoder made without a vector.
+     */
+    void scan(int n, long first, ColumnValues.Sink sink) {
+        if (!dictionaryHanded && dictStarts != null) {
+            dictionaryHanded = true;
+            sink.dictionary(dictBytes, dictStarts, dictLengths, dictSize);
+        }
+        int at = 0;
+        while (at < n) {
+            if (pageLeft == 0) {
+                nextPage();
+                continue;
+            }
+            int take = Math.min(n - at, pageLeft);
+            if (levels == null) {
+                scanValues(first + at, take, sink);
+            } else {
+                int stop = at + take;
+                int i = at;
+                while (i < stop) {
+                    int len = levels.run(stop - i);
+                    if (levels.value == 1) {
+                        scanValues(first + i, len, sink);
+                    } else if (levels.value != 0) {
+                        throw new ParquetDecodingException("the column " + name + " has the definition level " + levels.value
+                                + ", above its maximum 1");
+                    }
+                    i += len;
+                }
+            }
+            at += take;
+            pageLeft -= take;
+        }
+    }
+
+    /** {@link #scan}'s {@code len} defined values of the page, the first of them row {@code row}, run by run. */
+    private void scanValues(long row, int len, ColumnValues.Sink sink) {
+        for (int done = 0; done < len; done += RUN) {
+            int m = Math.min(RUN, len - done);
+            if (ids != null) {
+                int[] v = ids(m);
+                ids.read(v, m);
+                for (int i = 0; i < m; i++) {
+                    if (v[i] < 0 || v[i] >= dictSize) {
+                        throw new ParquetDecodingException("a page of the column " + name + " holds the dictionary id " + v[i]
+                                + ", past its dictionary of " + dictSize);
+                    }
+                }
+                sink.ids(row + done, m, v);
+                continue;
+            }
+            if (startBuffer.length < m || sizeBuffer.length < m) {
+                startBuffer = new int[Math.max(m, RUN)];
+                sizeBuffer = new int[Math.max(m, RUN)];
+            }
+            int[] starts = startBuffer;
+            int[] sizes = sizeBuffer;
+            switch (kind) {
+                case BINARY -> {
+                    int p = pos;
+                    for (int i = 0; i < m; i++) {
+                        int size = lengthAt(p);
+                        starts[i] = p + 4;
+                        sizes[i] = size;
+                        p += 4 + size;
+                    }
+                    pos = p;
+                }
+                case FIXED4, FIXED8 -> {
+                    int width = kind == DirectKind.FIXED4 ? 4 : 8;
+                    checkPlain((long) width * m);
+                    for (int i = 0; i < m; i++) {
+                        starts[i] = pos + width * i;
+                        sizes[i] = width;
+                    }
+                    pos += width * m;
+                }
+                default -> throw new IllegalStateException("the values of the column " + name + " (" + kind + ") are not handed over "
+                        + "where they lie");
+            }
+            sink.values(row + done, m, page, starts, sizes);
+        }
     }
 
     private void prepare(int n) {

@@ -18,6 +18,7 @@ import org.apache.arrow.vector.UInt4Vector;
 import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -43,6 +44,31 @@ enum DirectKind {
 
     private static final Set<Encoding> KNOWN = EnumSet.of(Encoding.PLAIN, Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY,
             Encoding.RLE, Encoding.BIT_PACKED);
+
+    /**
+     * How the values of the chunk of {@code column} are handed over where they lie ({@link DirectColumn#scan}) as values
+     * of the Arrow type {@code type}, whose vector would hold the very bytes of the page's values: {@link #BINARY} for
+     * a utf8 or binary column, {@link #FIXED4} for an int32 one, {@link #FIXED8} for an int64 one; null for any other
+     * type, a column that is not flat, or an encoding not listed above.
+     */
+    static DirectKind ofValues(ColumnDescriptor column, ArrowType type, ColumnChunkMetaData chunk) {
+        if (column.getMaxRepetitionLevel() != 0 || column.getMaxDefinitionLevel() > 1 || !KNOWN.containsAll(chunk.getEncodings())) {
+            return null;
+        }
+        PrimitiveTypeName p = column.getPrimitiveType().getPrimitiveTypeName();
+        if (p == PrimitiveTypeName.BINARY && (type instanceof ArrowType.Utf8 || type instanceof ArrowType.Binary)) {
+            return BINARY;
+        }
+        if (type instanceof ArrowType.Int i && i.getIsSigned()) {
+            if (p == PrimitiveTypeName.INT32 && i.getBitWidth() == 32) {
+                return FIXED4;
+            }
+            if (p == PrimitiveTypeName.INT64 && i.getBitWidth() == 64) {
+                return FIXED8;
+            }
+        }
+        return null;
+    }
 
     /**
      * How the chunk of {@code column} goes into {@code v} directly, or null when it must go through the converters:

@@ -39,11 +39,15 @@ public final class Footers {
 
     /**
      * The whole footer of the file {@code key} ({@code size} bytes): its schema, row groups and their column statistics
-     * (a merge prunes the files that cannot hold its keys by them). One GET of its tail; S3's failures pass as SdkException.
+     * (a merge prunes the files that cannot hold its keys by them). One GET of the file's last {@link S3InputFile#FOOTER_GET}
+     * bytes at most (a second one for a longer footer), as a read fetches footers alone, never of the file whole: the caller reads what it needs of the
+     * rest. S3's failures pass as SdkException.
      */
     public static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(S3Client s3, RequestOptions options, String bucket, String key,
                                                                             long size) throws IOException {
-        try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, options), ParquetOptions.readOptions())) {
+        S3InputFile in = new S3InputFile(s3, bucket, key, size, options);
+        byte[] tail = in.fetchFooter();
+        try (ParquetFileReader r = ParquetFileReader.open(in.knowing(tail), ParquetOptions.readOptions())) {
             return r.getFooter();
         }
     }

@@ -71,8 +71,19 @@ final class S3InputFile implements InputFile {
         }
     }
 
-    /** The file's last bytes already fetched ({@link #known}), or null; set once, when made. */
+    /** The file's last bytes already fetched ({@link #known}), or null; set once, when made ({@link #knowing}). */
     private byte[] known;
+
+    /**
+     * Takes {@code tail}, the file's last {@code tail.length} bytes fetched by the caller ({@link #fetchFooter}): reads
+     * within them are answered from memory, and every other read is a GET of exactly its bytes (never the file's head).
+     * Call before the first read. Returns this.
+     */
+    S3InputFile knowing(byte[] tail) {
+        this.known = tail.length <= length ? tail : null;
+        this.exact = true;
+        return this;
+    }
 
     /**
      * Whether every read beyond {@link #known} and {@link #kept} bytes is a GET of exactly the bytes asked for, never the
