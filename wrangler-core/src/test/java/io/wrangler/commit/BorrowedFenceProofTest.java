@@ -25,14 +25,18 @@ import org.junit.jupiter.api.Test;
  * another writer took it over. A must not pass on B's old swap.
  */
 class BorrowedFenceProofTest {
-    /** Short, so that a proof goes stale (half of it) in real time; background renewals are stopped (abandon). */
-    private static final Duration TTL = Duration.ofMillis(600);
+    /**
+     * Short, so that a proof goes stale (half of it) in real time; long enough that B's second swap, answered once C
+     * waits for its turn, counts (answered within half of it) on a loaded machine. Background renewals are stopped (abandon).
+     */
+    private static final Duration TTL = Duration.ofSeconds(2);
     private static final String BUCKET = "borrowed";
 
     @Test
     void aFenceWhoseTurnComesLongAfterTheSwapItWouldBorrowSendsItsOwnAndLearnsTheTakeover() throws Exception {
+        // which of A and C has its turn first after B is the JVM's choice: trials until C had it (most often the first)
         int staleTurns = 0;
-        for (int trial = 0; trial < 40 && staleTurns < 3; trial++) {
+        for (int trial = 0; trial < 40 && staleTurns == 0; trial++) {
             if (trial(trial)) {
                 staleTurns++;
             }
