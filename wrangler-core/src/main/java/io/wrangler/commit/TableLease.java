@@ -536,7 +536,9 @@ final class TableLease implements AutoCloseable {
      * in the network delays a fence by at most that attempt's timeout, then the fence goes out as before. Fences of this
      * holder at once take turns ({@link #fenceTurn}), and one whose turn comes after another fence's swap that was sent
      * after it began succeeded takes that swap as its proof: the same proof its own would give (the lease was this
-     * holder's after the fence began, and renewed then), without racing it.
+     * holder's after the fence began, and renewed then), without racing it, as long as that swap was sent less than
+     * half the time to live ago (the rule of an own swap's answer): the fences whose turns came between may have failed
+     * after any time, and a swap older than that proves nothing about now.
      *
      * @throws Lost when another holder has taken the lease over
      */
@@ -549,7 +551,9 @@ final class TableLease implements AutoCloseable {
                 if (lost) {
                     throw lost(null);
                 }
-                if (!fenced || fencedAt - began < 0) {
+                // the borrowed swap proves what this fence's own would only while it is under half the time to live old,
+                // the rule renew() keeps for its own answers: fences that failed meanwhile may have held the turn for longer
+                if (!fenced || fencedAt - began < 0 || System.nanoTime() - fencedAt >= ttl.toNanos() / 2) {
                     fencedAt = renew();
                     fenced = true;
                 }
