@@ -61,13 +61,18 @@ public final class TableFiles {
 
         /**
          * Whether {@code other} (the same key listed again) is the object this one was when listed: the same ETag when
-         * both are known, else the same size and LastModified.
+         * both are known, else the same size and LastModified. A blank ETag (a server listing {@code <ETag></ETag>})
+         * counts as not known: it would make every replaced object look the same.
          */
         public boolean sameObject(DataFile other) {
-            if (eTag != null && other.eTag != null) {
+            if (known(eTag) && known(other.eTag)) {
                 return eTag.equals(other.eTag);
             }
             return size == other.size && java.util.Objects.equals(modified, other.modified);
+        }
+
+        private static boolean known(String eTag) {
+            return eTag != null && !eTag.isBlank();
         }
     }
 
