@@ -26,10 +26,10 @@ import org.junit.jupiter.api.Test;
  */
 class BorrowedFenceProofTest {
     /**
-     * Short, so that a proof goes stale (half of it) in real time; long enough that B's second swap, answered once C
+     * Short, so that a proof goes stale (half of it) in real time; long enough (3 s) that B's second swap, answered once C
      * waits for its turn, counts (answered within half of it) on a loaded machine. Background renewals are stopped (abandon).
      */
-    private static final Duration TTL = Duration.ofSeconds(2);
+    private static final Duration TTL = Duration.ofSeconds(6);
     private static final String BUCKET = "borrowed";
 
     @Test
