@@ -19,6 +19,7 @@ import io.wrangler.hive.HivePaths;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.read.Footers;
 import io.wrangler.storage.Removed;
+import io.wrangler.storage.Replaced;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
@@ -163,9 +164,9 @@ public final class DryRun {
     /** Whether a marked file's footer records rows of {@code keyId}: the read {@link KeyedRewrite#run} makes. */
     private boolean holdsKey(Publisher.Marked m, String keyId) {
         try {
-            return KeyRuns.totals(Footers.keyed(spec.s3(), spec.options(), location.bucket(), m.key(), m.size()).runs()).containsKey(keyId);
+            return KeyRuns.totals(Footers.keyed(spec.s3(), spec.options(), location.bucket(), m.key(), m.size(), m.eTag()).runs()).containsKey(keyId);
         } catch (IOException | RuntimeException e) {
-            if (Removed.by(e)) {
+            if ((Removed.by(e) || Replaced.by(e))) {
                 throw Outcomes.removedMeanwhile(table, WriteStep.VALIDATE, "read the key runs of " + location.uriOf(m.key()), e,
                         "Nothing was changed; rerun the plan.");
             }

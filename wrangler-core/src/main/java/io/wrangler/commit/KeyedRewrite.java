@@ -61,7 +61,7 @@ final class KeyedRewrite {
         List<String> replaced = new ArrayList<>();
         int n = 0;
         for (Publisher.Marked m : marked) {
-            Footers.Keyed footer = Footers.keyed(spec.s3(), spec.options(), location.bucket(), m.key(), m.size());
+            Footers.Keyed footer = Footers.keyed(spec.s3(), spec.options(), location.bucket(), m.key(), m.size(), m.eTag());
             List<KeyRuns.Run> runs = footer.runs();
             Map<String, Long> totals = KeyRuns.totals(runs);
             Long mine = totals.get(keyId);
@@ -100,7 +100,7 @@ final class KeyedRewrite {
         try (BufferAllocator allocator = new RootAllocator();
              TableReader reader = new TableReader(allocator, null, new TableReader.Source(spec.s3(), spec.options(), location.uri(),
                      new TableFiles.Listing(List.of(), List.of(new TableFiles.DataFile(location.bucket(), m.key(), m.size(), m.folder(),
-                     List.of()))), Map.of()), null, 65_536)) {
+                     List.of(), m.modified(), m.eTag()))), Map.of()), null, 65_536)) {
             List<Field> data = reader.schema().getFields();
             List<Field> all = new ArrayList<>(data);
             all.add(new Field(KeyRuns.COLUMN, FieldType.nullable(ArrowType.Utf8.INSTANCE), null));

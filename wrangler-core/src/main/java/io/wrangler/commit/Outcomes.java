@@ -11,6 +11,7 @@ import io.wrangler.WriteStep;
 import io.wrangler.layout.Manifest;
 import io.wrangler.staging.StagedFile;
 import io.wrangler.storage.Removed;
+import io.wrangler.storage.Replaced;
 import io.wrangler.storage.S3Location;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
@@ -355,7 +356,7 @@ final class Outcomes {
 
     /** A keyed rerun's rewrite of the marked files holding its key's rows failed, before the commit point. */
     RuntimeException keyedRewrite(Throwable e) {
-        if (Removed.by(e)) {
+        if ((Removed.by(e) || Replaced.by(e))) {
             return removedMeanwhile(table, WriteStep.STAGE, "rewrite the files that hold rows of this key", e,
                     "Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
         }
@@ -374,6 +375,12 @@ final class Outcomes {
      * A conflict whatever the phase (nothing was changed), as it is for a compaction and, in a read's words, for a read.
      */
     static CommitConflictException removedMeanwhile(String table, WriteStep step, String doing, Throwable e, String whatToDo) {
+        Replaced replaced = Replaced.in(e);
+        if (replaced != null) {
+            return new CommitConflictException(table, step, "Cannot " + doing + " for " + table + " (step: " + step.label() + "): the file "
+                    + replaced.uri() + " changed since it was listed (another object was put under its name; its GET on the listed "
+                    + "ETag answered 412 PreconditionFailed). " + whatToDo, e);
+        }
         return new CommitConflictException(table, step, "Cannot " + doing + " for " + table + " (step: " + step.label() + "): a file "
                 + "listed moments before was removed by another write before it could be read (" + e.getMessage() + "). " + whatToDo, e);
     }

@@ -26,6 +26,7 @@ import io.wrangler.partition.PartitionValues;
 import io.wrangler.partition.Partitioner;
 import io.wrangler.staging.Stager;
 import io.wrangler.storage.Removed;
+import io.wrangler.storage.Replaced;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
@@ -480,10 +481,14 @@ final class Planner {
             // the first request of the write: the listing's failure in the words of the bucket's check, which comes next
             throw Outcomes.bucketFailed(table, location.bucket(), e);
         } catch (IOException e) {
+            if (Replaced.by(e)) {
+                throw Outcomes.removedMeanwhile(table, WriteStep.VALIDATE, "read the table's layout from its files", e,
+                        "Nothing was written; rerun the write.");
+            }
             bucketListed = true; // listed, and its first file read
             return null; // a file that is not Parquet wrangler reads: the check guards the table, it does not judge other tools' files
         } catch (ReadException e) {
-            if (Removed.by(e)) {
+            if ((Removed.by(e) || Replaced.by(e))) {
                 throw Outcomes.removedMeanwhile(table, WriteStep.VALIDATE, "read the table's layout from its files", e,
                         "Nothing was written; rerun the write.");
             }

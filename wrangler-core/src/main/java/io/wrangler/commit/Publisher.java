@@ -87,7 +87,7 @@ final class Publisher {
      * A file in a keyed append's partitions that records its rows' keys (a compaction's, or a rewrite's): a candidate old
      * file of the append, whose footer tells whether it holds rows of the append's key ({@link KeyedRewrite}).
      */
-    record Marked(String key, long size, String folder, Instant modified) {
+    record Marked(String key, long size, String folder, Instant modified, String eTag) {
     }
 
     /** Lists the old files of the partitions {@code m} touches (the whole table for OVERWRITE). Reads only. */
@@ -290,7 +290,7 @@ final class Publisher {
                 }
             } else if (WriteIds.marked(key)) {
                 String rel = key.substring(location.prefix().length());
-                marked.add(new Marked(key, o.size(), rel.substring(0, rel.lastIndexOf('/') + 1), o.lastModified()));
+                marked.add(new Marked(key, o.size(), rel.substring(0, rel.lastIndexOf('/') + 1), o.lastModified(), o.eTag()));
             }
         }
         return out;

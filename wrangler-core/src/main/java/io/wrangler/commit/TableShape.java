@@ -157,7 +157,7 @@ record TableShape(List<String> partitionColumns, Map<String, Field> columns, Str
             throws IOException {
         String rel = o.key().substring(location.prefix().length());
         TableFiles.DataFile file = new TableFiles.DataFile(store.bucket(), o.key(), o.size(), rel.substring(0, rel.lastIndexOf('/') + 1),
-                values);
+                values, o.lastModified(), o.eTag());
         Map<String, Field> texts = new HashMap<>();
         columns.forEach(c -> texts.put(c, new Field(c, FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
         Map<String, Field> data = new LinkedHashMap<>();

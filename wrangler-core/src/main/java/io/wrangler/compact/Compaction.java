@@ -17,6 +17,7 @@ import io.wrangler.input.BatchSource;
 import io.wrangler.input.InputFailures;
 import io.wrangler.read.FileEncodings;
 import io.wrangler.storage.Removed;
+import io.wrangler.storage.Replaced;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -94,7 +95,7 @@ public final class Compaction {
         try {
             return write(spec, plan, o, input, underLease);
         } catch (ReadException e) {
-            if (Removed.by(e)) {
+            if (Removed.by(e) || Replaced.by(e)) {
                 // Another write replaced a listed file between the listing and the lease (the write failed before its
                 // commit point and removed its staging): a conflict, as for two writers, not a broken read.
                 throw removed(spec, WriteStep.STAGE, e);
@@ -108,15 +109,31 @@ public final class Compaction {
      * conflict whichever phase met it (the plan's footers, the options' check, the input), since nothing was changed.
      */
     static CommitConflictException removed(String table, WriteStep step, Exception e) {
+        Replaced replaced = Replaced.in(e);
+        if (replaced != null) {
+            return new CommitConflictException(table, step, "Cannot compact " + table + " (step: " + step.label() + "): " + changed(replaced)
+                    + "Nothing was changed; run the compaction again.", e);
+        }
         return new CommitConflictException(table, step, "Cannot compact " + table + " (step: " + step.label() + "): a file it "
                 + "listed was removed by another write before the compaction could read it (" + e.getMessage() + "). "
                 + "Nothing was changed; rerun the compaction.", e);
+    }
+
+    /** What a {@link Replaced} means, for a conflict's message. */
+    private static String changed(Replaced replaced) {
+        return "the file " + replaced.uri() + " changed since it was listed (another object was put under its name; its GET on the "
+                + "listed ETag answered 412 PreconditionFailed). ";
     }
 
     /** {@link #removed(String, WriteStep, Exception)} for the operation of {@code spec}. */
     static CommitConflictException removed(CompactionSpec spec, WriteStep step, Exception e) {
         if (spec.removal() == null) {
             return removed(spec.table(), step, e);
+        }
+        Replaced replaced = Replaced.in(e);
+        if (replaced != null) {
+            return new CommitConflictException(spec.table(), step, "Cannot " + spec.verb() + " " + spec.table() + " (step: " + step.label()
+                    + "): " + changed(replaced) + "Nothing was changed; run it again.", e);
         }
         return new CommitConflictException(spec.table(), step, "Cannot " + spec.verb() + " " + spec.table() + " (step: " + step.label()
                 + "): a file it listed was removed by another write before it could read it (" + e.getMessage() + "). "

@@ -165,7 +165,7 @@ final class KeyedInput {
             if (!KeyedFiles.marked(f.finalKey())) {
                 return f.finalKey() + " is not marked as recording its rows' keys";
             }
-            KeyRuns.totals(Footers.keyRuns(s3, options, bucket, f.stagedKey(), f.bytes())).forEach((k, v) -> written.merge(k, v, Long::sum));
+            KeyRuns.totals(Footers.keyRuns(s3, options, bucket, f.stagedKey(), f.bytes(), null)).forEach((k, v) -> written.merge(k, v, Long::sum));
         }
         written.values().removeIf(v -> v == 0);
         return written.equals(passed) ? null : "rows per key read " + passed + ", written " + written;

@@ -6,6 +6,7 @@ import io.wrangler.ReadException;
 import io.wrangler.VerificationException;
 import io.wrangler.WriteStep;
 import io.wrangler.storage.Removed;
+import io.wrangler.storage.Replaced;
 
 /** The merge's own refusals and failures, each naming the table, the step and what to do. */
 final class MergeErrors {
@@ -14,7 +15,7 @@ final class MergeErrors {
 
     /** Reading the table's footers or key columns failed before anything was changed. */
     static RuntimeException readFailed(MergeSpec spec, Exception e) {
-        if (Removed.by(e)) {
+        if (Removed.by(e) || Replaced.by(e)) {
             return removed(spec, e);
         }
         return new ReadException(spec.table(), spec.cannot("validate") + "reading the table's files failed: " + e.getMessage()
@@ -23,6 +24,12 @@ final class MergeErrors {
 
     /** A file the merge listed was gone when it read it: another write replaced it. */
     static CommitConflictException removed(MergeSpec spec, Exception e) {
+        Replaced replaced = Replaced.in(e);
+        if (replaced != null) {
+            return new CommitConflictException(spec.table(), WriteStep.STAGE, spec.cannot("stage") + "the file " + replaced.uri()
+                    + " changed since it was listed (another object was put under its name; its GET on the listed ETag answered 412 "
+                    + "PreconditionFailed). Nothing was changed; run the merge again.", e);
+        }
         return new CommitConflictException(spec.table(), WriteStep.STAGE, spec.cannot("stage") + "a file it listed was removed by "
                 + "another write before the merge could read it (" + e.getMessage() + "). Nothing was changed; rerun the merge.", e);
     }

@@ -135,7 +135,7 @@ final class MergePlan {
             throw MergeErrors.readFailed(spec, e);
         } catch (ReadException e) {
             // the scan's read of a file the plan listed (and read the footer of) found it gone: the table changed
-            if (Removed.by(e)) {
+            if (Removed.by(e) || io.wrangler.storage.Replaced.by(e)) {
                 throw MergeErrors.removed(spec, e);
             }
             throw e;
@@ -238,7 +238,7 @@ final class MergePlan {
         try {
             List<java.util.concurrent.Future<ParquetMetadata>> read = new ArrayList<>();
             for (TableFiles.DataFile f : scanned) {
-                read.add(pool.submit(() -> Footers.footer(spec.s3(), spec.requests(), f.bucket(), f.key(), f.size())));
+                read.add(pool.submit(() -> Footers.footer(spec.s3(), spec.requests(), f.bucket(), f.key(), f.size(), f.eTag())));
             }
             for (int i = 0; i < scanned.size(); i++) {
                 footers.put(scanned.get(i).key(), joined(read.get(i)));

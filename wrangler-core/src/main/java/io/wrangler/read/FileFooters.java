@@ -165,7 +165,7 @@ public final class FileFooters {
         long rows;
         List<CompressionCodecName> codecs = new ArrayList<>();
         try {
-            byte[] tail = new S3InputFile(s3, f.bucket(), f.key(), f.size(), options).fetchFooter();
+            byte[] tail = new S3InputFile(s3, f, options).fetchFooter();
             org.apache.parquet.format.FileMetaData thrift = thrift(tail, f.size());
             if (thrift != null) {
                 rows = 0;

@@ -17,12 +17,14 @@ public final class Footers {
     }
 
     /**
-     * The {@link KeyRuns} of the file {@code key} ({@code size} bytes), checked against its row count: an IOException for a
+     * The {@link KeyRuns} of the file {@code key} ({@code size} bytes, listed with {@code eTag}, null when not known: every GET
+     * carries {@code If-Match} on it, and another object put under the key since is a {@link io.wrangler.storage.Replaced}), checked against its row count: an IOException for a
      * file without them, with runs that do not add up to its rows, or that cannot be read as Parquet. S3's failures pass
      * as SdkException.
      */
-    public static List<KeyRuns.Run> keyRuns(S3Client s3, RequestOptions options, String bucket, String key, long size) throws IOException {
-        return keyed(s3, options, bucket, key, size).runs();
+    public static List<KeyRuns.Run> keyRuns(S3Client s3, RequestOptions options, String bucket, String key, long size, String eTag)
+            throws IOException {
+        return keyed(s3, options, bucket, key, size, eTag).runs();
     }
 
     /**
@@ -38,14 +40,14 @@ public final class Footers {
     }
 
     /**
-     * The whole footer of the file {@code key} ({@code size} bytes): its schema, row groups and their column statistics
+     * The whole footer of the file {@code key} ({@code size} bytes, listed with {@code eTag}: see {@link #keyRuns}): its schema, row groups and their column statistics
      * (a merge prunes the files that cannot hold its keys by them). One GET of the file's last {@link S3InputFile#FOOTER_GET}
      * bytes at most (a second one for a longer footer), as a read fetches footers alone, never of the file whole: the caller reads what it needs of the
      * rest. S3's failures pass as SdkException.
      */
     public static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(S3Client s3, RequestOptions options, String bucket, String key,
-                                                                            long size) throws IOException {
-        S3InputFile in = new S3InputFile(s3, bucket, key, size, options);
+                                                                            long size, String eTag) throws IOException {
+        S3InputFile in = new S3InputFile(s3, bucket, key, size, eTag, options);
         byte[] tail = in.fetchFooter();
         try (ParquetFileReader r = ParquetFileReader.open(in.knowing(tail), ParquetOptions.readOptions())) {
             return r.getFooter();
@@ -58,17 +60,20 @@ public final class Footers {
         T apply(ParquetFileReader file) throws IOException;
     }
 
-    /** Opens the file {@code key} ({@code size} bytes), reading its footer (one GET of its tail), and applies {@code with}. */
-    public static <T> T withFile(S3Client s3, RequestOptions options, String bucket, String key, long size, WithFile<T> with)
+    /**
+     * Opens the file {@code key} ({@code size} bytes, listed with {@code eTag}: see {@link #keyRuns}), reading its footer (one
+     * GET of its tail), and applies {@code with}.
+     */
+    public static <T> T withFile(S3Client s3, RequestOptions options, String bucket, String key, long size, String eTag, WithFile<T> with)
             throws IOException {
-        try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, options), ParquetOptions.readOptions())) {
+        try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, eTag, options), ParquetOptions.readOptions())) {
             return with.apply(r);
         }
     }
 
     /** {@link #keyRuns}, with the file's timestamp encoding. */
-    public static Keyed keyed(S3Client s3, RequestOptions options, String bucket, String key, long size) throws IOException {
-        try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, options), ParquetOptions.readOptions())) {
+    public static Keyed keyed(S3Client s3, RequestOptions options, String bucket, String key, long size, String eTag) throws IOException {
+        try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, eTag, options), ParquetOptions.readOptions())) {
             return keyed(r.getFooter().getFileMetaData(), r.getRecordCount(), bucket, key);
         }
     }

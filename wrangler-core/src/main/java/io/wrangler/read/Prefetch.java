@@ -89,7 +89,7 @@ final class Prefetch implements AutoCloseable {
             // input() starts the files after those already peeked
             scheduled = Math.max(scheduled, index);
         }
-        return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options, head);
+        return new S3InputFile(s3, f, options, head);
     }
 
     /**
@@ -136,7 +136,7 @@ final class Prefetch implements AutoCloseable {
      */
     S3InputFile footer(int index, S3Client s3, RequestOptions options) throws IOException {
         TableFiles.DataFile f = files.get(index);
-        S3InputFile in = new S3InputFile(s3, f.bucket(), f.key(), f.size(), options);
+        S3InputFile in = new S3InputFile(s3, f, options);
         if (reserveWhole(f.size())) {
             // One GET for the file: its footer for the schema now, its data for the decoding later, from the same bytes.
             byte[] whole;

@@ -2,6 +2,7 @@ package io.wrangler.read;
 
 import io.wrangler.ReadException;
 import io.wrangler.storage.Removed;
+import io.wrangler.storage.Replaced;
 
 /** The failure of reading one file of a table, in the reader's words: one wording for the schema, the decoder and the pipeline. */
 final class ReadErrors {
@@ -13,10 +14,24 @@ final class ReadErrors {
         return "s3://" + f.bucket() + "/" + f.key();
     }
 
+    /**
+     * A file of {@code table} ({@code uri}) was replaced under its own name after the read listed it ({@link Replaced}): the
+     * read stopped rather than take bytes of another object for the file's.
+     */
+    static ReadException replaced(String table, String uri, Exception e) {
+        return new ReadException(table, "Cannot read " + table + " (step: read): the table changed while it was read: "
+                + uri + " changed since it was listed (another object was put under its name; its GET on the listed ETag answered "
+                + "412 PreconditionFailed). A read changes nothing: read again (safe to retry), and it reads the table as it is now.", e);
+    }
+
     /** Reading {@code f} of {@code table} failed with {@code e} (a {@link ReadException} passes unchanged). */
     static ReadException failed(String table, TableFiles.DataFile f, Exception e) {
         if (e instanceof ReadException r) {
             return r;
+        }
+        Replaced replaced = Replaced.in(e);
+        if (replaced != null) {
+            return replaced(table, replaced.uri(), e);
         }
         if (Removed.by(e)) {
             return new ReadException(table, "Cannot read " + table + ": the table changed while it was read: " + uri(f) + ", listed "

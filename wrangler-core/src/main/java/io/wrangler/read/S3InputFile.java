@@ -1,5 +1,6 @@
 package io.wrangler.read;
 
+import io.wrangler.storage.Replaced;
 import io.wrangler.storage.RequestOptions;
 import java.io.EOFException;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import org.apache.parquet.io.SeekableInputStream;
 import software.amazon.awssdk.core.exception.RetryableException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * An S3InputFile is one S3 object as parquet-java's {@link InputFile}: every read is a ranged GET of exactly the bytes
@@ -35,6 +37,8 @@ final class S3InputFile implements InputFile {
     private final String bucket;
     private final String key;
     private final long length;
+    /** The If-Match condition of every GET: the ETag the file was listed with, or null when not known ({@link Replaced#condition}). */
+    private final String ifMatch;
     private final RequestOptions options;
     private byte[] tail;
     private long bytesRead;
@@ -43,16 +47,32 @@ final class S3InputFile implements InputFile {
     /** Whether every read outside the known bytes is a GET of its own range: no first GET of the file's head ({@link #ranged}). */
     private boolean ranged;
 
-    S3InputFile(S3Client s3, String bucket, String key, long length, RequestOptions options) {
-        this(s3, bucket, key, length, options, null);
+    /**
+     * The object {@code key} of {@code length} bytes, listed with {@code eTag} (null: not known): every GET carries
+     * {@code If-Match: eTag}, so that every byte read is of the object listed, and an object put under the key since is a
+     * {@link Replaced} (never bytes of two objects taken for one file's).
+     */
+    S3InputFile(S3Client s3, String bucket, String key, long length, String eTag, RequestOptions options) {
+        this(s3, bucket, key, length, eTag, options, null);
     }
 
-    S3InputFile(S3Client s3, String bucket, String key, long length, RequestOptions options,
-                CompletableFuture<byte[]> head) {
+    /** The data file {@code f}, every GET on the condition of its listed ETag. */
+    S3InputFile(S3Client s3, TableFiles.DataFile f, RequestOptions options) {
+        this(s3, f.bucket(), f.key(), f.size(), f.eTag(), options, null);
+    }
+
+    /** The data file {@code f}, its first GET's bytes fetched ahead ({@code head}, or null). */
+    S3InputFile(S3Client s3, TableFiles.DataFile f, RequestOptions options, CompletableFuture<byte[]> head) {
+        this(s3, f.bucket(), f.key(), f.size(), f.eTag(), options, head);
+    }
+
+    private S3InputFile(S3Client s3, String bucket, String key, long length, String eTag, RequestOptions options,
+                        CompletableFuture<byte[]> head) {
         this.s3 = s3;
         this.bucket = bucket;
         this.key = key;
         this.length = length;
+        this.ifMatch = Replaced.condition(eTag);
         this.options = options;
         this.head = head;
     }
@@ -64,7 +84,7 @@ final class S3InputFile implements InputFile {
      *     within them are answered from memory, and the first GET fetches only the bytes before them
      */
     S3InputFile(S3Client s3, TableFiles.DataFile f, RequestOptions options, CompletableFuture<byte[]> head, byte[] known) {
-        this(s3, f.bucket(), f.key(), f.size(), options, head);
+        this(s3, f.bucket(), f.key(), f.size(), f.eTag(), options, head);
         this.known = known != null && known.length <= length ? known : null;
         if (this.known != null && this.known.length == length) {
             bytesRead = length; // the whole file, fetched by one GET for its footer
@@ -267,9 +287,11 @@ final class S3InputFile implements InputFile {
         if (n == 0) {
             return;
         }
-        GetObjectRequest r = options.apply(GetObjectRequest.builder().bucket(bucket).key(key)
+        GetObjectRequest r = options.apply(GetObjectRequest.builder().bucket(bucket).key(key).ifMatch(ifMatch)
                 .range("bytes=" + from + "-" + (from + n - 1))).build();
-        long answered = s3.getObject(r, (response, in) -> {
+        long answered;
+        try {
+            answered = s3.getObject(r, (response, in) -> {
             Long length = response.contentLength();
             if (length != null && length != n) {
                 return length;
@@ -282,7 +304,13 @@ final class S3InputFile implements InputFile {
                 throw RetryableException.builder().message("reading " + this + " bytes " + from + "-" + (from + n - 1) + " failed: " + e)
                         .cause(e).build();
             }
-        });
+            });
+        } catch (S3Exception e) {
+            if (ifMatch != null && Replaced.preconditionFailed(e)) {
+                throw new Replaced(toString(), ifMatch, e);
+            }
+            throw e;
+        }
         if (answered != n) {
             throw new EOFException("s3://" + bucket + "/" + key + " answered " + answered + " bytes for a range of " + n
                     + ": the object changed while it was read");
@@ -320,6 +348,11 @@ final class S3InputFile implements InputFile {
                 tail = head.join();
                 bytesRead += tail.length;
             } catch (CompletionException | CancellationException e) {
+                Replaced replaced = Replaced.in(e);
+                if (replaced != null) {
+                    head = null;
+                    throw replaced; // not fetched again: the object listed is gone from its key
+                }
                 // fetched again below: a failed prefetch costs a request, not the read
             }
             head = null;

@@ -145,6 +145,10 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
             }
             return new Plan(table, listed.listing, reader.schema());
         } catch (IOException e) {
+            io.wrangler.storage.Replaced replaced = io.wrangler.storage.Replaced.in(e);
+            if (replaced != null) {
+                throw ReadErrors.replaced(table, replaced.uri(), e);
+            }
             throw new ReadException(table, "Cannot read " + table + ": reading the files' footers failed: " + e + ". A read changes "
                     + "nothing: fix the cause and read again.", e);
         }

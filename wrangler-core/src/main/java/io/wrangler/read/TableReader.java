@@ -383,7 +383,7 @@ import software.amazon.awssdk.services.s3.S3Client;
             @Override
             public S3InputFile input(int index) {
                 TableFiles.DataFile f = files.get(index);
-                return new S3InputFile(s3, f.bucket(), f.key(), f.size(), options).exact();
+                return new S3InputFile(s3, f, options).exact();
             }
         }, bytesRead, known);
         List<Integer> left = new ArrayList<>();
@@ -616,7 +616,7 @@ import software.amazon.awssdk.services.s3.S3Client;
             } catch (RuntimeException e) {
                 return false; // a column the file lacks, or an error the read's schema reports: judged after the schema
             }
-            S3InputFile in = new S3InputFile(s3, f.bucket(), f.key(), f.size(), options).exact();
+            S3InputFile in = new S3InputFile(s3, f, options).exact();
             Verdict[] v = FilePruning.verdicts(new FilePruning.Filter(b, partitions, allocator), f, footer, in, bytesRead);
             synchronized (this) {
                 verdicts[index] = v;

@@ -185,7 +185,7 @@ final class Engine implements DistributedWrite {
                 t.expectedBucketOwner(), null, TableRead.Selection.ALL).plan(resolveSchema);
         List<TableSnapshot.File> files = new ArrayList<>();
         for (TableFiles.DataFile f : p.listing().files()) {
-            files.add(new TableSnapshot.File(f.bucket(), f.key(), f.size(), f.folder(), f.values()));
+            files.add(new TableSnapshot.File(f.bucket(), f.key(), f.size(), f.folder(), f.values(), f.eTag()));
         }
         return new TableSnapshot(p.table(), p.schema() == null ? null : p.schema().toJson(), p.listing().partitionColumns(), files);
     }
@@ -200,7 +200,7 @@ final class Engine implements DistributedWrite {
         }
         List<TableFiles.DataFile> files = new ArrayList<>();
         for (TableSnapshot.File f : part.files()) {
-            files.add(new TableFiles.DataFile(f.bucket(), f.key(), f.size(), f.folder(), f.values()));
+            files.add(new TableFiles.DataFile(f.bucket(), f.key(), f.size(), f.folder(), f.values(), null, f.eTag()));
         }
         Map<String, Field> partitionTypes = new HashMap<>();
         List<Field> data = new ArrayList<>();

@@ -35,12 +35,20 @@ public record TableSnapshot(String table, String schemaJson, List<String> partit
      * @param size its size in bytes
      * @param folder its partition's folder below the table ({@code dt=2024-01-15/}, "" unpartitioned)
      * @param values its partition's values in key order, unescaped, null for the default partition
+     * @param eTag its ETag as the driver's listing gave it, or null when not known: a task's every GET of the file carries
+     *     {@code If-Match} on it, so an object put under the key since the listing fails the task ("the table changed
+     *     while it was read") rather than being read as the file listed
      */
-    public record File(String bucket, String key, long size, String folder, List<String> values) implements Serializable {
+    public record File(String bucket, String key, long size, String folder, List<String> values, String eTag) implements Serializable {
         private static final long serialVersionUID = 1L;
 
         public File {
             values = Collections.unmodifiableList(new ArrayList<>(values));
+        }
+
+        /** A file whose ETag is not known: read without a condition. */
+        public File(String bucket, String key, long size, String folder, List<String> values) {
+            this(bucket, key, size, folder, values, null);
         }
     }
 

@@ -103,7 +103,7 @@ final class TableFolders {
                 p = new Partition(folder, values, new ArrayList<>());
                 byFolder.put(folder, p);
             }
-            p.files().add(new TableFiles.DataFile(location.bucket(), o.key(), o.size(), folder, p.values(), o.lastModified()));
+            p.files().add(new TableFiles.DataFile(location.bucket(), o.key(), o.size(), folder, p.values(), o.lastModified(), o.eTag()));
         }
         List<Partition> partitions = new ArrayList<>();
         for (Partition p : byFolder.values()) {
