@@ -114,7 +114,9 @@ class MergeReplacedFileTest {
         List<String> before = tableRows();
         Throwable thrown = merge(s3, List.of(new Ev("a", D, "new", 2, P), new Ev("c", D, "new", 2, P)), (step, n) -> { });
         assertThat(replaced).as("the file was replaced when the scan first read it").isTrue();
-        assertThat(thrown).isInstanceOf(CommitConflictException.class).hasMessageContaining("(replaced: s3://" + bucket + "/" + withC + ")");
+        // since round 10 the scan's GET carries If-Match on the listed ETag: refused there (412), before the check under the lease
+        assertThat(thrown).isInstanceOf(CommitConflictException.class).hasMessageContaining("the file s3://" + bucket + "/" + withC
+                + " changed since it was listed");
         assertThat(tableRows()).containsExactly("a|old|1", "a|old|1", "b|old|1", "b|old|1");
         assertThat(before).containsExactly("a|old|1", "b|old|1", "c|old|1", "d|old|1");
     }
@@ -220,9 +222,10 @@ class MergeReplacedFileTest {
                 mem.client().putObject(b -> b.bucket(bucket).key(withA), RequestBody.fromBytes(ab));
             }
         });
+        // since round 10 the rewrite's GET carries If-Match on the listed ETag: refused there (412), before the rows' check
         assertThat(thrown).isInstanceOf(CommitConflictException.class).hasMessage("Cannot merge into " + table + " (step: stage): the "
-                + "file s3://" + bucket + "/" + withA + " holds other rows than when the merge planned (0 rows, 2 planned): another "
-                + "writer replaced it under its name. Nothing was changed; rerun the merge.");
+                + "file s3://" + bucket + "/" + withA + " changed since it was listed (another object was put under its name; its GET "
+                + "on the listed ETag answered 412 PreconditionFailed). Nothing was changed; run the merge again.");
         assertThat(restored).as("nothing was staged").isFalse();
         assertThat(TestLake.keys(bucket, "t/region=" + P + "/")).containsExactlyInAnyOrderElementsOf(files);
         assertThat(mem.get(bucket, withA)).isEqualTo(empty); // as the other writer left it

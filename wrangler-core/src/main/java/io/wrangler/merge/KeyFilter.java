@@ -208,7 +208,7 @@ final class KeyFilter {
 
     /** The verdict of every row group with its bloom filters (one more GET of the footer, and the filters asked for). */
     private boolean blooms(TableFiles.DataFile f) throws IOException {
-        return Footers.withFile(spec.s3(), spec.requests(), f.bucket(), f.key(), f.size(), f.eTag(), r -> {
+        return Footers.withFile(spec.s3(), spec.requests(), f, r -> {
             for (BlockMetaData block : r.getFooter().getBlocks()) {
                 Verdict v = bound.verdict(FooterStats.of(block, r.getFooter().getFileMetaData().getSchema(), bound.columns(), chunk -> {
                     try {

@@ -61,12 +61,11 @@ public final class Footers {
     }
 
     /**
-     * Opens the file {@code key} ({@code size} bytes, listed with {@code eTag}: see {@link #keyRuns}), reading its footer (one
-     * GET of its tail), and applies {@code with}.
+     * Opens the listed file {@code f} (every GET on the condition of its listed ETag: see {@link #keyRuns}), reading its footer
+     * (one GET of its tail), and applies {@code with}.
      */
-    public static <T> T withFile(S3Client s3, RequestOptions options, String bucket, String key, long size, String eTag, WithFile<T> with)
-            throws IOException {
-        try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, bucket, key, size, eTag, options), ParquetOptions.readOptions())) {
+    public static <T> T withFile(S3Client s3, RequestOptions options, TableFiles.DataFile f, WithFile<T> with) throws IOException {
+        try (ParquetFileReader r = ParquetFileReader.open(new S3InputFile(s3, f, options), ParquetOptions.readOptions())) {
             return with.apply(r);
         }
     }

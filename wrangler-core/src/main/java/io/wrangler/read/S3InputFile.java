@@ -53,27 +53,22 @@ final class S3InputFile implements InputFile {
      * {@link Replaced} (never bytes of two objects taken for one file's).
      */
     S3InputFile(S3Client s3, String bucket, String key, long length, String eTag, RequestOptions options) {
-        this(s3, bucket, key, length, eTag, options, null);
-    }
-
-    /** The data file {@code f}, every GET on the condition of its listed ETag. */
-    S3InputFile(S3Client s3, TableFiles.DataFile f, RequestOptions options) {
-        this(s3, f.bucket(), f.key(), f.size(), f.eTag(), options, null);
-    }
-
-    /** The data file {@code f}, its first GET's bytes fetched ahead ({@code head}, or null). */
-    S3InputFile(S3Client s3, TableFiles.DataFile f, RequestOptions options, CompletableFuture<byte[]> head) {
-        this(s3, f.bucket(), f.key(), f.size(), f.eTag(), options, head);
-    }
-
-    private S3InputFile(S3Client s3, String bucket, String key, long length, String eTag, RequestOptions options,
-                        CompletableFuture<byte[]> head) {
         this.s3 = s3;
         this.bucket = bucket;
         this.key = key;
         this.length = length;
         this.ifMatch = Replaced.condition(eTag);
         this.options = options;
+    }
+
+    /** The data file {@code f}, every GET on the condition of its listed ETag. */
+    S3InputFile(S3Client s3, TableFiles.DataFile f, RequestOptions options) {
+        this(s3, f.bucket(), f.key(), f.size(), f.eTag(), options);
+    }
+
+    /** The data file {@code f}, its first GET's bytes fetched ahead ({@code head}, or null). */
+    S3InputFile(S3Client s3, TableFiles.DataFile f, RequestOptions options, CompletableFuture<byte[]> head) {
+        this(s3, f, options);
         this.head = head;
     }
 
@@ -84,7 +79,7 @@ final class S3InputFile implements InputFile {
      *     within them are answered from memory, and the first GET fetches only the bytes before them
      */
     S3InputFile(S3Client s3, TableFiles.DataFile f, RequestOptions options, CompletableFuture<byte[]> head, byte[] known) {
-        this(s3, f.bucket(), f.key(), f.size(), f.eTag(), options, head);
+        this(s3, f, options, head);
         this.known = known != null && known.length <= length ? known : null;
         if (this.known != null && this.known.length == length) {
             bytesRead = length; // the whole file, fetched by one GET for its footer

@@ -40,7 +40,7 @@ class KnownFootersTest {
             for (S3Object o : s3.client().listObjectsV2(b -> b.bucket("known")).contents()) {
                 if (o.key().endsWith(".parquet") && !o.key().contains("/_")) {
                     files.add(new TableFiles.DataFile("known", o.key(), o.size(), "", List.of()));
-                    footers.add(Footers.footer(s3.client(), RequestOptions.defaults(), "known", o.key(), o.size()));
+                    footers.add(Footers.footer(s3.client(), RequestOptions.defaults(), "known", o.key(), o.size(), o.eTag()));
                 }
             }
             assertThat(files).hasSize(3);

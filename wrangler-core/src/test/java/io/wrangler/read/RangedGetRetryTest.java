@@ -49,13 +49,13 @@ class RangedGetRetryTest {
             S3.put(bucket, "t/f.parquet", CONTENT);
             proxy.failNext("GetObject", 2, S3Fault.BODY_CUT_SHORT);
             byte[] into = new byte[1000];
-            new S3InputFile(noRetries, bucket, "t/f.parquet", CONTENT.length, attempts(3)).read(10, into, 0, 1000);
+            new S3InputFile(noRetries, bucket, "t/f.parquet", CONTENT.length, null, attempts(3)).read(10, into, 0, 1000);
             assertThat(into).isEqualTo(Arrays.copyOfRange(CONTENT, 10, 1010));
             assertThat(proxy.requests().stream().filter(q -> q.operation().equals("GetObject"))).hasSize(3);
 
             proxy.clearRequests();
             proxy.failNext("GetObject", 2, S3Fault.BODY_CUT_SHORT);
-            S3InputFile twice = new S3InputFile(noRetries, bucket, "t/f.parquet", CONTENT.length, attempts(2));
+            S3InputFile twice = new S3InputFile(noRetries, bucket, "t/f.parquet", CONTENT.length, null, attempts(2));
             assertThatThrownBy(() -> twice.read(10, into, 0, 1000)).isInstanceOf(SdkClientException.class)
                     .hasMessageStartingWith("reading s3://" + bucket + "/t/f.parquet bytes 0-99999 failed: ");
             assertThat(proxy.requests().stream().filter(q -> q.operation().equals("GetObject"))).hasSize(2);
@@ -71,7 +71,7 @@ class RangedGetRetryTest {
             s3.put("b", "t/f.parquet", CONTENT);
             s3.failNext("GetObject", 2, S3Fault.BODY_CUT_SHORT);
             byte[] into = new byte[1000];
-            new S3InputFile(s3.client(), "b", "t/f.parquet", CONTENT.length, attempts(3)).read(10, into, 0, 1000);
+            new S3InputFile(s3.client(), "b", "t/f.parquet", CONTENT.length, null, attempts(3)).read(10, into, 0, 1000);
             assertThat(into).isEqualTo(Arrays.copyOfRange(CONTENT, 10, 1010));
             assertThat(s3.requests().stream().filter(q -> q.operation().equals("GetObject"))).hasSize(3);
         }
