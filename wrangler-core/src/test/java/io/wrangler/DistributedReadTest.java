@@ -96,6 +96,25 @@ class DistributedReadTest {
                         + "read (");
     }
 
+    /**
+     * A file replaced under its own name after the driver's listing (round 10): the snapshot carries each file's listed
+     * ETag to the task, whose GETs carry it as If-Match, so the task fails ("read again"), never reading the other object.
+     */
+    @Test
+    void aFileReplacedUnderItsNameAfterTheListingFailsTheTaskThatReadsIt() {
+        String bucket = TestLake.memoryBucket();
+        String uri = "s3://" + bucket + "/t/";
+        S3Parquet.write(List.of(new Old(1, "RU"), new Old(2, "DE"))).partitionBy("country").s3(TestLake.memory().client()).to(uri);
+        TableSnapshot planned = DistributedRead.plan(target(uri), true);
+        assertThat(planned.files()).allMatch(f -> f.eTag() != null && !f.eTag().isBlank());
+        TableSnapshot.File swapped = planned.files().get(0);
+        TableSnapshot.File other = planned.files().get(1);
+        TestLake.memory().put(bucket, swapped.key(), TestLake.memory().get(bucket, other.key()));
+        assertThatThrownBy(() -> rows(uri, planned, null, null)).isInstanceOf(ReadException.class)
+                .hasMessageStartingWith("Cannot read " + uri + " (step: read): the table changed while it was read: s3://" + bucket + "/"
+                        + swapped.key() + " changed since it was listed").hasMessageContaining("read again (safe to retry)");
+    }
+
     @Test
     void aWriteInFlightIsNotPlannedUntilItCommits() throws IOException {
         String bucket = TestLake.memoryBucket();

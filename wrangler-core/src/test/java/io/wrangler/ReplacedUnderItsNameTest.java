@@ -274,6 +274,83 @@ class ReplacedUnderItsNameTest {
         assertThat(tableRows()).containsExactly("a|old|1", "b|old|1", "c|old|1", "d|old|1");
     }
 
+    /**
+     * The file a merge matches in is replaced after the merge listed it, before its plan's first GET of it (the footer):
+     * the plan stops with the conflict, before the lease, nothing written.
+     */
+    @Test
+    void aFileReplacedBeforeAMergesPlanReadsItsFooterIsAConflict() {
+        String[] seeded = seed();
+        String withA = seeded[0];
+        byte[] ax = mem.get(bucket, seeded[1]);
+        S3Client s3 = swappingOnGet(withA, g -> true, () -> put(withA, ax));
+        Throwable thrown = null;
+        try {
+            S3Parquet.merge(List.of(new Ev("a", D, "new", 2, P))).on("user", "seen_on").s3(s3).to(table);
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        assertThat(thrown).isInstanceOf(CommitConflictException.class).hasMessage("Cannot merge into " + table + " (step: stage): the "
+                + "file s3://" + bucket + "/" + withA + " changed since it was listed (another object was put under its name; its GET on "
+                + "the listed ETag answered 412 PreconditionFailed). Nothing was changed; run the merge again.");
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty(); // the plan failed before the lease
+    }
+
+    /** The same before a delete of rows' plan reads the file: the conflict, nothing written. */
+    @Test
+    void aFileReplacedBeforeADeletesPlanReadsItIsAConflict() {
+        String[] seeded = seed();
+        String withA = seeded[0];
+        byte[] ax = mem.get(bucket, seeded[1]);
+        S3Client s3 = swappingOnGet(withA, g -> true, () -> put(withA, ax));
+        Throwable thrown = null;
+        try {
+            S3Parquet.deleteRows(table).keys("user", List.of("a")).s3(s3).run();
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        assertThat(thrown).isInstanceOf(CommitConflictException.class).hasMessage("Cannot delete rows of " + table + " (step: validate): "
+                + "the file s3://" + bucket + "/" + withA + " changed since it was listed (another object was put under its name; its GET on "
+                + "the listed ETag answered 412 PreconditionFailed). Nothing was changed; run it again.");
+        assertThat(TestLake.keys(bucket, "t/_tmp/")).isEmpty();
+    }
+
+    /** The same before a compaction's plan reads the file's footer: the conflict, nothing written. */
+    @Test
+    void aFileReplacedBeforeACompactionsPlanReadsItsFooterIsAConflict() {
+        String[] seeded = seed();
+        String withA = seeded[0];
+        byte[] ax = mem.get(bucket, seeded[1]);
+        S3Client s3 = swappingOnGet(withA, g -> true, () -> put(withA, ax));
+        Throwable thrown = null;
+        try {
+            S3Parquet.compact(table).s3(s3).run();
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        assertThat(thrown).isInstanceOf(CommitConflictException.class).hasMessageStartingWith("Cannot compact " + table + " (step: ")
+                .hasMessageEndingWith("): the file s3://" + bucket + "/" + withA + " changed since it was listed (another object was put "
+                        + "under its name; its GET on the listed ETag answered 412 PreconditionFailed). Nothing was changed; run the "
+                        + "compaction again.");
+    }
+
+    /** A count, which reads footers only, of a file replaced after the listing: the same ReadException as a read of rows. */
+    @Test
+    void aCountOfAFileReplacedAfterTheListingIsAReadException() {
+        String[] seeded = seed();
+        String withA = seeded[0];
+        byte[] ax = mem.get(bucket, seeded[1]);
+        S3Client s3 = swappingOnGet(withA, g -> true, () -> put(withA, scrambled(ax)));
+        Throwable thrown = null;
+        try {
+            S3Parquet.read(table).s3(s3).count();
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        assertThat(thrown).isInstanceOf(ReadException.class).hasMessageContaining("s3://" + bucket + "/" + withA + " changed since it "
+                + "was listed").hasMessageContaining("read again (safe to retry)");
+    }
+
     /** Every If-Match header of the GetObject requests a client sends, by key (none: an empty string). */
     static final class IfMatches implements ExecutionInterceptor {
         final List<String[]> seen = Collections.synchronizedList(new ArrayList<>());
