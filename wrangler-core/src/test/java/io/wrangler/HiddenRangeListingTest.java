@@ -3,11 +3,17 @@ package io.wrangler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.wrangler.testkit.MemoryS3;
+import io.wrangler.testkit.S3Endpoint;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 
 /**
@@ -78,26 +84,30 @@ class HiddenRangeListingTest {
 
     @Test
     void filesBeforeAndAfterTheHiddenRangeAreAllRead() {
-        String table = "s3://" + bucket + "/flat/";
+        flatTable();
+        assertThat(S3Parquet.read("s3://" + bucket + "/flat/").s3(s3.client()).toList(Flat.class)).containsExactlyInAnyOrder(
+                new Flat(1, "one"), new Flat(2, "two"), new Flat(3, "three"));
+        // Page one: hidden keys before "_"; page two reaches the hidden range; then on from after it.
+        assertThat(listings()).containsExactly("flat/_tmp/ delimiter /", "flat/", "flat/", "flat/ after flat/_~");
+    }
+
+    /**
+     * Another tool's table: files named with a capital letter and a digit (both sort before "_") and a small letter
+     * (after it), hidden objects before them (".", sorting first: more than a page) and between them.
+     */
+    private void flatTable() {
         S3Parquet.write(List.of(new Flat(1, "one"))).s3(s3.client()).to("s3://" + bucket + "/src1/");
         S3Parquet.write(List.of(new Flat(2, "two"))).s3(s3.client()).to("s3://" + bucket + "/src2/");
         S3Parquet.write(List.of(new Flat(3, "three"))).s3(s3.client()).to("s3://" + bucket + "/src3/");
         byte[] one = only("src1/");
         byte[] two = only("src2/");
         byte[] three = only("src3/");
-        // Another tool's table: files named with a capital letter and a digit (both sort before "_") and a small letter
-        // (after it), hidden objects before them (".", sorting first: more than a page) and between them.
         junk("flat/.meta/", 1100);
         s3.put(bucket, "flat/A-part.parquet", one);
         s3.put(bucket, "flat/0-part.parquet", two);
         junk("flat/_logs/", 2500);
         s3.put(bucket, "flat/z-part.parquet", three);
         s3.clearRequests();
-
-        assertThat(S3Parquet.read(table).s3(s3.client()).toList(Flat.class)).containsExactlyInAnyOrder(new Flat(1, "one"),
-                new Flat(2, "two"), new Flat(3, "three"));
-        // Page one: hidden keys before "_"; page two reaches the hidden range; then on from after it.
-        assertThat(listings()).containsExactly("flat/_tmp/ delimiter /", "flat/", "flat/", "flat/ after flat/_~");
     }
 
     @Test
@@ -108,6 +118,30 @@ class HiddenRangeListingTest {
         s3.clearRequests();
         assertThat(S3Parquet.read(table).s3(s3.client()).toList(Row.class)).containsExactlyInAnyOrderElementsOf(rows);
         assertThat(listings()).containsExactly("small/_tmp/ delimiter /", "small/");
+    }
+
+    /**
+     * A server that ignores StartAfter (an S3-compatible one) lists the first pages again after the jump: the read still
+     * gets every file once, never a file twice (its rows twice).
+     */
+    @Test
+    void aServerIgnoringStartAfterStillGivesEveryFileOnce() {
+        flatTable();
+        ExecutionInterceptor dropStartAfter = new ExecutionInterceptor() {
+            @Override
+            public SdkRequest modifyRequest(Context.ModifyRequest context, ExecutionAttributes attributes) {
+                return context.request() instanceof ListObjectsV2Request l && l.startAfter() != null
+                        ? l.toBuilder().startAfter(null).build() : context.request();
+            }
+        };
+        try (S3Endpoint served = s3.serve();
+             S3Client ignoring = served.newClient(b -> b.overrideConfiguration(c -> c.addExecutionInterceptor(dropStartAfter)))) {
+            s3.clearRequests();
+            assertThat(S3Parquet.read("s3://" + bucket + "/flat/").s3(ignoring).toList(Flat.class)).containsExactlyInAnyOrder(
+                    new Flat(1, "one"), new Flat(2, "two"), new Flat(3, "three"));
+            // The jump was asked for and not made: the table's pages listed from the start again, after the first two.
+            assertThat(listings()).startsWith("flat/_tmp/ delimiter /", "flat/", "flat/", "flat/").hasSizeGreaterThan(5);
+        }
     }
 
     /** The one data file a write put under {@code prefix}. */

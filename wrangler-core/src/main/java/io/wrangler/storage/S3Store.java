@@ -277,7 +277,13 @@ public final class S3Store {
                 b.startAfter(to);
             }
             ListObjectsV2Response page = client.listObjectsV2(options.apply(b).build());
-            out.addAll(page.contents());
+            for (S3Object o : page.contents()) {
+                // After the jump only keys past the range: a server that ignored StartAfter would list the first pages
+                // again, and a key listed twice would be a file read twice.
+                if (!skipped || o.key().compareTo(to) > 0) {
+                    out.add(o);
+                }
+            }
             if (!Boolean.TRUE.equals(page.isTruncated())) {
                 return out;
             }
