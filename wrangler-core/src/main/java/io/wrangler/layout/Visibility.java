@@ -19,7 +19,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * A Visibility is what a reader must leave out of a table's listing so that it sees each write whole: the files of
  * writes in flight, found by their manifests under {@code _tmp/}. See "Readers" in {@code package-info.java}.
  *
- * <p>Built from one listing of {@code _tmp/} and one GET per manifest, before the data files are listed. A write that
+ * <p>Built from one listing of the folders directly below {@code _tmp/} (with delimiter, every page: its cost does not
+ * grow with the files writes in flight stage there) and one GET per write's folder for its manifest (a folder without one
+ * answers 404 and is skipped, as a manifest deleted meanwhile is), before the data files are listed. A write that
  * changes state between that and the listing of its files may still show half (a reader holds no lease).
  */
 public final class Visibility {
@@ -80,18 +82,21 @@ public final class Visibility {
         List<Manifest> committed = new ArrayList<>();
         List<Manifest> published = new ArrayList<>();
         boolean midCommit = false;
-        for (S3Object o : store.list(location.tmpPrefix())) {
-            String rel = o.key().substring(location.tmpPrefix().length());
-            int slash = rel.indexOf('/');
-            if (slash < 0 || !rel.substring(slash + 1).equals(Manifest.FILE_NAME) || !WriteIds.isWriteId(rel.substring(0, slash))) {
+        // The folders directly below _tmp/ (every page), not every object there: a write in flight stages its files in its
+        // folder, and the look must not grow with them. Each write's manifest lies directly in its folder.
+        for (String folder : store.listFolders(location.tmpPrefix())) {
+            String rel = folder.substring(location.tmpPrefix().length());
+            int slash = rel.length() - 1;
+            if (!WriteIds.isWriteId(rel.substring(0, slash))) {
                 continue;
             }
+            String key = folder + Manifest.FILE_NAME;
             Optional<byte[]> body;
             try {
-                body = store.get(o.key());
+                body = store.get(key);
             } catch (SdkException e) {
                 throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): fetching the manifest "
-                        + location.uriOf(o.key()) + " failed (" + e.getMessage() + "), and without it the files of that write "
+                        + location.uriOf(key) + " failed (" + e.getMessage() + "), and without it the files of that write "
                         + "cannot be told visible or not. Nothing was changed; " + verb + " again (safe to retry).", e);
             }
             if (body.isEmpty()) {
@@ -102,7 +107,7 @@ public final class Visibility {
                 m = Manifest.fromJson(body.get());
             } catch (IOException e) {
                 throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): the manifest "
-                        + location.uriOf(o.key()) + " cannot be parsed (" + e.getMessage() + "), so which files of that write "
+                        + location.uriOf(key) + " cannot be parsed (" + e.getMessage() + "), so which files of that write "
                         + "are visible cannot be decided. Nothing was changed. Do not delete it: inspect it, and upgrade wrangler "
                         + "if it was written by a newer version.", e);
             }
@@ -110,7 +115,7 @@ public final class Visibility {
             if (refused != null) {
                 // Recovery refuses it the same way: leaving its files out on its word would drop rows of this table.
                 throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): the manifest "
-                        + location.uriOf(o.key()) + " does not belong to this table: " + refused + ". Readers and recovery act "
+                        + location.uriOf(key) + " does not belong to this table: " + refused + ". Readers and recovery act "
                         + "on no such manifest, so which files are visible cannot be decided. Nothing was changed. Inspect it; if "
                         + "it is not a write of this table, delete " + location.uriOf(location.tmpPrefix() + rel.substring(0, slash + 1))
                         + " by hand, then " + verb + " again.", null);

@@ -330,13 +330,16 @@ public final class TableFiles {
         return out;
     }
 
-    /** One recursive listing of the whole table. */
+    /**
+     * One recursive listing of the whole table, past its hidden range ({@code _tmp/}, the commit log) without paging
+     * through it: a read's listing does not grow with the table's history or with the files a write in flight stages.
+     */
     private Listing listAll(Visibility visibility) {
         List<String> columns = null;
         List<S3Object> listed = new ArrayList<>();
         Map<String, List<String>> values = new LinkedHashMap<>();
         boolean any = false;
-        for (S3Object o : store.list(location.prefix())) {
+        for (S3Object o : store.listSkippingHidden(location.prefix())) {
             any = true;
             String rel = o.key().substring(location.prefix().length());
             if (rel.startsWith("_tmp/") || rel.isEmpty() || rel.endsWith("/")) {

@@ -249,6 +249,56 @@ public final class S3Store {
         return out;
     }
 
+    /** The first key of a table's hidden range: {@code _tmp/}, {@code _wrangler/} and other names starting with {@code _}. */
+    static final String HIDDEN_FROM = "_";
+    /** Every key starting with {@code _} and an ASCII letter, digit or sign sorts before it; lower-case letters sort after it. */
+    static final String HIDDEN_TO = "_~";
+
+    /**
+     * Every object under {@code prefix} (a table's root) outside its hidden range: the keys from {@code prefix + "_"} to
+     * {@code prefix + "_~"}, which hold {@code _tmp/} (the staged files of writes in flight) and {@code _wrangler/}'s
+     * commit log (one object a commit, so it grows with the table's history), are not paged through: when a page ends
+     * inside that range, the listing goes on after it (StartAfter), then page by page again. Keys of the range on the
+     * pages that reach it are returned too, so a caller still leaves hidden names out itself; every key outside the range
+     * is returned, whatever sorts before {@code _} (folders named with a capital letter or a digit) or after it.
+     * A table whose hidden range fits on the page that reaches it costs no request more than {@link #list}.
+     */
+    public List<S3Object> listSkippingHidden(String prefix) {
+        String from = prefix + HIDDEN_FROM;
+        String to = prefix + HIDDEN_TO;
+        List<S3Object> out = new ArrayList<>();
+        String token = null;
+        boolean skipped = false;
+        while (true) {
+            ListObjectsV2Request.Builder b = ListObjectsV2Request.builder().bucket(bucket).prefix(prefix);
+            if (token != null) {
+                b.continuationToken(token);
+            } else if (skipped) {
+                b.startAfter(to);
+            }
+            ListObjectsV2Response page = client.listObjectsV2(options.apply(b).build());
+            for (S3Object o : page.contents()) {
+                // After the jump only keys past the range: a server that ignored StartAfter would list the first pages
+                // again, and a key listed twice would be a file read twice.
+                if (!skipped || o.key().compareTo(to) > 0) {
+                    out.add(o);
+                }
+            }
+            if (!Boolean.TRUE.equals(page.isTruncated())) {
+                return out;
+            }
+            List<S3Object> keys = page.contents();
+            String last = keys.isEmpty() ? null : keys.get(keys.size() - 1).key();
+            // Keys are compared as S3 orders them (UTF-8 bytes); both bounds are ASCII, where UTF-16 order agrees.
+            if (!skipped && last != null && last.compareTo(from) >= 0 && last.compareTo(to) < 0) {
+                skipped = true;
+                token = null;
+            } else {
+                token = page.nextContinuationToken();
+            }
+        }
+    }
+
     /**
      * At most {@code max} entries directly below {@code prefix} in key order, folders (ending with {@code /}) and
      * objects together: one request, to learn how a table's folders are named without listing them all.

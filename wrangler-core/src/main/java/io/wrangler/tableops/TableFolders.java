@@ -73,7 +73,7 @@ final class TableFolders {
         List<String> found = columns;
         Map<String, Partition> byFolder = new LinkedHashMap<>();
         String firstFile = null;
-        for (S3Object o : store.list(prefix)) {
+        for (S3Object o : store.listSkippingHidden(prefix)) {
             String rel = o.key().substring(prefix.length());
             if (skipped(rel)) {
                 continue;
