@@ -40,6 +40,10 @@ class EvolvedSchemaTest {
     record Typed(long id, String amount, String region) {
     }
 
+    /** {@link New}'s columns in another order: another file schema with the same columns. */
+    record Reordered(long discount, String region, long amount, long id) {
+    }
+
     record Clash(long id, long orderId, long orderXd) {
     }
 
@@ -183,6 +187,41 @@ class EvolvedSchemaTest {
             }
             assertThat(next).isEqualTo(file.getValue());
         }
+    }
+
+    /**
+     * A read matches its columns to each distinct file schema once and shares that among the files of the schema
+     * ({@code FileDecoder.Layouts}): files of three schemas (one lacks a column, two hold the same columns in other
+     * orders), interleaved and decoded on several workers, each file by its own schema, with and without a row filter.
+     */
+    @Test
+    void filesOfSchemasThatDifferOnlyInOrderOrByAColumnAreEachDecodedByTheirOwnSchema() throws Exception {
+        String bucket = TestLake.bucket();
+        String table = "s3://" + bucket + "/t/";
+        int files = 12;
+        for (int i = 0; i < files; i++) {
+            List<? extends Record> rows = switch (i % 3) {
+                case 0 -> List.of(new Old(i, 10L * i, "EU"), new Old(100 + i, 1000L + i, "US"));
+                case 1 -> List.of(new New(i, 10L * i, i, "EU"), new New(100 + i, 1000L + i, 200 + i, "US"));
+                default -> List.of(new Reordered(i, "EU", 10L * i, i), new Reordered(200 + i, "US", 1000L + i, 100 + i));
+            };
+            S3Parquet.write(rows).filenamePrefix(String.format("f%02d", i)).s3(TestLake.s3().client()).to(table);
+        }
+        List<List<Object>> expected = TestLake.query(bucket, "t/", DUCK);
+        assertThat(expected).hasSize(2 * files).contains(row(0L, 0L, null, "EU"), row(101L, 1001L, 201L, "US"),
+                row(2L, 20L, 2L, "EU"), row(102L, 1002L, 202L, "US"));
+
+        for (int threads : new int[] {1, 2, 4}) {
+            FullBatches full = (FullBatches) S3Parquet.read(table).s3(TestLake.s3().client()).columns("id", "amount", "discount", "region")
+                    .open();
+            full.source().threads(threads);
+            assertThat(read(full)).as(threads + " threads").isEqualTo(expected);
+        }
+        // The filter's columns are matched with the read's (another list of columns for the same schemas).
+        List<List<Object>> filtered = read(S3Parquet.read(table).s3(TestLake.s3().client()).columns("id", "discount")
+                .where(RowFilter.gt("amount", 50L)).open());
+        assertThat(filtered).isEqualTo(TestLake.query(bucket, "t/", "SELECT id, discount FROM t WHERE amount > 50 ORDER BY id"));
+        assertThat(filtered).hasSize(files + 6);
     }
 
     @Test

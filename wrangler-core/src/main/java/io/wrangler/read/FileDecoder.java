@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import io.wrangler.filter.BoundFilter;
 import io.wrangler.filter.Rows;
 import io.wrangler.filter.Verdict;
@@ -50,10 +52,34 @@ final class FileDecoder {
      * @param filter the rows to read, or null for all
      * @param filterOnly the columns the filter reads that the read does not select (data or partition columns)
      * @param allocator the allocator of the vectors of {@code filterOnly}
+     * @param layouts the read's columns matched to each distinct file schema, shared by every file of the read
      */
     record Setup(String table, List<Field> dataFields, int batchRows, int minWindow, boolean directPages, PartitionColumns partitions,
                  Map<String, Integer> directSeen, Map<String, Integer> converterChunks, BoundFilter filter, List<Field> filterOnly,
-                 BufferAllocator allocator) {
+                 BufferAllocator allocator, Layouts layouts) {
+    }
+
+    /**
+     * The layouts of one read: the columns it decodes matched to a file's schema, made once for each distinct file
+     * schema (and list of columns) and shared by the files that have it, on any thread. A read of many files of one
+     * schema matches their columns once instead of once a file: per-file work is also the JIT's, compiled late because it
+     * runs only a few hundred times a read.
+     */
+    static final class Layouts {
+        private final ConcurrentHashMap<List<Object>, Layout> byKey = new ConcurrentHashMap<>();
+
+        /** The layout of {@code fields} in files of {@code fileSchema}, made by {@code make} the first time. */
+        Layout get(MessageType fileSchema, List<Field> fields, Function<List<Object>, Layout> make) {
+            return byKey.computeIfAbsent(List.of(fileSchema, fields), make);
+        }
+    }
+
+    /**
+     * The read's columns {@code names} found in a file's schema, in the order of the columns read: {@code types} (flat
+     * ones where {@code flat}), and what their readers need, made from them once.
+     */
+    record Layout(List<String> names, List<Type> types, boolean[] flat, MessageType requested, List<ColumnDescriptor> requestedColumns,
+                  MessageType flatSchema, List<ColumnDescriptor> flatColumns, int[] flatMaxDefinition, MessageType nestedSchema) {
     }
 
     private final Setup setup;
@@ -63,7 +89,12 @@ final class FileDecoder {
     private final VectorSchemaRoot out;
     private final long budget;
     final S3InputFile input;
-    private final ParquetFileReader reader;
+    /**
+     * parquet-java's reader of the file, for its column and offset indexes: made when the filter first needs them (or at
+     * once when the footer is read here); a read of every row never makes it.
+     */
+    private ParquetFileReader reader;
+    private final ParquetMetadata footer;
     private final MessageType fileSchema;
     private final List<BlockMetaData> groups;
     private int groupIndex;
@@ -83,9 +114,6 @@ final class FileDecoder {
     private long rowsLeftInGroup;
     private final int[] row = new int[1];
 
-    /**
-     * @param footer the file's footer parsed before (not read again), or null to read it
-     */
     /** Each row group's verdict, judged before the file was opened ({@link FilePruning}), or null: judged here. */
     private Verdict[] judged;
     /** The rows of the current row group that are read, when its page indexes narrowed it ({@link PageRanges}), else null. */
@@ -97,6 +125,9 @@ final class FileDecoder {
         return this;
     }
 
+    /**
+     * @param footer the file's footer parsed before (not read again), or null to read it
+     */
     FileDecoder(Setup setup, TableFiles.DataFile file, S3InputFile input, ParquetMetadata footer, VectorSchemaRoot out, long budget)
             throws IOException {
         this.setup = setup;
@@ -106,12 +137,14 @@ final class FileDecoder {
         this.out = out;
         this.budget = budget;
         this.input = input;
-        this.reader = open(footer);
+        this.reader = footer == null ? open() : null;
+        this.footer = footer == null ? reader.getFooter() : footer;
         this.extras = setup.filter() == null || setup.filterOnly().isEmpty() ? null
                 : VectorSchemaRoot.create(new Schema(setup.filterOnly()), setup.allocator());
         try {
-            fileSchema = reader.getFooter().getFileMetaData().getSchema();
-            groups = reader.getRowGroups();
+            fileSchema = this.footer.getFileMetaData().getSchema();
+            // parquet-java's reader would list the same row groups: it filters none without a record filter
+            groups = this.footer.getBlocks();
             plain = columns(setup.dataFields());
             List<Field> wide = new ArrayList<>(setup.dataFields());
             if (extras != null) {
@@ -139,12 +172,21 @@ final class FileDecoder {
         partitionValues.putAll(FilePruning.partitionValues(setup.filter(), setup.partitions(), file, setup.allocator()));
     }
 
-    private ParquetFileReader open(ParquetMetadata footer) throws IOException {
+    /** A reader of the file, its footer fetched and parsed. */
+    private ParquetFileReader open() throws IOException {
         try {
-            return footer == null ? ParquetOptions.open(input) : ParquetOptions.open(input, footer);
+            return ParquetOptions.open(input);
         } catch (IOException | RuntimeException e) {
             throw ReadErrors.failed(table, file, e);
         }
+    }
+
+    /** parquet-java's reader of the file over its footer, made the first time. */
+    private ParquetFileReader reader() throws IOException {
+        if (reader == null) {
+            reader = ParquetOptions.open(input, footer);
+        }
+        return reader;
     }
 
     /** The readers of a row group's columns: flat ones column by column, the others record by record. */
@@ -168,14 +210,51 @@ final class FileDecoder {
         GroupConverter root;
     }
 
-    /** Matches {@code fields} to the file's columns, and makes the converters of flat and of nested columns. */
+    /**
+     * Matches {@code fields} to the file's columns (once per distinct file schema of the read: {@link Layouts}), and makes
+     * the converters of nested columns into this file's vectors.
+     */
     private Plan columns(List<Field> fields) {
+        Layout layout = setup.layouts().get(fileSchema, fields, key -> layout(fields));
         Plan p = new Plan();
+        int n = layout.names().size();
+        int flatCount = layout.flatSchema().getFieldCount();
+        FieldVector[] flatOut = new FieldVector[flatCount];
+        Converter[] nestedConverters = new Converter[n - flatCount];
+        for (int i = 0, f = 0, c = 0; i < n; i++) {
+            String name = layout.names().get(i);
+            FieldVector v = out.getVector(name);
+            if (v == null) {
+                v = extras.getVector(name);
+            }
+            if (layout.flat()[i]) {
+                flatOut[f++] = v;
+            } else {
+                nestedConverters[c++] = ParquetArrow.converter(layout.types().get(i), v, () -> row[0]);
+            }
+        }
+        p.requested = layout.requested();
+        p.flatSchema = layout.flatSchema();
+        p.nestedSchema = layout.nestedSchema();
+        p.flat = new ColumnReader[flatCount];
+        p.direct = new DirectColumn[flatCount];
+        p.flatVectors = flatOut;
+        p.requestedColumns = layout.requestedColumns();
+        p.flatColumns = layout.flatColumns();
+        p.flatMaxDefinition = layout.flatMaxDefinition();
+        p.root = group(nestedConverters, () -> row[0]++);
+        return p;
+    }
+
+    /**
+     * The columns of {@code fields} this file has (the others are nulls, or partition columns the filter reads), each
+     * checked against the read's type of it.
+     */
+    private Layout layout(List<Field> fields) {
+        List<String> names = new ArrayList<>();
         List<Type> all = new ArrayList<>();
         List<Type> flatTypes = new ArrayList<>();
-        List<FieldVector> flatOut = new ArrayList<>();
         List<Type> nestedTypes = new ArrayList<>();
-        List<Converter> nestedConverters = new ArrayList<>();
         Map<String, Type> byKey = new HashMap<>();
         for (Type t : fileSchema.getFields()) {
             byKey.put(TableSchema.key(t.getName()), t);
@@ -183,7 +262,7 @@ final class FileDecoder {
         for (Field want : fields) {
             Type t = byKey.get(TableSchema.key(want.getName()));
             if (t == null) {
-                continue; // nulls; or a partition column the filter reads
+                continue;
             }
             Field has = TableSchema.field(table, t, file);
             if (!TableSchema.covers(want, has)) {
@@ -192,33 +271,28 @@ final class FileDecoder {
                         + TableSchema.describe(has) + " in " + ReadErrors.uri(file) + ", not " + TableSchema.describe(want)
                         + " as when the read began. Read again.", null);
             }
+            names.add(want.getName());
             all.add(t);
-            FieldVector v = out.getVector(want.getName());
-            if (v == null) {
-                v = extras.getVector(want.getName());
-            }
-            if (t.isPrimitive() && !t.isRepetition(Type.Repetition.REPEATED)) {
-                flatTypes.add(t);
-                flatOut.add(v);
-            } else {
-                nestedTypes.add(t);
-                nestedConverters.add(ParquetArrow.converter(t, v, () -> row[0]));
-            }
+            (flat(t) ? flatTypes : nestedTypes).add(t);
         }
-        p.requested = new MessageType(fileSchema.getName(), all);
-        p.flatSchema = new MessageType(fileSchema.getName(), flatTypes);
-        p.nestedSchema = new MessageType(fileSchema.getName(), nestedTypes);
-        p.flat = new ColumnReader[flatTypes.size()];
-        p.direct = new DirectColumn[flatTypes.size()];
-        p.flatVectors = flatOut.toArray(new FieldVector[0]);
-        p.requestedColumns = p.requested.getColumns();
-        p.flatColumns = p.flatSchema.getColumns();
-        p.flatMaxDefinition = new int[flatTypes.size()];
-        for (int i = 0; i < p.flat.length; i++) {
-            p.flatMaxDefinition[i] = p.flatColumns.get(i).getMaxDefinitionLevel();
+        boolean[] flat = new boolean[all.size()];
+        for (int i = 0; i < flat.length; i++) {
+            flat[i] = flat(all.get(i));
         }
-        p.root = group(nestedConverters.toArray(new Converter[0]), () -> row[0]++);
-        return p;
+        MessageType requested = new MessageType(fileSchema.getName(), all);
+        MessageType flatSchema = new MessageType(fileSchema.getName(), flatTypes);
+        List<ColumnDescriptor> flatColumns = flatSchema.getColumns();
+        int[] maxDefinition = new int[flatTypes.size()];
+        for (int i = 0; i < maxDefinition.length; i++) {
+            maxDefinition[i] = flatColumns.get(i).getMaxDefinitionLevel();
+        }
+        return new Layout(List.copyOf(names), List.copyOf(all), flat, requested, requested.getColumns(), flatSchema, flatColumns,
+                maxDefinition, new MessageType(fileSchema.getName(), nestedTypes));
+    }
+
+    /** Whether {@code t} is decoded column by column: one leaf, not repeated. */
+    private static boolean flat(Type t) {
+        return t.isPrimitive() && !t.isRepetition(Type.Repetition.REPEATED);
     }
 
     /** Fills {@code out} with the file's next batch (rows that pass the filter: never none); false at the end of the file. */
@@ -363,7 +437,7 @@ final class FileDecoder {
      */
     private PageRanges pageRanges(BlockMetaData block) throws IOException {
         List<ColumnDescriptor> decoded = plan.requestedColumns;
-        PageRanges r = PageRanges.of(new PageRanges.Group(reader, input, block, fileSchema, setup.filter(), partitionValues), decoded);
+        PageRanges r = PageRanges.of(new PageRanges.Group(reader(), input, block, fileSchema, setup.filter(), partitionValues), decoded);
         if (r == null || r.isEmpty()) {
             return r;
         }
@@ -407,7 +481,7 @@ final class FileDecoder {
                         if (p.flatRoot == null) {
                             p.flatRoot = flatRoot(p);
                         }
-                        store = new ColumnReadStoreImpl(pages, p.flatRoot, p.flatSchema, reader.getFooter().getFileMetaData().getCreatedBy());
+                        store = new ColumnReadStoreImpl(pages, p.flatRoot, p.flatSchema, footer.getFileMetaData().getCreatedBy());
                     }
                     flat[i] = store.getColumnReader(column);
                     setup.converterChunks().merge(flatVectors[i].getName(), 1, Integer::sum);
@@ -427,7 +501,9 @@ final class FileDecoder {
         }
         partitionValues.values().forEach(VectorSchemaRoot::close);
         try {
-            reader.close();
+            if (reader != null) {
+                reader.close();
+            }
         } catch (IOException e) {
             // an S3InputFile holds no connection between reads: nothing to release
         }

@@ -20,6 +20,12 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 final class ParquetOptions {
     /** parquet-java 1.18's ParquetReadOptions.Builder creates Hadoop's codec factory in its constructor. */
     private static final Constructor<?> OPTIONS = optionsConstructor();
+    /**
+     * The one set, shared by every reader on any thread: parquet-java only reads it, its codecs ({@link Codecs}) hold no
+     * state and release nothing, its properties are empty. Made once instead of once a footer and once a file (a
+     * reflective call and a codec factory each time).
+     */
+    private static final ParquetReadOptions READ = make();
 
     private ParquetOptions() {
     }
@@ -35,6 +41,10 @@ final class ParquetOptions {
     }
 
     static ParquetReadOptions readOptions() {
+        return READ;
+    }
+
+    private static ParquetReadOptions make() {
         try {
             return (ParquetReadOptions) OPTIONS.newInstance(false, true, true, false, false, true, false, false, false,
                     FilterCompat.NOOP, ParquetMetadataConverter.NO_FILTER, new Codecs(), new HeapByteBufferAllocator(),

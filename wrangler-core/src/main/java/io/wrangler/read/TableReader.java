@@ -105,6 +105,8 @@ import software.amazon.awssdk.services.s3.S3Client;
     private final ConcurrentHashMap<String, Integer> directPages = new ConcurrentHashMap<>();
     /** Per flat column, how many of its chunks went through the column readers and converters. */
     private final ConcurrentHashMap<String, Integer> converterChunks = new ConcurrentHashMap<>();
+    /** The read's columns matched to each distinct file schema, once for all its files. */
+    private final FileDecoder.Layouts layouts = new FileDecoder.Layouts();
 
     /**
      * Whether flat columns whose chunks allow it are decoded page by page straight into their vectors
@@ -566,7 +568,7 @@ import software.amazon.awssdk.services.s3.S3Client;
             }
             long share = Math.max(1L << 20, readBudget / Math.min(threads, files.size()));
             FileDecoder.Setup setup = new FileDecoder.Setup(table, data, batchRows, minWindow, directPagesOn, partitions, directPages,
-                    converterChunks, null, List.of(), allocator);
+                    converterChunks, null, List.of(), allocator, layouts);
             return new FileDecoder(setup, files.get(index), prefetch().inputKept(index, s3, options), footer, out, share);
         }
 
@@ -791,7 +793,7 @@ import software.amazon.awssdk.services.s3.S3Client;
     /** The decoder of the file at {@code index} into {@code out}, its prefetched bytes and parsed footer taken over. */
     private FileDecoder decoder(int index, VectorSchemaRoot out, long budget) throws IOException {
         FileDecoder.Setup setup = new FileDecoder.Setup(table, dataFields, batchRows, minWindow, directPagesOn, partitions, directPages,
-                converterChunks, bound, filterOnly, allocator);
+                converterChunks, bound, filterOnly, allocator, layouts);
         ParquetMetadata footer = knownFooters != null ? knownFooters.get(index) : prefetch().takeParsed(index);
         return new FileDecoder(setup, files.get(index), prefetch().input(index, s3, options), footer, out, budget)
                 .judged(judged == null ? null : judged[index]);
