@@ -20,7 +20,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * writes in flight, found by their manifests under {@code _tmp/}. See "Readers" in {@code package-info.java}.
  *
  * <p>Built from one listing of the folders directly below {@code _tmp/} (with delimiter, every page: its cost does not
- * grow with the files writes in flight stage there) and one GET per write's folder for its manifest (a folder without one
+ * grow with the files writes in flight stage there; against a server that ignores the delimiter, the folders of the keys
+ * it answers) and one GET per write's folder for its manifest (a folder without one
  * answers 404 and is skipped, as a manifest deleted meanwhile is), before the data files are listed. A write that
  * changes state between that and the listing of its files may still show half (a reader holds no lease).
  */
@@ -83,8 +84,9 @@ public final class Visibility {
         List<Manifest> published = new ArrayList<>();
         boolean midCommit = false;
         // The folders directly below _tmp/ (every page), not every object there: a write in flight stages its files in its
-        // folder, and the look must not grow with them. Each write's manifest lies directly in its folder.
-        for (String folder : store.listFolders(location.tmpPrefix())) {
+        // folder, and the look must not grow with them. Each write's manifest lies directly in its folder. A server that
+        // ignores the delimiter answers every key there and no folder: the folders are then taken from the keys.
+        for (String folder : store.listFoldersOfAnyKey(location.tmpPrefix())) {
             String rel = folder.substring(location.tmpPrefix().length());
             int slash = rel.length() - 1;
             if (!WriteIds.isWriteId(rel.substring(0, slash))) {

@@ -9,8 +9,10 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import software.amazon.awssdk.awscore.AwsRequest;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
@@ -332,6 +334,28 @@ public final class S3Store {
             }
         }
         return out;
+    }
+
+    /**
+     * The folders directly below {@code prefix} as {@link #listFolders} lists them, and also the folder of every key the
+     * answer holds deeper than {@code prefix}: a server that ignores the delimiter answers every key below and no common
+     * prefix, and a look that must not miss a folder (the writes in flight a reader leaves out) would then see none.
+     * Against a server that honours the delimiter it is {@link #listFolders}, request for request. Each folder once.
+     */
+    public List<String> listFoldersOfAnyKey(String prefix) {
+        Set<String> out = new LinkedHashSet<>();
+        for (ListObjectsV2Response page : pages(prefix, "/")) {
+            for (CommonPrefix p : page.commonPrefixes()) {
+                out.add(p.prefix());
+            }
+            for (S3Object o : page.contents()) {
+                int slash = o.key().indexOf('/', prefix.length());
+                if (slash >= 0) {
+                    out.add(o.key().substring(0, slash + 1));
+                }
+            }
+        }
+        return new ArrayList<>(out);
     }
 
     /**
