@@ -1,6 +1,7 @@
 package io.wrangler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.wrangler.testkit.MemoryS3;
 import io.wrangler.testkit.S3Endpoint;
@@ -10,11 +11,13 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.core.SdkResponse;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 
 /**
  * A read's listings do not grow with what a table hides: the objects a write in flight stages under {@code _tmp/}, the
@@ -141,6 +144,27 @@ class HiddenRangeListingTest {
                     new Flat(1, "one"), new Flat(2, "two"), new Flat(3, "three"));
             // The jump was asked for and not made: the table's pages listed from the start again, after the first two.
             assertThat(listings()).startsWith("flat/_tmp/ delimiter /", "flat/", "flat/", "flat/").hasSizeGreaterThan(5);
+        }
+    }
+
+    /**
+     * A server whose truncated page gives no continuation token: the read fails (ReadException, retryable) instead of
+     * asking for the same page for ever.
+     */
+    @Test
+    void aTruncatedPageWithoutAContinuationTokenFailsTheRead() {
+        flatTable();
+        ExecutionInterceptor dropToken = new ExecutionInterceptor() {
+            @Override
+            public SdkResponse modifyResponse(Context.ModifyResponse context, ExecutionAttributes attributes) {
+                return context.response() instanceof ListObjectsV2Response l && l.nextContinuationToken() != null
+                        ? l.toBuilder().nextContinuationToken(null).build() : context.response();
+            }
+        };
+        try (S3Endpoint served = s3.serve();
+             S3Client broken = served.newClient(b -> b.overrideConfiguration(c -> c.addExecutionInterceptor(dropToken)))) {
+            assertThatThrownBy(() -> S3Parquet.read("s3://" + bucket + "/flat/").s3(broken).toList(Flat.class))
+                    .isInstanceOf(ReadException.class).hasMessageContaining("no continuation token");
         }
     }
 

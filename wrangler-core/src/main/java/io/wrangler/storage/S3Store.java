@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import software.amazon.awssdk.awscore.AwsRequest;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.AbortMultipartUploadRequest;
@@ -297,6 +298,11 @@ public final class S3Store {
                 token = null;
             } else {
                 token = page.nextContinuationToken();
+                if (token == null) {
+                    // A server that says there is more but not where: asking again would list the same page for ever.
+                    throw SdkClientException.create("Listing s3://" + bucket + "/" + prefix + " failed: a page said more keys "
+                            + "follow but gave no continuation token, so the rest of the listing cannot be fetched.");
+                }
             }
         }
     }
