@@ -338,11 +338,7 @@ final class MergeInput extends ReadOnce {
         boolean[] keep = new boolean[n];
         keepWritten(plan.input.index.bind(keys, probe), batch, keep);
         Kept runs = new Kept(keep);
-        byte[][] keyIds = null;
-        if (plan.keyRuns != null) {
-            keyIds = new byte[runs.rows][];
-            java.util.Arrays.fill(keyIds, new byte[0]);
-        }
+        byte[][] keyIds = plan.keyRuns == null ? null : noKeyIds(runs.rows);
         byte[][][] texts = null;
         if (textColumns != null) {
             texts = new byte[fields.size()][][];
@@ -365,6 +361,16 @@ final class MergeInput extends ReadOnce {
             }
         }
         throw new IllegalStateException("no partition column " + name);
+    }
+
+    /** The key ids of {@code n} rows of the input: none (the merge's own rows), each an empty value. */
+    private static byte[][] noKeyIds(int n) {
+        byte[][] keyIds = new byte[n][];
+        byte[] none = new byte[0];
+        for (int i = 0; i < n; i++) {
+            keyIds[i] = none; // a loop of its own, not Arrays.fill, whose profile every other caller in the JVM shares
+        }
+        return keyIds;
     }
 
     /** Marks in {@code keep} the input rows of the batch {@code batch} that are written ({@link MergePlan#written}). */
