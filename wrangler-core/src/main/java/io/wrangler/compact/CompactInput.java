@@ -314,7 +314,7 @@ final class CompactInput extends ArrowReader {
             match.match(in, matched);
             passKept(in, out, from, keys, i -> !matched.get(i));
         } else if (keep == null) {
-            passed.add(in, i -> true);
+            passed.addAll(in);
             for (int c = 0; c < from.size(); c++) {
                 if (from.get(c) != null) {
                     from.get(c).makeTransferPair(out.getVector(c)).transfer();
@@ -462,7 +462,7 @@ final class CompactInput extends ArrowReader {
         Digest back = new Digest();
         try (TableReader r = reader(files)) {
             while (r.loadNextBatch()) {
-                back.add(r.getVectorSchemaRoot(), i -> true);
+                back.addAll(r.getVectorSchemaRoot());
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

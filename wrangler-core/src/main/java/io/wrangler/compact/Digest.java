@@ -37,47 +37,83 @@ public final class Digest {
         return this;
     }
 
+    /** Adds every row of {@code b}. */
+    public void addAll(VectorSchemaRoot b) {
+        add(b, null, b.getRowCount());
+    }
+
     /** Adds the rows of {@code b} that {@code row} takes. */
     public void add(VectorSchemaRoot b, IntPredicate row) {
         int n = b.getRowCount();
-        boolean[] take = new boolean[n]; // the predicate asked once per row, not once per value
-        int taken = 0;
-        for (int i = 0; i < n; i++) {
-            if (row.test(i)) {
-                take[i] = true;
-                taken++;
-            }
-        }
+        boolean[] take = taken(row, n); // the predicate asked once per row, not once per value
+        add(b, take, count(take));
+    }
+
+    /**
+     * Adds the rows of {@code b} that {@code take} marks ({@code taken} of them; null: every row). Each kind of column and
+     * each of its cases (every row taken and no nulls, or not) is a loop of its own, so that each is compiled with a
+     * profile of its own kind, not one shared with the other columns and callers.
+     */
+    private void add(VectorSchemaRoot b, boolean[] take, int taken) {
+        int n = b.getRowCount();
         rows += taken;
         boolean all = taken == n;
         for (FieldVector v : b.getFieldVectors()) {
             if (v.getName().equals(skipped)) {
                 continue; // the rows' key ids, recorded in the footers and checked there (KeyedInput)
             }
-            String name = v.getName().toLowerCase(Locale.ROOT);
-            names.putIfAbsent(name, v.getName());
-            types.putIfAbsent(name, v.getField());
-            long[] d = columns.computeIfAbsent(name, k -> new long[2]);
+            long[] d = column(v);
             if (v instanceof BitVector bits) {
-                for (int i = 0; i < n; i++) {
-                    if (take[i] && !bits.isNull(i)) {
-                        d[0]++;
-                        d[1] += mix(bits.get(i) + 1);
-                    }
-                }
+                bits(bits, n, take, d);
             } else if (v instanceof BaseFixedWidthVector f && n > 0 && (long) n * f.getTypeWidth() <= Integer.MAX_VALUE) {
                 fixed(f, n, take, all, d);
             } else if (v instanceof BaseVariableWidthVector w && n > 0 && !(w.getOffsetBuffer().getInt((long) n * 4) < 0)) {
                 variable(w, n, take, all, d);
-            } else if (v instanceof BaseFixedWidthVector || v instanceof BaseVariableWidthVector) {
-                continue; // no rows (the column is still named above), or a vector past 2 GiB: not made by a merge or compaction batch
-            } else {
-                for (int i = 0; i < n; i++) {
-                    if (take[i] && !v.isNull(i)) {
-                        d[0]++;
-                        d[1] += hash(text(v.getObject(i)));
-                    }
-                }
+            } else if (!(v instanceof BaseFixedWidthVector || v instanceof BaseVariableWidthVector)) {
+                objects(v, n, take, d);
+            }
+            // else no rows (the column is still named), or a vector past 2 GiB: not made by a merge or compaction batch
+        }
+    }
+
+    private static boolean[] taken(IntPredicate row, int n) {
+        boolean[] take = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            take[i] = row.test(i);
+        }
+        return take;
+    }
+
+    private static int count(boolean[] take) {
+        int taken = 0;
+        for (boolean t : take) {
+            taken += t ? 1 : 0;
+        }
+        return taken;
+    }
+
+    /** The sums of the column of {@code v}, named as the first batch named it. */
+    private long[] column(FieldVector v) {
+        String name = v.getName().toLowerCase(Locale.ROOT);
+        names.putIfAbsent(name, v.getName());
+        types.putIfAbsent(name, v.getField());
+        return columns.computeIfAbsent(name, k -> new long[2]);
+    }
+
+    private static void bits(BitVector bits, int n, boolean[] take, long[] d) {
+        for (int i = 0; i < n; i++) {
+            if ((take == null || take[i]) && !bits.isNull(i)) {
+                d[0]++;
+                d[1] += mix(bits.get(i) + 1);
+            }
+        }
+    }
+
+    private static void objects(FieldVector v, int n, boolean[] take, long[] d) {
+        for (int i = 0; i < n; i++) {
+            if ((take == null || take[i]) && !v.isNull(i)) {
+                d[0]++;
+                d[1] += hash(text(v.getObject(i)));
             }
         }
     }
@@ -90,24 +126,53 @@ public final class Digest {
     private static void fixed(BaseFixedWidthVector f, int n, boolean[] take, boolean all, long[] d) {
         int width = f.getTypeWidth();
         ByteBuffer data = f.getDataBuffer().nioBuffer(0, n * width).order(ByteOrder.LITTLE_ENDIAN);
-        long count = 0;
-        long sum = 0;
         if (all && f.getNullCount() == 0 && (width == 8 || width == 4)) {
-            long seed = 0x9E3779B97F4A7C15L ^ width;
-            if (width == 8) {
-                for (int i = 0; i < n; i++) {
-                    sum += mix(mix(seed ^ data.getLong(i * 8)));
-                }
-            } else {
-                for (int i = 0; i < n; i++) {
-                    sum += mix(seed ^ (data.getInt(i * 4) & 0xFFFFFFFFL)); // as bytes() reads a value shorter than 8
-                }
-            }
             d[0] += n;
-            d[1] += sum;
+            d[1] += width == 8 ? longs(data, n) : ints(data, n);
             return;
         }
         ByteBuffer valid = f.getValidityBuffer().nioBuffer(0, (n + 7) / 8);
+        if (take == null) {
+            fixedValid(data, valid, n, width, d);
+        } else {
+            fixedTaken(data, valid, n, width, take, d);
+        }
+    }
+
+    private static long longs(ByteBuffer data, int n) {
+        long seed = 0x9E3779B97F4A7C15L ^ 8;
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += mix(mix(seed ^ data.getLong(i * 8)));
+        }
+        return sum;
+    }
+
+    private static long ints(ByteBuffer data, int n) {
+        long seed = 0x9E3779B97F4A7C15L ^ 4;
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += mix(seed ^ (data.getInt(i * 4) & 0xFFFFFFFFL)); // as bytes() reads a value shorter than 8
+        }
+        return sum;
+    }
+
+    private static void fixedValid(ByteBuffer data, ByteBuffer valid, int n, int width, long[] d) {
+        long count = 0;
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            if ((valid.get(i >>> 3) >> (i & 7) & 1) != 0) {
+                count++;
+                sum += bytes(data, i * width, width);
+            }
+        }
+        d[0] += count;
+        d[1] += sum;
+    }
+
+    private static void fixedTaken(ByteBuffer data, ByteBuffer valid, int n, int width, boolean[] take, long[] d) {
+        long count = 0;
+        long sum = 0;
         for (int i = 0; i < n; i++) {
             if (take[i] && (valid.get(i >>> 3) >> (i & 7) & 1) != 0) {
                 count++;
@@ -122,14 +187,53 @@ public final class Digest {
     private static void variable(BaseVariableWidthVector w, int n, boolean[] take, boolean all, long[] d) {
         IntBuffer offsets = w.getOffsetBuffer().nioBuffer(0, 4 * (n + 1)).order(ByteOrder.nativeOrder()).asIntBuffer();
         ByteBuffer data = w.getDataBuffer().nioBuffer(0, offsets.get(n)).order(ByteOrder.LITTLE_ENDIAN);
+        if (all && w.getNullCount() == 0) {
+            d[0] += n;
+            d[1] += variableEvery(offsets, data, n);
+            return;
+        }
         ByteBuffer valid = w.getValidityBuffer().nioBuffer(0, (n + 7) / 8);
-        long count = 0;
+        if (take == null) {
+            variableValid(offsets, data, valid, n, d);
+        } else {
+            variableTaken(offsets, data, valid, n, take, d);
+        }
+    }
+
+    private static long variableEvery(IntBuffer offsets, ByteBuffer data, int n) {
         long sum = 0;
-        boolean every = all && w.getNullCount() == 0;
         int from = offsets.get(0);
         for (int i = 0; i < n; i++) {
             int to = offsets.get(i + 1);
-            if (every || take[i] && (valid.get(i >>> 3) >> (i & 7) & 1) != 0) {
+            sum += bytes(data, from, to - from);
+            from = to;
+        }
+        return sum;
+    }
+
+    private static void variableValid(IntBuffer offsets, ByteBuffer data, ByteBuffer valid, int n, long[] d) {
+        long count = 0;
+        long sum = 0;
+        int from = offsets.get(0);
+        for (int i = 0; i < n; i++) {
+            int to = offsets.get(i + 1);
+            if ((valid.get(i >>> 3) >> (i & 7) & 1) != 0) {
+                count++;
+                sum += bytes(data, from, to - from);
+            }
+            from = to;
+        }
+        d[0] += count;
+        d[1] += sum;
+    }
+
+    private static void variableTaken(IntBuffer offsets, ByteBuffer data, ByteBuffer valid, int n, boolean[] take, long[] d) {
+        long count = 0;
+        long sum = 0;
+        int from = offsets.get(0);
+        for (int i = 0; i < n; i++) {
+            int to = offsets.get(i + 1);
+            if (take[i] && (valid.get(i >>> 3) >> (i & 7) & 1) != 0) {
                 count++;
                 sum += bytes(data, from, to - from);
             }

@@ -175,6 +175,19 @@ public final class ManifestTrust {
 
     private static boolean odd(String segment) {
         return segment.isEmpty() || segment.equals(".") || segment.equals("..") || segment.equals("_tmp") || segment.indexOf('\\') >= 0
-                || segment.chars().anyMatch(c -> c < 0x20);
+                || control(segment);
+    }
+
+    /**
+     * Whether {@code segment} holds a control character: a plain loop, not {@code chars().anyMatch}, whose stream code
+     * (shared with every other caller in the JVM) a merge's listing then compiled again after its profile failed.
+     */
+    private static boolean control(String segment) {
+        for (int i = 0; i < segment.length(); i++) {
+            if (segment.charAt(i) < 0x20) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -161,7 +161,7 @@ public final class Merge {
                 new TableFiles.Listing(List.of(), files), java.util.Map.of()), null, 65_536).threads(MergePlan.READ_THREADS)) {
             while (r.loadNextBatch()) {
                 VectorSchemaRoot b = r.getVectorSchemaRoot();
-                back.add(b, i -> true);
+                back.addAll(b);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

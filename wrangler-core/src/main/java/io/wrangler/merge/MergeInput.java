@@ -202,7 +202,7 @@ final class MergeInput extends ReadOnce {
         }
         VectorSchemaRoot view = new VectorSchemaRoot(data);
         view.setRowCount(out.getRowCount());
-        passed.add(view, i -> true);
+        passed.addAll(view);
     }
 
     /** Copies the rows of a rewritten file's batch that are not of an updated key; returns how many. */
@@ -229,26 +229,35 @@ final class MergeInput extends ReadOnce {
         }
         int n = in.getRowCount();
         boolean[] keep = new boolean[n];
-        byte[][] keyIds = plan.keyRuns == null ? null : new byte[n][];
-        if (keyIds != null) {
-            for (int i = 0; i < n; i++) {
-                keyIds[i] = keyOf(from);
-            }
-        }
+        byte[][] keyIds = plan.keyRuns == null ? null : keyIds(from, n);
         if (matched != null) {
             dropMatched(keys, keep);
         } else {
-            KeyIndex.Bound bound = plan.input.index.bind(keys, probe);
-            for (int i = 0; i < n; i++) {
-                int key = bound.find(i);
-                keep[i] = key < 0 || !plan.updated.get(key);
-            }
+            keepNotUpdated(plan.input.index.bind(keys, probe), keep);
         }
         fileRow += n;
-        int k = copyKept(sources, keep, keyIds, null);
+        Kept runs = new Kept(keep);
+        int k = copyKept(sources, runs, keyIds == null ? null : runs.gather(keyIds), null);
         out.setRowCount(k);
         kept += k;
         return k;
+    }
+
+    /** The idempotency keys of the next {@code n} rows of {@code from} ({@link #keyOf}). */
+    private byte[][] keyIds(TableFiles.DataFile from, int n) throws IOException {
+        byte[][] keyIds = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            keyIds[i] = keyOf(from);
+        }
+        return keyIds;
+    }
+
+    /** Marks in {@code keep} the rows whose key, looked up, is not an updated one. */
+    private void keepNotUpdated(KeyIndex.Bound bound, boolean[] keep) {
+        for (int i = 0; i < keep.length; i++) {
+            int key = bound.find(i);
+            keep[i] = key < 0 || !plan.updated.get(key);
+        }
     }
 
     /**
@@ -313,7 +322,7 @@ final class MergeInput extends ReadOnce {
         List<FieldVector> keys = plan.input.keys.stream().map(in::getVector).toList();
         List<FieldVector> sources = new ArrayList<>();
         List<Field> fields = schema().getFields();
-        java.util.function.IntFunction<byte[]>[] texts = null;
+        int[] textColumns = null;
         for (int c = 0; c < fields.size(); c++) {
             Field f = fields.get(c);
             String p = plan.columns.inputPartition(f.getName());
@@ -321,23 +330,23 @@ final class MergeInput extends ReadOnce {
             sources.add(v);
             if (p != null && v != null && !(v instanceof VarCharVector) && f.getType().equals(ArrowType.Utf8.INSTANCE)) {
                 // a typed partition value as its folder's text: the plan rendered each distinct one once
-                int column = partitionColumn(f.getName());
-                texts = texts == null ? newTexts(fields.size()) : texts;
-                texts[c] = row -> plan.inputPartitionText(batch, row, column);
+                textColumns = textColumns == null ? new int[fields.size()] : textColumns;
+                textColumns[c] = partitionColumn(f.getName()) + 1;
             }
         }
         int n = in.getRowCount();
         boolean[] keep = new boolean[n];
-        KeyIndex.Bound bound = plan.input.index.bind(keys, probe);
-        for (int i = 0; i < n; i++) {
-            keep[i] = plan.written(bound.find(i), (long) batch << 32 | i);
+        keepWritten(plan.input.index.bind(keys, probe), batch, keep);
+        Kept runs = new Kept(keep);
+        byte[][] keyIds = plan.keyRuns == null ? null : noKeyIds(runs.rows);
+        byte[][][] texts = null;
+        if (textColumns != null) {
+            texts = new byte[fields.size()][][];
+            for (int c = 0; c < fields.size(); c++) {
+                texts[c] = textColumns[c] == 0 ? null : partitionTexts(batch, textColumns[c] - 1, runs);
+            }
         }
-        byte[][] keyIds = null;
-        if (plan.keyRuns != null) {
-            keyIds = new byte[n][];
-            java.util.Arrays.fill(keyIds, new byte[0]);
-        }
-        int k = copyKept(sources, keep, keyIds, texts);
+        int k = copyKept(sources, runs, keyIds, texts);
         out.setRowCount(k);
         written += k;
         return k;
@@ -354,60 +363,104 @@ final class MergeInput extends ReadOnce {
         throw new IllegalStateException("no partition column " + name);
     }
 
-    @SuppressWarnings("unchecked")
-    private static java.util.function.IntFunction<byte[]>[] newTexts(int n) {
-        return new java.util.function.IntFunction[n];
+    /** The key ids of {@code n} rows of the input: none (the merge's own rows), each an empty value. */
+    private static byte[][] noKeyIds(int n) {
+        byte[][] keyIds = new byte[n][];
+        byte[] none = new byte[0];
+        for (int i = 0; i < n; i++) {
+            keyIds[i] = none; // a loop of its own, not Arrays.fill, whose profile every other caller in the JVM shares
+        }
+        return keyIds;
+    }
+
+    /** Marks in {@code keep} the input rows of the batch {@code batch} that are written ({@link MergePlan#written}). */
+    private void keepWritten(KeyIndex.Bound bound, int batch, boolean[] keep) {
+        for (int i = 0; i < keep.length; i++) {
+            keep[i] = plan.written(bound.find(i), (long) batch << 32 | i);
+        }
+    }
+
+    /** The text of the partition column {@code column} of each kept row of the input's batch {@code batch}, in order. */
+    private byte[][] partitionTexts(int batch, int column, Kept kept) {
+        byte[][] values = new byte[kept.rows][];
+        for (int r = 0, at = 0; r < kept.runs; r++) {
+            for (int j = 0; j < kept.lengths[r]; j++, at++) {
+                values[at] = plan.inputPartitionText(batch, kept.starts[r] + j, column);
+            }
+        }
+        return values;
     }
 
     /**
-     * Copies the rows {@code keep} marks, column by column, each column's runs of consecutive rows at once
-     * ({@link Runs#copyRuns}); a column of {@code texts} (where not null) takes each row's text from it; returns how many.
+     * The rows a batch keeps, as runs of consecutive rows. Its loops, and the copies' loops below, are each a method of
+     * their own, so that each is compiled with its own profile (a merge passes the rows of the rewritten files and then the
+     * input's, whose columns differ), not one shared by every column and caller.
      */
-    private int copyKept(List<FieldVector> sources, boolean[] keep, byte[][] keyIds, java.util.function.IntFunction<byte[]>[] texts) {
+    private static final class Kept {
         int[] starts = new int[16];
         int[] lengths = new int[16];
-        int runs = 0;
-        int k = 0;
-        for (int s = 0; s < keep.length; ) {
-            if (!keep[s]) {
-                s++;
-                continue;
+        int runs;
+        /** Rows kept. */
+        int rows;
+
+        Kept(boolean[] keep) {
+            for (int s = 0; s < keep.length; ) {
+                if (!keep[s]) {
+                    s++;
+                    continue;
+                }
+                int e = s;
+                while (e < keep.length && keep[e]) {
+                    e++;
+                }
+                if (runs == starts.length) {
+                    starts = java.util.Arrays.copyOf(starts, runs * 2);
+                    lengths = java.util.Arrays.copyOf(lengths, runs * 2);
+                }
+                starts[runs] = s;
+                lengths[runs++] = e - s;
+                rows += e - s;
+                s = e;
             }
-            int e = s;
-            while (e < keep.length && keep[e]) {
-                e++;
-            }
-            if (runs == starts.length) {
-                starts = java.util.Arrays.copyOf(starts, runs * 2);
-                lengths = java.util.Arrays.copyOf(lengths, runs * 2);
-            }
-            starts[runs] = s;
-            lengths[runs++] = e - s;
-            k += e - s;
-            s = e;
         }
+
+        /** The values of {@code all} (one per row of the batch) at the rows kept, in order. */
+        byte[][] gather(byte[][] all) {
+            byte[][] values = new byte[rows][];
+            for (int r = 0, at = 0; r < runs; at += lengths[r], r++) {
+                System.arraycopy(all, starts[r], values, at, lengths[r]);
+            }
+            return values;
+        }
+    }
+
+    /**
+     * Copies the rows {@code kept} holds, column by column, each column's runs of consecutive rows at once
+     * ({@link Runs#copyRuns}); the key column takes {@code keyIds}, a column of {@code texts} (where not null) its values
+     * (each one value per row kept, in order); returns how many.
+     */
+    private int copyKept(List<FieldVector> sources, Kept kept, byte[][] keyIds, byte[][][] texts) {
         for (int c = 0; c < sources.size(); c++) {
             FieldVector from = sources.get(c);
             FieldVector to = out.getVector(c);
-            boolean keyColumn = to.getName().equals(KeyRuns.COLUMN);
-            if (keyColumn || texts != null && texts[c] != null) {
-                byte[][] values = new byte[k][];
-                java.util.function.IntFunction<byte[]> value = keyColumn ? i -> keyIds[i] : texts[c];
-                for (int r = 0, at = 0; r < runs; r++) {
-                    for (int j = 0; j < lengths[r]; j++, at++) {
-                        values[at] = value.apply(starts[r] + j);
-                    }
-                }
-                setTexts((VarCharVector) to, values);
-            } else if (from == null || !Runs.copyRuns(from, starts, lengths, runs, to)) {
-                for (int r = 0, at = 0; r < runs; r++) {
-                    for (int j = 0; j < lengths[r]; j++, at++) {
-                        copyCell(from, starts[r] + j, to, at);
-                    }
-                }
+            if (to.getName().equals(KeyRuns.COLUMN)) {
+                setTexts((VarCharVector) to, keyIds);
+            } else if (texts != null && texts[c] != null) {
+                setTexts((VarCharVector) to, texts[c]);
+            } else if (from == null || !Runs.copyRuns(from, kept.starts, kept.lengths, kept.runs, to)) {
+                copyCells(from, kept, to);
             }
         }
-        return k;
+        return kept.rows;
+    }
+
+    /** Copies the rows {@code kept} holds of {@code from} cell by cell (null: nulls), for the types {@link Runs} does not copy. */
+    private static void copyCells(FieldVector from, Kept kept, FieldVector to) {
+        for (int r = 0, at = 0; r < kept.runs; r++) {
+            for (int j = 0; j < kept.lengths[r]; j++, at++) {
+                copyCell(from, kept.starts[r] + j, to, at);
+            }
+        }
     }
 
     /** Sets the rows of the empty vector {@code text} to {@code values} (null: a null): at once, else row by row. */

@@ -110,19 +110,27 @@ final class ColumnCoder {
     }
 
     private void codeBytes(BaseVariableWidthVector v, int rows, int[] out) {
-        // Keys point into this batch's buffers: the map lives for this batch only; codes come from byText.
-        Map<ArrowBufPointer, Integer> batch = new HashMap<>();
-        ArrowBufPointer probe = new ArrowBufPointer();
-        ArrowBuf data = v.getDataBuffer();
         if (rows == 0) {
             return;
         }
         if (oneValue(v, rows)) {
             // every row holds the first row's value (a batch of one partition: a merge's rows of one rewritten file)
-            codeBytes(v, 1, out);
+            codeEach(v, 1, out);
             java.util.Arrays.fill(out, 1, rows, out[0]);
             return;
         }
+        codeEach(v, rows, out);
+    }
+
+    /**
+     * Codes the rows of {@code v} one by one: a method of its own, so that its loop is compiled with the profile of the
+     * batches that take it, apart from the shortcut above.
+     */
+    private void codeEach(BaseVariableWidthVector v, int rows, int[] out) {
+        // Keys point into this batch's buffers: the map lives for this batch only; codes come from byText.
+        Map<ArrowBufPointer, Integer> batch = new HashMap<>();
+        ArrowBufPointer probe = new ArrowBufPointer();
+        ArrowBuf data = v.getDataBuffer();
         // Validity, offsets and short values read through NIO views (each get checked against the view's bounds), not
         // an ArrowBuf get per row and per byte. Offsets are ints: no value lies past the first 2 GiB of the data.
         ByteBuffer valid = v.getValidityBuffer().nioBuffer(0, (rows + 7) / 8);

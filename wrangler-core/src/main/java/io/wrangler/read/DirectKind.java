@@ -52,7 +52,7 @@ enum DirectKind {
      * type, a column that is not flat, or an encoding not listed above.
      */
     static DirectKind ofValues(ColumnDescriptor column, ArrowType type, ColumnChunkMetaData chunk) {
-        if (column.getMaxRepetitionLevel() != 0 || column.getMaxDefinitionLevel() > 1 || !KNOWN.containsAll(chunk.getEncodings())) {
+        if (column.getMaxRepetitionLevel() != 0 || column.getMaxDefinitionLevel() > 1 || !known(chunk.getEncodings())) {
             return null;
         }
         PrimitiveTypeName p = column.getPrimitiveType().getPrimitiveTypeName();
@@ -71,12 +71,25 @@ enum DirectKind {
     }
 
     /**
+     * Whether every encoding of a chunk is one listed above: a loop of its own, not {@code containsAll}, whose loop (shared
+     * with every other caller in the JVM) a merge's reads compiled again after its profile failed.
+     */
+    private static boolean known(Iterable<Encoding> encodings) {
+        for (Encoding e : encodings) {
+            if (!KNOWN.contains(e)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * How the chunk of {@code column} goes into {@code v} directly, or null when it must go through the converters:
      * an encoding not listed above, a type not listed above (decimals, INT96, fixed-length byte arrays), or a column
      * that is not flat.
      */
     static DirectKind of(ColumnDescriptor column, FieldVector v, ColumnChunkMetaData chunk) {
-        if (column.getMaxRepetitionLevel() != 0 || column.getMaxDefinitionLevel() > 1 || !KNOWN.containsAll(chunk.getEncodings())) {
+        if (column.getMaxRepetitionLevel() != 0 || column.getMaxDefinitionLevel() > 1 || !known(chunk.getEncodings())) {
             return null;
         }
         LogicalTypeAnnotation ann = column.getPrimitiveType().getLogicalTypeAnnotation();

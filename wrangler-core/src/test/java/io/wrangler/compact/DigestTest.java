@@ -7,9 +7,13 @@ import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.SmallIntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.impl.UnionListWriter;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -97,6 +101,69 @@ class DigestTest {
             Digest three = new Digest();
             three.add(lastByte, r -> true);
             assertThat(one.difference(three)).isEqualTo("the values of the column 't' differ (checksum)");
+        }
+    }
+
+    /** Adds to {@code root} a boolean, a 2-byte and a list column of {@code n} rows, a null at row 1 of each. */
+    private static VectorSchemaRoot withMore(BufferAllocator a, VectorSchemaRoot root) {
+        int n = root.getRowCount();
+        BitVector b = new BitVector("b", a);
+        SmallIntVector s = new SmallIntVector("s", a);
+        ListVector l = ListVector.empty("list", a);
+        b.allocateNew(n);
+        s.allocateNew(n);
+        UnionListWriter w = l.getWriter();
+        for (int r = 0; r < n; r++) {
+            w.setPosition(r);
+            if (r == 1) {
+                b.setNull(r);
+                s.setNull(r);
+                continue; // the list too: nothing written there
+            }
+            b.set(r, r % 2);
+            s.set(r, 10 * r);
+            w.startList();
+            w.writeInt(r);
+            w.writeInt(-r);
+            w.endList();
+        }
+        b.setValueCount(n);
+        s.setValueCount(n);
+        l.setValueCount(n);
+        List<org.apache.arrow.vector.FieldVector> all = new java.util.ArrayList<>(root.getFieldVectors());
+        all.addAll(List.of(b, s, l));
+        VectorSchemaRoot more = new VectorSchemaRoot(all);
+        more.setRowCount(n);
+        return more;
+    }
+
+    @Test
+    void addAllDigestsAsEveryRowTakenWithAndWithoutNulls() {
+        try (BufferAllocator a = new RootAllocator();
+             VectorSchemaRoot noNull = withMore(a, batch(a, new Long[] {7L, -1L, Long.MIN_VALUE}, new Integer[] {3, -9, 4},
+                     new String[] {"ab", "", "a longer value than eight bytes"}));
+             VectorSchemaRoot nulls = withMore(a, batch(a, new Long[] {7L, null, -1L, 5L}, new Integer[] {3, null, -9, 5},
+                     new String[] {"ab", null, "a longer value than eight bytes", "seven!!"}))) {
+            for (VectorSchemaRoot root : List.of(noNull, nulls)) {
+                Digest all = new Digest();
+                all.addAll(root);
+                Digest taken = new Digest();
+                taken.add(root, r -> true);
+                assertThat(all.difference(taken)).isNull();
+                assertThat(taken.difference(all)).isNull();
+            }
+            Digest none = new Digest();
+            none.addAll(noNull);
+            Digest withNulls = new Digest();
+            withNulls.addAll(nulls);
+            assertThat(none.difference(withNulls)).isEqualTo("3 rows read, 4 written");
+            Digest lastRowOut = new Digest();
+            lastRowOut.add(nulls, r -> r < 3);
+            Digest changed = new Digest();
+            nulls.setRowCount(3);
+            ((VarCharVector) nulls.getVector("t")).setSafe(2, "a longer value than eight bytez".getBytes(StandardCharsets.UTF_8));
+            changed.addAll(nulls);
+            assertThat(lastRowOut.difference(changed)).isEqualTo("the values of the column 't' differ (checksum)");
         }
     }
 }
