@@ -133,8 +133,17 @@ class MergeSpeedAdversaryTest {
     }
 
     private static void assertNoMergeThreads() {
-        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(
-                t -> t.isAlive() && (t.getName().equals("wrangler-merge-rows") || t.getName().equals("wrangler-merge-scan")));
+        assertThat(running("wrangler-merge-rows") || running("wrangler-merge-scan")).as("a merge thread still runs wrangler's code").isFalse();
+    }
+
+    /**
+     * Whether a thread named {@code name} still runs wrangler's code (a frame of {@code io.wrangler} on its stack). Not
+     * {@code isAlive()} alone: a pool's worker signals the pool's termination from its own exit, so it may still be alive for
+     * a moment after {@code awaitTermination} returned, with nothing of wrangler's left on its stack (seen under load).
+     */
+    static boolean running(String name) {
+        return Thread.getAllStackTraces().entrySet().stream().anyMatch(e -> e.getKey().isAlive() && e.getKey().getName().equals(name)
+                && java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().startsWith("io.wrangler.")));
     }
 
     private void seedTwoFilesOfP1() {
@@ -237,7 +246,7 @@ class MergeSpeedAdversaryTest {
         List<String> rows = tableRows();
         assertThat(rows).hasSize(5002).contains("u1|2024-03-01|new|2|" + P2, "u4|2024-03-01|new|2|" + P1, "u7|2024-03-01|new|2|" + P2,
                 "x|2024-03-01|old|1|" + P2, "y|2024-03-01|old|1|" + P1).noneMatch(x -> x.contains("|old|") && x.startsWith("u"));
-        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.isAlive() && t.getName().equals("wrangler-merge-filter"));
+        assertThat(running("wrangler-merge-filter")).as("the key filter's thread still runs").isFalse();
     }
 
     record Texted(String user, String seen_on, String payload, long updated_at, String region) {
@@ -257,7 +266,7 @@ class MergeSpeedAdversaryTest {
                 .hasMessage("Cannot merge into " + table + " (step: validate): the key column 'seen_on' is Utf8 in the input and "
                         + "Date(DAY) in the table. Give it the table's type; nothing was changed.");
         assertThat(tableRows()).isEqualTo(before);
-        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.isAlive() && t.getName().equals("wrangler-merge-filter"));
+        assertThat(running("wrangler-merge-filter")).as("the key filter's thread still runs").isFalse();
     }
 
     /**
@@ -482,8 +491,7 @@ class MergeSpeedAdversaryTest {
             } catch (Throwable t) {
                 thrown = t;
             }
-            scanRunning = Thread.getAllStackTraces().keySet().stream()
-                    .anyMatch(t -> t.isAlive() && t.getName().equals("wrangler-merge-scan"));
+            scanRunning = running("wrangler-merge-scan");
         } finally {
             release.countDown();
         }
@@ -518,7 +526,7 @@ class MergeSpeedAdversaryTest {
             } catch (Throwable t) {
                 thrown.set(t);
             }
-            readRunning.set(Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.isAlive() && t.getName().equals("wrangler-read")));
+            readRunning.set(running("wrangler-read"));
         }, "adv38-caller");
         callerRef.set(caller);
         try {
