@@ -11,6 +11,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Predicate;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.S3Object;
@@ -21,7 +25,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *
  * <p>Built from one listing of the folders directly below {@code _tmp/} (with delimiter, every page: its cost does not
  * grow with the files writes in flight stage there; against a server that ignores the delimiter, the folders of the keys
- * it answers) and one GET per write's folder for its manifest (a folder without one
+ * it answers) and one GET per write's folder for its manifest, several at once (a folder without one
  * answers 404 and is skipped, as a manifest deleted meanwhile is), before the data files are listed. A write that
  * changes state between that and the listing of its files may still show half (a reader holds no lease).
  */
@@ -86,17 +90,29 @@ public final class Visibility {
         // The folders directly below _tmp/ (every page), not every object there: a write in flight stages its files in its
         // folder, and the look must not grow with them. Each write's manifest lies directly in its folder. A server that
         // ignores the delimiter answers every key there and no folder: the folders are then taken from the keys.
+        List<String> folders = new ArrayList<>();
         for (String folder : store.listFoldersOfAnyKey(location.tmpPrefix())) {
             String rel = folder.substring(location.tmpPrefix().length());
-            int slash = rel.length() - 1;
-            if (!WriteIds.isWriteId(rel.substring(0, slash))) {
-                continue;
+            if (WriteIds.isWriteId(rel.substring(0, rel.length() - 1))) {
+                folders.add(folder);
             }
+        }
+        List<Fetched> fetched;
+        try {
+            fetched = manifests(store, folders);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): interrupted while fetching the "
+                    + "manifests of the writes in flight. Nothing was changed; " + verb + " again (safe to retry).", e);
+        }
+        for (int i = 0; i < folders.size(); i++) {
+            String folder = folders.get(i);
+            String rel = folder.substring(location.tmpPrefix().length());
+            int slash = rel.length() - 1;
             String key = folder + Manifest.FILE_NAME;
-            Optional<byte[]> body;
-            try {
-                body = store.get(key);
-            } catch (SdkException e) {
+            Optional<byte[]> body = fetched.get(i).body;
+            if (fetched.get(i).failure != null) {
+                SdkException e = fetched.get(i).failure;
                 throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): fetching the manifest "
                         + location.uriOf(key) + " failed (" + e.getMessage() + "), and without it the files of that write "
                         + "cannot be told visible or not. Nothing was changed; " + verb + " again (safe to retry).", e);
@@ -136,6 +152,53 @@ public final class Visibility {
         Visibility v = new Visibility(store, location, verb, hidden, committed, published);
         v.midCommit = midCommit;
         return v;
+    }
+
+    /** A manifest's GET: its body (empty: no manifest, 404), or the failure after the request's retries. */
+    private record Fetched(Optional<byte[]> body, SdkException failure) {
+    }
+
+    /** Most manifests fetched at once. */
+    private static final int THREADS = 8;
+
+    /**
+     * The manifest of each write folder, in {@code folders}' order: one GET each, at once on threads of this look (at
+     * most {@link #THREADS}, never a shared pool) when there are several, so that a table with several writes in flight
+     * costs a reader one round trip for them, not one each. All are answered before the data files are listed.
+     */
+    private static List<Fetched> manifests(S3Store store, List<String> folders) throws InterruptedException {
+        if (folders.size() < 2) {
+            return folders.stream().map(f -> fetch(store, f)).toList();
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(THREADS, folders.size()), r -> {
+            Thread t = new Thread(r, "wrangler-manifests");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<Fetched>> futures = new ArrayList<>();
+            for (String f : folders) {
+                futures.add(pool.submit(() -> fetch(store, f)));
+            }
+            List<Fetched> out = new ArrayList<>();
+            for (Future<Fetched> f : futures) {
+                out.add(f.get());
+            }
+            return out;
+        } catch (ExecutionException e) {
+            // fetch catches every SdkException; anything else is a bug or an Error: let it go up as it is
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static Fetched fetch(S3Store store, String folder) {
+        try {
+            return new Fetched(store.get(folder + Manifest.FILE_NAME), null);
+        } catch (SdkException e) {
+            return new Fetched(Optional.empty(), e);
+        }
     }
 
     /**
