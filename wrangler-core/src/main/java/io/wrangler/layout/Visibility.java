@@ -106,37 +106,9 @@ public final class Visibility {
                     + "manifests of the writes in flight. Nothing was changed; " + verb + " again (safe to retry).", e);
         }
         for (int i = 0; i < folders.size(); i++) {
-            String folder = folders.get(i);
-            String rel = folder.substring(location.tmpPrefix().length());
-            int slash = rel.length() - 1;
-            String key = folder + Manifest.FILE_NAME;
-            Optional<byte[]> body = fetched.get(i).body;
-            if (fetched.get(i).failure != null) {
-                SdkException e = fetched.get(i).failure;
-                throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): fetching the manifest "
-                        + location.uriOf(key) + " failed (" + e.getMessage() + "), and without it the files of that write "
-                        + "cannot be told visible or not. Nothing was changed; " + verb + " again (safe to retry).", e);
-            }
-            if (body.isEmpty()) {
+            Manifest m = checked(location, verb, folders.get(i), fetched.get(i));
+            if (m == null) {
                 continue;
-            }
-            Manifest m;
-            try {
-                m = Manifest.fromJson(body.get());
-            } catch (IOException e) {
-                throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): the manifest "
-                        + location.uriOf(key) + " cannot be parsed (" + e.getMessage() + "), so which files of that write "
-                        + "are visible cannot be decided. Nothing was changed. Do not delete it: inspect it, and upgrade wrangler "
-                        + "if it was written by a newer version.", e);
-            }
-            String refused = ManifestTrust.refusal(location, rel.substring(0, slash), m);
-            if (refused != null) {
-                // Recovery refuses it the same way: leaving its files out on its word would drop rows of this table.
-                throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): the manifest "
-                        + location.uriOf(key) + " does not belong to this table: " + refused + ". Readers and recovery act "
-                        + "on no such manifest, so which files are visible cannot be decided. Nothing was changed. Inspect it; if "
-                        + "it is not a write of this table, delete " + location.uriOf(location.tmpPrefix() + rel.substring(0, slash + 1))
-                        + " by hand, then " + verb + " again.", null);
             }
             midCommit |= m.state() == Manifest.State.COMMITTED || m.state() == Manifest.State.PUBLISHED;
             boolean committable = m.mode() != WriteMode.APPEND || m.keyed();
@@ -152,6 +124,44 @@ public final class Visibility {
         Visibility v = new Visibility(store, location, verb, hidden, committed, published);
         v.midCommit = midCommit;
         return v;
+    }
+
+    /**
+     * The manifest of the write folder {@code folder} as fetched, parsed and checked ({@link ManifestTrust}), or null when
+     * there is none (404: its write ended, or never recorded); a failed GET, an unparseable or a refused manifest fails
+     * the read.
+     */
+    private static Manifest checked(S3Location location, String verb, String folder, Fetched fetched) {
+        String table = location.uri();
+        String key = folder + Manifest.FILE_NAME;
+        if (fetched.failure != null) {
+            SdkException e = fetched.failure;
+            throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): fetching the manifest "
+                    + location.uriOf(key) + " failed (" + e.getMessage() + "), and without it the files of that write "
+                    + "cannot be told visible or not. Nothing was changed; " + verb + " again (safe to retry).", e);
+        }
+        if (fetched.body.isEmpty()) {
+            return null;
+        }
+        Manifest m;
+        try {
+            m = Manifest.fromJson(fetched.body.get());
+        } catch (IOException e) {
+            throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): the manifest "
+                    + location.uriOf(key) + " cannot be parsed (" + e.getMessage() + "), so which files of that write "
+                    + "are visible cannot be decided. Nothing was changed. Do not delete it: inspect it, and upgrade wrangler "
+                    + "if it was written by a newer version.", e);
+        }
+        String writeId = folder.substring(location.tmpPrefix().length(), folder.length() - 1);
+        String refused = ManifestTrust.refusal(location, writeId, m);
+        if (refused != null) {
+            // Recovery refuses it the same way: leaving its files out on its word would drop rows of this table.
+            throw new ReadException(table, "Cannot " + verb + " " + table + " (step: list): the manifest "
+                    + location.uriOf(key) + " does not belong to this table: " + refused + ". Readers and recovery act "
+                    + "on no such manifest, so which files are visible cannot be decided. Nothing was changed. Inspect it; if "
+                    + "it is not a write of this table, delete " + location.uriOf(folder) + " by hand, then " + verb + " again.", null);
+        }
+        return m;
     }
 
     /** A manifest's GET: its body (empty: no manifest, 404), or the failure after the request's retries. */
