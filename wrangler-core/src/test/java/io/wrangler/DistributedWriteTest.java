@@ -169,4 +169,32 @@ class DistributedWriteTest {
         }
         assertThat(TestLake.keys(bucket, "t/")).isEmpty();
     }
+
+    /**
+     * A distributed write's entry in the commit log records, for every file its tasks staged, the ETag S3 answered when the
+     * driver's publish put it in place: by CopyObject, and by CompleteMultipartUpload with deferred uploads.
+     */
+    @Test
+    void aDistributedWritesLogEntryRecordsTheETagOfEveryFile() throws java.io.IOException {
+        for (CommitMethod method : CommitMethod.values()) {
+            String bucket = TestLake.memoryBucket();
+            String uri = "s3://" + bucket + "/t/";
+            try (Transaction w = Transaction.begin(spec(uri, WriteMode.APPEND, "", method), SCHEMA)) {
+                StagedFiles one = task(spec(uri, WriteMode.APPEND, "t00000-a0-", method), w.writeId(), new String[] {"RU", "DE"}, new long[] {1, 2});
+                StagedFiles two = task(spec(uri, WriteMode.APPEND, "t00001-a0-", method), w.writeId(), new String[] {"RU"}, new long[] {3});
+                w.commit(List.of(one, two));
+            }
+            List<String> log = TestLake.keys(bucket, "t/_wrangler/log/");
+            assertThat(log).as(method.name()).hasSize(1);
+            com.fasterxml.jackson.databind.JsonNode entry = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(TestLake.memory().get(bucket, log.get(0)));
+            assertThat(entry.get("added")).as(method.name()).hasSize(3);
+            for (com.fasterxml.jackson.databind.JsonNode a : entry.get("added")) {
+                String key = a.get("key").asText();
+                assertThat(a.get("eTag")).as(method + ": " + key + " in " + entry).isNotNull();
+                assertThat(a.get("eTag").asText()).as(method + ": " + key)
+                        .isEqualTo(TestLake.memory().client().headObject(b -> b.bucket(bucket).key(key)).eTag());
+            }
+        }
+    }
 }
