@@ -3,12 +3,15 @@ package io.wrangler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.wrangler.spi.StepHook;
 import io.wrangler.commit.StagedFiles;
 import io.wrangler.commit.TaskStager;
 import io.wrangler.commit.Transaction;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -175,7 +178,7 @@ class DistributedWriteTest {
      * driver's publish put it in place: by CopyObject, and by CompleteMultipartUpload with deferred uploads.
      */
     @Test
-    void aDistributedWritesLogEntryRecordsTheETagOfEveryFile() throws java.io.IOException {
+    void aDistributedWritesLogEntryRecordsTheETagOfEveryFile() throws IOException {
         for (CommitMethod method : CommitMethod.values()) {
             String bucket = TestLake.memoryBucket();
             String uri = "s3://" + bucket + "/t/";
@@ -186,10 +189,10 @@ class DistributedWriteTest {
             }
             List<String> log = TestLake.keys(bucket, "t/_wrangler/log/");
             assertThat(log).as(method.name()).hasSize(1);
-            com.fasterxml.jackson.databind.JsonNode entry = new com.fasterxml.jackson.databind.ObjectMapper()
+            JsonNode entry = new ObjectMapper()
                     .readTree(TestLake.memory().get(bucket, log.get(0)));
             assertThat(entry.get("added")).as(method.name()).hasSize(3);
-            for (com.fasterxml.jackson.databind.JsonNode a : entry.get("added")) {
+            for (JsonNode a : entry.get("added")) {
                 String key = a.get("key").asText();
                 assertThat(a.get("eTag")).as(method + ": " + key + " in " + entry).isNotNull();
                 assertThat(a.get("eTag").asText()).as(method + ": " + key)
