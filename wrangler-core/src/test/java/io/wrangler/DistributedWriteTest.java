@@ -3,12 +3,15 @@ package io.wrangler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.wrangler.spi.StepHook;
 import io.wrangler.commit.StagedFiles;
 import io.wrangler.commit.TaskStager;
 import io.wrangler.commit.Transaction;
 import io.wrangler.commit.WriteSpec;
 import io.wrangler.input.ArrowSource;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -168,5 +171,33 @@ class DistributedWriteTest {
                     .hasMessageStartingWith("Cannot write " + uri + " (step: validate): the value 'a\u0000b' of partition column 'country'");
         }
         assertThat(TestLake.keys(bucket, "t/")).isEmpty();
+    }
+
+    /**
+     * A distributed write's entry in the commit log records, for every file its tasks staged, the ETag S3 answered when the
+     * driver's publish put it in place: by CopyObject, and by CompleteMultipartUpload with deferred uploads.
+     */
+    @Test
+    void aDistributedWritesLogEntryRecordsTheETagOfEveryFile() throws IOException {
+        for (CommitMethod method : CommitMethod.values()) {
+            String bucket = TestLake.memoryBucket();
+            String uri = "s3://" + bucket + "/t/";
+            try (Transaction w = Transaction.begin(spec(uri, WriteMode.APPEND, "", method), SCHEMA)) {
+                StagedFiles one = task(spec(uri, WriteMode.APPEND, "t00000-a0-", method), w.writeId(), new String[] {"RU", "DE"}, new long[] {1, 2});
+                StagedFiles two = task(spec(uri, WriteMode.APPEND, "t00001-a0-", method), w.writeId(), new String[] {"RU"}, new long[] {3});
+                w.commit(List.of(one, two));
+            }
+            List<String> log = TestLake.keys(bucket, "t/_wrangler/log/");
+            assertThat(log).as(method.name()).hasSize(1);
+            JsonNode entry = new ObjectMapper()
+                    .readTree(TestLake.memory().get(bucket, log.get(0)));
+            assertThat(entry.get("added")).as(method.name()).hasSize(3);
+            for (JsonNode a : entry.get("added")) {
+                String key = a.get("key").asText();
+                assertThat(a.get("eTag")).as(method + ": " + key + " in " + entry).isNotNull();
+                assertThat(a.get("eTag").asText()).as(method + ": " + key)
+                        .isEqualTo(TestLake.memory().client().headObject(b -> b.bucket(bucket).key(key)).eTag());
+            }
+        }
     }
 }

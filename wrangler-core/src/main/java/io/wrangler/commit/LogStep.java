@@ -10,6 +10,7 @@ import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * LogStep writes a write's entry in the table's {@link CommitLog}: once per committed write, by whoever ends it (the
@@ -21,11 +22,14 @@ final class LogStep {
     private LogStep() {
     }
 
-    /** The entry of a write of {@code kind} whose record is {@code m} (not numbered yet). */
-    static CommitLog.Entry entry(S3Location location, Manifest m, String kind, boolean rowsChanged) {
+    /**
+     * The entry of a write of {@code kind} whose record is {@code m} (not numbered yet), each added file with its ETag from
+     * {@code eTags} (by final key, as S3 answered when the publish put it in place), or none where not known.
+     */
+    static CommitLog.Entry entry(S3Location location, Manifest m, String kind, boolean rowsChanged, Map<String, String> eTags) {
         List<CommitLog.Added> added = new ArrayList<>();
         for (StagedFile f : m.files()) {
-            added.add(new CommitLog.Added(f.finalKey(), f.folder(), f.bytes(), f.rows()));
+            added.add(new CommitLog.Added(f.finalKey(), f.folder(), f.bytes(), f.rows(), eTags.get(f.finalKey())));
         }
         List<String> replaced = m.replaces() == null ? List.of() : m.replaces();
         return new CommitLog.Entry(CommitLog.FORMAT, location.uri(), CommitLog.NONE, 0, m.writeId(), kind, rowsChanged, added, replaced);
@@ -57,9 +61,10 @@ final class LogStep {
 
     /**
      * A recovery's entry of a write it finishes (rolled forward, or its catalog step run): written unless the log already
-     * holds an entry of the write that is not a retraction (its own process logged it before it was cut short).
+     * holds an entry of the write that is not a retraction (its own process logged it before it was cut short). {@code eTags}
+     * are those of the files the recovery put in place itself (empty when it found the write published).
      */
-    static void finished(S3Store store, S3Location location, Manifest m, Runnable fence) throws IOException {
+    static void finished(S3Store store, S3Location location, Manifest m, Map<String, String> eTags, Runnable fence) throws IOException {
         List<CommitLog.Name> names = CommitLog.namesOf(store, location, m.writeId());
         for (CommitLog.Name n : names) {
             if (!CommitLog.ROLLED_BACK.equals(CommitLog.read(store, location, n).kind())) {
@@ -67,7 +72,7 @@ final class LogStep {
             }
         }
         CommitLog.append(store, location, warnIfDamaged(CommitLog.tail(store, location), location.uri(), m.writeId()),
-                entry(location, m, kind(m), true), fence);
+                entry(location, m, kind(m), true, eTags), fence);
     }
 
     /**

@@ -20,9 +20,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Error;
@@ -69,8 +71,13 @@ final class Publisher {
      *
      * @param replaced per written partition folder, the keys of the old files deleted from it
      * @param deleted every key deleted, including those of partitions an OVERWRITE did not write
+     * @param eTags per final key, the ETag S3 answered when it put the file in place; a file found already in place (a
+     *     repeated publish whose copy or completion had been applied) has none
      */
-    record Outcome(Map<String, List<String>> replaced, List<String> deleted) {
+    record Outcome(Map<String, List<String>> replaced, List<String> deleted, Map<String, String> eTags) {
+        Outcome {
+            eTags = Map.copyOf(eTags);
+        }
     }
 
     /**
@@ -140,14 +147,15 @@ final class Publisher {
      * after a fencing check. Idempotent.
      */
     Outcome publish(Manifest m, List<String> old) {
-        return publish(m, old, () -> { });
+        return publish(m, old, eTags -> { });
     }
 
     /**
      * Like {@link #publish(Manifest, List)}, running {@code placed} once every file is in place and before the
-     * first delete: the writer starts removing its staged copies there, alongside the deletes.
+     * first delete, with the ETags of {@link Outcome#eTags}: the writer starts removing its staged copies there, alongside
+     * the deletes, and sends its commit log entry.
      */
-    Outcome publish(Manifest m, List<String> old, Runnable placed) {
+    Outcome publish(Manifest m, List<String> old, Consumer<Map<String, String>> placed) {
         String table = m.table();
         Map<String, List<String>> replaced = new LinkedHashMap<>();
         Set<String> written = new HashSet<>();
@@ -162,8 +170,8 @@ final class Publisher {
             }
         }
 
-        copyAll(m);
-        placed.run();
+        Map<String, String> eTags = copyAll(m);
+        placed.accept(eTags);
 
         AtomicInteger batches = new AtomicInteger();
         // Only a failed DeleteObjects request is this step's to report; the fence's own failures pass through as they are.
@@ -189,7 +197,7 @@ final class Publisher {
                     "The new files are in place but some old ones remain, so rows may be doubled until you rerun the write "
                             + "or run S3Parquet.recover, which finishes the deletes.");
         }
-        return new Outcome(replaced, old);
+        return new Outcome(replaced, old, eTags);
     }
 
     /**
@@ -296,12 +304,17 @@ final class Publisher {
         return out;
     }
 
-    private void copyAll(Manifest m) {
+    /** Puts every file in place: the ETags S3 answered, by final key (none for a file found already in place). */
+    private Map<String, String> copyAll(Manifest m) {
         AtomicInteger copied = new AtomicInteger();
+        Map<String, String> eTags = new ConcurrentHashMap<>();
         List<CompletableFuture<Void>> copies = new ArrayList<>();
         for (StagedFile f : m.files()) {
             copies.add(CompletableFuture.runAsync(() -> {
-                copyOne(m, f);
+                String eTag = copyOne(m, f);
+                if (eTag != null && !eTag.isBlank()) {
+                    eTags.put(f.finalKey(), eTag);
+                }
                 hook.reached(Step.COPIED_FILE, copied.incrementAndGet());
             }, pool));
         }
@@ -333,21 +346,21 @@ final class Publisher {
                     "The write is committed; some new files may already be visible next to the old ones. Rerun the write, or run "
                     + "S3Parquet.recover, to finish publishing.");
         }
+        return eTags;
     }
 
-    private void copyOne(Manifest m, StagedFile f) {
+    /** Puts one file in place: its ETag as S3 answered, or null when not known (found in place, or an answer lost). */
+    private String copyOne(Manifest m, StagedFile f) {
         if (f.deferred()) {
-            if (!store.completeDeferred(f.finalKey(), f.uploadId(), f.etags(), f.bytes())) {
-                throw new UploadsLost(List.of(f.finalKey()));
-            }
-            return;
+            return store.completeDeferred(f.finalKey(), f.uploadId(), f.etags(), f.bytes())
+                    .orElseThrow(() -> new UploadsLost(List.of(f.finalKey())));
         }
         try {
             // A copy in parts is fenced before its completion: a stalled writer resuming there would otherwise make a
             // file appear that the holder which took over has since replaced (deleting an object does not abort an
             // upload to its key). A single CopyObject needs no fence: its source is removed before any later write can
             // replace the target, so a late one fails.
-            store.copy(f.stagedKey(), f.finalKey(), f.bytes(), fence);
+            return store.copy(f.stagedKey(), f.finalKey(), f.bytes(), fence);
         } catch (NoSuchKeyException e) {
             missingStaged(m, f, e);
         } catch (S3Exception e) {
@@ -356,6 +369,7 @@ final class Publisher {
             }
             missingStaged(m, f, e);
         }
+        return null;
     }
 
     /**

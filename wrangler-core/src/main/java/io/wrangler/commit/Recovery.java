@@ -160,7 +160,7 @@ final class Recovery {
                 switch (r) {
                     case ROLL_BACK -> rollBack(log.get(), uploads);
                     case ROLL_FORWARD -> rollForward(log.get(), uploads);
-                    case CATALOG_ONLY -> catalogStep(log.get());
+                    case CATALOG_ONLY -> catalogStep(log.get(), Map.of());
                 }
                 return;
             } catch (WriteLog.Superseded e) {
@@ -238,8 +238,9 @@ final class Recovery {
             throw Outcomes.nestedUnderCommitted(location.uri(), m.writeId(), location.uriOf(listing.nested().get(0)));
         }
         aborted.addAll(abortStray(store, uploads, m.files()));
+        Publisher.Outcome published;
         try {
-            publisher.publish(m, listing.old());
+            published = publisher.publish(m, listing.old());
         } catch (Publisher.UploadsLost e) {
             // Aborted deferred uploads cannot be completed; no old file was deleted yet, so the write is undone.
             rollBack(log, List.of());
@@ -247,7 +248,7 @@ final class Recovery {
         }
         Staging.removeStaged(store, log.folder());
         log.published();
-        catalogStep(log);
+        catalogStep(log, published.eTags());
     }
 
     /**
@@ -268,8 +269,11 @@ final class Recovery {
         return "(sse " + r.sse() + ", kmsKeyId " + r.kmsKeyId() + ", acl " + r.acl() + ", expectedBucketOwner " + r.expectedBucketOwner() + ")";
     }
 
-    /** The catalog step of a published write, with the table as it is now; never a publish. */
-    private void catalogStep(WriteLog log) {
+    /**
+     * The catalog step of a published write, with the table as it is now; never a publish. {@code eTags}: those of the
+     * files this recovery put in place, for the write's log entry (none when it found the write published).
+     */
+    private void catalogStep(WriteLog log, Map<String, String> eTags) {
         Manifest m = log.manifest();
         aborted.addAll(Staging.removeStaged(store, log.folder()));
         if (m.catalog() != null) {
@@ -279,7 +283,7 @@ final class Recovery {
             }
             registerAsNow(catalog, m, store, location, fence);
         }
-        logged(() -> LogStep.finished(store, location, m, fence));
+        logged(() -> LogStep.finished(store, location, m, eTags, fence));
         log.end();
         forward.add(m.writeId());
     }

@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -73,6 +74,8 @@ public final class Transaction implements AutoCloseable {
      * awaited before the manifest moves to PUBLISHED; null until sent (a plain append undone after that retracts it).
      */
     private CompletableFuture<CommitMark> logged;
+    /** The ETags S3 answered as the publish step put the files in place, by final key: the log entry records them. */
+    private volatile Map<String, String> placedETags = Map.of();
     /** What {@link #stage} staged in this process: committed without the checks of reported files. */
     private StagedFiles own;
     private boolean ended;
@@ -367,7 +370,7 @@ public final class Transaction implements AutoCloseable {
     private void sendLogEntry() {
         WriteSpec.Replacement r = spec.replacement();
         boolean rowsChanged = r == null || !r.keepsRows();
-        CommitLog.Entry entry = LogStep.entry(location, log.manifest(), LogStep.kind(plan.kind()), rowsChanged);
+        CommitLog.Entry entry = LogStep.entry(location, log.manifest(), LogStep.kind(plan.kind()), rowsChanged, placedETags);
         logged = besides.run(() -> {
             try {
                 CommitLog.Tail tail = LogStep.warnIfDamaged(Outcomes.joined(logTail), table, plan.writeId());
@@ -467,7 +470,8 @@ public final class Transaction implements AutoCloseable {
             }
         });
         List<CompletableFuture<List<String>>> removing = new ArrayList<>();
-        Publisher.Outcome outcome = run(At.PUBLISH, () -> publisher.publish(log.manifest(), listing.old(), () -> {
+        Publisher.Outcome outcome = run(At.PUBLISH, () -> publisher.publish(log.manifest(), listing.old(), eTags -> {
+            placedETags = eTags;
             removing.add(besides.run(() -> Staging.removeStaged(store, log.folder(), context.pool(), stagedKeys)));
             if (plan.catalogCommit() == null) {
                 sendLogEntry();

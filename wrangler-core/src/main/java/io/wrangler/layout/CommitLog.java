@@ -1,5 +1,6 @@
 package io.wrangler.layout;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.wrangler.storage.S3Location;
@@ -24,7 +25,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * The CommitLog of a table is the record of every write that committed, one small object per commit, numbered
  * 1, 2, 3, ... in commit order: {@code <table>/_wrangler/log/<group>/<seq>.<writeId>.json}, {@code group} being
  * {@code seq / 1000} (10 digits), {@code seq} 19 digits. Each entry records the write's id, its kind, the files it added
- * (key, partition folder, bytes, rows) and the keys of the files it replaced; a {@code ROLLED_BACK} entry retracts every
+ * (key, partition folder, bytes, rows, and the ETag S3 gave the object when it was put in place, where known) and the keys
+ * of the files it replaced; a {@code ROLLED_BACK} entry retracts every
  * entry of its write id (an append that wrote its entry, then was undone). Every entry carries the log's id, 16 hex
  * digits chosen by the first entry: a {@code CommitMark} is that id and a number.
  *
@@ -67,8 +69,14 @@ public final class CommitLog {
      * @param folder its partition's folder below the table root ({@code ""} unpartitioned)
      * @param bytes its size
      * @param rows its rows
+     * @param eTag the ETag S3 answered when the object was put in place (its CopyObject, its CompleteMultipartUpload), or
+     *     null when not known: an entry written before the field existed, or a publish that found the file already in
+     *     place (a repeated publish whose copy or completion had been applied, its answer lost). Written only when known,
+     *     so an entry without one is byte for byte the earlier format, and earlier versions, which ignore unknown fields
+     *     ({@code FAIL_ON_UNKNOWN_PROPERTIES} off), read entries with one. A read of the file carries it as
+     *     {@code If-Match}: an object put under the key since fails the read instead of being read as this one.
      */
-    public record Added(String key, String folder, long bytes, long rows) {
+    public record Added(String key, String folder, long bytes, long rows, @JsonInclude(JsonInclude.Include.NON_NULL) String eTag) {
     }
 
     /**

@@ -288,7 +288,9 @@ final class Increment {
                 throw new ReadException(location.uri(), "Cannot read " + location.uri() + ": the files committed since lie in folders of "
                         + "the columns " + columns + " and " + p.columns, null);
             }
-            out.add(new TableFiles.DataFile(location.bucket(), a.key(), a.bytes(), a.folder(), p.values));
+            // The ETag the entry recorded (none in entries written before it was): every GET of the file carries it as
+            // If-Match, so an object put under the key since fails the read (ReadErrors.replaced) instead of being read.
+            out.add(new TableFiles.DataFile(location.bucket(), a.key(), a.bytes(), a.folder(), p.values, null, a.eTag()));
         }
         return new TableFiles.Listing(columns == null ? List.of() : columns, out);
     }

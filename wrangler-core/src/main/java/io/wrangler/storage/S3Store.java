@@ -24,6 +24,7 @@ import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
+import software.amazon.awssdk.services.s3.model.CopyObjectResponse;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.Delete;
 import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
@@ -368,13 +369,16 @@ public final class S3Store {
      * Copies {@code source} to {@code target} in the same bucket: one CopyObject up to 5 GB, a multipart
      * upload of UploadPartCopy requests above, with {@code beforeComplete} run right before each attempt of its completion
      * (a retry too). The target appears whole or not at all.
+     *
+     * @return the target's ETag as S3 answered the CopyObject or the completion, or null when not known (a completion
+     *     applied with its answer lost, found by its object's size)
      */
-    public void copy(String source, String target, long size, Runnable beforeComplete) {
+    public String copy(String source, String target, long size, Runnable beforeComplete) {
         if (size <= singleCopyLimit) {
             CopyObjectRequest r = options.apply(CopyObjectRequest.builder()
                     .sourceBucket(bucket).sourceKey(source).destinationBucket(bucket).destinationKey(target)).build();
-            client.copyObject(r);
-            return;
+            CopyObjectResponse response = client.copyObject(r);
+            return response.copyObjectResult() == null ? null : response.copyObjectResult().eTag();
         }
         String uploadId = createUpload(target, true);
         try {
@@ -388,7 +392,7 @@ public final class S3Store {
                 UploadPartCopyResponse response = client.uploadPartCopy(r);
                 parts.add(CompletedPart.builder().partNumber(partNumber).eTag(response.copyPartResult().eTag()).build());
             }
-            complete(target, uploadId, parts, size, beforeComplete);
+            return complete(target, uploadId, parts, size, beforeComplete);
         } catch (RuntimeException e) {
             abortQuietly(target, uploadId, e);
             throw e;
@@ -411,9 +415,11 @@ public final class S3Store {
     /**
      * Completes a multipart upload. When an attempt was applied but its answer lost, the retry finds the upload gone
      * (NoSuchUpload): the object then exists at its key with the expected size, and that counts as success.
+     *
+     * @return the object's ETag as S3 answered the completion, or null when its answer was lost
      */
-    void complete(String key, String uploadId, List<CompletedPart> parts, long expectedSize) {
-        complete(key, uploadId, parts, expectedSize, () -> { });
+    String complete(String key, String uploadId, List<CompletedPart> parts, long expectedSize) {
+        return complete(key, uploadId, parts, expectedSize, () -> { });
     }
 
     /**
@@ -422,15 +428,15 @@ public final class S3Store {
      * The SDK has no hook that may stop an attempt from being sent, so this request is sent with its retries off and
      * retried by {@link SdkRetries#fenced} with the same strategy; what the fence throws is passed on as it is.
      */
-    private void complete(String key, String uploadId, List<CompletedPart> parts, long expectedSize, Runnable beforeEach) {
+    private String complete(String key, String uploadId, List<CompletedPart> parts, long expectedSize, Runnable beforeEach) {
         CompleteMultipartUploadRequest r = options.apply(CompleteMultipartUploadRequest.builder().bucket(bucket).key(key).uploadId(uploadId)
                 .multipartUpload(u -> u.parts(parts))).overrideConfiguration(SdkRetries.once()).build();
         try {
-            SdkRetries.fenced(options.retries(), beforeEach, () -> client.completeMultipartUpload(r));
+            return SdkRetries.fenced(options.retries(), beforeEach, () -> client.completeMultipartUpload(r)).eTag();
         } catch (S3Exception e) {
             // An attempt applied with its answer lost, and the retry finds the upload gone: read the object back.
             if (noSuchUpload(e) && size(key).orElse(-1L) == expectedSize) {
-                return;
+                return null;
             }
             throw e;
         }
@@ -520,20 +526,21 @@ public final class S3Store {
      * Completes a deferred upload (part numbers 1..n in order of {@code etags}). Idempotent: an upload already completed
      * (by an earlier attempt whose answer was lost, or an earlier run of the commit) is found as its object.
      *
-     * @return false when the upload is gone and its object is not there either: it was aborted (by a lifecycle rule or
-     *     by hand), and the file cannot be published
+     * @return the object's ETag as S3 answered the completion, {@link Optional#empty()} when the upload is gone and its
+     *     object is not there either: it was aborted (by a lifecycle rule or by hand), and the file cannot be published;
+     *     an empty string when the upload was completed before (its ETag then not known here)
      */
-    public boolean completeDeferred(String key, String uploadId, List<String> etags, long expectedSize) {
+    public Optional<String> completeDeferred(String key, String uploadId, List<String> etags, long expectedSize) {
         List<CompletedPart> parts = new ArrayList<>();
         for (int i = 0; i < etags.size(); i++) {
             parts.add(CompletedPart.builder().partNumber(i + 1).eTag(etags.get(i)).build());
         }
         try {
-            complete(key, uploadId, parts, expectedSize);
-            return true;
+            String eTag = complete(key, uploadId, parts, expectedSize);
+            return Optional.of(eTag == null ? "" : eTag);
         } catch (S3Exception e) {
             if (noSuchUpload(e)) {
-                return false;
+                return Optional.empty();
             }
             throw e;
         }
