@@ -19,7 +19,6 @@ import io.wrangler.hive.HivePaths;
 import io.wrangler.partition.PartitionKey;
 import io.wrangler.read.Footers;
 import io.wrangler.storage.Removed;
-import io.wrangler.storage.Replaced;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
@@ -166,7 +165,7 @@ public final class DryRun {
         try {
             return KeyRuns.totals(Footers.keyed(spec.s3(), spec.options(), location.bucket(), m.key(), m.size(), m.eTag()).runs()).containsKey(keyId);
         } catch (IOException | RuntimeException e) {
-            if ((Removed.by(e) || Replaced.by(e))) {
+            if (Removed.by(e)) {
                 throw Outcomes.removedMeanwhile(table, WriteStep.VALIDATE, "read the key runs of " + location.uriOf(m.key()), e,
                         "Nothing was changed; rerun the plan.");
             }

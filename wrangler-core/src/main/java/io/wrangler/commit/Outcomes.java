@@ -356,7 +356,7 @@ final class Outcomes {
 
     /** A keyed rerun's rewrite of the marked files holding its key's rows failed, before the commit point. */
     RuntimeException keyedRewrite(Throwable e) {
-        if ((Removed.by(e) || Replaced.by(e))) {
+        if (Removed.by(e)) {
             return removedMeanwhile(table, WriteStep.STAGE, "rewrite the files that hold rows of this key", e,
                     "Nothing of the table was changed; this write's staged files were removed. Rerun the write.");
         }
@@ -378,8 +378,7 @@ final class Outcomes {
         Replaced replaced = Replaced.in(e);
         if (replaced != null) {
             return new CommitConflictException(table, step, "Cannot " + doing + " for " + table + " (step: " + step.label() + "): the file "
-                    + replaced.uri() + " changed since it was listed (another object was put under its name; its GET on the listed "
-                    + "ETag answered 412 PreconditionFailed). " + whatToDo, e);
+                    + replaced.changedSinceListed() + ". " + whatToDo, e);
         }
         return new CommitConflictException(table, step, "Cannot " + doing + " for " + table + " (step: " + step.label() + "): a file "
                 + "listed moments before was removed by another write before it could be read (" + e.getMessage() + "). " + whatToDo, e);

@@ -488,7 +488,7 @@ final class Planner {
             bucketListed = true; // listed, and its first file read
             return null; // a file that is not Parquet wrangler reads: the check guards the table, it does not judge other tools' files
         } catch (ReadException e) {
-            if ((Removed.by(e) || Replaced.by(e))) {
+            if (Removed.by(e)) {
                 throw Outcomes.removedMeanwhile(table, WriteStep.VALIDATE, "read the table's layout from its files", e,
                         "Nothing was written; rerun the write.");
             }

@@ -95,7 +95,7 @@ public final class Compaction {
         try {
             return write(spec, plan, o, input, underLease);
         } catch (ReadException e) {
-            if (Removed.by(e) || Replaced.by(e)) {
+            if (Removed.by(e)) {
                 // Another write replaced a listed file between the listing and the lease (the write failed before its
                 // commit point and removed its staging): a conflict, as for two writers, not a broken read.
                 throw removed(spec, WriteStep.STAGE, e);
@@ -121,8 +121,7 @@ public final class Compaction {
 
     /** What a {@link Replaced} means, for a conflict's message. */
     private static String changed(Replaced replaced) {
-        return "the file " + replaced.uri() + " changed since it was listed (another object was put under its name; its GET on the "
-                + "listed ETag answered 412 PreconditionFailed). ";
+        return "the file " + replaced.changedSinceListed() + ". ";
     }
 
     /** {@link #removed(String, WriteStep, Exception)} for the operation of {@code spec}. */

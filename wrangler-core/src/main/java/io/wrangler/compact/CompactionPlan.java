@@ -13,7 +13,6 @@ import io.wrangler.read.TableReader;
 import io.wrangler.read.TableSchema;
 import io.wrangler.storage.S3Location;
 import io.wrangler.storage.Removed;
-import io.wrangler.storage.Replaced;
 import io.wrangler.storage.S3Store;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -216,7 +215,7 @@ final class CompactionPlan {
             throw new ReadException(table, "Cannot " + spec.verb() + " " + table + " (step: validate): " + e.getMessage() + ", so whose rows it holds "
                     + "is not known. Nothing was changed; leave its partition out (filter) and report it.", e);
         } catch (IOException e) {
-            if ((Removed.by(e) || Replaced.by(e))) {
+            if (Removed.by(e)) {
                 throw Compaction.removed(spec, WriteStep.VALIDATE, e);
             }
             throw new ReadException(table, "Cannot " + spec.verb() + " " + table + " (step: validate): " + e.getMessage() + ". Nothing was changed; "
@@ -248,7 +247,7 @@ final class CompactionPlan {
             }
             return reader.schema();
         } catch (ReadException e) {
-            throw (Removed.by(e) || Replaced.by(e)) ? Compaction.removed(spec, WriteStep.VALIDATE, e) : e;
+            throw Removed.by(e) ? Compaction.removed(spec, WriteStep.VALIDATE, e) : e;
         } catch (IOException e) {
             throw new ReadException(spec.table(), "Cannot " + spec.verb() + " " + spec.table() + " (step: validate): " + e.getMessage()
                     + ". Nothing was changed; fix the cause and rerun.", e);

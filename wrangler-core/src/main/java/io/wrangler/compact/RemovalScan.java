@@ -8,7 +8,6 @@ import io.wrangler.read.FileFooters;
 import io.wrangler.read.TableFiles;
 import io.wrangler.read.TableReader;
 import io.wrangler.storage.Removed;
-import io.wrangler.storage.Replaced;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
@@ -95,7 +94,7 @@ final class RemovalScan {
             if (e.getCause() instanceof UncheckedIOException u) {
                 throw failed(spec, u.getCause());
             }
-            throw (Removed.by(e) || Replaced.by(e)) ? Compaction.removed(spec, WriteStep.VALIDATE, e) : e;
+            throw Removed.by(e) ? Compaction.removed(spec, WriteStep.VALIDATE, e) : e;
         } catch (IOException e) {
             throw failed(spec, e);
         }
@@ -104,7 +103,7 @@ final class RemovalScan {
 
     private static RuntimeException failed(CompactionSpec spec, IOException e) {
         String table = spec.table();
-        if ((Removed.by(e) || Replaced.by(e))) {
+        if (Removed.by(e)) {
             return Compaction.removed(spec, WriteStep.VALIDATE, e);
         }
         if (e instanceof FileFooters.UnknownKeys) {

@@ -80,7 +80,7 @@ public final class Merge {
         try {
             return write(spec, plan, allocator);
         } catch (ReadException e) {
-            if (Removed.by(e) || io.wrangler.storage.Replaced.by(e)) {
+            if (Removed.by(e)) {
                 throw MergeErrors.removed(spec, e);
             }
             throw e;

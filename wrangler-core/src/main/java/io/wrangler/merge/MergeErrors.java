@@ -15,7 +15,7 @@ final class MergeErrors {
 
     /** Reading the table's footers or key columns failed before anything was changed. */
     static RuntimeException readFailed(MergeSpec spec, Exception e) {
-        if (Removed.by(e) || Replaced.by(e)) {
+        if (Removed.by(e)) {
             return removed(spec, e);
         }
         return new ReadException(spec.table(), spec.cannot("validate") + "reading the table's files failed: " + e.getMessage()
@@ -26,9 +26,8 @@ final class MergeErrors {
     static CommitConflictException removed(MergeSpec spec, Exception e) {
         Replaced replaced = Replaced.in(e);
         if (replaced != null) {
-            return new CommitConflictException(spec.table(), WriteStep.STAGE, spec.cannot("stage") + "the file " + replaced.uri()
-                    + " changed since it was listed (another object was put under its name; its GET on the listed ETag answered 412 "
-                    + "PreconditionFailed). Nothing was changed; run the merge again.", e);
+            return new CommitConflictException(spec.table(), WriteStep.STAGE, spec.cannot("stage") + "the file "
+                    + replaced.changedSinceListed() + ". Nothing was changed; run the merge again.", e);
         }
         return new CommitConflictException(spec.table(), WriteStep.STAGE, spec.cannot("stage") + "a file it listed was removed by "
                 + "another write before the merge could read it (" + e.getMessage() + "). Nothing was changed; rerun the merge.", e);

@@ -135,7 +135,7 @@ final class MergePlan {
             throw MergeErrors.readFailed(spec, e);
         } catch (ReadException e) {
             // the scan's read of a file the plan listed (and read the footer of) found it gone: the table changed
-            if (Removed.by(e) || io.wrangler.storage.Replaced.by(e)) {
+            if (Removed.by(e)) {
                 throw MergeErrors.removed(spec, e);
             }
             throw e;

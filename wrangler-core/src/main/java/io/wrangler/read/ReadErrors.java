@@ -15,13 +15,13 @@ final class ReadErrors {
     }
 
     /**
-     * A file of {@code table} ({@code uri}) was replaced under its own name after the read listed it ({@link Replaced}): the
+     * A file of {@code table} was replaced under its own name after the read listed it ({@link Replaced}): the
      * read stopped rather than take bytes of another object for the file's.
      */
-    static ReadException replaced(String table, String uri, Exception e) {
+    static ReadException replaced(String table, Replaced replaced, Exception e) {
         return new ReadException(table, "Cannot read " + table + " (step: read): the table changed while it was read: "
-                + uri + " changed since it was listed (another object was put under its name; its GET on the listed ETag answered "
-                + "412 PreconditionFailed). A read changes nothing: read again (safe to retry), and it reads the table as it is now.", e);
+                + replaced.changedSinceListed() + ". A read changes nothing: read again (safe to retry), and it reads the table as it "
+                + "is now.", e);
     }
 
     /** Reading {@code f} of {@code table} failed with {@code e} (a {@link ReadException} passes unchanged). */
@@ -31,7 +31,7 @@ final class ReadErrors {
         }
         Replaced replaced = Replaced.in(e);
         if (replaced != null) {
-            return replaced(table, replaced.uri(), e);
+            return replaced(table, replaced, e);
         }
         if (Removed.by(e)) {
             return new ReadException(table, "Cannot read " + table + ": the table changed while it was read: " + uri(f) + ", listed "

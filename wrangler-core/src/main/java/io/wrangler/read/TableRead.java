@@ -147,7 +147,7 @@ public record TableRead(String uri, CatalogTable catalog, Function<String, S3Cli
         } catch (IOException e) {
             io.wrangler.storage.Replaced replaced = io.wrangler.storage.Replaced.in(e);
             if (replaced != null) {
-                throw ReadErrors.replaced(table, replaced.uri(), e);
+                throw ReadErrors.replaced(table, replaced, e);
             }
             throw new ReadException(table, "Cannot read " + table + ": reading the files' footers failed: " + e + ". A read changes "
                     + "nothing: fix the cause and read again.", e);

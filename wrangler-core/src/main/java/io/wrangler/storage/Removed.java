@@ -14,10 +14,14 @@ public final class Removed {
     private Removed() {
     }
 
-    /** Whether {@code t} or one of its causes is S3's answer that a key is not there. */
+    /**
+     * Whether {@code t} or one of its causes says the listed file is not the object listed any more: S3's answer that its
+     * key is not there, or a {@link Replaced} (another object put under its key: its If-Match GET answered 412). Both
+     * have the one meaning above; {@link Replaced#in} tells them apart for a message.
+     */
     public static boolean by(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof NoSuchKeyException) {
+            if (c instanceof NoSuchKeyException || c instanceof Replaced) {
                 return true;
             }
             if (c instanceof S3Exception s && s.statusCode() == 404 && !(c instanceof NoSuchBucketException)

@@ -24,6 +24,12 @@ public final class Replaced extends IOException {
         this.uri = uri;
     }
 
+    /** What happened, for an operation's message: the file's URI and that another object was put under its key. */
+    public String changedSinceListed() {
+        return uri + " changed since it was listed (another object was put under its name; its GET on the listed ETag answered "
+                + "412 PreconditionFailed)";
+    }
+
     /** The file's URI, {@code s3://bucket/key}. */
     public String uri() {
         return uri;
