@@ -182,27 +182,10 @@ class ReplacedUnderItsNameTest {
      */
     @Test
     void aMergeWhoseRewrittenFileIsSwappedAndSwappedBackIsAConflictWithTheTableUnchanged() {
-        String[] seeded = seed();
-        String withA = seeded[0];
-        byte[] ab = mem.get(bucket, withA);
-        byte[] ax = mem.get(bucket, seeded[1]);
-        Map<String, byte[]> before = objects();
-        AtomicBoolean swappedBack = new AtomicBoolean();
-        Throwable thrown = null;
-        try {
-            S3Parquet.merge(List.of(new Ev("a", D, "new", 2, P))).on("user", "seen_on").s3(mem.client()).stepHook((step, n) -> {
-                if (step == Step.STARTED) {
-                    put(withA, ax);
-                } else if (step == Step.STAGED_FILE && swappedBack.compareAndSet(false, true)) {
-                    put(withA, ab);
-                }
-            }).to(table);
-        } catch (Throwable t) {
-            thrown = t;
-        }
-        if (swappedBack.compareAndSet(false, true)) {
-            put(withA, ab); // the other writer swaps back all the same
-        }
+        Swap swap = swapReady();
+        Map<String, byte[]> before = swap.before();
+        String withA = swap.withA();
+        Throwable thrown = swap.run(hook -> S3Parquet.merge(List.of(new Ev("a", D, "new", 2, P))).on("user", "seen_on").s3(mem.client()).stepHook(hook).to(table));
         assertThat(thrown).isInstanceOf(CommitConflictException.class).hasMessage("Cannot merge into " + table + " (step: stage): the "
                 + "file s3://" + bucket + "/" + withA + " changed since it was listed (another object was put under its name; its GET on "
                 + "the listed ETag answered 412 PreconditionFailed). Nothing was changed; run the merge again.");
@@ -212,30 +195,47 @@ class ReplacedUnderItsNameTest {
         assertThat(tableRows()).containsExactly("a|new|2", "b|old|1", "c|old|1", "d|old|1");
     }
 
+    /** The seeded table's file holding {@code a} ({@code ab}), the bytes another writer puts under its name ({@code ax}), the bucket then. */
+    private record Swap(ReplacedUnderItsNameTest test, String withA, byte[] ab, byte[] ax, Map<String, byte[]> before) {
+        /**
+         * Runs {@code operation} with a step hook under which another writer puts {@code ax} under {@code withA}'s name when
+         * the operation starts, and {@code ab} back at its first staged file (or after it ended, if it staged none): a swap
+         * the commit's comparison of listed ETags alone would not see. What it threw, or null.
+         */
+        Throwable run(java.util.function.Consumer<io.wrangler.spi.StepHook> operation) {
+            AtomicBoolean swappedBack = new AtomicBoolean();
+            Throwable thrown = null;
+            try {
+                operation.accept((step, n) -> {
+                    if (step == Step.STARTED) {
+                        test.put(withA, ax);
+                    } else if (step == Step.STAGED_FILE && swappedBack.compareAndSet(false, true)) {
+                        test.put(withA, ab);
+                    }
+                });
+            } catch (Throwable t) {
+                thrown = t;
+            }
+            if (swappedBack.compareAndSet(false, true)) {
+                test.put(withA, ab); // the other writer swaps back all the same
+            }
+            return thrown;
+        }
+    }
+
+    /** The table seeded, and what a swap of its file holding {@code a} needs. */
+    private Swap swapReady() {
+        String[] seeded = seed();
+        return new Swap(this, seeded[0], mem.get(bucket, seeded[0]), mem.get(bucket, seeded[1]), objects());
+    }
+
     /** The same swap under a delete of rows: before, {@code [x]} replaced the listed {@code [a, b]} ({@code b} lost). */
     @Test
     void aDeleteOfRowsWhoseFileIsSwappedAndSwappedBackIsAConflictWithTheTableUnchanged() {
-        String[] seeded = seed();
-        String withA = seeded[0];
-        byte[] ab = mem.get(bucket, withA);
-        byte[] ax = mem.get(bucket, seeded[1]);
-        Map<String, byte[]> before = objects();
-        AtomicBoolean swappedBack = new AtomicBoolean();
-        Throwable thrown = null;
-        try {
-            S3Parquet.deleteRows(table).keys("user", List.of("a")).s3(mem.client()).stepHook((step, n) -> {
-                if (step == Step.STARTED) {
-                    put(withA, ax);
-                } else if (step == Step.STAGED_FILE && swappedBack.compareAndSet(false, true)) {
-                    put(withA, ab);
-                }
-            }).run();
-        } catch (Throwable t) {
-            thrown = t;
-        }
-        if (swappedBack.compareAndSet(false, true)) {
-            put(withA, ab);
-        }
+        Swap swap = swapReady();
+        Map<String, byte[]> before = swap.before();
+        String withA = swap.withA();
+        Throwable thrown = swap.run(hook -> S3Parquet.deleteRows(table).keys("user", List.of("a")).s3(mem.client()).stepHook(hook).run());
         assertThat(thrown).isInstanceOf(CommitConflictException.class).hasMessageStartingWith("Cannot delete rows of " + table)
                 .hasMessageContaining("the file s3://" + bucket + "/" + withA + " changed since it was listed")
                 .hasMessageEndingWith("run it again.");
@@ -246,27 +246,10 @@ class ReplacedUnderItsNameTest {
     /** The same swap under a compaction: before, the compacted file held {@code a, x, c, d} ({@code b} lost, {@code x} added). */
     @Test
     void aCompactionWhoseInputFileIsSwappedAndSwappedBackIsAConflictWithTheTableUnchanged() {
-        String[] seeded = seed();
-        String withA = seeded[0];
-        byte[] ab = mem.get(bucket, withA);
-        byte[] ax = mem.get(bucket, seeded[1]);
-        Map<String, byte[]> before = objects();
-        AtomicBoolean swappedBack = new AtomicBoolean();
-        Throwable thrown = null;
-        try {
-            S3Parquet.compact(table).s3(mem.client()).stepHook((step, n) -> {
-                if (step == Step.STARTED) {
-                    put(withA, ax);
-                } else if (step == Step.STAGED_FILE && swappedBack.compareAndSet(false, true)) {
-                    put(withA, ab);
-                }
-            }).run();
-        } catch (Throwable t) {
-            thrown = t;
-        }
-        if (swappedBack.compareAndSet(false, true)) {
-            put(withA, ab);
-        }
+        Swap swap = swapReady();
+        Map<String, byte[]> before = swap.before();
+        String withA = swap.withA();
+        Throwable thrown = swap.run(hook -> S3Parquet.compact(table).s3(mem.client()).stepHook(hook).run());
         assertThat(thrown).isInstanceOf(CommitConflictException.class).hasMessageStartingWith("Cannot compact " + table)
                 .hasMessageContaining("the file s3://" + bucket + "/" + withA + " changed since it was listed")
                 .hasMessageEndingWith("run the compaction again.");
